@@ -1,0 +1,37 @@
+package io.leasehold.fencing;
+
+import java.util.OptionalLong;
+
+/**
+ * The guard contract (CONTRACT C9): per lease key, a guard remembers the highest fence it has
+ * admitted (its high-water mark) and admits a token if and only if the token's fence is at least
+ * that mark, raising the mark to it, as one atomic step.
+ *
+ * <p>Equal fences are admitted (the same run writing again); lower fences are refused with a
+ * {@link StaleFenceException} that names the presented and the highest fence. A resource gets the
+ * full guarantee only when the admission and its own write are one step: see {@link
+ * InMemoryFenceGuard#runFenced} for a single-process resource, and the adapters in {@code
+ * resource-adapters} for files, tools and database tables.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface FenceGuard {
+  /**
+   * Admits a token or refuses it.
+   *
+   * @param fenced the token, or a lease handle that may refuse locally first
+   * @return the admission
+   * @throws StaleFenceException if the fence is below the key's high-water mark
+   * @throws LeaseLostException if the presenter knows its lease is lost
+   * @throws IllegalArgumentException if {@code fenced} is null
+   */
+  Admission admit(Fenced fenced);
+
+  /**
+   * The highest fence admitted for a key.
+   *
+   * @param key the lease key
+   * @return the high-water mark, or empty if no token for the key was ever admitted
+   */
+  OptionalLong highWaterMark(LeaseKey key);
+}

@@ -1,0 +1,187 @@
+package io.leasehold.fencing;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * What a run presents to a resource: its lease key, the fence number the lease store assigned at
+ * acquisition, and the run's id.
+ *
+ * <p>Fences are positive and strictly increase per lease key across runs, so a resource can order
+ * writers; the run id only tells runs apart.
+ *
+ * <h2>Text form</h2>
+ *
+ * <p>{@link #toText()} gives a compact form for HTTP headers and logs:
+ *
+ * <pre>lh1.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;</pre>
+ *
+ * where the fence is a decimal number without sign or leading zeros, the run id is a lower-case
+ * UUID, and both key parts are UTF-8 encoded as unpadded base64url, for example {@code
+ * lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x}. {@link #parse(String)} accepts
+ * exactly that form and nothing else. The form names the lease but grants nothing: resources must
+ * still check the fence.
+ *
+ * @param key the lease key the token belongs to
+ * @param fence the fence number, positive
+ * @param runId the id of the run that holds (or held) the lease
+ */
+public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenced {
+  /** Prefix and version of the text form. */
+  public static final String TEXT_PREFIX = "lh1";
+
+  /** Upper bound on the length of text accepted by {@link #parse(String)}. */
+  public static final int MAX_TEXT_LENGTH = 1024;
+
+  /**
+   * Validates the components.
+   *
+   * @throws IllegalArgumentException if the key or run id is null or the fence is not positive
+   */
+  public FencingToken {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (runId == null) {
+      throw new IllegalArgumentException("runId must not be null");
+    }
+    if (fence <= 0) {
+      throw new IllegalArgumentException("fence must be positive, was " + fence);
+    }
+  }
+
+  /** Returns this token: a bare token knows nothing of loss. */
+  @Override
+  public FencingToken token() {
+    return this;
+  }
+
+  /**
+   * The compact text form described in the class javadoc.
+   *
+   * @return the text form, ASCII only
+   */
+  public String toText() {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    return TEXT_PREFIX
+        + '.'
+        + fence
+        + '.'
+        + runId
+        + '.'
+        + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8))
+        + '.'
+        + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Parses the text form strictly: any deviation from the canonical form is rejected, so a token
+   * that parses is exactly the token that was formatted.
+   *
+   * @param text the text form
+   * @return the token
+   * @throws IllegalArgumentException if the text is null or not a canonical token
+   */
+  public static FencingToken parse(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("token text must not be null");
+    }
+    if (text.length() > MAX_TEXT_LENGTH) {
+      throw malformed("longer than " + MAX_TEXT_LENGTH + " characters");
+    }
+    String[] parts = text.split("\\.", -1);
+    if (parts.length != 5) {
+      throw malformed("expected 5 dot-separated parts, found " + parts.length);
+    }
+    if (!TEXT_PREFIX.equals(parts[0])) {
+      throw malformed("unknown prefix, expected '" + TEXT_PREFIX + "'");
+    }
+    long fence = parseFence(parts[1]);
+    UUID runId = parseRunId(parts[2]);
+    String accountId = decodePart("account id", parts[3]);
+    String sessionId = decodePart("session id", parts[4]);
+    LeaseKey key;
+    try {
+      key = new LeaseKey(accountId, sessionId);
+    } catch (IllegalArgumentException e) {
+      throw malformed(e.getMessage());
+    }
+    return new FencingToken(key, fence, runId);
+  }
+
+  private static long parseFence(String part) {
+    if (part.isEmpty() || part.length() > 19 || part.charAt(0) == '0') {
+      throw malformed("fence must be a positive decimal number without leading zeros");
+    }
+    for (int i = 0; i < part.length(); i++) {
+      char c = part.charAt(i);
+      if (c < '0' || c > '9') {
+        throw malformed("fence must be a positive decimal number without leading zeros");
+      }
+    }
+    try {
+      return Long.parseLong(part);
+    } catch (NumberFormatException e) {
+      throw malformed("fence is out of range");
+    }
+  }
+
+  private static UUID parseRunId(String part) {
+    UUID id;
+    try {
+      id = UUID.fromString(part);
+    } catch (IllegalArgumentException e) {
+      throw malformed("run id is not a UUID");
+    }
+    // UUID.fromString accepts non-canonical spellings ("1-1-1-1-1"); only the canonical one is ours.
+    if (!id.toString().equals(part)) {
+      throw malformed("run id is not a canonical lower-case UUID");
+    }
+    return id;
+  }
+
+  private static String decodePart(String name, String part) {
+    byte[] bytes;
+    try {
+      bytes = Base64.getUrlDecoder().decode(part);
+    } catch (IllegalArgumentException e) {
+      throw malformed(name + " is not unpadded base64url");
+    }
+    // Re-encoding rejects padding and non-zero trailing bits, so each token has one spelling.
+    if (!Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).equals(part)) {
+      throw malformed(name + " is not canonical unpadded base64url");
+    }
+    var decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+            .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+    try {
+      return decoder.decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw malformed(name + " is not valid UTF-8");
+    }
+  }
+
+  private static IllegalArgumentException malformed(String why) {
+    return new IllegalArgumentException("malformed fencing token: " + why);
+  }
+
+  @Override
+  public String toString() {
+    return "FencingToken[" + key + ", fence=" + fence + ", run=" + runId + "]";
+  }
+
+  /**
+   * Whether two tokens name the same run of the same key.
+   *
+   * @param other another token
+   * @return true if key and run id match (fences then match too, for tokens from one store)
+   */
+  public boolean sameRun(FencingToken other) {
+    Objects.requireNonNull(other, "other");
+    return key.equals(other.key) && runId.equals(other.runId);
+  }
+}

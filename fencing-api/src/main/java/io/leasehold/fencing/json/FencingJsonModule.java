@@ -1,0 +1,121 @@
+package io.leasehold.fencing.json;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.Version;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import java.io.IOException;
+import java.util.UUID;
+
+/**
+ * Jackson support for {@link FencingToken}. Register it on an {@code ObjectMapper}:
+ *
+ * <pre>{@code
+ * ObjectMapper mapper = new ObjectMapper().registerModule(new FencingJsonModule());
+ * }</pre>
+ *
+ * <p>The JSON shape is a flat object with exactly four members:
+ *
+ * <pre>{@code
+ * {"accountId":"acct-7","sessionId":"chat-1","fence":42,"runId":"2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1"}
+ * }</pre>
+ *
+ * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type,
+ * a non-integral or non-positive fence, or a non-canonical run id is an error, never a partial
+ * token. Requires {@code jackson-databind} 2.x on the class path (an optional dependency of this
+ * module).
+ */
+public final class FencingJsonModule extends SimpleModule {
+  private static final long serialVersionUID = 1L;
+
+  /** Creates the module. */
+  public FencingJsonModule() {
+    super("leasehold-fencing", Version.unknownVersion());
+    addSerializer(FencingToken.class, new TokenSerializer());
+    addDeserializer(FencingToken.class, new TokenDeserializer());
+  }
+
+  private static final class TokenSerializer extends JsonSerializer<FencingToken> {
+    @Override
+    public void serialize(FencingToken token, JsonGenerator gen, SerializerProvider provider)
+        throws IOException {
+      gen.writeStartObject();
+      gen.writeStringField("accountId", token.key().accountId());
+      gen.writeStringField("sessionId", token.key().sessionId());
+      gen.writeNumberField("fence", token.fence());
+      gen.writeStringField("runId", token.runId().toString());
+      gen.writeEndObject();
+    }
+  }
+
+  private static final class TokenDeserializer extends JsonDeserializer<FencingToken> {
+    @Override
+    public FencingToken deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.currentToken() != JsonToken.START_OBJECT) {
+        return (FencingToken) ctxt.handleUnexpectedToken(FencingToken.class, p);
+      }
+      String accountId = null;
+      String sessionId = null;
+      Long fence = null;
+      String runId = null;
+      for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "accountId" -> accountId = text(p, ctxt, name, value, accountId);
+          case "sessionId" -> sessionId = text(p, ctxt, name, value, sessionId);
+          case "runId" -> runId = text(p, ctxt, name, value, runId);
+          case "fence" -> {
+            if (fence != null) {
+              throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
+            }
+            if (value != JsonToken.VALUE_NUMBER_INT) {
+              throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_NUMBER_INT,
+                  "fence must be an integer");
+            }
+            if (p.getNumberType() != JsonParser.NumberType.INT
+                && p.getNumberType() != JsonParser.NumberType.LONG) {
+              throw ctxt.weirdNumberException(p.getNumberValue(), FencingToken.class,
+                  "fence is out of range");
+            }
+            fence = p.getLongValue();
+          }
+          default -> throw ctxt.weirdStringException(name, FencingToken.class, "unknown member");
+        }
+      }
+      if (accountId == null || sessionId == null || fence == null || runId == null) {
+        throw ctxt.instantiationException(FencingToken.class,
+            "a fencing token needs accountId, sessionId, fence and runId");
+      }
+      try {
+        UUID id = UUID.fromString(runId);
+        if (!id.toString().equals(runId)) {
+          throw new IllegalArgumentException("run id is not a canonical lower-case UUID");
+        }
+        return new FencingToken(new LeaseKey(accountId, sessionId), fence, id);
+      } catch (IllegalArgumentException e) {
+        throw ctxt.instantiationException(FencingToken.class, e.getMessage());
+      }
+    }
+
+    private static String text(
+        JsonParser p, DeserializationContext ctxt, String name, JsonToken value, String previous)
+        throws IOException {
+      if (previous != null) {
+        throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
+      }
+      if (value != JsonToken.VALUE_STRING) {
+        throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_STRING,
+            name + " must be a string");
+      }
+      return p.getText();
+    }
+  }
+}

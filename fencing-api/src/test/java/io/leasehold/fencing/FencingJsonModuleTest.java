@@ -1,0 +1,51 @@
+package io.leasehold.fencing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leasehold.fencing.json.FencingJsonModule;
+import java.io.IOException;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class FencingJsonModuleTest {
+  private final ObjectMapper mapper = new ObjectMapper().registerModule(new FencingJsonModule());
+  private static final String RUN = "2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1";
+
+  @Test
+  void writesDocumentedShapeAndReadsItBack() throws IOException {
+    FencingToken token = new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN));
+    String json = mapper.writeValueAsString(token);
+    assertThat(json)
+        .isEqualTo(
+            "{\"accountId\":\"acct-7\",\"sessionId\":\"chat-1\",\"fence\":42,\"runId\":\"" + RUN
+                + "\"}");
+    assertThat(mapper.readValue(json, FencingToken.class)).isEqualTo(token);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "[]",
+        "\"lh1\"",
+        "{}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42,\"runId\":\"" + RUN + "\",\"x\":1}",
+        "{\"accountId\":\"a\",\"accountId\":\"b\",\"sessionId\":\"s\",\"fence\":4,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":\"42\",\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":4.5,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":0,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":99999999999999999999,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":7,\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"1-1-1-1-1\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"nope\"}"
+      })
+  void rejectsAnythingButTheExactShape(String json) {
+    assertThatThrownBy(() -> mapper.readValue(json, FencingToken.class))
+        .isInstanceOf(IOException.class);
+  }
+}

@@ -1,0 +1,45 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseholdException;
+
+/**
+ * The application's {@link AccessPolicy} refused the caller for this session. Raised before the
+ * lease table is touched (CONTRACT C8). Not worth retrying.
+ */
+public class AccessDeniedException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+
+  private final String caller;
+  private final transient LeaseKey key;
+
+  /**
+   * Creates the exception.
+   *
+   * @param caller the caller the policy refused
+   * @param key the session the caller asked for
+   */
+  public AccessDeniedException(String caller, LeaseKey key) {
+    super("caller '" + caller + "' may not run session " + key);
+    this.caller = caller;
+    this.key = key;
+  }
+
+  /**
+   * The refused caller.
+   *
+   * @return the caller
+   */
+  public String caller() {
+    return caller;
+  }
+
+  /**
+   * The session asked for.
+   *
+   * @return the key
+   */
+  public LeaseKey key() {
+    return key;
+  }
+}

@@ -1,0 +1,81 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.LeaseKey;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What a caller asks of {@link LeaseStore#tryAcquire(AcquireRequest)}.
+ *
+ * @param key the session to run
+ * @param caller the authenticated principal, passed to the store's {@link AccessPolicy}
+ * @param holder a description of the executor for status screens and operators (device,
+ *     process), at most {@value #MAX_HOLDER_LENGTH} characters; empty for the store's default
+ * @param ttl the lease's time to live, or empty for the store's default
+ */
+public record AcquireRequest(LeaseKey key, String caller, String holder, Optional<Duration> ttl) {
+  /** Longest accepted holder description. */
+  public static final int MAX_HOLDER_LENGTH = 200;
+
+  /**
+   * Validates the components.
+   *
+   * @throws IllegalArgumentException if a component is null, the caller is blank, or the holder
+   *     is too long or has control characters
+   */
+  public AcquireRequest {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (caller == null || caller.isBlank()) {
+      throw new IllegalArgumentException("caller must not be null or blank");
+    }
+    if (holder == null) {
+      throw new IllegalArgumentException("holder must not be null (use \"\" for the default)");
+    }
+    if (holder.length() > MAX_HOLDER_LENGTH) {
+      throw new IllegalArgumentException(
+          "holder is " + holder.length() + " characters long; at most " + MAX_HOLDER_LENGTH);
+    }
+    if (holder.chars().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException("holder must not contain control characters");
+    }
+    if (ttl == null) {
+      throw new IllegalArgumentException("ttl must not be null (use Optional.empty())");
+    }
+  }
+
+  /**
+   * A request with the store's default holder and TTL.
+   *
+   * @param key the session
+   * @param caller the authenticated principal
+   * @return the request
+   */
+  public static AcquireRequest of(LeaseKey key, String caller) {
+    return new AcquireRequest(key, caller, "", Optional.empty());
+  }
+
+  /**
+   * This request with another holder description.
+   *
+   * @param holder the description
+   * @return a new request
+   */
+  public AcquireRequest withHolder(String holder) {
+    return new AcquireRequest(key, caller, holder, ttl);
+  }
+
+  /**
+   * This request with another TTL.
+   *
+   * @param ttl the time to live
+   * @return a new request
+   */
+  public AcquireRequest withTtl(Duration ttl) {
+    if (ttl == null) {
+      throw new IllegalArgumentException("ttl must not be null");
+    }
+    return new AcquireRequest(key, caller, holder, Optional.of(ttl));
+  }
+}

@@ -1,0 +1,83 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.FencingToken;
+import java.util.Optional;
+
+/**
+ * The answer to {@link LeaseStore#tryAcquire(AcquireRequest)}: exactly one of
+ *
+ * <ul>
+ *   <li>{@link Acquired}: this run now holds the lease;
+ *   <li>{@link Busy}: another run holds it (or the takeover delay is still running); the
+ *       authoritative status says who and until when;
+ *   <li>{@link TooLate}: the database granted the lease, but the answer arrived after the local
+ *       deadline, so the store released it again and the run must not start (CONTRACT C2).
+ * </ul>
+ */
+public sealed interface AcquireResult {
+  /**
+   * The lease, if acquired.
+   *
+   * @return the lease when this is {@link Acquired}
+   */
+  default Optional<Lease> acquiredLease() {
+    return this instanceof Acquired a ? Optional.of(a.lease()) : Optional.empty();
+  }
+
+  /**
+   * The run now holds the lease.
+   *
+   * @param lease the handle; release or close it when done
+   */
+  record Acquired(Lease lease) implements AcquireResult {
+    /**
+     * Checks the component.
+     *
+     * @throws IllegalArgumentException if null
+     */
+    public Acquired {
+      if (lease == null) {
+        throw new IllegalArgumentException("lease must not be null");
+      }
+    }
+  }
+
+  /**
+   * Someone else holds the key, or it is draining after an expiry.
+   *
+   * @param status the authoritative status read right after the refused attempt (it may already
+   *     show the key free if the holder released in between)
+   */
+  record Busy(LeaseStatus status) implements AcquireResult {
+    /**
+     * Checks the component.
+     *
+     * @throws IllegalArgumentException if null
+     */
+    public Busy {
+      if (status == null) {
+        throw new IllegalArgumentException("status must not be null");
+      }
+    }
+  }
+
+  /**
+   * The database granted the lease but the answer came after the local deadline; the store has
+   * tried to release it, and the run must not start.
+   *
+   * @param token the token that was granted
+   * @param release what the release did
+   */
+  record TooLate(FencingToken token, Optional<ReleaseResult> release) implements AcquireResult {
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if null
+     */
+    public TooLate {
+      if (token == null || release == null) {
+        throw new IllegalArgumentException("token and release must not be null");
+      }
+    }
+  }
+}

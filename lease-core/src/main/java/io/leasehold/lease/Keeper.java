@@ -1,0 +1,152 @@
+package io.leasehold.lease;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Renews a store's kept leases in the background, all of them in one statement (per {@value
+ * LeaseStore#RENEW_CHUNK}) every renew interval, and watches their local deadlines on a separate
+ * task so that a renewal stuck on the database cannot delay the loss signal.
+ *
+ * <p>Thread-safe.
+ */
+final class Keeper {
+  private static final System.Logger LOG = System.getLogger(Keeper.class.getName());
+
+  private final LeaseStore store;
+  private final ScheduledExecutorService givenScheduler;
+  private final Duration renewInterval;
+  private final ConcurrentHashMap<UUID, Lease> kept = new ConcurrentHashMap<>();
+
+  private ScheduledExecutorService scheduler;
+  private boolean ownsScheduler;
+  private ScheduledFuture<?> renewTask;
+  private ScheduledFuture<?> watchTask;
+  private boolean stopped;
+
+  Keeper(LeaseStore store, ScheduledExecutorService givenScheduler, Duration renewInterval) {
+    this.store = store;
+    this.givenScheduler = givenScheduler;
+    this.renewInterval = renewInterval;
+  }
+
+  void keep(Lease lease) {
+    synchronized (this) {
+      if (stopped) {
+        throw new IllegalStateException("the lease store is closed");
+      }
+      startIfNeeded();
+      kept.put(lease.runId(), lease);
+    }
+    // A lease lost between the check and the put must not stay kept.
+    if (lease.isEnded()) {
+      kept.remove(lease.runId(), lease);
+    }
+  }
+
+  void forget(Lease lease) {
+    kept.remove(lease.runId(), lease);
+  }
+
+  int size() {
+    return kept.size();
+  }
+
+  private void startIfNeeded() {
+    if (renewTask != null) {
+      return;
+    }
+    if (givenScheduler != null) {
+      scheduler = givenScheduler;
+    } else {
+      ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(2, new KeeperThreads());
+      own.setRemoveOnCancelPolicy(true);
+      scheduler = own;
+      ownsScheduler = true;
+    }
+    long renewNanos = renewInterval.toNanos();
+    // The watch runs often enough that a passed deadline is noticed within a tenth of the
+    // renew interval (at most every millisecond).
+    long watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), renewNanos / 10);
+    renewTask =
+        scheduler.scheduleWithFixedDelay(this::renewTick, renewNanos, renewNanos, TimeUnit.NANOSECONDS);
+    watchTask =
+        scheduler.scheduleWithFixedDelay(this::watchTick, watchNanos, watchNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void renewTick() {
+    try {
+      if (kept.isEmpty()) {
+        return;
+      }
+      LeaseStore.BatchRenewal result = store.renewBatch(new ArrayList<>(kept.values()), true);
+      if (!result.lost().isEmpty()) {
+        LOG.log(Level.DEBUG, () -> result.lost().size() + " kept lease(s) lost at renewal");
+      }
+    } catch (RuntimeException e) {
+      // Never let one failed round cancel the periodic task; the leases it covered are lost.
+      LOG.log(Level.WARNING, "lease renewal round failed", e);
+    }
+  }
+
+  private void watchTick() {
+    try {
+      for (Lease lease : kept.values()) {
+        lease.checkDeadline();
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "lease deadline watch failed", e);
+    }
+  }
+
+  /** Stops renewing and returns the leases that were kept. */
+  synchronized List<Lease> stopAndDrain() {
+    stopped = true;
+    if (renewTask != null) {
+      renewTask.cancel(false);
+      watchTask.cancel(false);
+    }
+    List<Lease> drained = new ArrayList<>(kept.values());
+    kept.clear();
+    return drained;
+  }
+
+  /** Stops the scheduler if this keeper created it; restores the interrupt flag if interrupted. */
+  synchronized void shutdown() {
+    if (!ownsScheduler) {
+      return;
+    }
+    scheduler.shutdown();
+    try {
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+        scheduler.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      scheduler.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static final class KeeperThreads implements ThreadFactory {
+    private static final AtomicInteger STORES = new AtomicInteger();
+    private final int store = STORES.incrementAndGet();
+    private final AtomicInteger threads = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, "leasehold-keeper-" + store + "-" + threads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    }
+  }
+}

@@ -1,0 +1,323 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * A run's handle on the lease it acquired: its fencing token, its local deadline, and the signal
+ * that fires when the lease is lost.
+ *
+ * <p>Pass the lease itself to fenced resources: {@link #token()} refuses with {@link
+ * LeaseLostException} once the lease is known to be lost or its local deadline has passed, so a
+ * lost run's operation never reaches the resource (CONTRACT C6). The local deadline is measured
+ * on the store's monotonic {@link Ticker}, from the moment before the acquire (or the last
+ * successful renewal) was sent, plus the TTL, minus the store's safety margin (CONTRACT C2).
+ *
+ * <p>A lease is renewed in the background once {@link #keepAlive()} hands it to the store's
+ * keeper, or by calling {@link #renew()}. It ends either voluntarily, by {@link #release()} or
+ * {@link #close()} (idempotent; the handle is single-use afterwards), or involuntarily, when it is
+ * lost: then loss listeners are called and {@link #whenLost()} completes.
+ *
+ * <p>Thread-safe.
+ */
+public final class Lease implements Fenced, AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Lease.class.getName());
+  private static final Object RELEASED = new Object();
+
+  private final LeaseStore store;
+  private final FencingToken token;
+  private final String holder;
+  private final Duration ttl;
+  private final Instant acquiredAt;
+  private volatile Instant expiresAt;
+  private volatile long deadlineNanos;
+  /** Null while live; then either {@link #RELEASED} or the {@link LeaseLoss}. */
+  private final AtomicReference<Object> end = new AtomicReference<>();
+
+  private final CompletableFuture<LeaseLoss> lost = new CompletableFuture<>();
+  private final CopyOnWriteArrayList<Consumer<LeaseLoss>> listeners = new CopyOnWriteArrayList<>();
+
+  Lease(
+      LeaseStore store,
+      FencingToken token,
+      String holder,
+      Duration ttl,
+      Instant acquiredAt,
+      Instant expiresAt,
+      long deadlineNanos) {
+    this.store = store;
+    this.token = token;
+    this.holder = holder;
+    this.ttl = ttl;
+    this.acquiredAt = acquiredAt;
+    this.expiresAt = expiresAt;
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /**
+   * The token to present to resources, if the lease is still believed held.
+   *
+   * @return the fencing token
+   * @throws LeaseLostException if the lease was released, lost, or its local deadline passed
+   */
+  @Override
+  public FencingToken token() {
+    checkDeadline();
+    Object e = end.get();
+    if (e == RELEASED) {
+      throw new LeaseLostException(token, "released by its run");
+    }
+    if (e instanceof LeaseLoss loss) {
+      throw new LeaseLostException(token, loss.toString());
+    }
+    return token;
+  }
+
+  /**
+   * The token without the local check, for logs, status screens and diagnostics. Resources must
+   * be given the lease (or {@link #token()}), not this.
+   *
+   * @return the token this lease was granted
+   */
+  public FencingToken identity() {
+    return token;
+  }
+
+  /**
+   * The lease key.
+   *
+   * @return the key
+   */
+  public LeaseKey key() {
+    return token.key();
+  }
+
+  /**
+   * The fence assigned at acquisition.
+   *
+   * @return the fence
+   */
+  public long fence() {
+    return token.fence();
+  }
+
+  /**
+   * This run's id.
+   *
+   * @return the run id
+   */
+  public UUID runId() {
+    return token.runId();
+  }
+
+  /**
+   * The holder description recorded with the lease.
+   *
+   * @return the description
+   */
+  public String holder() {
+    return holder;
+  }
+
+  /**
+   * The TTL each acquire and renewal grants.
+   *
+   * @return the TTL
+   */
+  public Duration ttl() {
+    return ttl;
+  }
+
+  /**
+   * Database time of the acquisition.
+   *
+   * @return the instant
+   */
+  public Instant acquiredAt() {
+    return acquiredAt;
+  }
+
+  /**
+   * Database expiry as of the last confirmed acquire or renewal.
+   *
+   * @return the instant
+   */
+  public Instant expiresAt() {
+    return expiresAt;
+  }
+
+  /**
+   * Time left before the local deadline, by the store's ticker.
+   *
+   * @return the remaining time, negative once passed
+   */
+  public Duration localTimeLeft() {
+    return Duration.ofNanos(deadlineNanos - store.ticker().read());
+  }
+
+  /**
+   * Whether the lease is known to be lost (or released, or past its local deadline).
+   *
+   * @return true if fenced operations are now refused
+   */
+  public boolean isLost() {
+    checkDeadline();
+    return end.get() != null;
+  }
+
+  /**
+   * Why the lease was lost, if it was lost involuntarily.
+   *
+   * @return the loss, empty while held or after a release
+   */
+  public Optional<LeaseLoss> loss() {
+    checkDeadline();
+    return end.get() instanceof LeaseLoss l ? Optional.of(l) : Optional.empty();
+  }
+
+  /**
+   * A future completed when the lease is lost involuntarily; it never completes if the run
+   * releases the lease. Each call returns a new copy, so completing it does not affect the lease.
+   *
+   * @return the future
+   */
+  public CompletableFuture<LeaseLoss> whenLost() {
+    return lost.copy();
+  }
+
+  /**
+   * Registers a listener for involuntary loss. It is called once, on the thread that detects the
+   * loss (the keeper's, or a thread calling {@link #token()} past the deadline), or at once on
+   * this thread if the lease is already lost. Exceptions it throws are logged and ignored, so a
+   * listener cannot break renewal.
+   *
+   * @param listener the listener
+   * @return an action that removes the listener again
+   */
+  public Runnable onLost(Consumer<LeaseLoss> listener) {
+    if (listener == null) {
+      throw new IllegalArgumentException("listener must not be null");
+    }
+    listeners.add(listener);
+    if (end.get() instanceof LeaseLoss loss && listeners.remove(listener)) {
+      notify(listener, loss);
+    }
+    return () -> listeners.remove(listener);
+  }
+
+  /**
+   * Hands the lease to the store's keeper, which renews it with every other kept lease in one
+   * statement per renew interval and declares it lost when a renewal fails or the local deadline
+   * passes.
+   *
+   * @return this lease
+   * @throws IllegalStateException if the store is closed
+   */
+  public Lease keepAlive() {
+    store.keep(this);
+    return this;
+  }
+
+  /**
+   * Renews the lease now. If the database no longer counts this run as the holder, or the
+   * statement fails, the lease is lost from then on.
+   *
+   * @return what the renewal did
+   * @throws LeaseStoreException if the statement failed (the lease is then lost)
+   * @throws IllegalStateException if the store is closed
+   */
+  public RenewResult renew() {
+    return store.renewOne(this);
+  }
+
+  /**
+   * Releases the lease; idempotent. A lease that was lost, or taken over by another run, is not
+   * touched in the database: the result says {@link ReleaseResult#NOT_HELD}.
+   *
+   * @return what the release did
+   * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
+   */
+  public ReleaseResult release() {
+    if (!end.compareAndSet(null, RELEASED)) {
+      if (end.get() == RELEASED) {
+        return ReleaseResult.NOT_HELD;
+      }
+    }
+    store.forget(this);
+    return store.release(token);
+  }
+
+  /** Releases the lease (see {@link #release()}), reporting nothing; idempotent. */
+  @Override
+  public void close() {
+    release();
+  }
+
+  // --- used by the store and its keeper
+
+  boolean isEnded() {
+    return end.get() != null;
+  }
+
+  void confirmRenewal(long sentAtNanos, Instant newExpiresAt) {
+    long newDeadline = store.deadlineFrom(sentAtNanos, ttl);
+    synchronized (this) {
+      if (newDeadline - deadlineNanos > 0) {
+        deadlineNanos = newDeadline;
+        expiresAt = newExpiresAt;
+      }
+    }
+  }
+
+  void checkDeadline() {
+    if (end.get() == null && store.ticker().read() - deadlineNanos >= 0) {
+      markLost(LeaseLoss.Reason.DEADLINE_PASSED, null);
+    }
+  }
+
+  void markLost(LeaseLoss.Reason reason, Throwable cause) {
+    LeaseLoss loss = new LeaseLoss(token, reason, Optional.ofNullable(cause));
+    if (!end.compareAndSet(null, loss)) {
+      return;
+    }
+    store.forget(this);
+    LOG.log(Level.DEBUG, () -> "lease " + token + " lost: " + loss);
+    for (Consumer<LeaseLoss> listener : listeners) {
+      if (listeners.remove(listener)) {
+        notify(listener, loss);
+      }
+    }
+    lost.complete(loss);
+  }
+
+  private void notify(Consumer<LeaseLoss> listener, LeaseLoss loss) {
+    try {
+      listener.accept(loss);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "lease loss listener failed for " + token, e);
+    }
+  }
+
+  LeaseStore store() {
+    return store;
+  }
+
+  @Override
+  public String toString() {
+    Object e = end.get();
+    String state = e == null ? "held" : e == RELEASED ? "released" : "lost: " + e;
+    return "Lease[" + token.key() + ", fence=" + token.fence() + ", run=" + token.runId() + ", "
+        + state + "]";
+  }
+}

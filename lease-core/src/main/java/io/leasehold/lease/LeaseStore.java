@@ -1,0 +1,947 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * The lease store: the one entry point of lease-core. It decides, with PostgreSQL as the single
+ * authority, which run of a session may act right now, and hands that run a {@link Lease} whose
+ * fencing token resources can check.
+ *
+ * <pre>{@code
+ * LeaseStore store = LeaseStore.builder(dataSource)
+ *     .accessPolicy(AccessPolicy.callerOwnsAccount())
+ *     .ttl(Duration.ofSeconds(30))
+ *     .build();
+ * AcquireResult result = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
+ * if (result instanceof AcquireResult.Acquired acquired) {
+ *   try (Lease lease = acquired.lease().keepAlive()) {
+ *     fileStore.write(lease, "answer.md", bytes); // refused locally once the lease is lost
+ *   }
+ * } else if (result instanceof AcquireResult.Busy busy) {
+ *   show(busy.status()); // who runs, until when
+ * }
+ * }</pre>
+ *
+ * <p>Every statement runs in its own short transaction with {@code lock_timeout} and {@code
+ * statement_timeout} set, and every expiry decision uses the database clock. The store takes any
+ * {@link DataSource}; it borrows a connection per statement and never holds one across a run's
+ * work.
+ *
+ * <p>Threads: the store starts none until a lease is first {@linkplain Lease#keepAlive() kept};
+ * then, unless a scheduler was given to the builder, it starts a scheduler of two daemon threads
+ * named {@code leasehold-keeper-*} (one renews, one watches local deadlines), stopped by {@link
+ * #close()}.
+ *
+ * <p>Thread-safe.
+ */
+public final class LeaseStore implements AutoCloseable {
+  /** Shortest TTL accepted. */
+  public static final Duration MIN_TTL = Duration.ofMillis(50);
+  /** Longest TTL and takeover delay accepted. */
+  public static final Duration MAX_TTL = Duration.ofHours(24);
+  /** Leases renewed per statement; more are renewed in several statements. */
+  static final int RENEW_CHUNK = 10_000;
+
+  private final DataSource dataSource;
+  private final LeaseSchema schema;
+  private final Duration ttl;
+  private final Duration renewInterval;
+  private final Duration safetyMargin;
+  private final Duration lockTimeout;
+  private final Duration statementTimeout;
+  private final Duration takeoverDelay;
+  private final AccessPolicy accessPolicy;
+  private final Ticker ticker;
+  private final String defaultHolder;
+  private final LeaseSql sql;
+  private final Keeper keeper;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private LeaseStore(Builder b) {
+    this.dataSource = b.dataSource;
+    this.schema = b.schema;
+    this.ttl = b.ttl;
+    this.renewInterval = b.renewInterval;
+    this.safetyMargin = b.safetyMargin;
+    this.lockTimeout = b.lockTimeout;
+    this.statementTimeout = b.statementTimeout;
+    this.takeoverDelay = b.takeoverDelay;
+    this.accessPolicy = b.accessPolicy;
+    this.ticker = b.ticker;
+    this.defaultHolder = b.defaultHolder;
+    this.sql = new LeaseSql(schema, lockTimeout, statementTimeout);
+    this.keeper = new Keeper(this, b.scheduler, renewInterval);
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @param dataSource where the lease table lives; its user needs SELECT, INSERT and UPDATE on
+   *     the table and USAGE on the sequence
+   * @return the builder
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  // ------------------------------------------------------------------ acquire
+
+  /**
+   * Tries to acquire a lease with the store's defaults; see {@link #tryAcquire(AcquireRequest)}.
+   *
+   * @param key the session
+   * @param caller the authenticated principal, passed to the access policy
+   * @return the answer
+   */
+  public AcquireResult tryAcquire(LeaseKey key, String caller) {
+    return tryAcquire(AcquireRequest.of(key, caller));
+  }
+
+  /**
+   * Tries to acquire the lease of a session for a new run, in one atomic statement.
+   *
+   * <p>First the access policy is asked (a refusal throws and never touches the table). Then one
+   * conditional UPSERT either grants this run the key (with a fresh run id and a fence higher than
+   * any earlier run's) or changes nothing, because a live lease exists or an expired one is still
+   * within the takeover delay. The answer is checked against the local deadline: if it arrived
+   * too late, the lease is released again and {@link AcquireResult.TooLate} is returned.
+   *
+   * @param request what to acquire
+   * @return {@link AcquireResult.Acquired}, {@link AcquireResult.Busy} or {@link
+   *     AcquireResult.TooLate}
+   * @throws AccessDeniedException if the access policy refuses the caller
+   * @throws IllegalArgumentException if the request is null or its TTL is out of bounds
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails; the lease may or may not have been granted
+   *     (if it was, it expires)
+   */
+  public AcquireResult tryAcquire(AcquireRequest request) {
+    if (request == null) {
+      throw new IllegalArgumentException("request must not be null");
+    }
+    ensureOpen();
+    Duration leaseTtl = request.ttl().orElse(ttl);
+    checkLeaseTtl(leaseTtl);
+    LeaseKey key = request.key();
+    if (!accessPolicy.permits(request.caller(), key)) {
+      throw new AccessDeniedException(request.caller(), key);
+    }
+    String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
+    UUID runId = UUID.randomUUID();
+
+    long sentAt = ticker.read();
+    Granted granted =
+        execute(
+            sql.acquire,
+            "acquire " + key,
+            ps -> {
+              ps.setString(1, key.accountId());
+              ps.setString(2, key.sessionId());
+              ps.setObject(3, runId);
+              ps.setString(4, holder);
+              ps.setLong(5, micros(leaseTtl));
+              ps.setLong(6, micros(takeoverDelay));
+            },
+            rs ->
+                rs.next()
+                    ? new Granted(rs.getLong(1), instant(rs, 2), instant(rs, 3))
+                    : null);
+    if (granted == null) {
+      return new AcquireResult.Busy(status(key));
+    }
+    FencingToken token = new FencingToken(key, granted.fence, runId);
+    long deadline = deadlineFrom(sentAt, leaseTtl);
+    if (ticker.read() - deadline >= 0) {
+      Optional<ReleaseResult> released;
+      try {
+        released = Optional.of(release(token));
+      } catch (LeaseStoreException e) {
+        released = Optional.empty();
+      }
+      return new AcquireResult.TooLate(token, released);
+    }
+    return new AcquireResult.Acquired(
+        new Lease(this, token, holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline));
+  }
+
+  private record Granted(long fence, Instant acquiredAt, Instant expiresAt) {}
+
+  // ------------------------------------------------------------------ status
+
+  /**
+   * The authoritative state of a key, read from the database (CONTRACT C7).
+   *
+   * @param key the key
+   * @return its status at the database's current time
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails
+   */
+  public LeaseStatus status(LeaseKey key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    ensureOpen();
+    return execute(
+        sql.status,
+        "read status of " + key,
+        ps -> {
+          ps.setString(1, key.accountId());
+          ps.setString(2, key.sessionId());
+        },
+        rs -> {
+          rs.next();
+          Instant now = instant(rs, 1);
+          UUID runId = rs.getObject(2, UUID.class);
+          if (runId == null) {
+            return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.empty(), now, now);
+          }
+          Instant releasedAt = rs.getObject(7) == null ? null : instant(rs, 7);
+          LeaseOwner owner =
+              new LeaseOwner(
+                  runId, rs.getLong(3), rs.getString(4), instant(rs, 5), instant(rs, 6), releasedAt);
+          return statusOf(key, owner, now);
+        });
+  }
+
+  private LeaseStatus statusOf(LeaseKey key, LeaseOwner owner, Instant now) {
+    if (owner.releasedAt() != null) {
+      return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.of(owner), now, owner.releasedAt());
+    }
+    if (owner.expiresAt().isAfter(now)) {
+      return new LeaseStatus(
+          key,
+          LeaseStatus.State.HELD,
+          Optional.of(owner),
+          now,
+          owner.expiresAt().plus(takeoverDelay));
+    }
+    Instant acquirable = owner.expiresAt().plus(takeoverDelay);
+    LeaseStatus.State state =
+        acquirable.isAfter(now) ? LeaseStatus.State.DRAINING : LeaseStatus.State.FREE;
+    return new LeaseStatus(key, state, Optional.of(owner), now, acquirable);
+  }
+
+  // ------------------------------------------------------------------ renew
+
+  RenewResult renewOne(Lease lease) {
+    ensureOwn(lease);
+    ensureOpen();
+    lease.checkDeadline();
+    if (lease.isEnded()) {
+      // Locally lost or released: never extend it in the database again.
+      return new RenewResult(false, Optional.empty(), status(lease.key()).databaseNow());
+    }
+    Renewals renewals = renewChunk(List.of(lease));
+    Instant expiresAt = renewals.expiries.get(lease.runId());
+    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), renewals.databaseNow);
+  }
+
+  /**
+   * Renews many leases of this store in as few statements as possible (one per {@value
+   * #RENEW_CHUNK} leases). Each lease that the database no longer counts as held is lost from
+   * then on; if a statement fails, every lease in it is lost.
+   *
+   * @param leases leases acquired from this store
+   * @return how many were renewed and which were lost
+   * @throws IllegalArgumentException if a lease belongs to another store
+   * @throws IllegalStateException if the store is closed
+   */
+  public BatchRenewal renewAll(Collection<Lease> leases) {
+    if (leases == null) {
+      throw new IllegalArgumentException("leases must not be null");
+    }
+    for (Lease l : leases) {
+      ensureOwn(l);
+    }
+    ensureOpen();
+    return renewBatch(leases, false);
+  }
+
+  /**
+   * How a batch renewal ended.
+   *
+   * @param renewed how many leases were renewed
+   * @param lost the leases that were not renewed and are lost now
+   */
+  public record BatchRenewal(int renewed, List<Lease> lost) {
+    /**
+     * Copies the list.
+     *
+     * @throws IllegalArgumentException if {@code lost} is null
+     */
+    public BatchRenewal {
+      if (lost == null) {
+        throw new IllegalArgumentException("lost must not be null");
+      }
+      lost = List.copyOf(lost);
+    }
+  }
+
+  BatchRenewal renewBatch(Collection<Lease> leases, boolean swallowFailures) {
+    List<Lease> live = new ArrayList<>(leases.size());
+    for (Lease l : leases) {
+      l.checkDeadline();
+      if (!l.isEnded()) {
+        live.add(l);
+      }
+    }
+    int renewedCount = 0;
+    List<Lease> lostLeases = new ArrayList<>();
+    for (int from = 0; from < live.size(); from += RENEW_CHUNK) {
+      List<Lease> chunk = live.subList(from, Math.min(live.size(), from + RENEW_CHUNK));
+      try {
+        Renewals renewals = renewChunk(chunk);
+        for (Lease l : chunk) {
+          if (renewals.expiries.containsKey(l.runId())) {
+            renewedCount++;
+          } else {
+            lostLeases.add(l);
+          }
+        }
+      } catch (LeaseStoreException e) {
+        lostLeases.addAll(chunk);
+        if (!swallowFailures) {
+          throw e;
+        }
+      }
+    }
+    return new BatchRenewal(renewedCount, lostLeases);
+  }
+
+  private record Renewals(Map<UUID, Instant> expiries, Instant databaseNow) {}
+
+  /** One renewal statement; confirms renewed leases and marks the others lost. */
+  private Renewals renewChunk(List<Lease> chunk) {
+    int n = chunk.size();
+    String[] accounts = new String[n];
+    String[] sessions = new String[n];
+    UUID[] runs = new UUID[n];
+    Long[] fences = new Long[n];
+    Long[] ttls = new Long[n];
+    for (int i = 0; i < n; i++) {
+      Lease l = chunk.get(i);
+      accounts[i] = l.key().accountId();
+      sessions[i] = l.key().sessionId();
+      runs[i] = l.runId();
+      fences[i] = l.fence();
+      ttls[i] = micros(l.ttl());
+    }
+    long sentAt = ticker.read();
+    Renewals renewed;
+    try {
+      renewed =
+          execute(
+              sql.renew,
+              "renew " + n + " lease(s)",
+              (ps, c) -> {
+                ps.setArray(1, array(c, "text", accounts));
+                ps.setArray(2, array(c, "text", sessions));
+                ps.setArray(3, array(c, "uuid", runs));
+                ps.setArray(4, array(c, "bigint", fences));
+                ps.setArray(5, array(c, "bigint", ttls));
+              },
+              rs -> {
+                Map<UUID, Instant> m = new HashMap<>();
+                Instant now = null;
+                while (rs.next()) {
+                  now = instant(rs, 1);
+                  UUID run = rs.getObject(2, UUID.class);
+                  if (run != null) {
+                    m.put(run, instant(rs, 3));
+                  }
+                }
+                return new Renewals(m, now);
+              });
+    } catch (LeaseStoreException e) {
+      for (Lease l : chunk) {
+        l.markLost(LeaseLoss.Reason.RENEWAL_FAILED, e);
+      }
+      throw e;
+    }
+    for (Lease l : chunk) {
+      Instant expiresAt = renewed.expiries.get(l.runId());
+      if (expiresAt != null) {
+        l.confirmRenewal(sentAt, expiresAt);
+      } else {
+        l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
+      }
+    }
+    return renewed;
+  }
+
+  // ------------------------------------------------------------------ release
+
+  /**
+   * Releases the lease a token names, if that run still holds it. For runs that lost their
+   * {@link Lease} handle (a restarted front end, say); a run that has its handle calls {@link
+   * Lease#release()}. A stale or forged token changes nothing and yields {@link
+   * ReleaseResult#NOT_HELD}.
+   *
+   * @param token the run's token
+   * @return what the release did
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails
+   */
+  public ReleaseResult release(FencingToken token) {
+    if (token == null) {
+      throw new IllegalArgumentException("token must not be null");
+    }
+    ensureOpen();
+    return releaseUnchecked(token);
+  }
+
+  private ReleaseResult releaseUnchecked(FencingToken token) {
+    boolean released =
+        execute(
+            sql.release,
+            "release " + token,
+            ps -> {
+              ps.setString(1, token.key().accountId());
+              ps.setString(2, token.key().sessionId());
+              ps.setObject(3, token.runId());
+              ps.setLong(4, token.fence());
+            },
+            ResultSet::next);
+    return released ? ReleaseResult.RELEASED : ReleaseResult.NOT_HELD;
+  }
+
+  // ------------------------------------------------------------------ run exclusive
+
+  /**
+   * The common case in one call: acquire, keep alive, run the work on this thread, release.
+   *
+   * <p>If the lease is lost while the work runs, this thread is interrupted (the cancellation
+   * signal: blocking calls throw {@link InterruptedException}, loops should check {@link
+   * Thread#isInterrupted()} or {@link Lease#isLost()}), every later fenced operation with the
+   * lease is refused, and the outcome is {@link RunOutcome.Lost} whatever the work returned. The
+   * interrupt this call caused is cleared before it returns.
+   *
+   * @param request what to acquire
+   * @param work the work; it receives the lease
+   * @param <T> the work's result
+   * @return how the run ended
+   * @throws AccessDeniedException if the access policy refuses the caller
+   * @throws LeaseWorkException if the work threw a checked exception while the lease was held
+   * @throws RuntimeException what the work threw, unchecked, while the lease was held
+   */
+  public <T> RunOutcome<T> runExclusive(AcquireRequest request, LeaseWork<T> work) {
+    if (work == null) {
+      throw new IllegalArgumentException("work must not be null");
+    }
+    AcquireResult result = tryAcquire(request);
+    if (!(result instanceof AcquireResult.Acquired acquired)) {
+      return new RunOutcome.NotAcquired<>(result);
+    }
+    Lease lease = acquired.lease();
+    Thread worker = Thread.currentThread();
+    Object interruptLock = new Object();
+    boolean[] state = new boolean[2]; // [0]: work running, [1]: interrupted by us
+    state[0] = true;
+    Runnable unhook =
+        lease.onLost(
+            loss -> {
+              synchronized (interruptLock) {
+                if (state[0]) {
+                  state[1] = true;
+                  worker.interrupt();
+                }
+              }
+            });
+    try {
+      lease.keepAlive();
+      T value;
+      try {
+        value = work.run(lease);
+      } catch (Exception e) {
+        Optional<LeaseLoss> loss = lease.loss();
+        if (loss.isPresent()) {
+          return new RunOutcome.Lost<>(loss.get(), Optional.of(e));
+        }
+        if (e instanceof RuntimeException re) {
+          throw re;
+        }
+        throw new LeaseWorkException(e);
+      }
+      Optional<LeaseLoss> loss = lease.loss();
+      if (loss.isPresent()) {
+        return new RunOutcome.Lost<>(loss.get(), Optional.empty());
+      }
+      return new RunOutcome.Completed<>(value, lease.identity());
+    } finally {
+      unhook.run();
+      synchronized (interruptLock) {
+        state[0] = false;
+        if (state[1]) {
+          Thread.interrupted();
+        }
+      }
+      try {
+        lease.release();
+      } catch (LeaseStoreException e) {
+        System.getLogger(LeaseStore.class.getName())
+            .log(System.Logger.Level.WARNING, "release after exclusive run failed; it will expire", e);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /**
+   * Closes the store: every kept lease is declared lost ({@link LeaseLoss.Reason#STORE_CLOSED}),
+   * so its work stops, and then released; then the store's own scheduler, if it made one, is
+   * stopped. Idempotent. Afterwards every method throws {@link IllegalStateException}.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (Lease lease : keeper.stopAndDrain()) {
+      lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
+      try {
+        releaseUnchecked(lease.identity());
+      } catch (LeaseStoreException e) {
+        System.getLogger(LeaseStore.class.getName())
+            .log(System.Logger.Level.WARNING, "could not release " + lease + " on close", e);
+      }
+    }
+    keeper.shutdown();
+  }
+
+  /**
+   * Whether {@link #close()} was called.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  /**
+   * The default TTL.
+   *
+   * @return the TTL
+   */
+  public Duration ttl() {
+    return ttl;
+  }
+
+  /**
+   * The keeper's renew interval.
+   *
+   * @return the interval
+   */
+  public Duration renewInterval() {
+    return renewInterval;
+  }
+
+  /**
+   * The schema names in use.
+   *
+   * @return the schema
+   */
+  public LeaseSchema schema() {
+    return schema;
+  }
+
+  /**
+   * How many leases the keeper currently renews.
+   *
+   * @return the count
+   */
+  public int keptLeaseCount() {
+    return keeper.size();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  Ticker ticker() {
+    return ticker;
+  }
+
+  long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
+    return sentAtNanos + leaseTtl.toNanos() - safetyMargin.toNanos();
+  }
+
+  void keep(Lease lease) {
+    ensureOwn(lease);
+    ensureOpen();
+    keeper.keep(lease);
+  }
+
+  void forget(Lease lease) {
+    keeper.forget(lease);
+  }
+
+  private void ensureOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("the lease store is closed");
+    }
+  }
+
+  private void ensureOwn(Lease lease) {
+    if (lease == null) {
+      throw new IllegalArgumentException("lease must not be null");
+    }
+    if (lease.store() != this) {
+      throw new IllegalArgumentException(lease + " was acquired from another lease store");
+    }
+  }
+
+  private void checkLeaseTtl(Duration leaseTtl) {
+    checkRange("ttl", leaseTtl, MIN_TTL, MAX_TTL);
+    Duration needed = renewInterval.plus(statementTimeout).plus(safetyMargin);
+    if (leaseTtl.compareTo(needed) < 0) {
+      throw new IllegalArgumentException(
+          "ttl "
+              + leaseTtl
+              + " is shorter than renew interval + statement timeout + safety margin ("
+              + needed
+              + "): a renewal could not complete before the local deadline");
+    }
+  }
+
+  private static long micros(Duration d) {
+    return d.toNanos() / 1_000;
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    return rs.getObject(column, OffsetDateTime.class).toInstant();
+  }
+
+  private static Array array(Connection c, String type, Object[] values) throws SQLException {
+    return c.createArrayOf(type, values);
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    void bind(PreparedStatement ps, Connection c) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface SimpleBinder extends Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+
+    @Override
+    default void bind(PreparedStatement ps, Connection c) throws SQLException {
+      bind(ps);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Reader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private <T> T execute(String statement, String what, SimpleBinder binder, Reader<T> reader) {
+    return execute(statement, what, (Binder) binder, reader);
+  }
+
+  /**
+   * Runs one pipelined short transaction (see {@link LeaseSql}) and reads its only result set.
+   */
+  private <T> T execute(String statement, String what, Binder binder, Reader<T> reader) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (!autoCommit) {
+        c.setAutoCommit(true);
+      }
+      try (PreparedStatement ps = c.prepareStatement(statement)) {
+        binder.bind(ps, c);
+        boolean isResultSet = ps.execute();
+        while (true) {
+          if (isResultSet) {
+            try (ResultSet rs = ps.getResultSet()) {
+              return reader.read(rs);
+            }
+          }
+          if (ps.getUpdateCount() == -1) {
+            throw new IllegalStateException("statement returned no result set: " + what);
+          }
+          isResultSet = ps.getMoreResults();
+        }
+      } catch (SQLException e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        if (!autoCommit && !c.isClosed()) {
+          c.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw new LeaseStoreException(
+          "could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+  }
+
+  /** A failed statement leaves the pipelined transaction open and aborted; end it. */
+  private static void rollbackQuietly(Connection c, SQLException failure) {
+    try (Statement s = c.createStatement()) {
+      s.execute("ROLLBACK");
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  private static void checkRange(String name, Duration d, Duration min, Duration max) {
+    if (d == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be between " + min + " and " + max + ", was " + d);
+    }
+  }
+
+  /**
+   * Options of a {@link LeaseStore}. Every option has a default except the access policy, which
+   * the application must choose. Not thread-safe; {@link #build()} copies the options, so the
+   * builder may be reused.
+   */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private LeaseSchema schema = LeaseSchema.defaults();
+    private Duration ttl = Duration.ofSeconds(30);
+    private Duration renewInterval;
+    private Duration safetyMargin;
+    private Duration lockTimeout;
+    private Duration statementTimeout;
+    private Duration takeoverDelay = Duration.ZERO;
+    private AccessPolicy accessPolicy;
+    private Ticker ticker = Ticker.system();
+    private ScheduledExecutorService scheduler;
+    private String defaultHolder = "pid " + ProcessHandle.current().pid();
+
+    private Builder(DataSource dataSource) {
+      if (dataSource == null) {
+        throw new IllegalArgumentException("dataSource must not be null");
+      }
+      this.dataSource = dataSource;
+    }
+
+    /**
+     * Table and sequence names. Default {@link LeaseSchema#defaults()}.
+     *
+     * @param schema the names
+     * @return this builder
+     */
+    public Builder schema(LeaseSchema schema) {
+      this.schema = require("schema", schema);
+      return this;
+    }
+
+    /**
+     * Default lease TTL, between {@link #MIN_TTL} and {@link #MAX_TTL}. Default 30 s.
+     *
+     * @param ttl the TTL
+     * @return this builder
+     */
+    public Builder ttl(Duration ttl) {
+      this.ttl = require("ttl", ttl);
+      return this;
+    }
+
+    /**
+     * How often the keeper renews kept leases. Default a third of the TTL.
+     *
+     * @param renewInterval the interval
+     * @return this builder
+     */
+    public Builder renewInterval(Duration renewInterval) {
+      this.renewInterval = require("renewInterval", renewInterval);
+      return this;
+    }
+
+    /**
+     * How much earlier than TTL the local deadline falls, to absorb clock-rate differences and
+     * scheduling delays. Default a tenth of the TTL.
+     *
+     * @param safetyMargin the margin, zero or more
+     * @return this builder
+     */
+    public Builder safetyMargin(Duration safetyMargin) {
+      this.safetyMargin = require("safetyMargin", safetyMargin);
+      return this;
+    }
+
+    /**
+     * PostgreSQL {@code lock_timeout} of every statement. Default the smaller of 1 s and a tenth
+     * of the TTL.
+     *
+     * @param lockTimeout the timeout, at least 1 ms
+     * @return this builder
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = require("lockTimeout", lockTimeout);
+      return this;
+    }
+
+    /**
+     * PostgreSQL {@code statement_timeout} of every statement. Default the smaller of 5 s and a
+     * quarter of the TTL.
+     *
+     * @param statementTimeout the timeout, at least the lock timeout
+     * @return this builder
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = require("statementTimeout", statementTimeout);
+      return this;
+    }
+
+    /**
+     * How long a key stays unacquirable after a lease <em>expired</em> (not after a clean
+     * release), so that side effects the vanished run still has in flight can drain before the
+     * next run starts (Chubby's lock-delay). Decided in the acquire statement by database time.
+     * Default zero.
+     *
+     * @param takeoverDelay the delay, between zero and {@link #MAX_TTL}
+     * @return this builder
+     */
+    public Builder takeoverDelay(Duration takeoverDelay) {
+      this.takeoverDelay = require("takeoverDelay", takeoverDelay);
+      return this;
+    }
+
+    /**
+     * Who may run which session (CONTRACT C8). Required: choose {@link AccessPolicy#allowAll()}
+     * explicitly if access is checked before the store.
+     *
+     * @param accessPolicy the policy
+     * @return this builder
+     */
+    public Builder accessPolicy(AccessPolicy accessPolicy) {
+      this.accessPolicy = require("accessPolicy", accessPolicy);
+      return this;
+    }
+
+    /**
+     * The monotonic time source of local deadlines. Default {@link Ticker#system()}.
+     *
+     * @param ticker the ticker
+     * @return this builder
+     */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = require("ticker", ticker);
+      return this;
+    }
+
+    /**
+     * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should
+     * have at least two threads, so a renewal blocked on the database cannot delay the deadline
+     * watch. Default: the store creates and owns one on first use.
+     *
+     * @param scheduler the scheduler
+     * @return this builder
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = require("scheduler", scheduler);
+      return this;
+    }
+
+    /**
+     * Holder description used when a request gives none. Default {@code "pid <pid>"}.
+     *
+     * @param holder the description
+     * @return this builder
+     */
+    public Builder defaultHolder(String holder) {
+      // AcquireRequest validates holder text; reuse it.
+      new AcquireRequest(LeaseKey.of("x", "x"), "x", require("holder", holder), Optional.empty());
+      this.defaultHolder = holder;
+      return this;
+    }
+
+    /**
+     * Builds the store. No connection is opened here.
+     *
+     * @return the store
+     * @throws IllegalArgumentException if options do not fit together
+     * @throws IllegalStateException if no access policy was chosen
+     */
+    public LeaseStore build() {
+      if (accessPolicy == null) {
+        throw new IllegalStateException(
+            "choose an accessPolicy (AccessPolicy.allowAll() if access is checked elsewhere)");
+      }
+      checkRange("ttl", ttl, MIN_TTL, MAX_TTL);
+      checkRange("takeoverDelay", takeoverDelay, Duration.ZERO, MAX_TTL);
+      Builder copy = copy();
+      if (copy.renewInterval == null) {
+        copy.renewInterval = ttl.dividedBy(3);
+      }
+      if (copy.safetyMargin == null) {
+        copy.safetyMargin = ttl.dividedBy(10);
+      }
+      if (copy.lockTimeout == null) {
+        copy.lockTimeout = min(Duration.ofSeconds(1), ttl.dividedBy(10));
+      }
+      if (copy.statementTimeout == null) {
+        copy.statementTimeout = min(Duration.ofSeconds(5), ttl.dividedBy(4));
+      }
+      checkRange("renewInterval", copy.renewInterval, Duration.ofMillis(1), ttl);
+      checkRange("safetyMargin", copy.safetyMargin, Duration.ZERO, ttl);
+      checkRange("lockTimeout", copy.lockTimeout, Duration.ofMillis(1), ttl);
+      checkRange("statementTimeout", copy.statementTimeout, Duration.ofMillis(1), ttl);
+      if (copy.lockTimeout.compareTo(copy.statementTimeout) > 0) {
+        throw new IllegalArgumentException("lockTimeout must not exceed statementTimeout");
+      }
+      Duration needed = copy.renewInterval.plus(copy.statementTimeout).plus(copy.safetyMargin);
+      if (ttl.compareTo(needed) < 0) {
+        throw new IllegalArgumentException(
+            "ttl "
+                + ttl
+                + " is shorter than renewInterval + statementTimeout + safetyMargin ("
+                + needed
+                + "): a renewal could not complete before the local deadline");
+      }
+      return new LeaseStore(copy);
+    }
+
+    private Builder copy() {
+      Builder b = new Builder(dataSource);
+      b.schema = schema;
+      b.ttl = ttl;
+      b.renewInterval = renewInterval;
+      b.safetyMargin = safetyMargin;
+      b.lockTimeout = lockTimeout;
+      b.statementTimeout = statementTimeout;
+      b.takeoverDelay = takeoverDelay;
+      b.accessPolicy = accessPolicy;
+      b.ticker = ticker;
+      b.scheduler = scheduler;
+      b.defaultHolder = defaultHolder;
+      return b;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+      return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private static <T> T require(String name, T value) {
+      if (value == null) {
+        throw new IllegalArgumentException(name + " must not be null");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.LeaseholdException;
+
+/**
+ * The database failed or could not be reached. The outcome of the statement is unknown: an
+ * acquire may have succeeded (the lease then simply expires), a renew may or may not have
+ * extended the lease. Retrying acquire later is safe; a lease whose renewal failed this way is
+ * treated as lost (CONTRACT C6).
+ */
+public class LeaseStoreException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param message what was attempted
+   * @param cause the database failure
+   */
+  public LeaseStoreException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

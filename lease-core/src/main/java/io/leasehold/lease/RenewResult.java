@@ -1,0 +1,26 @@
+package io.leasehold.lease;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What a renewal did.
+ *
+ * @param renewed true if the lease was live and now ends at {@code expiresAt}; false if the run no
+ *     longer held it (expired, released or taken over): nothing was changed, and the lease is
+ *     treated as lost from then on
+ * @param expiresAt the new expiry in database time, when renewed
+ * @param databaseNow the database clock at the renewal
+ */
+public record RenewResult(boolean renewed, Optional<Instant> expiresAt, Instant databaseNow) {
+  /**
+   * Checks the components agree.
+   *
+   * @throws IllegalArgumentException if they do not
+   */
+  public RenewResult {
+    if (expiresAt == null || databaseNow == null || renewed != expiresAt.isPresent()) {
+      throw new IllegalArgumentException("expiresAt is present exactly when renewed");
+    }
+  }
+}

@@ -1,0 +1,28 @@
+-- Leasehold lease schema, as plain SQL for users who migrate with a tool other than Liquibase.
+-- Same objects as db.changelog.xml with the default names (LeaseSchemaTest proves it).
+-- LeaseSchema.sqlScript() renders this file for other table and sequence names.
+
+-- CACHE 1: a per-connection cache would hand out fences out of order (CONTRACT C3).
+CREATE SEQUENCE leasehold_fence_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 CACHE 1 NO CYCLE;
+
+-- One row per lease key, kept once created: release marks the row rather than deleting it.
+CREATE TABLE leasehold_lease (
+  account_id  text        NOT NULL,
+  session_id  text        NOT NULL,
+  run_id      uuid        NOT NULL,
+  fence       bigint      NOT NULL,
+  holder      text        NOT NULL DEFAULT '',
+  acquired_at timestamptz NOT NULL,
+  renewed_at  timestamptz NOT NULL,
+  expires_at  timestamptz NOT NULL,
+  released_at timestamptz,
+  CONSTRAINT leasehold_lease_pkey PRIMARY KEY (account_id, session_id)
+);
+
+ALTER TABLE leasehold_lease
+  ADD CONSTRAINT leasehold_lease_key_check
+    CHECK (char_length(account_id) BETWEEN 1 AND 128 AND char_length(session_id) BETWEEN 1 AND 128),
+  ADD CONSTRAINT leasehold_lease_fence_check CHECK (fence > 0),
+  ADD CONSTRAINT leasehold_lease_holder_check CHECK (char_length(holder) <= 200);
+
+CREATE INDEX leasehold_lease_expires_idx ON leasehold_lease (expires_at);
