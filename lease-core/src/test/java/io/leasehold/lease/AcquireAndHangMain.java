@@ -1,0 +1,36 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.LeaseKey;
+import java.time.Duration;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Child process of {@link KilledProcessTest}: acquires a lease, keeps it alive, reports it on
+ * standard output and then waits to be killed. Arguments: JDBC URL, user, password, account,
+ * session, TTL in milliseconds.
+ */
+public final class AcquireAndHangMain {
+  private AcquireAndHangMain() {}
+
+  public static void main(String[] args) throws Exception {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(args[0]);
+    ds.setUser(args[1]);
+    ds.setPassword(args[2]);
+    LeaseStore store =
+        LeaseStore.builder(ds)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMillis(Long.parseLong(args[5])))
+            .build();
+    AcquireResult r = store.tryAcquire(LeaseKey.of(args[3], args[4]), args[3]);
+    if (!(r instanceof AcquireResult.Acquired a)) {
+      System.out.println("BUSY " + r);
+      System.exit(2);
+      return;
+    }
+    a.lease().keepAlive();
+    System.out.println("ACQUIRED " + a.lease().fence() + " " + a.lease().runId());
+    System.out.flush();
+    Thread.sleep(Long.MAX_VALUE); // until killed
+  }
+}

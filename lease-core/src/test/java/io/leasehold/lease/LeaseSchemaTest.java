@@ -1,0 +1,85 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.PostgresServer;
+import io.leasehold.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Liquibase changelog and the plain SQL file produce the same schema (Liquibase's own history
+ * tables aside), for default and custom names.
+ */
+class LeaseSchemaTest {
+  private static final String CATALOG =
+      "SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' null='"
+          + " || is_nullable || ' default=' || coalesce(column_default, '-')"
+          + " FROM information_schema.columns WHERE table_schema = 'public' AND table_name LIKE '%lease%'"
+          + " AND table_name NOT LIKE '%changelog%'"
+          + " UNION ALL SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid)"
+          + " FROM pg_constraint WHERE connamespace = 'public'::regnamespace"
+          + " AND conname NOT LIKE '%changelog%'"
+          + " UNION ALL SELECT 'index ' || indexname || ' ' || indexdef FROM pg_indexes"
+          + " WHERE schemaname = 'public' AND tablename LIKE '%lease%'"
+          + " AND tablename NOT LIKE '%changelog%'"
+          + " UNION ALL SELECT 'sequence ' || sequencename || ' ' || data_type || ' start=' || start_value"
+          + " || ' min=' || min_value || ' inc=' || increment_by || ' cache=' || cache_size"
+          + " || ' cycle=' || cycle FROM pg_sequences WHERE schemaname = 'public'"
+          + " ORDER BY 1";
+
+  @Test
+  void liquibaseAndPlainSqlProduceTheSameCatalog() throws Exception {
+    LeaseSchema custom = new LeaseSchema("agent_lease", "agent_fence_seq");
+    try (TestDatabase viaLiquibase = PostgresServer.shared().createDatabase(null, ds -> {});
+        TestDatabase viaSql = PostgresServer.shared().createDatabase(null, ds -> {})) {
+      LeaseSchema.defaults().apply(viaLiquibase.dataSource());
+      custom.apply(viaLiquibase.dataSource());
+      // Applying again is a no-op.
+      LeaseSchema.defaults().apply(viaLiquibase.dataSource());
+
+      try (Connection c = viaSql.newConnection();
+          Statement s = c.createStatement()) {
+        s.execute(LeaseSchema.defaults().sqlScript());
+        s.execute(custom.sqlScript());
+      }
+      List<String> fromLiquibase = catalog(viaLiquibase);
+      List<String> fromSql = catalog(viaSql);
+      assertThat(fromLiquibase).isEqualTo(fromSql);
+      assertThat(fromSql)
+          .anyMatch(l -> l.startsWith("sequence leasehold_fence_seq bigint start=1 min=1 inc=1 cache=1"))
+          .anyMatch(l -> l.startsWith("sequence agent_fence_seq"))
+          .anyMatch(l -> l.contains("leasehold_lease_pkey PRIMARY KEY (account_id, session_id)"))
+          .anyMatch(l -> l.startsWith("column agent_lease.run_id uuid null=NO"));
+
+      // A store on the custom names works in both databases.
+      for (TestDatabase db : List.of(viaLiquibase, viaSql)) {
+        try (LeaseStore store =
+            LeaseStore.builder(db.dataSource())
+                .schema(custom)
+                .accessPolicy(AccessPolicy.allowAll())
+                .build()) {
+          assertThat(store.tryAcquire(LeaseKey.of("a", "s"), "a"))
+              .isInstanceOf(AcquireResult.Acquired.class);
+        }
+      }
+    }
+  }
+
+  private static List<String> catalog(TestDatabase db) throws Exception {
+    List<String> lines = new ArrayList<>();
+    try (Connection c = db.newConnection();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery(CATALOG)) {
+      while (r.next()) {
+        lines.add(r.getString(1));
+      }
+    }
+    return lines;
+  }
+}
