@@ -75,7 +75,7 @@ class ConcurrentAcquireTest {
   void fencesStrictlyIncreaseOverThousandsOfContendedHandovers() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "handover");
     int threads = 8;
-    int attemptsPerThread = 600;
+    int handovers = 3000;
     List<Long> log = new ArrayList<>();
     try (HikariDataSource pool = db.database().newPool(threads);
         LeaseStore store = store(pool)) {
@@ -88,17 +88,25 @@ class ConcurrentAcquireTest {
                 () -> {
                   start.await();
                   int wins = 0;
-                  for (int i = 0; i < attemptsPerThread; i++) {
+                  while (true) {
+                    synchronized (log) {
+                      if (log.size() >= handovers) {
+                        return wins;
+                      }
+                    }
                     AcquireResult r = store.tryAcquire(key, "acct");
                     if (r instanceof AcquireResult.Acquired a) {
                       synchronized (log) {
+                        if (log.size() >= handovers) {
+                          a.lease().release();
+                          return wins;
+                        }
                         log.add(a.lease().fence());
                       }
                       assertThat(a.lease().release()).isEqualTo(ReleaseResult.RELEASED);
                       wins++;
                     }
                   }
-                  return wins;
                 }));
       }
       int total = 0;
@@ -106,7 +114,7 @@ class ConcurrentAcquireTest {
         total += f.get(120, TimeUnit.SECONDS);
       }
       workers.shutdown();
-      assertThat(total).isEqualTo(log.size()).isGreaterThan(1000);
+      assertThat(total).isEqualTo(log.size()).isEqualTo(handovers);
     }
     for (int i = 1; i < log.size(); i++) {
       assertThat(log.get(i)).as("fence #%d after %d", i, log.get(i - 1)).isGreaterThan(log.get(i - 1));

@@ -1,0 +1,83 @@
+package io.leasehold.examples;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.AcquireRequest;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStatus;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.RunOutcome;
+import java.time.Duration;
+
+/**
+ * The README's usage example, compiled on every build so it cannot drift from the API. Each
+ * region between {@code // region} and {@code // endregion} is quoted in README.md or docs/.
+ */
+public final class QuickStart {
+  private QuickStart() {}
+
+  /**
+   * Acquires a session's lease, works under it and releases it.
+   *
+   * @param jdbcUrl a PostgreSQL database
+   * @param user its user
+   * @param password its password
+   */
+  public static void run(String jdbcUrl, String user, String password) {
+    // region quickstart
+    HikariDataSource dataSource = new HikariDataSource();
+    dataSource.setJdbcUrl(jdbcUrl);
+    dataSource.setUsername(user);
+    dataSource.setPassword(password);
+    LeaseSchema.defaults().apply(dataSource); // Liquibase; or run LeaseSchema.sqlScript() yourself
+
+    try (LeaseStore store =
+        LeaseStore.builder(dataSource)
+            .accessPolicy(AccessPolicy.callerOwnsAccount()) // your authorization decision
+            .ttl(Duration.ofSeconds(30))
+            .build()) {
+      LeaseKey session = LeaseKey.of("acct-7", "chat-1");
+      AcquireResult result =
+          store.tryAcquire(AcquireRequest.of(session, "acct-7").withHolder("desktop"));
+      if (result instanceof AcquireResult.Acquired acquired) {
+        try (Lease lease = acquired.lease().keepAlive()) {
+          FencingToken token = lease.token(); // throws LeaseLostException once the lease is lost
+          System.out.println("running with fence " + token.fence());
+        } // close() releases
+      } else if (result instanceof AcquireResult.Busy busy) {
+        LeaseStatus status = busy.status();
+        System.out.println("busy: " + status.owner().orElseThrow().holder()
+            + " runs until " + status.owner().orElseThrow().expiresAt());
+      }
+    }
+    // endregion
+    dataSource.close();
+  }
+
+  /**
+   * The one-call form.
+   *
+   * @param store the store
+   * @return what the work returned, or null if it did not complete
+   */
+  public static String runExclusive(LeaseStore store) {
+    // region run-exclusive
+    RunOutcome<String> outcome =
+        store.runExclusive(
+            AcquireRequest.of(LeaseKey.of("acct-7", "chat-1"), "acct-7"),
+            lease -> {
+              // The calling thread is interrupted if the lease is lost.
+              return "generated with fence " + lease.token().fence();
+            });
+    if (outcome instanceof RunOutcome.Completed<String> done) {
+      return done.value();
+    }
+    // RunOutcome.NotAcquired (someone else runs) or RunOutcome.Lost (stopped mid-way)
+    return null;
+    // endregion
+  }
+}

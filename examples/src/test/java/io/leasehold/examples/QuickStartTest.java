@@ -1,0 +1,26 @@
+package io.leasehold.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.TestDatabase;
+import io.leasehold.testing.TestDatabaseExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The README's samples run, not only compile. */
+class QuickStartTest {
+  @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
+
+  @Test
+  void quickStartRunsOnRealPostgres() {
+    TestDatabase d = db.database();
+    QuickStart.run(d.jdbcUrl(), d.server().user(), d.server().password());
+    try (LeaseStore store =
+        LeaseStore.builder(d.dataSource()).accessPolicy(AccessPolicy.callerOwnsAccount()).build()) {
+      assertThat(QuickStart.runExclusive(store)).startsWith("generated with fence ");
+      assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1")).isHeld()).isFalse();
+    }
+  }
+}
