@@ -1,0 +1,288 @@
+package io.leasehold.adapters.jdbc;
+
+import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.StaleFenceException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+
+/**
+ * Runs the caller's JDBC writes in one transaction that commits only if the token's fence is at
+ * least the key's high-water mark (CONTRACT C9, C10).
+ *
+ * <pre>{@code
+ * FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDataSource).build();
+ * writer.write(lease, (connection, token) -> {
+ *   try (PreparedStatement ps = connection.prepareStatement("INSERT INTO messages ...")) {
+ *     ...
+ *   }
+ *   return null;
+ * });
+ * }</pre>
+ *
+ * <p>The transaction's first statement is a conditional UPSERT on the key's row of the
+ * high-water table ({@link HighWaterSchema}): it raises the mark, or returns nothing when the
+ * fence is stale. Either way it holds the row lock until the transaction ends, so writers of one
+ * key are serialized and no lower fence can commit after a higher one (also across processes: the
+ * lock is the database's). A stale token rolls everything back and throws {@link
+ * StaleFenceException}; nothing the work did is kept.
+ *
+ * <h2>Strict mode</h2>
+ *
+ * The fence alone refuses a run once a <em>newer</em> run has written here. A run whose lease
+ * expired but that nobody has replaced yet still has the highest fence, so its late write would be
+ * admitted. When the resource database is also the lease database, {@link
+ * Builder#strictLeaseTable(String)} adds, as the transaction's last statement, a check that the
+ * run still holds a live lease (key, run id and fence match, not released, not expired by {@code
+ * clock_timestamp()}), taken with {@code FOR SHARE} so the lease cannot change until the commit;
+ * otherwise everything rolls back and {@link LeaseLostException} is thrown. The check briefly
+ * delays a renewal or takeover of the same lease by the length of the commit.
+ *
+ * <p>Thread-safe.
+ */
+public final class FencedJdbcWriter {
+  private final DataSource dataSource;
+  private final HighWaterSchema schema;
+  private final String leaseTable;
+  private final Duration lockTimeout;
+
+  /**
+   * The admission, sent with {@code SET LOCAL lock_timeout} in one round trip: raise the mark or
+   * return nothing when stale. ON CONFLICT locks the key's row whether or not the WHERE holds, so
+   * the mark cannot move until this transaction ends. Parameters: account, session, fence, run id.
+   */
+  private final String admitSql;
+
+  /** The mark of a refused token, read under the row lock the admission took. */
+  private final String markSql;
+
+  /**
+   * Strict mode's last statement: the run's lease is live by database time. FOR SHARE keeps the
+   * lease row from being renewed, released or taken over until the commit. Parameters: account,
+   * session, run id, fence.
+   */
+  private final String liveLeaseSql;
+
+  private FencedJdbcWriter(Builder b) {
+    this.dataSource = b.dataSource;
+    this.schema = b.schema;
+    this.leaseTable = b.leaseTable;
+    this.lockTimeout = b.lockTimeout;
+    String t = schema.table();
+    this.admitSql =
+        "SET LOCAL lock_timeout = " + lockTimeout.toMillis() + "; "
+            + "INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
+            + " VALUES (?, ?, ?, ?, clock_timestamp())"
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
+            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
+            + " WHERE h.fence <= EXCLUDED.fence"
+            + " RETURNING h.fence";
+    this.markSql = "SELECT fence FROM " + t + " WHERE account_id = ? AND session_id = ?";
+    this.liveLeaseSql =
+        leaseTable == null
+            ? null
+            : "SELECT 1 FROM " + leaseTable
+                + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
+                + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @param dataSource the resource database (PostgreSQL)
+   * @return the builder
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /**
+   * Runs the work in one fenced transaction.
+   *
+   * @param fenced the run's lease (refused locally once lost) or token
+   * @param work the writes
+   * @param <T> the work's result
+   * @return what the work returned, after the commit
+   * @throws StaleFenceException if a newer run has been admitted for the key; rolled back
+   * @throws LeaseLostException if the lease is known lost locally, or in strict mode if the run no
+   *     longer holds a live lease; rolled back
+   * @throws ResourceAccessException if the database or the work fails; rolled back
+   */
+  public <T> T write(Fenced fenced, JdbcWork<T> work) {
+    if (work == null) {
+      throw new IllegalArgumentException("work must not be null");
+    }
+    FencingToken token = Fenced.present(fenced);
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        admit(c, token);
+        T result = work.run(c, token);
+        if (liveLeaseSql != null) {
+          checkLiveLease(c, token);
+        }
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        rollback(c, e);
+        throw e;
+      } finally {
+        c.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      throw new ResourceAccessException(
+          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The highest fence admitted for a key.
+   *
+   * @param key the lease key
+   * @return the mark, or empty if none
+   * @throws ResourceAccessException if the database fails
+   */
+  public OptionalLong highWaterMark(LeaseKey key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(markSql)) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    } catch (SQLException e) {
+      throw new ResourceAccessException("could not read the high-water mark of " + key, e);
+    }
+  }
+
+  private void admit(Connection c, FencingToken token) throws SQLException {
+    boolean admitted;
+    try (PreparedStatement ps = c.prepareStatement(admitSql)) {
+      ps.setString(1, token.key().accountId());
+      ps.setString(2, token.key().sessionId());
+      ps.setLong(3, token.fence());
+      ps.setObject(4, token.runId());
+      boolean isResultSet = ps.execute();
+      while (!isResultSet && ps.getUpdateCount() != -1) {
+        isResultSet = ps.getMoreResults();
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        admitted = rs.next();
+      }
+    }
+    if (!admitted) {
+      long highest;
+      try (PreparedStatement ps = c.prepareStatement(markSql)) {
+        ps.setString(1, token.key().accountId());
+        ps.setString(2, token.key().sessionId());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          highest = rs.getLong(1);
+        }
+      }
+      throw new StaleFenceException(token, highest);
+    }
+  }
+
+  private void checkLiveLease(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(liveLeaseSql)) {
+      ps.setString(1, token.key().accountId());
+      ps.setString(2, token.key().sessionId());
+      ps.setObject(3, token.runId());
+      ps.setLong(4, token.fence());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
+        }
+      }
+    }
+  }
+
+  private static void rollback(Connection c, Exception failure) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Options of a {@link FencedJdbcWriter}. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private HighWaterSchema schema = HighWaterSchema.defaults();
+    private String leaseTable;
+    private Duration lockTimeout = Duration.ofSeconds(5);
+
+    private Builder(DataSource dataSource) {
+      if (dataSource == null) {
+        throw new IllegalArgumentException("dataSource must not be null");
+      }
+      this.dataSource = dataSource;
+    }
+
+    /**
+     * The high-water table. Default {@link HighWaterSchema#defaults()}.
+     *
+     * @param schema the table
+     * @return this builder
+     */
+    public Builder schema(HighWaterSchema schema) {
+      if (schema == null) {
+        throw new IllegalArgumentException("schema must not be null");
+      }
+      this.schema = schema;
+      return this;
+    }
+
+    /**
+     * Enables strict mode: the resource database is the lease database, and a write commits only
+     * if the run still holds a live lease in this table. Default off.
+     *
+     * @param leaseTable the lease table's name (lease-core's default is {@code leasehold_lease})
+     * @return this builder
+     */
+    public Builder strictLeaseTable(String leaseTable) {
+      if (leaseTable == null || !HighWaterSchema.IDENTIFIER.matcher(leaseTable).matches()) {
+        throw new IllegalArgumentException(
+            "lease table name '" + leaseTable + "' is not a lower-case SQL identifier of at most 40 characters");
+      }
+      this.leaseTable = leaseTable;
+      return this;
+    }
+
+    /**
+     * How long the admission waits for another writer of the same key. Default 5 s.
+     *
+     * @param lockTimeout at least 1 ms
+     * @return this builder
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h");
+      }
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
+     * Builds the writer. No connection is opened here.
+     *
+     * @return the writer
+     */
+    public FencedJdbcWriter build() {
+      return new FencedJdbcWriter(this);
+    }
+  }
+}

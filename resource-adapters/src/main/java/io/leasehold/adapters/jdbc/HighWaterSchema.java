@@ -1,0 +1,105 @@
+package io.leasehold.adapters.jdbc;
+
+import io.leasehold.adapters.ResourceAccessException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.Map;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import liquibase.Contexts;
+import liquibase.LabelExpression;
+import liquibase.Liquibase;
+import liquibase.Scope;
+import liquibase.database.Database;
+import liquibase.database.DatabaseFactory;
+import liquibase.database.jvm.JdbcConnection;
+import liquibase.resource.ClassLoaderResourceAccessor;
+import liquibase.ui.LoggerUIService;
+
+/**
+ * The database writer's high-water table: one row per lease key with the highest fence admitted.
+ * Created by the Liquibase changelog {@value #CHANGELOG} (history in {@code <table>_changelog}) or
+ * by the same schema as plain SQL, {@link #sqlScript()}.
+ *
+ * @param table the table name: a lower-case identifier of at most 40 characters, default
+ *     {@value #DEFAULT_TABLE}
+ */
+public record HighWaterSchema(String table) {
+  /** Default table name. */
+  public static final String DEFAULT_TABLE = "leasehold_high_water";
+  /** Class-path location of the changelog. */
+  public static final String CHANGELOG = "io/leasehold/adapters/jdbc/high-water.changelog.xml";
+  /** Class-path location of the plain SQL schema (default name). */
+  public static final String SQL_SCRIPT = "io/leasehold/adapters/jdbc/high-water-schema.sql";
+
+  static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
+
+  /**
+   * Validates the name.
+   *
+   * @throws IllegalArgumentException if it is not a safe identifier
+   */
+  public HighWaterSchema {
+    if (table == null || !IDENTIFIER.matcher(table).matches()) {
+      throw new IllegalArgumentException(
+          "high-water table name '" + table + "' is not a lower-case SQL identifier of at most 40 characters");
+    }
+  }
+
+  /**
+   * The default name.
+   *
+   * @return {@code leasehold_high_water}
+   */
+  public static HighWaterSchema defaults() {
+    return new HighWaterSchema(DEFAULT_TABLE);
+  }
+
+  /**
+   * Creates or upgrades the table with the shipped changelog; safe to call at every start.
+   *
+   * @param dataSource the resource database
+   * @throws ResourceAccessException if the migration fails
+   */
+  public void apply(DataSource dataSource) {
+    if (dataSource == null) {
+      throw new IllegalArgumentException("dataSource must not be null");
+    }
+    try (Connection connection = dataSource.getConnection()) {
+      Database database =
+          DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
+      database.setDatabaseChangeLogTableName(table + "_changelog");
+      database.setDatabaseChangeLogLockTableName(table + "_changelog_lock");
+      Scope.child(
+          Map.of(Scope.Attr.ui.name(), new LoggerUIService()),
+          () -> {
+            Liquibase liquibase =
+                new Liquibase(
+                    CHANGELOG, new ClassLoaderResourceAccessor(HighWaterSchema.class.getClassLoader()), database);
+            liquibase.setChangeLogParameter("leasehold.highWaterTable", table);
+            liquibase.update(new Contexts(), new LabelExpression());
+          });
+    } catch (Exception e) {
+      throw new ResourceAccessException("could not apply the high-water schema: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The schema as plain SQL with this table name.
+   *
+   * @return the SQL
+   */
+  public String sqlScript() {
+    try (InputStream in = HighWaterSchema.class.getClassLoader().getResourceAsStream(SQL_SCRIPT)) {
+      if (in == null) {
+        throw new IllegalStateException(SQL_SCRIPT + " is missing from the class path");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace(DEFAULT_TABLE, table);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

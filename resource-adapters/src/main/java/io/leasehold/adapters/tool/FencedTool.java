@@ -1,0 +1,45 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Optional;
+
+/**
+ * A side-effecting tool an agent calls: a name, JSON arguments in, a JSON result out.
+ *
+ * <p>A tool that calls a downstream service should forward {@link ToolInvocation#token()} (for
+ * example in the {@link io.leasehold.fencing.TokenTransport#HTTP_HEADER} header) so that service
+ * can refuse a stale run itself; otherwise the fence protects only the start of the call.
+ *
+ * <p>Implementations must be thread-safe if one run calls them in parallel.
+ */
+public interface FencedTool {
+  /**
+   * The tool's name, unique within an executor.
+   *
+   * @return the name
+   */
+  String name();
+
+  /**
+   * Performs the call.
+   *
+   * @param invocation the arguments, the admitted token and the call's identity
+   * @return the result, never null (use a {@code NullNode})
+   * @throws Exception anything; the call is journaled as failed and the executor throws {@link
+   *     ToolCallFailedException}
+   */
+  JsonNode call(ToolInvocation invocation) throws Exception;
+
+  /**
+   * A key that identifies this call's effect, for tools whose effect may safely be requested
+   * again with the same key (the downstream system deduplicates by it). When present, the
+   * executor passes it to the tool, records it in the journal, and answers a repeated call with
+   * the same key from the journal once an earlier call finished. Default: none.
+   *
+   * @param arguments the call's arguments
+   * @return the key, or empty if the tool is not idempotent
+   */
+  default Optional<String> idempotencyKey(JsonNode arguments) {
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,240 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.StaleFenceException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Runs side-effecting agent tools only for the newest run of each session, and journals every
+ * call so that a later run can tell which calls of an earlier run are in doubt.
+ *
+ * <pre>{@code
+ * FencedToolExecutor tools = FencedToolExecutor.builder()
+ *     .journal(FileToolJournal.open(Path.of("/var/lib/agent/tools.jsonl")))
+ *     .tool(sendEmail)
+ *     .build();
+ * ToolResult sent = tools.call(lease, "send_email", arguments);
+ * }</pre>
+ *
+ * <p>A call goes through these steps, in order:
+ *
+ * <ol>
+ *   <li>the lease is asked for its token: a run whose lease is known lost is refused here, before
+ *       anything is recorded (CONTRACT C6);
+ *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal});
+ *   <li>the lease is asked again, and the journal admits the token and records the call as
+ *       STARTED in one atomic step; a lower fence than the key's mark is refused (C9) and
+ *       journaled as REFUSED; once a higher fence is admitted, no lower one starts a call (C10);
+ *   <li>the tool runs, on the caller's thread, outside any lock, so one run may call tools in
+ *       parallel;
+ *   <li>the call is journaled as FINISHED or FAILED.
+ * </ol>
+ *
+ * <h2>What it cannot stop (CONTRACT C12)</h2>
+ *
+ * A call that started before a newer run was admitted runs to its end: the executor cannot recall
+ * it. A tool whose effect lands on a system that never sees the token (an e-mail, a payment API
+ * without idempotency) is protected only by the run stopping when its lease is lost; forward
+ * {@link ToolInvocation#token()} wherever the downstream system can check it. After a crash, use
+ * {@link #inDoubt} to find calls whose outcome nobody confirmed.
+ *
+ * <p>Thread-safe.
+ */
+public final class FencedToolExecutor {
+  private final Map<String, FencedTool> tools;
+  private final ToolJournal journal;
+
+  private FencedToolExecutor(Builder b) {
+    this.tools = Map.copyOf(b.tools);
+    this.journal = b.journal;
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @return the builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Calls a tool under a fence.
+   *
+   * @param fenced the run's lease (refused locally once lost) or its token
+   * @param toolName the tool
+   * @param arguments the arguments
+   * @return the result
+   * @throws StaleFenceException if a newer run has been admitted for the key; the tool did not run
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
+   *     run
+   * @throws ToolCallFailedException if the tool threw
+   * @throws IllegalArgumentException if the tool is unknown or an argument is null
+   * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written
+   */
+  public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
+    FencingToken token = Fenced.present(fenced);
+    if (toolName == null || !tools.containsKey(toolName)) {
+      throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
+    }
+    if (arguments == null) {
+      throw new IllegalArgumentException("arguments must not be null (use a NullNode)");
+    }
+    FencedTool tool = tools.get(toolName);
+    Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
+    UUID callId = UUID.randomUUID();
+    journal.intended(
+        new ToolCall(
+            callId,
+            toolName,
+            token,
+            arguments,
+            idempotencyKey,
+            ToolCall.State.INTENDED,
+            Optional.empty(),
+            Optional.empty()));
+
+    // Ask again: the lease may have been lost while the intent was written.
+    Fenced.present(fenced);
+    Admission admission = journal.admitAndStart(token, callId);
+
+    if (idempotencyKey.isPresent()) {
+      Optional<JsonNode> earlier = finishedResult(token.key(), toolName, idempotencyKey.get(), callId);
+      if (earlier.isPresent()) {
+        journal.finished(callId, earlier.get());
+        return new ToolResult(callId, earlier.get(), admission, true);
+      }
+    }
+    JsonNode result;
+    try {
+      result = tool.call(new ToolInvocation(callId, toolName, arguments, token, idempotencyKey));
+      if (result == null) {
+        throw new IllegalStateException("tool " + toolName + " returned null");
+      }
+    } catch (Exception e) {
+      journal.failed(callId, e.toString());
+      throw new ToolCallFailedException(callId, toolName, e);
+    }
+    journal.finished(callId, result);
+    return new ToolResult(callId, result, admission, false);
+  }
+
+  /**
+   * Calls of earlier runs of the presenter's session that were intended or started but never
+   * confirmed: their effect may or may not have happened. The next run decides what to do (retry
+   * idempotent ones, ask the user, compensate).
+   *
+   * @param current the current run's lease or token
+   * @return the in-doubt calls of runs with a lower fence, oldest first
+   */
+  public List<ToolCall> inDoubt(Fenced current) {
+    FencingToken token = Fenced.present(current);
+    List<ToolCall> out = new ArrayList<>();
+    for (ToolCall c : journal.calls(token.key())) {
+      if (c.inDoubt() && c.token().fence() < token.fence()) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every journaled call of a session.
+   *
+   * @param key the session
+   * @return the calls, oldest first
+   */
+  public List<ToolCall> calls(LeaseKey key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    return journal.calls(key);
+  }
+
+  /**
+   * The names of the registered tools.
+   *
+   * @return the names
+   */
+  public Set<String> toolNames() {
+    return tools.keySet();
+  }
+
+  private Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey, UUID except) {
+    for (ToolCall c : journal.calls(key)) {
+      if (!c.callId().equals(except)
+          && c.state() == ToolCall.State.FINISHED
+          && c.tool().equals(tool)
+          && c.idempotencyKey().equals(Optional.of(idempotencyKey))) {
+        return c.result();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Options of a {@link FencedToolExecutor}. Not thread-safe. */
+  public static final class Builder {
+    private final Map<String, FencedTool> tools = new LinkedHashMap<>();
+    private ToolJournal journal;
+
+    private Builder() {}
+
+    /**
+     * Registers a tool.
+     *
+     * @param tool the tool
+     * @return this builder
+     * @throws IllegalArgumentException if a tool of that name is registered already
+     */
+    public Builder tool(FencedTool tool) {
+      if (tool == null || tool.name() == null || tool.name().isBlank()) {
+        throw new IllegalArgumentException("tool and its name must not be null or blank");
+      }
+      if (tools.putIfAbsent(tool.name(), tool) != null) {
+        throw new IllegalArgumentException("a tool named " + tool.name() + " is registered already");
+      }
+      return this;
+    }
+
+    /**
+     * Where calls are journaled and marks kept. Required: {@link FileToolJournal} for a durable,
+     * multi-process journal, {@link MemoryToolJournal} for one that lives in this process only.
+     *
+     * @param journal the journal
+     * @return this builder
+     */
+    public Builder journal(ToolJournal journal) {
+      if (journal == null) {
+        throw new IllegalArgumentException("journal must not be null");
+      }
+      this.journal = journal;
+      return this;
+    }
+
+    /**
+     * Builds the executor.
+     *
+     * @return the executor
+     * @throws IllegalStateException if no journal or no tool was given
+     */
+    public FencedToolExecutor build() {
+      if (journal == null) {
+        throw new IllegalStateException("choose a journal (FileToolJournal or MemoryToolJournal)");
+      }
+      if (tools.isEmpty()) {
+        throw new IllegalStateException("register at least one tool");
+      }
+      return new FencedToolExecutor(this);
+    }
+  }
+}

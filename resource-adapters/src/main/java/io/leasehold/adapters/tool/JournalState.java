@@ -1,0 +1,78 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.StaleFenceException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/** The calls and marks a journal knows, shared by both journals. Not thread-safe. */
+final class JournalState {
+  private final Map<UUID, ToolCall> calls = new LinkedHashMap<>();
+  private final Map<LeaseKey, Long> marks = new HashMap<>();
+
+  void intended(ToolCall call) {
+    if (calls.putIfAbsent(call.callId(), call) != null) {
+      throw new IllegalStateException("call " + call.callId() + " is already journaled");
+    }
+  }
+
+  /** Checks the token against the mark; does not change anything. */
+  long check(FencingToken token) {
+    long mark = marks.getOrDefault(token.key(), 0L);
+    if (token.fence() < mark) {
+      throw new StaleFenceException(token, mark);
+    }
+    return mark;
+  }
+
+  Admission started(FencingToken token, UUID callId) {
+    long mark = check(token);
+    marks.put(token.key(), token.fence());
+    update(callId, ToolCall.State.STARTED, Optional.empty(), Optional.empty());
+    return new Admission(token, mark);
+  }
+
+  void refused(UUID callId, long highest) {
+    update(callId, ToolCall.State.REFUSED, Optional.empty(), Optional.of("stale; highest fence " + highest));
+  }
+
+  void finished(UUID callId, JsonNode result) {
+    update(callId, ToolCall.State.FINISHED, Optional.of(result), Optional.empty());
+  }
+
+  void failed(UUID callId, String error) {
+    update(callId, ToolCall.State.FAILED, Optional.empty(), Optional.of(error));
+  }
+
+  private void update(UUID callId, ToolCall.State state, Optional<JsonNode> result, Optional<String> error) {
+    ToolCall call = calls.get(callId);
+    if (call == null) {
+      throw new IllegalStateException("call " + callId + " was never journaled as intended");
+    }
+    calls.put(callId, call.with(state, result, error));
+  }
+
+  List<ToolCall> calls(LeaseKey key) {
+    List<ToolCall> out = new ArrayList<>();
+    for (ToolCall c : calls.values()) {
+      if (c.token().key().equals(key)) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  OptionalLong mark(LeaseKey key) {
+    Long m = marks.get(key);
+    return m == null ? OptionalLong.empty() : OptionalLong.of(m);
+  }
+}

@@ -1,0 +1,57 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.StaleFenceException;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * A journal kept in memory: marks and calls are lost with the process, and it guards only
+ * executors in this process. For tests, benchmarks, and tools whose effects need no record.
+ * Thread-safe.
+ */
+public final class MemoryToolJournal implements ToolJournal {
+  private final JournalState state = new JournalState();
+
+  /** Creates an empty journal. */
+  public MemoryToolJournal() {}
+
+  @Override
+  public synchronized void intended(ToolCall call) {
+    state.intended(call);
+  }
+
+  @Override
+  public synchronized Admission admitAndStart(FencingToken token, UUID callId) {
+    try {
+      return state.started(token, callId);
+    } catch (StaleFenceException e) {
+      state.refused(callId, e.highestFence());
+      throw e;
+    }
+  }
+
+  @Override
+  public synchronized void finished(UUID callId, JsonNode result) {
+    state.finished(callId, result);
+  }
+
+  @Override
+  public synchronized void failed(UUID callId, String error) {
+    state.failed(callId, error);
+  }
+
+  @Override
+  public synchronized List<ToolCall> calls(LeaseKey key) {
+    return state.calls(key);
+  }
+
+  @Override
+  public synchronized OptionalLong highWaterMark(LeaseKey key) {
+    return state.mark(key);
+  }
+}

@@ -1,0 +1,72 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.StaleFenceException;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * Where a {@link FencedToolExecutor} records its calls and keeps its high-water marks. The
+ * admission and the STARTED record are one atomic step, so the journal is also the executor's
+ * guard: {@link FileToolJournal} makes it hold across processes, {@link MemoryToolJournal} only
+ * within one.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface ToolJournal {
+  /**
+   * Records a call before anything else happens to it.
+   *
+   * @param call the call, in state {@link ToolCall.State#INTENDED}
+   */
+  void intended(ToolCall call);
+
+  /**
+   * Admits the token for the call and records the call as started, atomically: once a higher
+   * fence is admitted for the key, no lower one starts a call.
+   *
+   * @param token the call's token
+   * @param callId the call, recorded as intended
+   * @return the admission
+   * @throws StaleFenceException if the fence is below the key's mark; the call is recorded as
+   *     refused
+   */
+  Admission admitAndStart(FencingToken token, UUID callId);
+
+  /**
+   * Records that the tool returned.
+   *
+   * @param callId the call
+   * @param result what it returned
+   */
+  void finished(UUID callId, JsonNode result);
+
+  /**
+   * Records that the tool threw.
+   *
+   * @param callId the call
+   * @param error a description of what it threw
+   */
+  void failed(UUID callId, String error);
+
+  /**
+   * Every call recorded for a key, in the order they were first recorded, each in its latest
+   * state.
+   *
+   * @param key the lease key
+   * @return the calls
+   */
+  List<ToolCall> calls(LeaseKey key);
+
+  /**
+   * The highest fence admitted for a key.
+   *
+   * @param key the lease key
+   * @return the mark, or empty if none
+   */
+  OptionalLong highWaterMark(LeaseKey key);
+}

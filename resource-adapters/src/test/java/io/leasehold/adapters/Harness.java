@@ -1,0 +1,32 @@
+package io.leasehold.adapters;
+
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.LeaseKey;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** One adapter, seen by the shared contract suite as a fenced register per lease key. */
+public interface Harness {
+  /** Writes the key's register, presenting {@code fenced} (normally a token of that key). */
+  void write(LeaseKey key, Fenced fenced, String value);
+
+  /** The register's value. */
+  Optional<String> value(LeaseKey key);
+
+  /** The adapter's persisted high-water mark. */
+  OptionalLong mark(LeaseKey key);
+
+  /** A new adapter instance on the same storage, as after a restart. */
+  Harness reopen();
+
+  /** The fences of admitted operations for the key, in admission order, from the adapter's log. */
+  List<Long> admittedFences(LeaseKey key);
+
+  /**
+   * Whether the register's final value always comes from a write of the highest admitted fence.
+   * False for the tool executor: a call admitted before a newer run may still finish after it
+   * (CONTRACT C12).
+   */
+  boolean finalValueFollowsHighestFence();
+}

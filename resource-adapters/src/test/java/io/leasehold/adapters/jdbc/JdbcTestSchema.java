@@ -1,0 +1,33 @@
+package io.leasehold.adapters.jdbc;
+
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/** The resource database of the JDBC tests: the high-water table plus a register and a log. */
+final class JdbcTestSchema {
+  private JdbcTestSchema() {}
+
+  static TestDatabaseExtension extension() {
+    return TestDatabaseExtension.withTemplate("highwater", JdbcTestSchema::apply);
+  }
+
+  static void apply(DataSource ds) {
+    HighWaterSchema.defaults().apply(ds);
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE register (account_id text, session_id text, value text NOT NULL,"
+              + " PRIMARY KEY (account_id, session_id))");
+      // seq is drawn inside the fenced transaction, under the high-water row lock, so its order
+      // is the admission order of one key's writers.
+      s.execute(
+          "CREATE TABLE op_log (seq bigserial PRIMARY KEY, account_id text, session_id text,"
+              + " fence bigint NOT NULL)");
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.leasehold.adapters.jdbc;
+
+import io.leasehold.adapters.Harness;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.LeaseKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+
+/** The database writer as a register: one row per key, and a log of admitted writes. */
+public final class RegisterHarness implements Harness {
+  private final DataSource ds;
+  private final FencedJdbcWriter writer;
+
+  public RegisterHarness(DataSource ds) {
+    this.ds = ds;
+    this.writer = FencedJdbcWriter.builder(ds).build();
+  }
+
+  @Override
+  public void write(LeaseKey key, Fenced fenced, String value) {
+    writer.write(
+        fenced,
+        (c, token) -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
+                      + " DO UPDATE SET value = EXCLUDED.value")) {
+            ps.setString(1, key.accountId());
+            ps.setString(2, key.sessionId());
+            ps.setString(3, value);
+            ps.executeUpdate();
+          }
+          try (PreparedStatement ps =
+              c.prepareStatement("INSERT INTO op_log (account_id, session_id, fence) VALUES (?, ?, ?)")) {
+            ps.setString(1, key.accountId());
+            ps.setString(2, key.sessionId());
+            ps.setLong(3, token.fence());
+            ps.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<String> value(LeaseKey key) {
+    return query("SELECT value FROM register WHERE account_id = ? AND session_id = ?", key)
+        .stream()
+        .findFirst();
+  }
+
+  @Override
+  public OptionalLong mark(LeaseKey key) {
+    return writer.highWaterMark(key);
+  }
+
+  @Override
+  public Harness reopen() {
+    return new RegisterHarness(ds);
+  }
+
+  @Override
+  public List<Long> admittedFences(LeaseKey key) {
+    return query(
+            "SELECT fence::text FROM op_log WHERE account_id = ? AND session_id = ? ORDER BY seq", key)
+        .stream()
+        .map(Long::parseLong)
+        .toList();
+  }
+
+  @Override
+  public boolean finalValueFollowsHighestFence() {
+    return true;
+  }
+
+  private List<String> query(String sql, LeaseKey key) {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      List<String> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
