@@ -3,6 +3,7 @@ package io.leasehold.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.ChildJvm;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.time.Duration;
@@ -26,8 +27,8 @@ class KilledProcessTest {
     Duration ttl = Duration.ofMillis(1500);
     try (LeaseStore store =
             LeaseStore.builder(database.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
-        ChildProcess child =
-            ChildProcess.start(
+        ChildJvm child =
+            ChildJvm.start(
                 AcquireAndHangMain.class,
                 database.jdbcUrl(),
                 database.server().user(),

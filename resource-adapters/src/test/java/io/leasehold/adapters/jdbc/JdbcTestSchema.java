@@ -7,14 +7,14 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /** The resource database of the JDBC tests: the high-water table plus a register and a log. */
-final class JdbcTestSchema {
+public final class JdbcTestSchema {
   private JdbcTestSchema() {}
 
   static TestDatabaseExtension extension() {
     return TestDatabaseExtension.withTemplate("highwater", JdbcTestSchema::apply);
   }
 
-  static void apply(DataSource ds) {
+  public static void apply(DataSource ds) {
     HighWaterSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {

@@ -6,14 +6,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** A side-effecting test tool: sets a value in an external register (a map it does not own). */
-final class RegisterTool implements FencedTool {
+public final class RegisterTool implements FencedTool {
   private final Map<String, String> register;
 
-  RegisterTool(Map<String, String> register) {
+  public RegisterTool(Map<String, String> register) {
     this.register = register;
   }
 
-  RegisterTool() {
+  public RegisterTool() {
     this(new ConcurrentHashMap<>());
   }
 

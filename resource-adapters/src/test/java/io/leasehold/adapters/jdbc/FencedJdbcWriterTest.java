@@ -1,0 +1,154 @@
+package io.leasehold.adapters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.PostgresServer;
+import io.leasehold.testing.TestDatabase;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The database writer beyond the guard contract: rollback, strict mode, schema. */
+class FencedJdbcWriterTest {
+  @RegisterExtension
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate(
+          "highwater_lease",
+          ds -> {
+            JdbcTestSchema.apply(ds);
+            LeaseSchema.defaults().apply(ds);
+          });
+
+  private static int registerRows(LeaseKey key) throws SQLException {
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM register WHERE account_id = ? AND session_id = ?")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  @Test
+  void failingWorkRollsBackTheMarkToo() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rollback");
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).build();
+    RegisterHarness register = new RegisterHarness(db.dataSource());
+    register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
+    assertThatThrownBy(
+            () ->
+                writer.write(
+                    new FencingToken(key, 9, UUID.randomUUID()),
+                    (c, t) -> {
+                      try (Statement s = c.createStatement()) {
+                        s.execute("DELETE FROM register");
+                        s.execute("SELECT no_such_column FROM register");
+                      }
+                      return null;
+                    }))
+        .isInstanceOf(ResourceAccessException.class)
+        .hasMessageContaining("rolled back");
+    assertThat(writer.highWaterMark(key)).hasValue(3);
+    assertThat(register.value(key)).contains("three");
+  }
+
+  /**
+   * The difference between the modes: a run whose lease expired but that nobody replaced still
+   * has the highest fence. The plain writer admits its late write; the strict one refuses it.
+   */
+  @Test
+  void strictModeRefusesAnExpiredRunThatNobodyReplaced() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "strict");
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
+      FencingToken token = lease.token();
+      FencedJdbcWriter strict =
+          FencedJdbcWriter.builder(db.dataSource()).strictLeaseTable("leasehold_lease").build();
+      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).build();
+      JdbcWork<Void> insert =
+          (c, t) -> {
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
+                        + " DO UPDATE SET value = EXCLUDED.value")) {
+              ps.setString(1, t.key().accountId());
+              ps.setString(2, t.key().sessionId());
+              ps.setString(3, "fence " + t.fence());
+              ps.executeUpdate();
+            }
+            return null;
+          };
+
+      strict.write(token, insert);
+      assertThat(registerRows(key)).isEqualTo(1);
+
+      db.database()
+          .execute(
+              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+                  + " WHERE session_id = 'strict'");
+      db.database().execute("DELETE FROM register WHERE session_id = 'strict'");
+
+      assertThatThrownBy(() -> strict.write(token, insert))
+          .isInstanceOf(LeaseLostException.class)
+          .hasMessageContaining("no live lease");
+      assertThat(registerRows(key)).as("strict mode rolled the write back").isZero();
+
+      plain.write(token, insert);
+      assertThat(registerRows(key)).as("the fence alone admits the expired run").isEqualTo(1);
+    }
+  }
+
+  @Test
+  void badOptionsAreRefused() {
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).strictLeaseTable("lease; drop"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new HighWaterSchema("Bad-Name")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).build().write(null, (c, t) -> null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void changelogAndPlainSqlCreateTheSameTable() throws Exception {
+    String catalog =
+        "SELECT string_agg(column_name || ' ' || data_type || ' ' || is_nullable, ', ' ORDER BY column_name)"
+            + " || ' / ' || (SELECT string_agg(pg_get_constraintdef(oid), ', ' ORDER BY conname)"
+            + "   FROM pg_constraint WHERE conrelid = 'leasehold_high_water'::regclass)"
+            + " FROM information_schema.columns WHERE table_name = 'leasehold_high_water'";
+    try (TestDatabase a = PostgresServer.shared().createDatabase(null, ds -> {});
+        TestDatabase b = PostgresServer.shared().createDatabase(null, ds -> {})) {
+      HighWaterSchema.defaults().apply(a.dataSource());
+      b.execute(HighWaterSchema.defaults().sqlScript());
+      assertThat(query(a, catalog)).isEqualTo(query(b, catalog)).contains("fence bigint NO");
+    }
+  }
+
+  private static String query(TestDatabase d, String sql) throws SQLException {
+    try (Connection c = d.newConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/**
+ * Child process of {@link FencedToolExecutorTest}: calls a tool that never returns, so the
+ * process can be killed in the middle of the call. Arguments: journal file, fence.
+ */
+public final class HangingToolMain {
+  private HangingToolMain() {}
+
+  public static void main(String[] args) {
+    FencedTool hang =
+        new FencedTool() {
+          @Override
+          public String name() {
+            return "charge_card";
+          }
+
+          @Override
+          public com.fasterxml.jackson.databind.JsonNode call(ToolInvocation invocation)
+              throws InterruptedException {
+            System.out.println("CALLING " + invocation.callId());
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+            return JsonNodeFactory.instance.nullNode();
+          }
+        };
+    FencedToolExecutor executor =
+        FencedToolExecutor.builder().journal(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
+    FencingToken token = new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());
+    executor.call(token, "charge_card", JsonNodeFactory.instance.objectNode().put("amount", 42));
+  }
+}

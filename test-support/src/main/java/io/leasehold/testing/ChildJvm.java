@@ -1,0 +1,118 @@
+package io.leasehold.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A separate JVM running a main class on this JVM's class path, for tests whose guarantee is
+ * about processes. Its standard error goes to this JVM's; its standard output is read line by
+ * line. Closing it kills the process if it still runs.
+ */
+public final class ChildJvm implements AutoCloseable {
+  private final Process process;
+  private final BufferedReader out;
+
+  private ChildJvm(Process process) {
+    this.process = process;
+    this.out =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Starts a JVM running {@code main} with the given arguments.
+   *
+   * @param main a class with a {@code main} method, on this JVM's class path
+   * @param args its arguments
+   * @return the running child
+   * @throws IOException if the process cannot be started
+   */
+  public static ChildJvm start(Class<?> main, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return new ChildJvm(
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+  }
+
+  /**
+   * Reads lines until one starts with {@code prefix}.
+   *
+   * @param prefix the line's beginning
+   * @param timeoutSeconds how long to wait
+   * @return the line
+   * @throws TimeoutException if no such line came in time
+   * @throws ExecutionException if the child exited first
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public String awaitLine(String prefix, long timeoutSeconds)
+      throws TimeoutException, ExecutionException, InterruptedException {
+    CompletableFuture<String> line =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                for (String l = out.readLine(); l != null; l = out.readLine()) {
+                  if (l.startsWith(prefix)) {
+                    return l;
+                  }
+                }
+                throw new IllegalStateException("child exited before printing " + prefix);
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    return line.get(timeoutSeconds, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Waits for the child to exit by itself.
+   *
+   * @param timeoutSeconds how long to wait
+   * @return its exit code
+   * @throws TimeoutException if it is still running then
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public int awaitExit(long timeoutSeconds) throws TimeoutException, InterruptedException {
+    if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      throw new TimeoutException("child still running after " + timeoutSeconds + " s");
+    }
+    return process.exitValue();
+  }
+
+  /**
+   * The process.
+   *
+   * @return the process
+   */
+  public Process process() {
+    return process;
+  }
+
+  /**
+   * Kills the child with SIGKILL ({@link Process#destroyForcibly()}) and waits for it to end.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}
