@@ -9,10 +9,14 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
+import liquibase.UpdateSummaryOutputEnum;
 import liquibase.Scope;
+import liquibase.changelog.ChangeLogParameters;
+import liquibase.command.CommandScope;
+import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
+import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
+import liquibase.command.core.helpers.ShowSummaryArgument;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
@@ -94,19 +98,23 @@ public record LeaseSchema(String table, String sequence) {
               .findCorrectDatabaseImplementation(new JdbcConnection(connection));
       database.setDatabaseChangeLogTableName(table + "_changelog");
       database.setDatabaseChangeLogLockTableName(table + "_changelog_lock");
-      // Liquibase prints its summaries to standard output unless given a logger-backed UI.
+      // The command API, a logger-backed UI and LOG summaries: Liquibase would otherwise print
+      // to standard output.
+      ChangeLogParameters parameters = new ChangeLogParameters(database);
+      parameters.set("leasehold.table", table);
+      parameters.set("leasehold.sequence", sequence);
       Scope.child(
-          Map.of(Scope.Attr.ui.name(), new LoggerUIService()),
-          () -> {
-            Liquibase liquibase =
-                new Liquibase(
-                    CHANGELOG,
-                    new ClassLoaderResourceAccessor(LeaseSchema.class.getClassLoader()),
-                    database);
-            liquibase.setChangeLogParameter("leasehold.table", table);
-            liquibase.setChangeLogParameter("leasehold.sequence", sequence);
-            liquibase.update(new Contexts(), new LabelExpression());
-          });
+          Map.of(
+              Scope.Attr.ui.name(), new LoggerUIService(),
+              Scope.Attr.resourceAccessor.name(),
+                  new ClassLoaderResourceAccessor(LeaseSchema.class.getClassLoader())),
+          () ->
+              new CommandScope(UpdateCommandStep.COMMAND_NAME)
+                  .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                  .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
+                  .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
+                  .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
+                  .execute());
     } catch (SQLException e) {
       throw new LeaseStoreException("could not connect to apply the lease schema", e);
     } catch (LiquibaseException e) {

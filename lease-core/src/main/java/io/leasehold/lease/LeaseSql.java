@@ -24,12 +24,17 @@ final class LeaseSql {
    * takes the ON CONFLICT path, where the fence is drawn by {@code nextval} inside {@code DO
    * UPDATE SET}, which PostgreSQL evaluates only after it has locked the conflicting row and
    * checked the WHERE clause. A fence drawn there is therefore higher than the fence of every run
-   * that held the row before. The {@code nextval} in the SELECT is used only when no row exists at
-   * all (the key's first acquire); when the insert then conflicts, that value is simply skipped.
+   * that held the row before. The inserted row's fence is drawn only when the statement's snapshot
+   * has no row for the key (the key's first acquire; {@code COALESCE} evaluates {@code nextval}
+   * lazily), so refused attempts do not use up sequence values; if a concurrent first acquire
+   * wins the insert, the value is skipped and the ON CONFLICT path draws a fresh one. When a row
+   * exists, the inserted values are never used: the insert always conflicts, because rows are
+   * never deleted (a purge of old rows would have to keep that true for acquires in flight).
    *
    * <p>The existing lease may be taken over when it was released, or when it expired at least the
    * takeover delay ago; both by the statement's single database time. Parameters: account,
-   * session, run id, holder, ttl (microseconds), takeover delay (microseconds).
+   * session, run id, account, session (for the fence lookup), holder, ttl (microseconds), takeover
+   * delay (microseconds).
    */
   final String acquire;
 
@@ -84,7 +89,8 @@ final class LeaseSql {
             + "WITH now AS (SELECT clock_timestamp() AS t) "
             + "INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
             + " acquired_at, renewed_at, expires_at, released_at) "
-            + "SELECT ?, ?, ?, nextval('" + seq + "'), ?, now.t, now.t,"
+            + "SELECT ?, ?, ?, COALESCE((SELECT f.fence FROM " + t + " AS f"
+            + " WHERE f.account_id = ? AND f.session_id = ?), nextval('" + seq + "')), ?, now.t, now.t,"
             + " now.t + ? * interval '1 microsecond', NULL FROM now "
             + "ON CONFLICT (account_id, session_id) DO UPDATE SET"
             + " run_id = EXCLUDED.run_id, fence = nextval('" + seq + "'), holder = EXCLUDED.holder,"

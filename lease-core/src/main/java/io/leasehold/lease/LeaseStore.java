@@ -158,9 +158,11 @@ public final class LeaseStore implements AutoCloseable {
               ps.setString(1, key.accountId());
               ps.setString(2, key.sessionId());
               ps.setObject(3, runId);
-              ps.setString(4, holder);
-              ps.setLong(5, micros(leaseTtl));
-              ps.setLong(6, micros(takeoverDelay));
+              ps.setString(4, key.accountId());
+              ps.setString(5, key.sessionId());
+              ps.setString(6, holder);
+              ps.setLong(7, micros(leaseTtl));
+              ps.setLong(8, micros(takeoverDelay));
             },
             rs ->
                 rs.next()

@@ -9,10 +9,14 @@ import java.sql.Connection;
 import java.util.Map;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import liquibase.Contexts;
-import liquibase.LabelExpression;
-import liquibase.Liquibase;
+import liquibase.UpdateSummaryOutputEnum;
 import liquibase.Scope;
+import liquibase.changelog.ChangeLogParameters;
+import liquibase.command.CommandScope;
+import liquibase.command.core.UpdateCommandStep;
+import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
+import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
+import liquibase.command.core.helpers.ShowSummaryArgument;
 import liquibase.database.Database;
 import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
@@ -73,15 +77,22 @@ public record HighWaterSchema(String table) {
           DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
       database.setDatabaseChangeLogTableName(table + "_changelog");
       database.setDatabaseChangeLogLockTableName(table + "_changelog_lock");
+      // The command API, a logger-backed UI and LOG summaries: Liquibase would otherwise print
+      // to standard output.
+      ChangeLogParameters parameters = new ChangeLogParameters(database);
+      parameters.set("leasehold.highWaterTable", table);
       Scope.child(
-          Map.of(Scope.Attr.ui.name(), new LoggerUIService()),
-          () -> {
-            Liquibase liquibase =
-                new Liquibase(
-                    CHANGELOG, new ClassLoaderResourceAccessor(HighWaterSchema.class.getClassLoader()), database);
-            liquibase.setChangeLogParameter("leasehold.highWaterTable", table);
-            liquibase.update(new Contexts(), new LabelExpression());
-          });
+          Map.of(
+              Scope.Attr.ui.name(), new LoggerUIService(),
+              Scope.Attr.resourceAccessor.name(),
+                  new ClassLoaderResourceAccessor(HighWaterSchema.class.getClassLoader())),
+          () ->
+              new CommandScope(UpdateCommandStep.COMMAND_NAME)
+                  .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
+                  .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
+                  .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
+                  .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
+                  .execute());
     } catch (Exception e) {
       throw new ResourceAccessException("could not apply the high-water schema: " + e.getMessage(), e);
     }
