@@ -47,7 +47,7 @@ class DemosTest {
     assertThat(out)
         .contains("BUSY", "LOST", "REFUSED   locally", "RENEW     not renewed", "RELEASE   NOT_HELD")
         .contains("VERDICT: PASS");
-    assertThat(Files.readString(mermaid)).startsWith("gantt").contains("REFUSED");
+    assertThat(Files.readString(mermaid)).startsWith("sequenceDiagram").contains("-xR:", "REFUSED");
   }
 
   @Test
