@@ -1,7 +1,9 @@
 package io.leasehold.examples;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
@@ -11,6 +13,8 @@ import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.RunOutcome;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -78,6 +82,31 @@ public final class QuickStart {
     }
     // RunOutcome.NotAcquired (someone else runs) or RunOutcome.Lost (stopped mid-way)
     return null;
+    // endregion
+  }
+
+  /**
+   * A fenced write under a kept lease.
+   *
+   * @param store the store
+   * @param root a directory for the file store
+   * @return true if the write was admitted
+   */
+  public static boolean fencedWrite(LeaseStore store, Path root) {
+    // region fenced-write
+    FencedFileStore files = FencedFileStore.open(root);
+    AcquireResult result = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
+    if (!(result instanceof AcquireResult.Acquired acquired)) {
+      return false; // someone else runs this session
+    }
+    try (Lease lease = acquired.lease().keepAlive()) {
+      // Pass the lease, not a copied token: once it is lost, the write is refused locally.
+      files.write(lease, "chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
+      return true;
+    } catch (StaleFenceException e) {
+      // A newer run of this session has written: stop, this run is stale.
+      return false;
+    }
     // endregion
   }
 }

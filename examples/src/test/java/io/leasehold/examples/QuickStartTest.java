@@ -8,10 +8,13 @@ import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import java.nio.file.Path;
 
 /** The README's samples run, not only compile. */
 class QuickStartTest {
   @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
+  @TempDir Path dir;
 
   @Test
   void quickStartRunsOnRealPostgres() {
@@ -20,6 +23,7 @@ class QuickStartTest {
     try (LeaseStore store =
         LeaseStore.builder(d.dataSource()).accessPolicy(AccessPolicy.callerOwnsAccount()).build()) {
       assertThat(QuickStart.runExclusive(store)).startsWith("generated with fence ");
+      assertThat(QuickStart.fencedWrite(store, dir.resolve("files"))).isTrue();
       assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1")).isHeld()).isFalse();
     }
   }
