@@ -109,10 +109,15 @@ public final class ChildJvm implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Kills the child if it still runs; restores the interrupt flag if interrupted meanwhile. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      kill();
+      try {
+        kill();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

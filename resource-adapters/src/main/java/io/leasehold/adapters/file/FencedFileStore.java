@@ -340,6 +340,7 @@ public final class FencedFileStore {
     T run() throws IOException;
   }
 
+  @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
   private <T> T locked(IoAction<T> action) {
     jvmLock.lock();
     try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE);

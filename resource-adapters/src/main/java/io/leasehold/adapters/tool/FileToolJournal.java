@@ -159,6 +159,7 @@ public final class FileToolJournal implements ToolJournal {
     T run() throws IOException;
   }
 
+  @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
   private <T> T locked(IoAction<T> action) {
     jvmLock.lock();
     try {
