@@ -243,7 +243,7 @@ public final class Lease implements Fenced, AutoCloseable {
 
   /**
    * Releases the lease; idempotent. A lease that was lost, or taken over by another run, is not
-   * touched in the database: the result says {@link ReleaseResult#NOT_HELD}.
+   * touched in the database: the result says {@link ReleaseResult.Outcome#NOT_HELD}.
    *
    * @return what the release did
    * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
@@ -251,7 +251,7 @@ public final class Lease implements Fenced, AutoCloseable {
   public ReleaseResult release() {
     if (!end.compareAndSet(null, RELEASED)) {
       if (end.get() == RELEASED) {
-        return ReleaseResult.NOT_HELD;
+        return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
       }
     }
     store.forget(this);

@@ -119,12 +119,14 @@ final class LeaseSql {
 
     release =
         begin
-            + "WITH now AS (SELECT clock_timestamp() AS t) "
-            + "UPDATE " + t + " AS l SET released_at = now.t, expires_at = now.t "
+            + "WITH now AS (SELECT clock_timestamp() AS t), "
+            + "upd AS (UPDATE " + t + " AS l SET released_at = now.t, expires_at = now.t "
             + "FROM now "
             + "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
             + " AND l.released_at IS NULL AND l.expires_at > now.t "
-            + "RETURNING now.t"
+            + "RETURNING 1) "
+            // One row whatever happened: the database time and whether a lease was released.
+            + "SELECT now.t, EXISTS (SELECT 1 FROM upd) FROM now"
             + commit;
 
     status =

@@ -397,7 +397,7 @@ public final class LeaseStore implements AutoCloseable {
    * Releases the lease a token names, if that run still holds it. For runs that lost their
    * {@link Lease} handle (a restarted front end, say); a run that has its handle calls {@link
    * Lease#release()}. A stale or forged token changes nothing and yields {@link
-   * ReleaseResult#NOT_HELD}.
+   * ReleaseResult.Outcome#NOT_HELD}.
    *
    * @param token the run's token
    * @return what the release did
@@ -413,8 +413,7 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   private ReleaseResult releaseUnchecked(FencingToken token) {
-    boolean released =
-        execute(
+    return execute(
             sql.release,
             "release " + token,
             ps -> {
@@ -423,8 +422,12 @@ public final class LeaseStore implements AutoCloseable {
               ps.setObject(3, token.runId());
               ps.setLong(4, token.fence());
             },
-            ResultSet::next);
-    return released ? ReleaseResult.RELEASED : ReleaseResult.NOT_HELD;
+            rs -> {
+              rs.next();
+              return new ReleaseResult(
+                  rs.getBoolean(2) ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
+                  Optional.of(instant(rs, 1)));
+            });
   }
 
   // ------------------------------------------------------------------ run exclusive

@@ -52,7 +52,7 @@ class BatchRenewalTest {
                 .runId());
       }
       for (int i = 200; i < 300; i++) {
-        assertThat(store.release(leases.get(i).identity())).isEqualTo(ReleaseResult.RELEASED);
+        assertThat(store.release(leases.get(i).identity()).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       }
       Set<UUID> stale = new HashSet<>();
       for (int i = 0; i < 300; i++) {

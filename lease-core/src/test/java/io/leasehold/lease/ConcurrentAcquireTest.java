@@ -103,7 +103,7 @@ class ConcurrentAcquireTest {
                         }
                         log.add(a.lease().fence());
                       }
-                      assertThat(a.lease().release()).isEqualTo(ReleaseResult.RELEASED);
+                      assertThat(a.lease().release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
                       wins++;
                     }
                   }

@@ -83,8 +83,8 @@ class LeaseStoreTest {
   @Test
   void releaseFreesTheKeyAndReacquireDrawsAHigherFence() {
     Lease first = acquire(store, key);
-    assertThat(first.release()).isEqualTo(ReleaseResult.RELEASED);
-    assertThat(first.release()).isEqualTo(ReleaseResult.NOT_HELD);
+    assertThat(first.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+    assertThat(first.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
     assertThatThrownBy(first::token).isInstanceOf(LeaseLostException.class);
 
@@ -106,8 +106,8 @@ class LeaseStoreTest {
     assertThat(lateRenew.renewed()).isFalse();
     assertThat(old.isLost()).isTrue();
     assertThat(old.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
-    assertThat(old.release()).isEqualTo(ReleaseResult.NOT_HELD);
-    assertThat(store.release(old.identity())).isEqualTo(ReleaseResult.NOT_HELD);
+    assertThat(old.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(old.identity()).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
 
     LeaseStatus status = store.status(key);
     assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
@@ -120,7 +120,7 @@ class LeaseStoreTest {
     Lease lease = acquire(store, key);
     expireInDatabase(key);
     assertThat(lease.renew().renewed()).isFalse();
-    assertThat(store.release(lease.identity())).isEqualTo(ReleaseResult.NOT_HELD);
+    assertThat(store.release(lease.identity()).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
@@ -139,8 +139,8 @@ class LeaseStoreTest {
     Lease lease = acquire(store, key);
     FencingToken forgedRun = new FencingToken(key, lease.fence(), UUID.randomUUID());
     FencingToken forgedFence = new FencingToken(key, lease.fence() + 1, lease.runId());
-    assertThat(store.release(forgedRun)).isEqualTo(ReleaseResult.NOT_HELD);
-    assertThat(store.release(forgedFence)).isEqualTo(ReleaseResult.NOT_HELD);
+    assertThat(store.release(forgedRun).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(forgedFence).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     assertThat(store.status(key).owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(store.status(key).isHeld()).isTrue();
   }
@@ -162,7 +162,7 @@ class LeaseStoreTest {
       Lease next = acquire(store, key);
       assertThat(next.fence()).isGreaterThan(lease.fence());
       // A clean release is not an expiry: no delay.
-      assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
+      assertThat(next.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       assertThat(delayed.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
       acquire(delayed, key);
     }
@@ -188,7 +188,7 @@ class LeaseStoreTest {
       AcquireResult r = s.tryAcquire(key, "acct");
       assertThat(r).isInstanceOfSatisfying(
           AcquireResult.TooLate.class,
-          late -> assertThat(late.release()).contains(ReleaseResult.RELEASED));
+          late -> assertThat(late.release()).hasValueSatisfying(rel -> assertThat(rel.released()).isTrue()));
       assertThat(s.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
     }
   }
@@ -263,7 +263,7 @@ class LeaseStoreTest {
         // With the default 1 s lock timeout, a wait would fail this acquire instead.
         Lease lease = acquire(store, other);
         assertThat(lease.renew().renewed()).isTrue();
-        assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
+        assertThat(lease.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       }
       side.rollback();
     }

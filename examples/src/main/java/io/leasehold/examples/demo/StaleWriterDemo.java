@@ -338,7 +338,7 @@ public final class StaleWriterDemo {
               && status.owner().orElseThrow().runId().equals(next.runId())
               && !status.owner().orElseThrow().expiresAt().isBefore(next.expiresAt());
       tl.log(device, null, "STATUS", describeOwner(status));
-      if (renew.renewed() || release != ReleaseResult.NOT_HELD || !untouched) {
+      if (renew.renewed() || release.released() || !untouched) {
         problems.add("the frozen run's late renew or release changed the newer run's lease");
       }
     }
