@@ -32,7 +32,11 @@ final class LeaseSql {
    * never deleted (a purge of old rows would have to keep that true for acquires in flight).
    *
    * <p>The existing lease may be taken over when it was released, or when it expired at least the
-   * takeover delay ago; both by the statement's single database time. Parameters: account,
+   * takeover delay ago; both by the statement's single database time. That time is read before
+   * the statement waits for the row lock, so a release that commits during the wait carries a
+   * later time than ours: the new lease then starts at the release's time ({@code GREATEST}), so
+   * that no lease ever starts before its predecessor ended (the torture run's checker found the
+   * microseconds of overlap this prevents). Parameters: account,
    * session, run id, account, session (for the fence lookup), holder, ttl (microseconds), takeover
    * delay (microseconds).
    */
@@ -94,8 +98,10 @@ final class LeaseSql {
             + " now.t + ? * interval '1 microsecond', NULL FROM now "
             + "ON CONFLICT (account_id, session_id) DO UPDATE SET"
             + " run_id = EXCLUDED.run_id, fence = nextval('" + seq + "'), holder = EXCLUDED.holder,"
-            + " acquired_at = EXCLUDED.acquired_at, renewed_at = EXCLUDED.renewed_at,"
-            + " expires_at = EXCLUDED.expires_at, released_at = NULL "
+            + " acquired_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
+            + " renewed_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
+            + " expires_at = GREATEST(EXCLUDED.acquired_at, l.released_at)"
+            + " + (EXCLUDED.expires_at - EXCLUDED.acquired_at), released_at = NULL "
             + "WHERE l.released_at IS NOT NULL"
             + " OR l.expires_at + ? * interval '1 microsecond' <= EXCLUDED.acquired_at "
             + "RETURNING l.fence, l.acquired_at, l.expires_at"

@@ -1,0 +1,175 @@
+package io.leasehold.reliability;
+
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.StaleFenceException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One worker: acquires a random key, writes through the three adapters with its lease, renews,
+ * and then releases or just stops; sometimes it freezes past its TTL (a scheduled pause) and
+ * then delivers a write it had built before the freeze. Every operation goes into the history.
+ */
+final class Worker implements Runnable {
+  private static final String[] ADAPTERS = {"file", "tool", "jdbc"};
+
+  private final String process;
+  private final String name;
+  private final LeaseClient client;
+  private final TortureResources resources;
+  private final List<LeaseKey> keys;
+  private final Random random;
+  private final History history;
+  private final Duration ttl;
+  private final long stopAtNanos;
+  private final PauseSchedule pauses;
+  private int writes;
+
+  Worker(
+      String process,
+      String name,
+      LeaseClient client,
+      TortureResources resources,
+      List<LeaseKey> keys,
+      long seed,
+      History history,
+      Duration ttl,
+      long stopAtNanos,
+      PauseSchedule pauses) {
+    this.process = process;
+    this.name = name;
+    this.client = client;
+    this.resources = resources;
+    this.keys = keys;
+    this.random = new Random(seed);
+    this.history = history;
+    this.ttl = ttl;
+    this.stopAtNanos = stopAtNanos;
+    this.pauses = pauses;
+  }
+
+  @Override
+  public void run() {
+    while (System.nanoTime() - stopAtNanos < 0) {
+      LeaseKey key = keys.get(random.nextInt(keys.size()));
+      long t0 = System.nanoTime();
+      LeaseClient.Held held;
+      try {
+        held = client.acquire(key);
+      } catch (RuntimeException e) {
+        record(Op.Type.ACQUIRE, key, null, Op.Outcome.ERROR, null, null, false, t0, e.toString());
+        sleep(Duration.ofMillis(20));
+        continue;
+      }
+      if (held == null) {
+        record(Op.Type.ACQUIRE, key, null, Op.Outcome.BUSY, null, null, false, t0, null);
+        sleep(Duration.ofMillis(5 + random.nextInt(25)));
+        continue;
+      }
+      FencingToken token = held.identity();
+      history.record(
+          new Op(process, name, Op.Type.ACQUIRE, key, token, Op.Outcome.OK, null, null, false,
+              held.acquiredAt(), held.expiresAt(), held.acquiredAt(), t0, System.nanoTime(), null));
+      work(key, held, token);
+    }
+  }
+
+  private void work(LeaseKey key, LeaseClient.Held held, FencingToken token) {
+    boolean lost = false;
+    int steps = 1 + random.nextInt(6);
+    for (int step = 0; step < steps && !lost; step++) {
+      if (pauses.due(name)) {
+        long t = System.nanoTime();
+        Duration pause = ttl.multipliedBy(16).dividedBy(10);
+        sleep(pause);
+        record(Op.Type.FAULT, key, token, Op.Outcome.OK, null, null, false, t, "pause " + pause.toMillis() + " ms");
+        // A request the run had built before it froze arrives now, carrying the bare token.
+        write(key, token, token, true);
+      }
+      Op.Outcome w = write(key, held, token, false);
+      if (w == Op.Outcome.LOCAL_REFUSED || held.isLost()) {
+        lossKnown(key, token, "lease handle reports loss");
+        // One more attempt through the handle: it must be refused locally (CONTRACT C6).
+        write(key, held, token, false);
+        lost = true;
+        break;
+      }
+      if (random.nextBoolean()) {
+        long t = System.nanoTime();
+        try {
+          LeaseClient.Answer a = held.renew();
+          history.record(
+              new Op(process, name, Op.Type.RENEW, key, token, a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD, null,
+                  null, false, null, a.expiresAt(), a.databaseNow(), t, System.nanoTime(), null));
+          if (!a.ok()) {
+            lossKnown(key, token, "renewal refused");
+            lost = true;
+          }
+        } catch (RuntimeException e) {
+          record(Op.Type.RENEW, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
+          lossKnown(key, token, "renewal failed");
+          lost = true;
+        }
+      }
+    }
+    // Release when done; a run that lost its lease sometimes releases late too (a stale clean-up).
+    if (lost ? random.nextBoolean() : random.nextInt(10) < 7) {
+      long t = System.nanoTime();
+      try {
+        LeaseClient.Answer a = held.release();
+        history.record(
+            new Op(process, name, Op.Type.RELEASE, key, token, a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD, null,
+                null, false, null, null, a.databaseNow(), t, System.nanoTime(), null));
+      } catch (RuntimeException e) {
+        record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
+      }
+    }
+  }
+
+  private Op.Outcome write(LeaseKey key, Fenced fenced, FencingToken token, boolean inFlight) {
+    String adapter = ADAPTERS[random.nextInt(ADAPTERS.length)];
+    String writeId = process + "-" + name + "-" + (++writes);
+    long t = System.nanoTime();
+    Op.Outcome outcome;
+    String id = writeId;
+    String detail = null;
+    try {
+      id = resources.write(adapter, fenced, key, writeId);
+      outcome = Op.Outcome.OK;
+    } catch (StaleFenceException e) {
+      outcome = Op.Outcome.STALE;
+      detail = "highest " + e.highestFence();
+    } catch (LeaseLostException e) {
+      outcome = Op.Outcome.LOCAL_REFUSED;
+    } catch (RuntimeException e) {
+      outcome = Op.Outcome.ERROR;
+      detail = e.toString();
+    }
+    record(Op.Type.WRITE, key, token, outcome, adapter, id, inFlight, t, detail);
+    return outcome;
+  }
+
+  private void lossKnown(LeaseKey key, FencingToken token, String why) {
+    record(Op.Type.LOSS_KNOWN, key, token, Op.Outcome.OK, null, null, false, System.nanoTime(), why);
+  }
+
+  private void record(
+      Op.Type type, LeaseKey key, FencingToken token, Op.Outcome outcome, String adapter, String writeId,
+      boolean inFlight, long invokeNanos, String detail) {
+    history.record(
+        new Op(process, name, type, key, token, outcome, adapter, writeId, inFlight, null, null, null, invokeNanos,
+            System.nanoTime(), detail));
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

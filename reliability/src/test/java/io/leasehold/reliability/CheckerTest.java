@@ -1,0 +1,182 @@
+package io.leasehold.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The checker is proven able to fail: hand-made histories with each kind of violation. */
+class CheckerTest {
+  private static final LeaseKey KEY = LeaseKey.of("torture", "session-0");
+  private static final Instant T0 = Instant.parse("2026-12-01T12:00:00Z");
+  private long clock;
+
+  private static Instant at(long millis) {
+    return T0.plusMillis(millis);
+  }
+
+  private static FencingToken token(long fence) {
+    return new FencingToken(KEY, fence, UUID.nameUUIDFromBytes(("run" + fence).getBytes()));
+  }
+
+  private Op acquire(String worker, long fence, long startMs, long ttlMs) {
+    return new Op("p", worker, Op.Type.ACQUIRE, KEY, token(fence), Op.Outcome.OK, null, null, false, at(startMs),
+        at(startMs + ttlMs), at(startMs), ++clock, ++clock, null);
+  }
+
+  private Op renew(String worker, long fence, long nowMs, Long newExpiryMs, Op.Outcome outcome) {
+    return new Op("p", worker, Op.Type.RENEW, KEY, token(fence), outcome, null, null, false, null,
+        newExpiryMs == null ? null : at(newExpiryMs), outcome == Op.Outcome.ERROR ? null : at(nowMs), ++clock, ++clock,
+        null);
+  }
+
+  private Op release(String worker, long fence, long nowMs) {
+    return new Op("p", worker, Op.Type.RELEASE, KEY, token(fence), Op.Outcome.OK, null, null, false, null, null,
+        at(nowMs), ++clock, ++clock, null);
+  }
+
+  private Op write(String worker, long fence, String adapter, String id, Op.Outcome outcome, boolean inFlight) {
+    return new Op("p", worker, Op.Type.WRITE, KEY, token(fence), outcome, adapter, id, inFlight, null, null, null,
+        ++clock, ++clock, null);
+  }
+
+  private Op lossKnown(String worker, long fence) {
+    return new Op("p", worker, Op.Type.LOSS_KNOWN, KEY, token(fence), Op.Outcome.OK, null, null, false, null, null,
+        null, ++clock, ++clock, "test");
+  }
+
+  /** Resource logs consistent with the given admissions (jdbc ids, file tokens). */
+  private static TortureResources.Logs logs(List<TortureResources.Admitted> jdbc, List<TortureResources.Admitted> file) {
+    Map<String, Map<LeaseKey, List<TortureResources.Admitted>>> admitted = new HashMap<>();
+    admitted.put("jdbc", Map.of(KEY, jdbc));
+    admitted.put("file", Map.of(KEY, file));
+    admitted.put("tool", Map.of());
+    Set<String> ids = new java.util.HashSet<>();
+    jdbc.forEach(a -> ids.add(a.id()));
+    Map<LeaseKey, FencingToken> fileWriter = file.isEmpty() ? Map.of() : Map.of(KEY, file.get(file.size() - 1).token());
+    Map<LeaseKey, String> value = jdbc.isEmpty() ? Map.of() : Map.of(KEY, jdbc.get(jdbc.size() - 1).id());
+    return new TortureResources.Logs(admitted, Map.of("jdbc", ids, "tool", Set.of()), fileWriter, value);
+  }
+
+  private static TortureResources.Logs noResources() {
+    return logs(List.of(), List.of());
+  }
+
+  private static List<String> rules(List<Checker.Violation> violations) {
+    List<String> r = new ArrayList<>();
+    violations.forEach(v -> r.add(v.rule()));
+    return r;
+  }
+
+  @Test
+  void aCleanHistoryPasses() {
+    List<Op> h =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            renew("a", 1, 500, 1500L, Op.Outcome.OK),
+            write("a", 1, "jdbc", "x1", Op.Outcome.OK, false),
+            release("a", 1, 900),
+            acquire("b", 2, 950, 1000),
+            write("b", 2, "jdbc", "x2", Op.Outcome.OK, false),
+            write("a", 1, "jdbc", "x3", Op.Outcome.STALE, true));
+    List<TortureResources.Admitted> jdbc =
+        List.of(new TortureResources.Admitted(token(1), "x1"), new TortureResources.Admitted(token(2), "x2"));
+    assertThat(Checker.check(h, logs(jdbc, List.of()))).isEmpty();
+  }
+
+  @Test
+  void overlappingLeasesAreC1() {
+    List<Op> h = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 800, 1800L, Op.Outcome.OK), acquire("b", 2, 1200, 1000));
+    List<Checker.Violation> v = Checker.check(h, noResources());
+    assertThat(rules(v)).containsExactly("C1");
+    assertThat(v.get(0).context()).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(v.get(0).toString()).contains("held it until at least");
+  }
+
+  @Test
+  void anUnconfirmedRenewalNeverCausesAFalseReport() {
+    // a's renewal failed with an unknown outcome; b acquiring after a's confirmed expiry is fine.
+    List<Op> h =
+        List.of(acquire("a", 1, 0, 1000), renew("a", 1, 0, null, Op.Outcome.ERROR), acquire("b", 2, 1000, 1000));
+    assertThat(Checker.check(h, noResources())).isEmpty();
+  }
+
+  @Test
+  void aLowerFenceAfterAHigherOneIsC3() {
+    List<Op> h = List.of(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000));
+    assertThat(rules(Checker.check(h, noResources()))).containsExactly("C3");
+  }
+
+  @Test
+  void aRenewalOrReleaseAfterExpiryIsC4() {
+    List<Op> renewLate = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 1500, 2500L, Op.Outcome.OK));
+    assertThat(rules(Checker.check(renewLate, noResources()))).containsExactly("C4");
+    List<Op> releaseLate = List.of(acquire("a", 1, 0, 1000), release("a", 1, 1200));
+    assertThat(rules(Checker.check(releaseLate, noResources()))).containsExactly("C4");
+  }
+
+  @Test
+  void aWriteReachingAResourceAfterTheLossWasKnownIsC6() {
+    List<Op> h =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            lossKnown("a", 1),
+            write("a", 1, "jdbc", "x1", Op.Outcome.STALE, false));
+    assertThat(rules(Checker.check(h, noResources()))).containsExactly("C6");
+    // The same write refused locally, or delivered as an in-flight request, is allowed.
+    List<Op> ok =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            lossKnown("a", 1),
+            write("a", 1, "jdbc", "x1", Op.Outcome.LOCAL_REFUSED, false),
+            write("a", 1, "jdbc", "x2", Op.Outcome.STALE, true));
+    assertThat(Checker.check(ok, noResources())).isEmpty();
+  }
+
+  @Test
+  void aResourceAdmittingALowerFenceIsC9() {
+    List<Op> h = List.of(acquire("a", 1, 0, 1000), release("a", 1, 100), acquire("b", 2, 200, 1000));
+    List<TortureResources.Admitted> jdbc =
+        List.of(new TortureResources.Admitted(token(2), "x2"), new TortureResources.Admitted(token(1), "x1"));
+    assertThat(rules(Checker.check(h, logs(jdbc, List.of())))).contains("C9");
+  }
+
+  @Test
+  void aFinalStateOtherThanTheLastAdmittedWriteIsC10() {
+    List<Op> h = List.of(acquire("a", 1, 0, 1000));
+    List<TortureResources.Admitted> jdbc = List.of(new TortureResources.Admitted(token(1), "x1"));
+    TortureResources.Logs good = logs(jdbc, List.of());
+    TortureResources.Logs bad =
+        new TortureResources.Logs(good.admitted(), good.acknowledgedIds(), good.finalFileWriter(), Map.of(KEY, "other"));
+    assertThat(rules(Checker.check(h, bad))).containsExactly("C10");
+  }
+
+  @Test
+  void anAcknowledgedWriteMissingFromTheResourceIsC10() {
+    List<Op> h = List.of(acquire("a", 1, 0, 1000), write("a", 1, "jdbc", "lost-write", Op.Outcome.OK, false),
+        write("a", 1, "file", "f1", Op.Outcome.OK, false));
+    List<Checker.Violation> v = Checker.check(h, noResources());
+    assertThat(rules(v)).containsExactlyInAnyOrder("C10", "C10");
+  }
+
+  @Test
+  void aKeyThatStaysBlockedAfterTheFaultsIsALivenessFailure() {
+    Op stuck = new Op("injector", "liveness", Op.Type.LIVENESS, KEY, null, Op.Outcome.ERROR, null, null, false, null,
+        null, null, 1, 2, "not acquired");
+    assertThat(rules(Checker.check(List.of(stuck), noResources()))).containsExactly("liveness");
+  }
+
+  @Test
+  void historyLinesRoundTrip() {
+    Op op = renew("a", 7, 100, 1100L, Op.Outcome.OK);
+    assertThat(Op.fromJson(op.toJson())).isEqualTo(op);
+  }
+}
