@@ -26,3 +26,29 @@ ALTER TABLE leasehold_lease
   ADD CONSTRAINT leasehold_lease_holder_check CHECK (char_length(holder) <= 200);
 
 CREATE INDEX leasehold_lease_expires_idx ON leasehold_lease (expires_at);
+
+-- Live status (LeaseWatcher): acquires, takeovers and releases notify the channel named like the
+-- table, from the same transaction. Renewals are skipped by the WHEN clause on purpose.
+-- Payload: "<event> <account id, hex> <session id, hex> <fence>".
+CREATE FUNCTION leasehold_lease_notify() RETURNS trigger LANGUAGE plpgsql AS $body$
+      BEGIN
+        PERFORM pg_notify('leasehold_lease',
+          CASE
+            WHEN TG_OP = 'INSERT' THEN 'acquired'
+            WHEN OLD.run_id IS DISTINCT FROM NEW.run_id AND OLD.released_at IS NOT NULL THEN 'acquired'
+            WHEN OLD.run_id IS DISTINCT FROM NEW.run_id THEN 'taken_over'
+            ELSE 'released'
+          END
+          || ' ' || encode(convert_to(NEW.account_id, 'UTF8'), 'hex')
+          || ' ' || encode(convert_to(NEW.session_id, 'UTF8'), 'hex')
+          || ' ' || NEW.fence);
+        RETURN NULL;
+      END
+      $body$;
+
+CREATE TRIGGER leasehold_lease_notify_insert AFTER INSERT ON leasehold_lease
+  FOR EACH ROW EXECUTE FUNCTION leasehold_lease_notify();
+
+CREATE TRIGGER leasehold_lease_notify_change AFTER UPDATE ON leasehold_lease
+  FOR EACH ROW WHEN (OLD.run_id IS DISTINCT FROM NEW.run_id OR OLD.released_at IS DISTINCT FROM NEW.released_at)
+  EXECUTE FUNCTION leasehold_lease_notify();

@@ -137,6 +137,21 @@ final class Checker {
         run.releasedAt = op.dbNow();
       }
     }
+    // A release that was sent but whose outcome was never recorded (the process was killed in
+    // between) may have ended the lease at any point after the run's last confirmed answer.
+    Map<UUID, Boolean> completed = new HashMap<>();
+    for (Op op : lifecycle) {
+      if (op.type() == Op.Type.RELEASE) {
+        boolean done = op.outcome() != Op.Outcome.PENDING;
+        completed.merge(op.token().runId(), done, Boolean::logicalOr);
+      }
+    }
+    completed.forEach(
+        (run, done) -> {
+          if (!done && runs.containsKey(run)) {
+            runs.get(run).releaseUnknown = true;
+          }
+        });
     return runs;
   }
 

@@ -70,7 +70,12 @@ public record Op(
     /** Write: refused locally, the lease was known lost. */
     LOCAL_REFUSED,
     /** An error: the outcome is unknown. */
-    ERROR
+    ERROR,
+    /**
+     * Recorded just before a release is sent: if the process dies before recording the outcome,
+     * this line is all that is left, and the release may or may not have happened.
+     */
+    PENDING
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();

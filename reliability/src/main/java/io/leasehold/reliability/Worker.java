@@ -119,6 +119,7 @@ final class Worker implements Runnable {
     // Release when done; a run that lost its lease sometimes releases late too (a stale clean-up).
     if (lost ? random.nextBoolean() : random.nextInt(10) < 7) {
       long t = System.nanoTime();
+      record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
         LeaseClient.Answer a = held.release();
         history.record(

@@ -109,6 +109,26 @@ class CheckerTest {
     assertThat(Checker.check(h, noResources())).isEmpty();
   }
 
+  /**
+   * Regression: the long run's first false report. A worker JVM was killed after sending its
+   * release and before recording the answer; the next run's acquire was then flagged as an
+   * overlap. A release that was sent but never answered ends the lease no earlier than the run's
+   * last confirmed answer.
+   */
+  @Test
+  void aReleaseKilledBeforeItsAnswerWasRecordedIsNoOverlap() {
+    Op pending =
+        new Op("p", "a", Op.Type.RELEASE, KEY, token(1), Op.Outcome.PENDING, null, null, false, null, null, null,
+            ++clock, ++clock, null);
+    List<Op> h = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 100, 1100L, Op.Outcome.OK), pending,
+        acquire("b", 2, 150, 1000));
+    assertThat(Checker.check(h, noResources())).isEmpty();
+    // Before the acquire of b, the run's last confirmed answer: still an overlap.
+    List<Op> early = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 100, 1100L, Op.Outcome.OK), pending,
+        acquire("b", 2, 50, 1000));
+    assertThat(rules(Checker.check(early, noResources()))).containsExactly("C1");
+  }
+
   @Test
   void aLowerFenceAfterAHigherOneIsC3() {
     List<Op> h = List.of(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000));

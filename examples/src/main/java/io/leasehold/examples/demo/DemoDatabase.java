@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /** The demo's PostgreSQL: embedded (started here, stopped on close) or external. */
-final class DemoDatabase implements AutoCloseable {
+public final class DemoDatabase implements AutoCloseable {
   private final EmbeddedPostgres embedded;
   private final String jdbcUrl;
   private final String user;
@@ -20,7 +20,13 @@ final class DemoDatabase implements AutoCloseable {
     this.password = password;
   }
 
-  static DemoDatabase start(DemoOptions options) {
+  /**
+   * Starts the embedded server, or names the external one of the options.
+   *
+   * @param options the demo options
+   * @return the database; close it to stop an embedded server
+   */
+  public static DemoDatabase start(DemoOptions options) {
     if (options.jdbcUrl().isPresent()) {
       return new DemoDatabase(null, options.jdbcUrl().get(), options.user(), options.password());
     }
@@ -32,23 +38,50 @@ final class DemoDatabase implements AutoCloseable {
     }
   }
 
-  String describe() {
+  /**
+   * What the database is, for the output.
+   *
+   * @return a description
+   */
+  public String describe() {
     return embedded != null ? "embedded PostgreSQL on port " + embedded.getPort() : jdbcUrl;
   }
 
-  String jdbcUrl() {
+  /**
+   * The JDBC URL.
+   *
+   * @return the URL
+   */
+  public String jdbcUrl() {
     return jdbcUrl;
   }
 
-  String user() {
+  /**
+   * The user.
+   *
+   * @return the user
+   */
+  public String user() {
     return user;
   }
 
-  String password() {
+  /**
+   * The password.
+   *
+   * @return the password
+   */
+  public String password() {
     return password;
   }
 
-  HikariDataSource pool(String name, int size) {
+  /**
+   * A new connection pool on the database.
+   *
+   * @param name the pool's name
+   * @param size its maximum size
+   * @return the pool; the caller closes it
+   */
+  public HikariDataSource pool(String name, int size) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(jdbcUrl);
     c.setUsername(user);

@@ -8,15 +8,25 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /** A data source that can be cut off, to simulate a network partition between a device and the database. */
-final class PartitionableDataSource implements DataSource {
+public final class PartitionableDataSource implements DataSource {
   private final DataSource delegate;
   private volatile boolean partitioned;
 
-  PartitionableDataSource(DataSource delegate) {
+  /**
+   * Wraps a data source.
+   *
+   * @param delegate the real data source
+   */
+  public PartitionableDataSource(DataSource delegate) {
     this.delegate = delegate;
   }
 
-  void partition(boolean on) {
+  /**
+   * Cuts the device off from the database, or reconnects it.
+   *
+   * @param on true to refuse every new connection
+   */
+  public void partition(boolean on) {
     partitioned = on;
   }
 

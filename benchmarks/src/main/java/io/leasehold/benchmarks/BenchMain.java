@@ -1,0 +1,468 @@
+package io.leasehold.benchmarks;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.adapters.jdbc.FencedJdbcWriter;
+import io.leasehold.adapters.jdbc.HighWaterSchema;
+import io.leasehold.adapters.tool.FencedTool;
+import io.leasehold.adapters.tool.FencedToolExecutor;
+import io.leasehold.adapters.tool.FileToolJournal;
+import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.ToolInvocation;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.InMemoryFenceGuard;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
+ * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
+ * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards} or {@code table} (default all),
+ * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}.
+ *
+ * <pre>
+ * mvn -q -pl benchmarks -am -DskipTests -Pbench verify                              # everything
+ * mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=cycle"   # one group
+ * </pre>
+ */
+public final class BenchMain {
+  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+
+  private final StringBuilder md = new StringBuilder();
+  private final BenchDatabase db;
+  private final Duration window;
+  private final int windows;
+  private final List<Integer> threadCounts;
+
+  private BenchMain(BenchDatabase db, Duration window, int windows, List<Integer> threadCounts) {
+    this.db = db;
+    this.window = window;
+    this.windows = windows;
+    this.threadCounts = threadCounts;
+  }
+
+  /**
+   * Runs the benchmarks.
+   *
+   * @param args {@code name=value} settings
+   * @throws Exception if a benchmark fails
+   */
+  public static void main(String[] args) throws Exception {
+    LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
+    Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "table");
+    Duration window = Duration.ofSeconds(2);
+    int windows = 3;
+    List<Integer> threads = List.of(1, 4, 16);
+    Optional<String> url = Optional.empty();
+    for (String a : args) {
+      if (a.isBlank()) {
+        continue;
+      }
+      String[] kv = a.split("=", 2);
+      switch (kv[0]) {
+        case "group" -> groups = Set.of(kv[1].split(","));
+        case "window" -> window = Duration.ofMillis(Long.parseLong(kv[1].replace("ms", "").replace("s", "000")));
+        case "windows" -> windows = Integer.parseInt(kv[1]);
+        case "threads" -> threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
+        case "jdbc-url" -> url = Optional.of(kv[1]);
+        default -> throw new IllegalArgumentException("unknown setting " + a);
+      }
+    }
+    try (BenchDatabase db = new BenchDatabase(url)) {
+      BenchMain b = new BenchMain(db, window, windows, threads);
+      b.header();
+      if (groups.contains("cycle")) {
+        b.cycles();
+      }
+      if (groups.contains("pgbench")) {
+        b.pgbench();
+      }
+      if (groups.contains("renewal")) {
+        b.renewal();
+      }
+      if (groups.contains("guards")) {
+        b.guards();
+      }
+      if (groups.contains("table")) {
+        b.tableSize();
+      }
+      Path out = Path.of("target", "benchmarks.md");
+      Files.createDirectories(out.getParent());
+      Files.writeString(out, b.md.toString());
+      System.out.println(b.md);
+      System.out.println("written to " + out.toAbsolutePath());
+    }
+  }
+
+  private void line(String s) {
+    md.append(s).append('\n');
+    System.out.println(s);
+  }
+
+  private void header() throws Exception {
+    try (Connection c = db.connection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT version(), current_setting('fsync'), current_setting('synchronous_commit'),"
+                    + " current_setting('shared_buffers')")) {
+      rs.next();
+      line("# Benchmark run");
+      line("");
+      line("- machine: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
+          + System.getProperty("java.version"));
+      line("- database: " + rs.getString(1).replaceAll(" on .*", "") + ", fsync=" + rs.getString(2)
+          + ", synchronous_commit=" + rs.getString(3) + ", shared_buffers=" + rs.getString(4));
+      line("- method: each cell is the median of " + windows + " windows of " + window.toMillis()
+          + " ms after one warm-up window; competitors of a row run window by window in turn");
+      line("");
+    }
+    LeaseSchema.defaults().apply(db.pool(1));
+    Competitors.createPeerTables(db);
+  }
+
+  // ------------------------------------------------------------------ 1. acquire + release
+
+  private void cycles() throws Exception {
+    Competitors competitors = new Competitors(db);
+    for (boolean contended : List.of(false, true)) {
+      line("## Acquire + release, " + (contended ? "contended (all threads on one key)" : "uncontended (each thread its own key)"));
+      line("");
+      StringBuilder head = new StringBuilder("| threads |");
+      StringBuilder sep = new StringBuilder("| --- |");
+      for (String n : Competitors.names()) {
+        head.append(' ').append(n).append(contended ? " ok/s (failed/s)" : " cycles/s").append(" |");
+        sep.append(" --- |");
+      }
+      head.append(" Leasehold / ShedLock | Leasehold / Spring | Leasehold / own SQL | Leasehold / seed SQL |");
+      sep.append(" --- | --- | --- | --- |");
+      line(head.toString());
+      line(sep.toString());
+      for (int threads : threadCounts) {
+        List<Throughput.OpFactory> f =
+            List.of(
+                competitors.leasehold(contended, db.pool(threads + 2)),
+                competitors.leaseholdSql(contended),
+                competitors.seedSql(contended),
+                competitors.shedLock(contended, db.pool(threads + 2)),
+                competitors.springRegistry(contended, db.pool(threads + 2)));
+        List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
+        StringBuilder row = new StringBuilder("| " + threads + " |");
+        for (Throughput.Rate rate : r) {
+          row.append(' ').append(fmt(rate.successes()));
+          if (contended) {
+            row.append(" (").append(fmt(rate.failures())).append(')');
+          }
+          row.append(" |");
+        }
+        double lh = r.get(0).successes();
+        row.append(' ').append(ratio(lh, r.get(3).successes())).append(" | ").append(ratio(lh, r.get(4).successes()))
+            .append(" | ").append(ratio(lh, r.get(1).successes())).append(" | ").append(ratio(lh, r.get(2).successes()))
+            .append(" |");
+        line(row.toString());
+      }
+      line("");
+    }
+  }
+
+  // ------------------------------------------------------------------ pgbench
+
+  private void pgbench() throws Exception {
+    Optional<Path> pgbench = PgBench.find();
+    line("## pgbench, uncontended acquire + release (the database alone)");
+    line("");
+    if (pgbench.isEmpty() || db.port < 0) {
+      line("pgbench not found (or an external database): skipped.");
+      line("");
+      return;
+    }
+    line("`" + pgbench.get() + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
+        + windows + " runs, seed script and Leasehold script interleaved.");
+    line("");
+    line("| clients | seed SQL tps | Leasehold SQL tps | Leasehold SQL / seed SQL |");
+    line("| --- | --- | --- | --- |");
+    for (int threads : threadCounts) {
+      double[] seed = new double[windows];
+      double[] lh = new double[windows];
+      for (int w = 0; w < windows; w++) {
+        seed[w] = PgBench.run(pgbench.get(), db, PgBench.SEED, threads, window);
+        lh[w] = PgBench.run(pgbench.get(), db, PgBench.LEASEHOLD, threads, window);
+      }
+      double s = Throughput.median(seed);
+      double l = Throughput.median(lh);
+      line("| " + threads + " | " + fmt(s) + " | " + fmt(l) + " | " + ratio(l, s) + " |");
+    }
+    line("");
+  }
+
+  // ------------------------------------------------------------------ 2. renewal at scale
+
+  private void renewal() throws Exception {
+    line("## Renewal at scale (one process)");
+    line("");
+    line("| held leases | batch renewal: ms per round | leases/s | one by one: ms per round (measured on 1,000) |");
+    line("| --- | --- | --- | --- |");
+    HikariDataSource pool = db.pool(18);
+    try (LeaseStore store =
+        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(10)).build()) {
+      List<Lease> held = new ArrayList<>();
+      for (int n : List.of(1_000, 10_000, 100_000)) {
+        held.addAll(acquireMany(store, "renew", held.size(), n - held.size()));
+        double[] ms = new double[windows];
+        for (int w = 0; w < windows; w++) {
+          long t = System.nanoTime();
+          LeaseStore.BatchRenewal r = store.renewAll(held);
+          ms[w] = (System.nanoTime() - t) / 1e6;
+          if (r.renewed() != n) {
+            throw new IllegalStateException("renewed " + r.renewed() + " of " + n);
+          }
+        }
+        double perRound = Throughput.median(ms);
+        long t = System.nanoTime();
+        for (Lease l : held.subList(0, 1_000)) {
+          l.renew();
+        }
+        double oneByOnePerLease = (System.nanoTime() - t) / 1e6 / 1_000;
+        line("| " + String.format(Locale.ROOT, "%,d", n) + " | " + fmt(perRound) + " | " + fmt(n / (perRound / 1000))
+            + " | " + fmt(oneByOnePerLease * n) + " |");
+      }
+    }
+    line("");
+  }
+
+  private static List<Lease> acquireMany(LeaseStore store, String account, int from, int count) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    try {
+      List<Future<Lease>> futures = new ArrayList<>();
+      for (int i = from; i < from + count; i++) {
+        LeaseKey key = LeaseKey.of(account, "s" + i);
+        futures.add(pool.submit(() -> ((AcquireResult.Acquired) store.tryAcquire(key, account)).lease()));
+      }
+      List<Lease> leases = new ArrayList<>();
+      for (Future<Lease> f : futures) {
+        leases.add(f.get());
+      }
+      return leases;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  // ------------------------------------------------------------------ 3. guards
+
+  private void guards() throws Exception {
+    line("## Guards");
+    line("");
+    line("| benchmark | fenced | unfenced / direct | fenced / unfenced |");
+    line("| --- | --- | --- | --- |");
+    // In-memory guard admit, ns per op.
+    for (int threads : List.of(1, 4)) {
+      for (boolean manyKeys : List.of(false, true)) {
+        InMemoryFenceGuard guard = new InMemoryFenceGuard();
+        List<Throughput.OpFactory> f =
+            List.of(
+                (i, n) -> {
+                  FencingToken[] tokens = new FencingToken[manyKeys ? 1024 : 1];
+                  for (int k = 0; k < tokens.length; k++) {
+                    tokens[k] = new FencingToken(LeaseKey.of("g", manyKeys ? "k" + i + "-" + k : "one"), 1, UUID.randomUUID());
+                  }
+                  int[] next = {0};
+                  return () -> {
+                    for (int r = 0; r < 1000; r++) {
+                      guard.admit(tokens[next[0]++ & (tokens.length - 1)]);
+                    }
+                    return true;
+                  };
+                });
+        double rate = Throughput.interleaved(f, threads, window, windows).get(0).successes() * 1000;
+        line("| in-memory guard admit, " + threads + " thread(s), " + (manyKeys ? "1,024 keys per thread" : "one key")
+            + " | " + fmt(1e9 / rate * threads) + " ns/op | | |");
+      }
+    }
+    // File store: fenced write vs the same atomic write without fencing.
+    Path dir = Files.createTempDirectory("leasehold-bench-files");
+    FencedFileStore files = FencedFileStore.open(dir.resolve("store"));
+    Path plain = Files.createDirectories(dir.resolve("plain"));
+    FencingToken token = new FencingToken(LeaseKey.of("g", "files"), 1, UUID.randomUUID());
+    for (int size : List.of(1024, 1 << 20)) {
+      byte[] content = new byte[size];
+      List<Throughput.OpFactory> f =
+          List.of(
+              (i, n) -> () -> {
+                files.write(token, "f.bin", content);
+                return true;
+              },
+              (i, n) -> () -> {
+                atomicWrite(plain, content);
+                return true;
+              });
+      List<Throughput.Rate> r = Throughput.interleaved(f, 1, window, windows);
+      line("| file write, " + (size == 1024 ? "1 KiB" : "1 MiB") + " | " + fmt(1e6 / r.get(0).successes()) + " us | "
+          + fmt(1e6 / r.get(1).successes()) + " us | " + ratio(r.get(1).successes(), r.get(0).successes()) + " |");
+    }
+    // Database writer: fenced transaction vs the same transaction without the guard.
+    HikariDataSource pool = db.pool(4);
+    HighWaterSchema.defaults().apply(pool);
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+    }
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(pool).build();
+    FencingToken dbToken = new FencingToken(LeaseKey.of("g", "db"), 1, UUID.randomUUID());
+    List<Throughput.OpFactory> dbf =
+        List.of(
+            (i, n) -> () -> {
+              writer.write(dbToken, (c, t) -> insertRow(c, t.fence()));
+              return true;
+            },
+            (i, n) -> () -> {
+              try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                insertRow(c, 1);
+                c.commit();
+                c.setAutoCommit(true);
+              }
+              return true;
+            });
+    List<Throughput.Rate> dr = Throughput.interleaved(dbf, 1, window, windows);
+    line("| database writer, one INSERT per transaction | " + fmt(1e6 / dr.get(0).successes()) + " us | "
+        + fmt(1e6 / dr.get(1).successes()) + " us | " + ratio(dr.get(1).successes(), dr.get(0).successes()) + " |");
+    // Tool executor vs a direct call, with and without the durable journal.
+    FencedTool tool =
+        new FencedTool() {
+          @Override
+          public String name() {
+            return "noop";
+          }
+
+          @Override
+          public com.fasterxml.jackson.databind.JsonNode call(ToolInvocation invocation) {
+            return invocation.arguments();
+          }
+        };
+    FencedToolExecutor memory = FencedToolExecutor.builder().journal(new MemoryToolJournal()).tool(tool).build();
+    FencedToolExecutor durable =
+        FencedToolExecutor.builder().journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(tool).build();
+    com.fasterxml.jackson.databind.node.ObjectNode args = JsonNodeFactory.instance.objectNode().put("x", 1);
+    FencingToken toolToken = new FencingToken(LeaseKey.of("g", "tool"), 1, UUID.randomUUID());
+    ToolInvocation direct = new ToolInvocation(UUID.randomUUID(), "noop", args, toolToken, Optional.empty());
+    List<Throughput.OpFactory> tf =
+        List.of(
+            (i, n) -> () -> memory.call(toolToken, "noop", args) != null,
+            (i, n) -> () -> tool.call(direct) != null);
+    List<Throughput.Rate> tr = Throughput.interleaved(tf, 1, window, windows);
+    line("| tool executor, in-memory journal | " + fmt(1e6 / tr.get(0).successes()) + " us | "
+        + String.format(Locale.ROOT, "%.3f", 1e6 / tr.get(1).successes()) + " us | overhead "
+        + fmt(1e6 / tr.get(0).successes() - 1e6 / tr.get(1).successes()) + " us |");
+    List<Throughput.Rate> tdr =
+        Throughput.interleaved(List.of((i, n) -> () -> durable.call(toolToken, "noop", args) != null), 1, window, windows);
+    line("| tool executor, durable file journal (3 forced appends per call) | " + fmt(1e6 / tdr.get(0).successes())
+        + " us | | |");
+    line("");
+  }
+
+  private static int insertRow(Connection c, long fence) throws java.sql.SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO bench_rows (fence, body) VALUES (?, 'x')")) {
+      ps.setLong(1, fence);
+      return ps.executeUpdate();
+    }
+  }
+
+  /** The same atomic write the file store makes, without the lock, the mark and the attribute. */
+  private static void atomicWrite(Path dir, byte[] content) throws IOException {
+    Path temp = dir.resolve("tmp-" + UUID.randomUUID());
+    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.wrap(content);
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+      ch.force(true);
+    }
+    Files.move(temp, dir.resolve("f.bin"), StandardCopyOption.ATOMIC_MOVE);
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+  }
+
+  // ------------------------------------------------------------------ 4. table size
+
+  private void tableSize() throws Exception {
+    line("## Table size: acquire + release with 1,000,000 dead rows of other keys vs an empty table");
+    line("");
+    LeaseSchema big = new LeaseSchema("bench_big_lease", "bench_big_seq");
+    LeaseSchema empty = new LeaseSchema("bench_empty_lease", "bench_empty_seq");
+    HikariDataSource setup = db.pool(2);
+    big.apply(setup);
+    empty.apply(setup);
+    try (Connection c = setup.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("TRUNCATE bench_big_lease");
+      // Half released, half expired: the dead rows a busy table accumulates.
+      s.execute(
+          "INSERT INTO bench_big_lease (account_id, session_id, run_id, fence, holder, acquired_at, renewed_at,"
+              + " expires_at, released_at) SELECT 'dead', 's' || g, gen_random_uuid(), nextval('bench_big_seq'), 'x',"
+              + " now() - interval '1 day', now() - interval '1 day', now() - interval '1 day',"
+              + " CASE WHEN g % 2 = 0 THEN now() - interval '1 day' END FROM generate_series(1, 1000000) g");
+      s.execute("VACUUM ANALYZE bench_big_lease");
+    }
+    line("| threads | 1 M dead rows cycles/s | empty table cycles/s | ratio |");
+    line("| --- | --- | --- | --- |");
+    for (int threads : List.of(1, 4)) {
+      List<Throughput.OpFactory> f = new ArrayList<>();
+      for (LeaseSchema schema : List.of(big, empty)) {
+        LeaseStore store =
+            LeaseStore.builder(db.pool(threads + 2)).schema(schema).accessPolicy(AccessPolicy.allowAll()).build();
+        f.add(
+            (i, n) -> {
+              LeaseKey key = LeaseKey.of("live", "t" + i);
+              return () -> {
+                AcquireResult r = store.tryAcquire(key, "live");
+                r.acquiredLease().orElseThrow().release();
+                return true;
+              };
+            });
+      }
+      List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
+      line("| " + threads + " | " + fmt(r.get(0).successes()) + " | " + fmt(r.get(1).successes()) + " | "
+          + ratio(r.get(0).successes(), r.get(1).successes()) + " |");
+    }
+    line("");
+  }
+
+  private static String fmt(double v) {
+    if (v >= 100) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String ratio(double a, double b) {
+    return b == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", a / b);
+  }
+}

@@ -1,0 +1,146 @@
+package io.leasehold.examples.web;
+
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.lease.Lease;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+
+/**
+ * One device's server-side agent job under its lease: a write through each adapter every step,
+ * until it is done, frozen, or its lease is lost. Frozen, it holds the token its next requests
+ * carry; woken, it delivers them (and every resource refuses them if a newer run has written).
+ */
+final class DeviceRun implements Runnable {
+  /** What a device's page shows about its own run. */
+  enum State { RUNNING, FROZEN, LOST, DONE }
+
+  private final String device;
+  private final Lease lease;
+  private final WebResources resources;
+  private final Consumer<DeviceRun> changed;
+  private final CountDownLatch woken = new CountDownLatch(1);
+  private volatile State state = State.RUNNING;
+  private volatile boolean frozen;
+  private volatile String message = "";
+
+  DeviceRun(String device, Lease lease, WebResources resources, Consumer<DeviceRun> changed) {
+    this.device = device;
+    this.lease = lease;
+    this.resources = resources;
+    this.changed = changed;
+    lease.onLost(
+        loss -> {
+          message = "lease lost: " + loss.reason() + "; this device is no longer the runner";
+          state = State.LOST;
+          changed.accept(this);
+        });
+  }
+
+  String device() {
+    return device;
+  }
+
+  FencingToken token() {
+    return lease.identity();
+  }
+
+  State state() {
+    return state;
+  }
+
+  String message() {
+    return message;
+  }
+
+  Lease lease() {
+    return lease;
+  }
+
+  void freeze() {
+    frozen = true;
+    if (state == State.RUNNING) {
+      state = State.FROZEN;
+      message = "frozen (a long GC pause, cut off from the database)";
+    }
+    changed.accept(this);
+  }
+
+  void wake() {
+    frozen = false;
+    woken.countDown();
+    changed.accept(this);
+  }
+
+  boolean frozen() {
+    return frozen;
+  }
+
+  @Override
+  public void run() {
+    FencingToken inFlight = lease.identity();
+    for (int step = 1; step <= 40; step++) {
+      if (frozen) {
+        awaitWake();
+        // Requests it had built before the freeze go out now with the old token.
+        for (String adapter : List.of("file store", "tool", "database")) {
+          write(adapter, inFlight, "late step " + step, true);
+        }
+        // And its own next step goes through the lease handle, which refuses locally if lost.
+        write("file store", lease, "next step " + step, false);
+        break;
+      }
+      if (state == State.LOST) {
+        break;
+      }
+      for (String adapter : List.of("file store", "tool", "database")) {
+        write(adapter, lease, "step " + step, false);
+      }
+      sleep(500);
+    }
+    if (state == State.RUNNING) {
+      lease.release();
+      state = State.DONE;
+      message = "finished and released";
+      changed.accept(this);
+    }
+  }
+
+  private void write(String adapter, Fenced fenced, String what, boolean late) {
+    String text = device + " " + what;
+    try {
+      resources.write(adapter, fenced, device, text);
+      resources.log(device, adapter, inFlightFence(fenced), true, (late ? "late write admitted" : "admitted"));
+    } catch (StaleFenceException e) {
+      resources.log(device, adapter, e.presentedFence(), false,
+          "REFUSED: presented fence " + e.presentedFence() + " < highest " + e.highestFence());
+    } catch (LeaseLostException e) {
+      resources.log(device, adapter, lease.fence(), false, "REFUSED locally: the lease is known lost");
+    } catch (RuntimeException e) {
+      resources.log(device, adapter, lease.fence(), false, "failed: " + e.getMessage());
+    }
+  }
+
+  private long inFlightFence(Fenced fenced) {
+    return fenced instanceof FencingToken t ? t.fence() : lease.fence();
+  }
+
+  private void awaitWake() {
+    try {
+      woken.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package io.leasehold.examples.web;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.zaxxer.hikari.HikariDataSource;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.sse.SseClient;
+import io.javalin.http.staticfiles.Location;
+import io.leasehold.examples.demo.DemoDatabase;
+import io.leasehold.examples.demo.DemoOptions;
+import io.leasehold.examples.demo.PartitionableDataSource;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessDeniedException;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.AcquireRequest;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.LeaseEvent;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStatus;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseWatcher;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The two-device web demo: one page per device ({@code /?device=desktop}, {@code
+ * /?device=browser}) of one account on one session. Every page shows the authoritative lease
+ * status, pushed live over server-sent events from a {@link LeaseWatcher}, and enables its Run
+ * button from that status only. Run starts a server-side agent job under a lease; Freeze cuts the
+ * device's run off from the database and stalls it; Wake lets it try to finish, and shows its late
+ * writes refused.
+ *
+ * <p>Run it with {@code mvn -q -pl examples -am -DskipTests -Pdemo verify
+ * -Ddemo.main=io.leasehold.examples.web.WebDemo} and open the two URLs it prints.
+ */
+public final class WebDemo implements AutoCloseable {
+  static final List<String> DEVICES = List.of("desktop", "browser");
+  static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+
+  private final DemoDatabase db;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final Map<String, PartitionableDataSource> nets = new ConcurrentHashMap<>();
+  private final Map<String, LeaseStore> stores = new ConcurrentHashMap<>();
+  private final Map<String, DeviceRun> runs = new ConcurrentHashMap<>();
+  private final Queue<SseClient> clients = new ConcurrentLinkedQueue<>();
+  private final LeaseStore statusStore;
+  private final LeaseWatcher watcher;
+  private final WebResources resources;
+  private final Javalin app;
+  private volatile LeaseStatus lastStatus;
+
+  private WebDemo(DemoOptions options, int port) {
+    LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
+    db = DemoDatabase.start(options);
+    closeables.add(db);
+    HikariDataSource shared = pool("web-status", 6);
+    LeaseSchema.defaults().apply(shared);
+    for (String device : DEVICES) {
+      PartitionableDataSource net = new PartitionableDataSource(pool("web-" + device, 4));
+      nets.put(device, net);
+      stores.put(
+          device,
+          LeaseStore.builder(net)
+              .accessPolicy(AccessPolicy.callerOwnsAccount()) // C8: the account may use its session
+              .ttl(options.ttl())
+              .defaultHolder(device)
+              .build());
+    }
+    statusStore = LeaseStore.builder(shared).accessPolicy(AccessPolicy.callerOwnsAccount()).ttl(options.ttl()).build();
+    try {
+      resources = new WebResources(Files.createTempDirectory("leasehold-web-"), shared, this::pushWrite);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    watcher = LeaseWatcher.start(statusStore, pool("web-listen", 1));
+    watcher.subscribe(SESSION, this::pushStatus);
+
+    app =
+        Javalin.create(
+            config -> {
+              config.staticFiles.add("/web", Location.CLASSPATH);
+              config.showJavalinBanner = false;
+            });
+    app.sse("/api/events", this::connect);
+    app.post("/api/run", this::run);
+    app.post("/api/freeze", ctx -> control(ctx, true));
+    app.post("/api/wake", ctx -> control(ctx, false));
+    app.start(port);
+  }
+
+  /**
+   * Starts the demo server.
+   *
+   * @param options database and TTL options
+   * @param port the HTTP port, 0 for any free one
+   * @return the running server; close it to stop
+   */
+  public static WebDemo start(DemoOptions options, int port) {
+    return new WebDemo(options, port);
+  }
+
+  /**
+   * The HTTP port.
+   *
+   * @return the port
+   */
+  public int port() {
+    return app.port();
+  }
+
+  /**
+   * Runs the demo from the command line: the demo options plus {@code --port <n>} (default 7070).
+   *
+   * @param args the options
+   * @throws InterruptedException when interrupted (the server runs until the process ends)
+   */
+  public static void main(String[] args) throws InterruptedException {
+    int port = 7070;
+    List<String> rest = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--port") && i + 1 < args.length) {
+        port = Integer.parseInt(args[++i]);
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    DemoOptions options = DemoOptions.parse(rest.toArray(String[]::new));
+    if (options.help()) {
+      System.out.println("Web demo: --port <n> (default 7070), --ttl <duration> (default 2s), --jdbc-url ...");
+      return;
+    }
+    WebDemo demo = start(options, port);
+    System.out.println("Leasehold web demo on " + demo.db.describe() + ". Open the two devices:");
+    for (String d : DEVICES) {
+      System.out.println("  http://localhost:" + demo.port() + "/?device=" + d);
+    }
+    System.out.println("Ctrl-C stops it.");
+    Thread.currentThread().join();
+  }
+
+  // ------------------------------------------------------------------ HTTP
+
+  private void connect(SseClient client) {
+    client.keepAlive();
+    client.onClose(() -> clients.remove(client));
+    clients.add(client);
+    if (lastStatus != null) {
+      client.sendEvent("status", statusJson(lastStatus));
+    }
+    for (String d : DEVICES) {
+      client.sendEvent("device", deviceJson(d));
+    }
+    for (WebResources.WriteLog w : resources.entries()) {
+      client.sendEvent("write", writeJson(w));
+    }
+  }
+
+  private void run(Context ctx) {
+    String device = ctx.formParam("device");
+    String account = ctx.formParam("account");
+    if (device == null || !DEVICES.contains(device) || account == null || account.isBlank()) {
+      ctx.status(400).result("device (desktop or browser) and account are required");
+      return;
+    }
+    DeviceRun current = runs.get(device);
+    if (current != null && (current.state() == DeviceRun.State.RUNNING || current.state() == DeviceRun.State.FROZEN)) {
+      ctx.status(409).result(device + " is already running");
+      return;
+    }
+    AcquireResult result;
+    try {
+      // The store asks the access policy first: another account never touches the lease table.
+      result = stores.get(device).tryAcquire(AcquireRequest.of(SESSION, account).withHolder(device));
+    } catch (AccessDeniedException e) {
+      ctx.status(403).result(e.getMessage());
+      return;
+    }
+    ObjectNode answer = JSON.createObjectNode();
+    if (result instanceof AcquireResult.Acquired a) {
+      DeviceRun run = new DeviceRun(device, a.lease().keepAlive(), resources, r -> pushDevice(r.device()));
+      runs.put(device, run);
+      Thread t = new Thread(run, "web-run-" + device);
+      t.setDaemon(true);
+      t.start();
+      answer.put("acquired", true).put("fence", a.lease().fence());
+      pushDevice(device);
+    } else if (result instanceof AcquireResult.Busy b) {
+      answer.put("acquired", false).set("status", statusJson(b.status()));
+    } else {
+      answer.put("acquired", false);
+    }
+    ctx.contentType("application/json").result(answer.toString());
+  }
+
+  private void control(Context ctx, boolean freeze) {
+    String device = ctx.formParam("device");
+    DeviceRun run = device == null ? null : runs.get(device);
+    if (run == null) {
+      ctx.status(404).result("no run on " + device);
+      return;
+    }
+    if (freeze) {
+      nets.get(device).partition(true);
+      run.freeze();
+    } else {
+      nets.get(device).partition(false);
+      run.wake();
+    }
+    ctx.result("ok");
+  }
+
+  // ------------------------------------------------------------------ pushing
+
+  private void pushStatus(LeaseEvent event) {
+    lastStatus = event.status();
+    broadcast("status", statusJson(event.status()).put("event", event.kind().name()));
+  }
+
+  private void pushDevice(String device) {
+    broadcast("device", deviceJson(device));
+  }
+
+  private void pushWrite(WebResources.WriteLog w) {
+    broadcast("write", writeJson(w));
+  }
+
+  private void broadcast(String event, ObjectNode data) {
+    for (SseClient c : clients) {
+      try {
+        c.sendEvent(event, data.toString());
+      } catch (RuntimeException e) {
+        clients.remove(c);
+      }
+    }
+  }
+
+  private static ObjectNode statusJson(LeaseStatus s) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("state", s.state().name());
+    n.put("databaseNow", s.databaseNow().toEpochMilli());
+    n.put("acquirableAt", s.acquirableAt().toEpochMilli());
+    s.owner().ifPresent(o -> n.put("holder", o.holder()).put("runId", o.runId().toString())
+        .put("fence", o.fence()).put("expiresAt", o.expiresAt().toEpochMilli()));
+    return n;
+  }
+
+  private ObjectNode deviceJson(String device) {
+    DeviceRun run = runs.get(device);
+    ObjectNode n = JSON.createObjectNode().put("device", device);
+    if (run == null) {
+      return n.put("state", "IDLE").put("message", "").put("frozen", false);
+    }
+    return n.put("state", run.state().name()).put("fence", run.token().fence()).put("message", run.message())
+        .put("frozen", run.frozen());
+  }
+
+  private static ObjectNode writeJson(WebResources.WriteLog w) {
+    return JSON.createObjectNode().put("device", w.device()).put("adapter", w.adapter()).put("fence", w.fence())
+        .put("admitted", w.admitted()).put("outcome", w.outcome());
+  }
+
+  private HikariDataSource pool(String name, int size) {
+    HikariDataSource p = db.pool(name, size);
+    closeables.add(0, p);
+    return p;
+  }
+
+  /** Stops the server, the runs' stores and the database. */
+  @Override
+  public void close() {
+    app.stop();
+    watcher.close();
+    runs.values().forEach(DeviceRun::wake);
+    nets.values().forEach(n -> n.partition(false));
+    stores.values().forEach(LeaseStore::close);
+    statusStore.close();
+    for (AutoCloseable c : closeables) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        System.err.println("closing " + c + ": " + e);
+      }
+    }
+  }
+}
