@@ -185,20 +185,23 @@ final class Competitors {
     }
   }
 
-  /** Executes a pipelined statement and returns the first column of its result set's first row. */
+  /** Executes a pipelined statement and returns the first column of its statement's first row. */
   static Long firstLong(PreparedStatement ps) throws SQLException {
     boolean isResultSet = ps.execute();
+    boolean timeoutsSet = false; // the first result set is the set_config row
     while (true) {
       if (isResultSet) {
         try (ResultSet rs = ps.getResultSet()) {
-          if (!rs.next()) {
-            return null;
+          if (timeoutsSet) {
+            if (!rs.next()) {
+              return null;
+            }
+            Object v = rs.getObject(1);
+            return v instanceof Number num ? num.longValue() : (v == null ? null : 1L);
           }
-          Object v = rs.getObject(1);
-          return v instanceof Number num ? num.longValue() : (v == null ? null : 1L);
+          timeoutsSet = true;
         }
-      }
-      if (ps.getUpdateCount() == -1) {
+      } else if (ps.getUpdateCount() == -1) {
         return null;
       }
       isResultSet = ps.getMoreResults();

@@ -24,10 +24,15 @@ final class PgBench {
           + "DELETE FROM seed_lease WHERE account_id = 'pgb' AND session_id = 'c' || :client_id"
           + " AND run_id = md5(:run::text)::uuid;\n";
 
-  /** Leasehold's statements as the store sends them (short transaction, timeouts, fence). */
+  /**
+   * Leasehold's statements as the store sends them: each operation a pipeline of the timeouts and
+   * the statement, one Sync, one implicit transaction. (pgbench cannot carry the fence from one
+   * pipeline into the next, so this release matches key and run id only.)
+   */
   static final String LEASEHOLD =
       "\\set run random(1, 2000000000)\n"
-          + "BEGIN;\nSET LOCAL lock_timeout = 1000;\nSET LOCAL statement_timeout = 5000;\n"
+          + "\\startpipeline\n"
+          + "SELECT set_config('lock_timeout', '1000', true), set_config('statement_timeout', '5000', true);\n"
           + "WITH now AS (SELECT clock_timestamp() AS t) INSERT INTO leasehold_lease AS l (account_id, session_id,"
           + " run_id, fence, holder, acquired_at, renewed_at, expires_at, released_at) SELECT 'pgb', 'c' || :client_id,"
           + " md5(:run::text)::uuid, COALESCE((SELECT f.fence FROM leasehold_lease AS f WHERE f.account_id = 'pgb'"
@@ -38,14 +43,15 @@ final class PgBench {
           + " renewed_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
           + " expires_at = GREATEST(EXCLUDED.acquired_at, l.released_at) + (EXCLUDED.expires_at - EXCLUDED.acquired_at),"
           + " released_at = NULL WHERE l.released_at IS NOT NULL OR l.expires_at <= EXCLUDED.acquired_at"
-          + " RETURNING l.fence \\gset\n"
-          + "COMMIT;\n"
-          + "BEGIN;\nSET LOCAL lock_timeout = 1000;\nSET LOCAL statement_timeout = 5000;\n"
+          + " RETURNING l.fence;\n"
+          + "\\endpipeline\n"
+          + "\\startpipeline\n"
+          + "SELECT set_config('lock_timeout', '1000', true), set_config('statement_timeout', '5000', true);\n"
           + "WITH now AS (SELECT clock_timestamp() AS t), upd AS (UPDATE leasehold_lease AS l SET released_at = now.t,"
           + " expires_at = now.t FROM now WHERE l.account_id = 'pgb' AND l.session_id = 'c' || :client_id"
-          + " AND l.run_id = md5(:run::text)::uuid AND l.fence = :fence AND l.released_at IS NULL"
+          + " AND l.run_id = md5(:run::text)::uuid AND l.released_at IS NULL"
           + " AND l.expires_at > now.t RETURNING 1) SELECT now.t, EXISTS (SELECT 1 FROM upd) FROM now;\n"
-          + "COMMIT;\n";
+          + "\\endpipeline\n";
 
   static Optional<Path> find() {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {

@@ -674,20 +674,20 @@ public final class LeaseStore implements AutoCloseable {
       try (PreparedStatement ps = c.prepareStatement(statement)) {
         binder.bind(ps, c);
         boolean isResultSet = ps.execute();
+        boolean timeoutsSet = false; // the first result set is the set_config row
         while (true) {
           if (isResultSet) {
             try (ResultSet rs = ps.getResultSet()) {
-              return reader.read(rs);
+              if (timeoutsSet) {
+                return reader.read(rs);
+              }
+              timeoutsSet = true;
             }
-          }
-          if (ps.getUpdateCount() == -1) {
+          } else if (ps.getUpdateCount() == -1) {
             throw new IllegalStateException("statement returned no result set: " + what);
           }
           isResultSet = ps.getMoreResults();
         }
-      } catch (SQLException e) {
-        rollbackQuietly(c, e);
-        throw e;
       } finally {
         if (!autoCommit && !c.isClosed()) {
           c.setAutoCommit(false);
@@ -696,15 +696,6 @@ public final class LeaseStore implements AutoCloseable {
     } catch (SQLException e) {
       throw new LeaseStoreException(
           "could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
-    }
-  }
-
-  /** A failed statement leaves the pipelined transaction open and aborted; end it. */
-  private static void rollbackQuietly(Connection c, SQLException failure) {
-    try (Statement s = c.createStatement()) {
-      s.execute("ROLLBACK");
-    } catch (SQLException e) {
-      failure.addSuppressed(e);
     }
   }
 

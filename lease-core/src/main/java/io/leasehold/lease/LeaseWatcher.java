@@ -316,6 +316,12 @@ public final class LeaseWatcher implements AutoCloseable {
     connection = null;
     if (c != null) {
       try {
+        // Abort rather than only close: a pool must not hand the dead connection to anyone.
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException e) {
+        LOG.log(Level.DEBUG, () -> "aborting the listening connection: " + e);
+      }
+      try {
         c.close();
       } catch (SQLException e) {
         LOG.log(Level.DEBUG, () -> "closing the listening connection: " + e);

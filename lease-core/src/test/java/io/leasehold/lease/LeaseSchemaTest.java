@@ -31,6 +31,8 @@ class LeaseSchemaTest {
           + " UNION ALL SELECT 'sequence ' || sequencename || ' ' || data_type || ' start=' || start_value"
           + " || ' min=' || min_value || ' inc=' || increment_by || ' cache=' || cache_size"
           + " || ' cycle=' || cycle FROM pg_sequences WHERE schemaname = 'public'"
+          + " UNION ALL SELECT 'options ' || relname || ' ' || array_to_string(reloptions, ',') FROM pg_class"
+          + " WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL"
           + " UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal"
           + " UNION ALL SELECT 'function ' || proname || ' ' || md5(prosrc) FROM pg_proc"
           + " WHERE pronamespace = 'public'::regnamespace"
@@ -60,7 +62,8 @@ class LeaseSchemaTest {
           .anyMatch(l -> l.contains("leasehold_lease_pkey PRIMARY KEY (account_id, session_id)"))
           .anyMatch(l -> l.startsWith("column agent_lease.run_id uuid null=NO"))
           .anyMatch(l -> l.startsWith("trigger CREATE TRIGGER agent_lease_notify_change AFTER UPDATE ON public.agent_lease"))
-          .anyMatch(l -> l.startsWith("function leasehold_lease_notify "));
+          .anyMatch(l -> l.startsWith("function leasehold_lease_notify "))
+          .anyMatch(l -> l.equals("options agent_lease fillfactor=70"));
 
       // A store on the custom names works in both databases.
       for (TestDatabase db : List.of(viaLiquibase, viaSql)) {

@@ -87,11 +87,17 @@ class LeaseWatcherTest {
   void renewalsAreNoticedAtTheOldDeadline() throws Exception {
     Lease lease = acquire(store);
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    // Renew half-way through the TTL, so the renewed lease outlives the old deadline by ~400 ms.
+    long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (lease.localTimeLeft().compareTo(Duration.ofMillis(350)) > 0) {
+      assertThat(System.nanoTime()).isLessThan(bound);
+      Thread.sleep(10);
+    }
     assertThat(lease.renew().renewed()).isTrue();
     LeaseEvent renewed = next();
     assertThat(renewed.kind()).isEqualTo(LeaseEvent.Kind.RENEWED);
     assertThat(renewed.status().owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
-    lease.release();
+    assertThat(lease.release().released()).isTrue();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
   }
 

@@ -40,6 +40,13 @@ public final class ConcurrentWriterMain {
           default -> throw new IllegalArgumentException(args[0]);
         };
     LeaseKey key = LeaseKey.of(args[2], args[3]);
+    // Start together with the other writer process: wait for the parent's GO.
+    System.out.println("READY");
+    System.out.flush();
+    String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+    if (!"GO".equals(go)) {
+      throw new IllegalStateException("expected GO, got " + go);
+    }
     int parity = Integer.parseInt(args[4]);
     int writes = Integer.parseInt(args[5]);
     AtomicInteger admitted = new AtomicInteger();

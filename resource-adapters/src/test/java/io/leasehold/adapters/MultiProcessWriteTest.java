@@ -53,6 +53,10 @@ class MultiProcessWriteTest {
     long max = 0;
     try (ChildJvm odd = start(kind, location, key, 0);
         ChildJvm even = start(kind, location, key, 1)) {
+      odd.awaitLine("READY", 60);
+      even.awaitLine("READY", 60);
+      odd.send("GO");
+      even.send("GO");
       for (ChildJvm child : List.of(odd, even)) {
         String[] done = child.awaitLine("DONE ", 120).split(" ");
         admitted += Integer.parseInt(done[1]);

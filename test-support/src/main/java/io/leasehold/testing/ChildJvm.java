@@ -76,6 +76,18 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /**
+   * Sends a line to the child's standard input.
+   *
+   * @param line the line, without its line break
+   * @throws java.io.IOException if the child's input is closed
+   */
+  public void send(String line) throws IOException {
+    var in = process.getOutputStream();
+    in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
+  /**
    * Waits for the child to exit by itself.
    *
    * @param timeoutSeconds how long to wait
