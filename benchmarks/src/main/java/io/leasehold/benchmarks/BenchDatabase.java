@@ -64,17 +64,23 @@ final class BenchDatabase implements AutoCloseable {
     return ds;
   }
 
-  @Override
-  public void close() {
+  /** Closes every pool and connection opened so far (between benchmarks, to free connections). */
+  void closeOpened() {
     synchronized (opened) {
       for (AutoCloseable c : opened) {
         try {
           c.close();
         } catch (Exception e) {
-          // closing at the end of the run
+          // closing between benchmarks
         }
       }
+      opened.clear();
     }
+  }
+
+  @Override
+  public void close() {
+    closeOpened();
     if (embedded != null) {
       try {
         embedded.close();

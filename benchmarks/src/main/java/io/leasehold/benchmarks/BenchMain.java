@@ -74,6 +74,21 @@ public final class BenchMain {
    * @throws Exception if a benchmark fails
    */
   public static void main(String[] args) throws Exception {
+    String report = run(args);
+    Path out = Path.of("target", "benchmarks.md");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, report);
+    System.out.println("written to " + out.toAbsolutePath());
+  }
+
+  /**
+   * Runs the benchmarks and returns the Markdown report (also printed as it goes).
+   *
+   * @param args {@code name=value} settings
+   * @return the report
+   * @throws Exception if a benchmark fails
+   */
+  static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
     Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "table");
     Duration window = Duration.ofSeconds(2);
@@ -112,11 +127,7 @@ public final class BenchMain {
       if (groups.contains("table")) {
         b.tableSize();
       }
-      Path out = Path.of("target", "benchmarks.md");
-      Files.createDirectories(out.getParent());
-      Files.writeString(out, b.md.toString());
-      System.out.println(b.md);
-      System.out.println("written to " + out.toAbsolutePath());
+      return b.md.toString();
     }
   }
 
@@ -149,6 +160,11 @@ public final class BenchMain {
 
   // ------------------------------------------------------------------ 1. acquire + release
 
+  /**
+   * Acquire + release cycles of Leasehold, its own SQL from bare JDBC, the seed's SQL, ShedLock
+   * and Spring's registry, uncontended and contended. Alone: {@code mvn -q -pl benchmarks -am
+   * -DskipTests -Pbench verify -Dbench.args="group=cycle"}.
+   */
   private void cycles() throws Exception {
     Competitors competitors = new Competitors(db);
     for (boolean contended : List.of(false, true)) {
@@ -160,19 +176,22 @@ public final class BenchMain {
         head.append(' ').append(n).append(contended ? " ok/s (failed/s)" : " cycles/s").append(" |");
         sep.append(" --- |");
       }
-      head.append(" Leasehold / ShedLock | Leasehold / Spring | Leasehold / own SQL | Leasehold / seed SQL |");
-      sep.append(" --- | --- | --- | --- |");
+      head.append(" Leasehold / ShedLock | Leasehold / Spring | without live status / ShedLock | without live status / Spring"
+          + " | Leasehold / own SQL | Leasehold / seed SQL |");
+      sep.append(" --- | --- | --- | --- | --- | --- |");
       line(head.toString());
       line(sep.toString());
       for (int threads : threadCounts) {
         List<Throughput.OpFactory> f =
             List.of(
-                competitors.leasehold(contended, db.pool(threads + 2)),
+                competitors.leasehold(contended, db.pool(threads + 2), true),
                 competitors.leaseholdSql(contended),
                 competitors.seedSql(contended),
                 competitors.shedLock(contended, db.pool(threads + 2)),
-                competitors.springRegistry(contended, db.pool(threads + 2)));
+                competitors.springRegistry(contended, db.pool(threads + 2)),
+                competitors.leasehold(contended, db.pool(threads + 2), false));
         List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
+        db.closeOpened();
         StringBuilder row = new StringBuilder("| " + threads + " |");
         for (Throughput.Rate rate : r) {
           row.append(' ').append(fmt(rate.successes()));
@@ -182,7 +201,9 @@ public final class BenchMain {
           row.append(" |");
         }
         double lh = r.get(0).successes();
+        double quiet = r.get(5).successes();
         row.append(' ').append(ratio(lh, r.get(3).successes())).append(" | ").append(ratio(lh, r.get(4).successes()))
+            .append(" | ").append(ratio(quiet, r.get(3).successes())).append(" | ").append(ratio(quiet, r.get(4).successes()))
             .append(" | ").append(ratio(lh, r.get(1).successes())).append(" | ").append(ratio(lh, r.get(2).successes()))
             .append(" |");
         line(row.toString());
@@ -193,6 +214,9 @@ public final class BenchMain {
 
   // ------------------------------------------------------------------ pgbench
 
+  /**
+   * pgbench running the seed's and Leasehold's statements. Alone: {@code ... -Dbench.args="group=pgbench"}.
+   */
   private void pgbench() throws Exception {
     Optional<Path> pgbench = PgBench.find();
     line("## pgbench, uncontended acquire + release (the database alone)");
@@ -223,6 +247,10 @@ public final class BenchMain {
 
   // ------------------------------------------------------------------ 2. renewal at scale
 
+  /**
+   * One process renewing 1k, 10k and 100k held leases, in batches and one by one. Alone: {@code
+   * ... -Dbench.args="group=renewal"}.
+   */
   private void renewal() throws Exception {
     line("## Renewal at scale (one process)");
     line("");
@@ -276,6 +304,10 @@ public final class BenchMain {
 
   // ------------------------------------------------------------------ 3. guards
 
+  /**
+   * The guards: in-memory admit, fenced file write, fenced transaction, tool executor. Alone:
+   * {@code ... -Dbench.args="group=guards"}.
+   */
   private void guards() throws Exception {
     line("## Guards");
     line("");
@@ -412,6 +444,10 @@ public final class BenchMain {
 
   // ------------------------------------------------------------------ 4. table size
 
+  /**
+   * Acquire + release with 1 M dead rows in the table vs an empty table. Alone: {@code ...
+   * -Dbench.args="group=table"}.
+   */
   private void tableSize() throws Exception {
     line("## Table size: acquire + release with 1,000,000 dead rows of other keys vs an empty table");
     line("");

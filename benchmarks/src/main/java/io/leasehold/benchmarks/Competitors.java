@@ -42,9 +42,13 @@ final class Competitors {
     return contended ? "contended" : "own-" + thread;
   }
 
-  /** Leasehold: {@code tryAcquire} then {@code release}. */
-  Throughput.OpFactory leasehold(boolean contended, HikariDataSource pool) {
-    LeaseStore store = LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
+  /**
+   * Leasehold: {@code tryAcquire} then {@code release}; with {@code notify} false, a store built
+   * with {@code notifyChanges(false)} (no live-status notifications).
+   */
+  Throughput.OpFactory leasehold(boolean contended, HikariDataSource pool, boolean notify) {
+    LeaseStore store =
+        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).notifyChanges(notify).build();
     return (i, n) -> {
       LeaseKey key = LeaseKey.of("bench", key(i, contended));
       return () -> {
@@ -209,6 +213,7 @@ final class Competitors {
   }
 
   static List<String> names() {
-    return List.of("Leasehold", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock JDBC", "Spring JdbcLockRegistry");
+    return List.of("Leasehold", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock JDBC", "Spring JdbcLockRegistry",
+        "Leasehold without live status");
   }
 }

@@ -34,6 +34,10 @@ ALTER TABLE leasehold_lease SET (fillfactor = 70);
 -- Payload: "<event> <account id, hex> <session id, hex> <fence>".
 CREATE FUNCTION leasehold_lease_notify() RETURNS trigger LANGUAGE plpgsql AS $body$
       BEGIN
+        -- A store built with notifyChanges(false) sets leasehold.notify to off for its statements.
+        IF current_setting('leasehold.notify', true) = 'off' THEN
+          RETURN NULL;
+        END IF;
         PERFORM pg_notify('leasehold_lease',
           CASE
             WHEN TG_OP = 'INSERT' THEN 'acquired'

@@ -148,6 +148,21 @@ class LeaseWatcherTest {
   }
 
   @Test
+  void aStoreThatDoesNotNotifyIsOnlySeenAtTheNextResync() throws Exception {
+    try (LeaseStore quiet =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).notifyChanges(false).build()) {
+      Lease lease = ((AcquireResult.Acquired) quiet.tryAcquire(key, "acct")).lease();
+      lease.release();
+      // Nothing was notified; a change by a notifying store is the next event.
+      Lease loud = acquire(store);
+      LeaseEvent e = next();
+      assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+      assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(loud.runId());
+      assertThat(loud.fence()).isGreaterThan(lease.fence());
+    }
+  }
+
+  @Test
   void subscribeAllHearsEveryKey() throws Exception {
     BlockingQueue<LeaseEvent> everything = new LinkedBlockingQueue<>();
     watcher.subscribeAll(everything::add);

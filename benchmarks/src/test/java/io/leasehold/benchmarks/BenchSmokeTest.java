@@ -1,0 +1,21 @@
+package io.leasehold.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A tiny smoke run, so the benchmarks cannot rot: every competitor of the cycle benchmark and
+ * every guard benchmark runs for a moment and reports a rate. Measures nothing worth quoting.
+ */
+class BenchSmokeTest {
+  @Test
+  void everyCompetitorRuns() throws Exception {
+    String report = BenchMain.run("group=cycle,guards", "window=200ms", "windows=1", "threads=2");
+    assertThat(report)
+        .contains("## Acquire + release, uncontended", "## Acquire + release, contended", "## Guards")
+        .contains("| 2 |")
+        .contains("in-memory guard admit", "file write, 1 MiB", "database writer", "tool executor");
+    assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
+  }
+}
