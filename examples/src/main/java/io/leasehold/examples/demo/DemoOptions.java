@@ -74,6 +74,32 @@ public record DemoOptions(
     return new DemoOptions(ttl, url, user, password, mermaid, false);
   }
 
+  /**
+   * Parses a demo's command line: prints the usage and exits with 2 on a bad argument, prints the
+   * usage and returns empty for {@code --help}.
+   *
+   * @param args the command line
+   * @param what one line saying what the demo shows, printed with the usage
+   * @return the options, or empty if only the usage was asked for
+   */
+  public static Optional<DemoOptions> fromCommandLine(String[] args, String what) {
+    DemoOptions options;
+    try {
+      options = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return Optional.empty();
+    }
+    if (options.help()) {
+      System.out.println(what);
+      System.out.println(USAGE);
+      return Optional.empty();
+    }
+    return Optional.of(options);
+  }
+
   static Duration duration(String text) {
     String t = text.strip().toLowerCase(Locale.ROOT);
     try {

@@ -46,20 +46,11 @@ public final class ProcessDemo {
    * @param args options, see {@code --help}
    */
   public static void main(String[] args) {
-    DemoOptions options;
-    try {
-      options = DemoOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.println(DemoOptions.USAGE);
-      System.exit(2);
+    java.util.Optional<DemoOptions> parsed = DemoOptions.fromCommandLine(args, "Two-process demo: a device killed with SIGKILL while holding the lease.");
+    if (parsed.isEmpty()) {
       return;
     }
-    if (options.help()) {
-      System.out.println("Two-process demo: a device killed with SIGKILL while holding the lease.");
-      System.out.println(DemoOptions.USAGE);
-      return;
-    }
+    DemoOptions options = parsed.get();
     System.exit(run(options, System.out) ? 0 : 1);
   }
 

@@ -69,20 +69,11 @@ public final class StaleWriterDemo {
    * @param args options, see {@code --help}
    */
   public static void main(String[] args) {
-    DemoOptions options;
-    try {
-      options = DemoOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.err.println(DemoOptions.USAGE);
-      System.exit(2);
+    java.util.Optional<DemoOptions> parsed = DemoOptions.fromCommandLine(args, "Stale-writer demo: two devices, one session, a frozen run refused by every resource.");
+    if (parsed.isEmpty()) {
       return;
     }
-    if (options.help()) {
-      System.out.println("Stale-writer demo: two devices, one session, a frozen run refused by every resource.");
-      System.out.println(DemoOptions.USAGE);
-      return;
-    }
+    DemoOptions options = parsed.get();
     Verdict verdict = run(options, System.out);
     System.exit(verdict.passed() ? 0 : 1);
   }
