@@ -17,7 +17,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Child process of {@link MultiProcessWriteTest}: two threads write one key's register through an
- * adapter with slowly rising fences of one parity, so two such processes interleave. Arguments:
+ * adapter with fences of one parity that rise with the clock, so two such processes interleave. Arguments:
  * kind ({@code file}, {@code tool}, {@code jdbc}), location (directory, journal file or JDBC URL),
  * account, session, parity, writes per thread, and for {@code jdbc} user and password. Prints {@code DONE <admitted> <refused> <max
  * admitted fence>}.
@@ -47,6 +47,7 @@ public final class ConcurrentWriterMain {
     if (!"GO".equals(go)) {
       throw new IllegalStateException("expected GO, got " + go);
     }
+    long start = System.nanoTime();
     int parity = Integer.parseInt(args[4]);
     int writes = Integer.parseInt(args[5]);
     AtomicInteger admitted = new AtomicInteger();
@@ -59,7 +60,10 @@ public final class ConcurrentWriterMain {
           new Thread(
               () -> {
                 for (int i = 0; i < writes; i++) {
-                  long fence = 2L * (i + ThreadLocalRandom.current().nextInt(4)) + 1 + parity;
+                  // Fences follow the clock, not the loop, so the two processes interleave
+                  // whichever runs faster: slot s gives fence 2s + 1 + parity, plus some jitter.
+                  long slot = (System.nanoTime() - start) / 2_000_000;
+                  long fence = 2L * (slot + ThreadLocalRandom.current().nextInt(3)) + 1 + parity;
                   try {
                     h.write(
                         key,
