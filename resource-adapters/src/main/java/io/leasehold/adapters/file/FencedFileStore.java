@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.Fenced;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -32,7 +32,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Files under a root directory, written, replaced and deleted only by the newest run of each
@@ -78,23 +77,13 @@ public final class FencedFileStore {
   /** Longest accepted relative path, in characters. */
   public static final int MAX_PATH_LENGTH = 1024;
 
-  // The JDK's file locks belong to the whole JVM, so the in-JVM half of the lock must be shared
-  // by every store instance on the same root: a fixed set of stripes keeps that bounded.
-  private static final ReentrantLock[] JVM_LOCKS = new ReentrantLock[64];
-
-  static {
-    for (int i = 0; i < JVM_LOCKS.length; i++) {
-      JVM_LOCKS[i] = new ReentrantLock();
-    }
-  }
-
   private final Path root;
   private final Path lockFile;
   private final Path marks;
   private final Path tmp;
   private final Path auditLog;
   private final boolean audit;
-  private final ReentrantLock jvmLock;
+  private final CrossProcessLock lock;
 
   private FencedFileStore(Path root, boolean audit) throws IOException {
     this.root = root;
@@ -104,7 +93,7 @@ public final class FencedFileStore {
     this.tmp = meta.resolve("tmp");
     this.auditLog = meta.resolve("audit.log");
     this.audit = audit;
-    this.jvmLock = JVM_LOCKS[Math.floorMod(lockFile.hashCode(), JVM_LOCKS.length)];
+    this.lock = new CrossProcessLock(lockFile);
     Files.createDirectories(marks);
     Files.createDirectories(tmp);
     if (!Files.exists(lockFile)) {
@@ -335,23 +324,13 @@ public final class FencedFileStore {
 
   // ------------------------------------------------------------------ internals
 
-  @FunctionalInterface
-  private interface IoAction<T> {
-    T run() throws IOException;
-  }
-
-  @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
-  private <T> T locked(IoAction<T> action) {
-    jvmLock.lock();
-    try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE);
-        FileLock lock = ch.lock()) {
-      return action.run();
+  private <T> T locked(CrossProcessLock.Action<T> action) {
+    try {
+      return lock.call(action);
     } catch (IOException e) {
       throw new ResourceAccessException("file store operation failed under " + root + ": " + e, e);
     } catch (UncheckedIOException e) {
       throw new ResourceAccessException("file store operation failed under " + root, e.getCause());
-    } finally {
-      jvmLock.unlock();
     }
   }
 

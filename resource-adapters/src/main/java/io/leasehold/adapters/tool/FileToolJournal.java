@@ -3,6 +3,7 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
@@ -11,7 +12,6 @@ import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A durable journal in one append-only file of JSON lines, shared safely by several processes.
@@ -37,25 +36,14 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class FileToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
-  // File locks are per JVM: every journal instance on the same file must share the JVM half.
-  private static final ReentrantLock[] JVM_LOCKS = new ReentrantLock[16];
-
-  static {
-    for (int i = 0; i < JVM_LOCKS.length; i++) {
-      JVM_LOCKS[i] = new ReentrantLock();
-    }
-  }
-
   private final Path file;
-  private final Path lockFile;
-  private final ReentrantLock jvmLock;
+  private final CrossProcessLock lock;
   private final JournalState state = new JournalState();
   private long readUpTo;
 
   private FileToolJournal(Path file) {
     this.file = file;
-    this.lockFile = file.resolveSibling(file.getFileName() + ".lock");
-    this.jvmLock = JVM_LOCKS[Math.floorMod(file.hashCode(), JVM_LOCKS.length)];
+    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"));
   }
 
   /**
@@ -154,27 +142,17 @@ public final class FileToolJournal implements ToolJournal {
     return line;
   }
 
-  @FunctionalInterface
-  private interface IoAction<T> {
-    T run() throws IOException;
-  }
-
-  @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
-  private <T> T locked(IoAction<T> action) {
-    jvmLock.lock();
+  private <T> T locked(CrossProcessLock.Action<T> action) {
     try {
       synchronized (this) {
-        try (FileChannel lockChannel =
-                FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = lockChannel.lock()) {
-          catchUp();
-          return action.run();
-        }
+        return lock.call(
+            () -> {
+              catchUp();
+              return action.run();
+            });
       }
     } catch (IOException e) {
       throw new ResourceAccessException("tool journal " + file + " failed: " + e, e);
-    } finally {
-      jvmLock.unlock();
     }
   }
 
