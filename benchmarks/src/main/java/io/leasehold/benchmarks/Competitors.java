@@ -43,8 +43,8 @@ final class Competitors {
   }
 
   /**
-   * Leasehold: {@code tryAcquire} then {@code release}; with {@code notify} false, a store built
-   * with {@code notifyChanges(false)} (no live-status notifications).
+   * Leasehold: {@code tryAcquire} then {@code release}; with {@code notify} true, a store built
+   * with {@code notifyChanges(true)} (publishing live status; the default is off).
    */
   Throughput.OpFactory leasehold(boolean contended, HikariDataSource pool, boolean notify) {
     LeaseStore store =
@@ -62,26 +62,32 @@ final class Competitors {
     };
   }
 
-  /** The exact statements Leasehold sends, from a bare JDBC loop: the floor of its own overhead. */
+  /**
+   * The exact statements Leasehold sends, from a bare JDBC loop on one connection per thread: the
+   * floor of its own overhead. Like the store, a refused acquire is followed by a status read.
+   */
   Throughput.OpFactory leaseholdSql(boolean contended) {
     LeaseSqlForBenchmarks sql = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return (i, n) -> {
       Connection c = db.connection();
       PreparedStatement acquire = c.prepareStatement(sql.acquire());
       PreparedStatement release = c.prepareStatement(sql.release());
+      PreparedStatement status = c.prepareStatement(sql.status());
       String k = key(i, contended);
       return () -> {
         UUID run = UUID.randomUUID();
         acquire.setString(1, "bench-sql");
         acquire.setString(2, k);
         acquire.setObject(3, run);
-        acquire.setString(4, "bench-sql");
-        acquire.setString(5, k);
-        acquire.setString(6, "bench");
-        acquire.setLong(7, TTL.toNanos() / 1000);
-        acquire.setLong(8, 0);
+        acquire.setString(4, "bench");
+        acquire.setLong(5, TTL.toNanos() / 1000);
+        acquire.setLong(6, 0);
         Long fence = firstLong(acquire);
         if (fence == null) {
+          // As the store does for its Busy answer: who holds the key, and until when.
+          status.setString(1, "bench-sql");
+          status.setString(2, k);
+          firstLong(status);
           return false;
         }
         release.setString(1, "bench-sql");
@@ -214,6 +220,6 @@ final class Competitors {
 
   static List<String> names() {
     return List.of("Leasehold", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock JDBC", "Spring JdbcLockRegistry",
-        "Leasehold without live status");
+        "Leasehold publishing live status");
   }
 }

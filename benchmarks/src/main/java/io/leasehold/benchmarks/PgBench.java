@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks;
 
+import io.leasehold.lease.LeaseSqlForBenchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,33 +26,48 @@ final class PgBench {
           + " AND run_id = md5(:run::text)::uuid;\n";
 
   /**
-   * Leasehold's statements as the store sends them: each operation a pipeline of the timeouts and
-   * the statement, one Sync, one implicit transaction. (pgbench cannot carry the fence from one
-   * pipeline into the next, so this release matches key and run id only.)
+   * Leasehold's statements exactly as the store sends them (taken from the store's own SQL, bind
+   * parameters replaced by pgbench expressions): each operation a pipeline of the opening and the
+   * statement, one Sync, one implicit transaction. pgbench cannot carry the fence from one
+   * pipeline into the next ({@code \gset} is not allowed in pipeline mode), so this release
+   * matches the fence column against itself.
    */
-  static final String LEASEHOLD =
-      "\\set run random(1, 2000000000)\n"
-          + "\\startpipeline\n"
-          + "SELECT set_config('lock_timeout', '1000', true), set_config('statement_timeout', '5000', true);\n"
-          + "WITH now AS (SELECT clock_timestamp() AS t) INSERT INTO leasehold_lease AS l (account_id, session_id,"
-          + " run_id, fence, holder, acquired_at, renewed_at, expires_at, released_at) SELECT 'pgb', 'c' || :client_id,"
-          + " md5(:run::text)::uuid, COALESCE((SELECT f.fence FROM leasehold_lease AS f WHERE f.account_id = 'pgb'"
-          + " AND f.session_id = 'c' || :client_id), nextval('leasehold_fence_seq')), 'pgbench', now.t, now.t,"
-          + " now.t + 30000000 * interval '1 microsecond', NULL FROM now ON CONFLICT (account_id, session_id)"
-          + " DO UPDATE SET run_id = EXCLUDED.run_id, fence = nextval('leasehold_fence_seq'), holder = EXCLUDED.holder,"
-          + " acquired_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
-          + " renewed_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
-          + " expires_at = GREATEST(EXCLUDED.acquired_at, l.released_at) + (EXCLUDED.expires_at - EXCLUDED.acquired_at),"
-          + " released_at = NULL WHERE l.released_at IS NOT NULL OR l.expires_at <= EXCLUDED.acquired_at"
-          + " RETURNING l.fence;\n"
-          + "\\endpipeline\n"
-          + "\\startpipeline\n"
-          + "SELECT set_config('lock_timeout', '1000', true), set_config('statement_timeout', '5000', true);\n"
-          + "WITH now AS (SELECT clock_timestamp() AS t), upd AS (UPDATE leasehold_lease AS l SET released_at = now.t,"
-          + " expires_at = now.t FROM now WHERE l.account_id = 'pgb' AND l.session_id = 'c' || :client_id"
-          + " AND l.run_id = md5(:run::text)::uuid AND l.released_at IS NULL"
-          + " AND l.expires_at > now.t RETURNING 1) SELECT now.t, EXISTS (SELECT 1 FROM upd) FROM now;\n"
-          + "\\endpipeline\n";
+  static final String LEASEHOLD = leaseholdScript(new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+
+  private static String leaseholdScript(LeaseSqlForBenchmarks sql) {
+    String account = "'pgb'";
+    String session = "('c' || :client_id)";
+    String run = "md5(:run::text)::uuid";
+    return "\\set run random(1, 2000000000)\n"
+        + pipeline(bind(sql.acquire(), account, session, run, "'pgbench'", "30000000", "0"))
+        + pipeline(bind(sql.release(), account, session, run, "l.fence"));
+  }
+
+  /** Replaces the statement's {@code ?} placeholders, in order, by pgbench expressions. */
+  private static String bind(String statement, String... values) {
+    StringBuilder out = new StringBuilder();
+    int next = 0;
+    for (char ch : statement.toCharArray()) {
+      if (ch == '?') {
+        out.append(values[next++]);
+      } else {
+        out.append(ch);
+      }
+    }
+    if (next != values.length) {
+      throw new IllegalStateException("expected " + next + " values, got " + values.length + ": " + statement);
+    }
+    return out.toString();
+  }
+
+  /** The opening and the statement (one line each) between pipeline markers. */
+  private static String pipeline(String pipelined) {
+    int split = pipelined.indexOf("; ");
+    return "\\startpipeline\n"
+        + pipelined.substring(0, split + 1) + "\n"
+        + pipelined.substring(split + 2) + ";\n"
+        + "\\endpipeline\n";
+  }
 
   static Optional<Path> find() {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {

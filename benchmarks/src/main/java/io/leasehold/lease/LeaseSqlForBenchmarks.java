@@ -17,7 +17,7 @@ public final class LeaseSqlForBenchmarks {
    * @param statementTimeout the store's statement timeout
    */
   public LeaseSqlForBenchmarks(Duration lockTimeout, Duration statementTimeout) {
-    this.sql = new LeaseSql(LeaseSchema.defaults(), lockTimeout, statementTimeout);
+    this.sql = new LeaseSql(LeaseSchema.defaults(), lockTimeout, statementTimeout, false);
   }
 
   /**
@@ -36,6 +36,15 @@ public final class LeaseSqlForBenchmarks {
    */
   public String release() {
     return sql.release;
+  }
+
+  /**
+   * The status statement (the store reads it after a refused acquire, for the Busy answer).
+   *
+   * @return the SQL
+   */
+  public String status() {
+    return sql.status;
   }
 
   /**

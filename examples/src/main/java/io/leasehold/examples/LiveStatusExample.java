@@ -1,6 +1,7 @@
 package io.leasehold.examples;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseEvent;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
@@ -10,6 +11,23 @@ import javax.sql.DataSource;
 /** docs/live-status.md's sample, compiled on every build. */
 public final class LiveStatusExample {
   private LiveStatusExample() {}
+
+  /**
+   * A store that publishes its changes to watchers (stores publish nothing by default).
+   *
+   * @param dataSource the lease database
+   * @return the store
+   */
+  public static LeaseStore publishingStore(DataSource dataSource) {
+    // region publish
+    LeaseStore store =
+        LeaseStore.builder(dataSource)
+            .accessPolicy(AccessPolicy.callerOwnsAccount())
+            .notifyChanges(true) // acquires, takeovers and releases reach LeaseWatchers
+            .build();
+    // endregion
+    return store;
+  }
 
   /**
    * Pushes a session's lease status to the screens that show it.

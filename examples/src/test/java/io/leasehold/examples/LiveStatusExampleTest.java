@@ -3,7 +3,6 @@ package io.leasehold.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
@@ -24,7 +23,7 @@ class LiveStatusExampleTest {
   @Test
   void screensHearTheAcquire() throws Exception {
     BlockingQueue<String> screen = new LinkedBlockingQueue<>();
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+    try (LeaseStore store = LiveStatusExample.publishingStore(db.dataSource());
         LeaseWatcher watcher = LiveStatusExample.watch(store, db.dataSource(), screen::add)) {
       assertThat(screen.poll(10, TimeUnit.SECONDS)).isEqualTo("RESYNCED: FREE (nobody)");
       AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");

@@ -10,12 +10,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
@@ -158,13 +157,11 @@ public final class LeaseStore implements AutoCloseable {
               ps.setString(1, key.accountId());
               ps.setString(2, key.sessionId());
               ps.setObject(3, runId);
-              ps.setString(4, key.accountId());
-              ps.setString(5, key.sessionId());
-              ps.setString(6, holder);
-              ps.setLong(7, micros(leaseTtl));
-              ps.setLong(8, micros(takeoverDelay));
+              ps.setString(4, holder);
+              ps.setLong(5, micros(leaseTtl));
+              ps.setLong(6, micros(takeoverDelay));
             },
-            rs ->
+            (rs, now) ->
                 rs.next()
                     ? new Granted(rs.getLong(1), instant(rs, 2), instant(rs, 3))
                     : null);
@@ -210,7 +207,7 @@ public final class LeaseStore implements AutoCloseable {
           ps.setString(1, key.accountId());
           ps.setString(2, key.sessionId());
         },
-        rs -> {
+        (rs, opened) -> {
           rs.next();
           Instant now = instant(rs, 1);
           UUID runId = rs.getObject(2, UUID.class);
@@ -254,7 +251,7 @@ public final class LeaseStore implements AutoCloseable {
       return new RenewResult(false, Optional.empty(), status(lease.key()).databaseNow());
     }
     Renewals renewals = renewChunk(List.of(lease));
-    Instant expiresAt = renewals.expiries.get(lease.runId());
+    Instant expiresAt = renewals.expiries[0];
     return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), renewals.databaseNow);
   }
 
@@ -313,11 +310,11 @@ public final class LeaseStore implements AutoCloseable {
       List<Lease> chunk = live.subList(from, Math.min(live.size(), from + RENEW_CHUNK));
       try {
         Renewals renewals = renewChunk(chunk);
-        for (Lease l : chunk) {
-          if (renewals.expiries.containsKey(l.runId())) {
+        for (int i = 0; i < chunk.size(); i++) {
+          if (renewals.expiries[i] != null) {
             renewedCount++;
           } else {
-            lostLeases.add(l);
+            lostLeases.add(chunk.get(i));
           }
         }
       } catch (LeaseStoreException e) {
@@ -330,7 +327,8 @@ public final class LeaseStore implements AutoCloseable {
     return new BatchRenewal(renewedCount, lostLeases);
   }
 
-  private record Renewals(Map<UUID, Instant> expiries, Instant databaseNow) {}
+  /** The new expiry of each lease of a chunk, by position (null: not renewed). */
+  private record Renewals(Instant[] expiries, Instant databaseNow) {}
 
   /** One renewal statement; confirms renewed leases and marks the others lost. */
   private Renewals renewChunk(List<Lease> chunk) {
@@ -362,17 +360,16 @@ public final class LeaseStore implements AutoCloseable {
                 ps.setArray(4, array(c, "bigint", fences));
                 ps.setArray(5, array(c, "bigint", ttls));
               },
-              rs -> {
-                Map<UUID, Instant> m = new HashMap<>();
-                Instant now = null;
-                while (rs.next()) {
-                  now = instant(rs, 1);
-                  UUID run = rs.getObject(2, UUID.class);
-                  if (run != null) {
-                    m.put(run, instant(rs, 3));
-                  }
+              (rs, opened) -> {
+                rs.next();
+                Instant now = instant(rs, 1);
+                // The statement set each renewed lease's expiry to its time plus the lease's ttl.
+                Instant[] expiries = new Instant[n];
+                for (Object position : (Object[]) rs.getArray(2).getArray()) {
+                  int i = ((Number) position).intValue() - 1;
+                  expiries[i] = now.plus(ttls[i], ChronoUnit.MICROS);
                 }
-                return new Renewals(m, now);
+                return new Renewals(expiries, now);
               });
     } catch (LeaseStoreException e) {
       for (Lease l : chunk) {
@@ -380,10 +377,10 @@ public final class LeaseStore implements AutoCloseable {
       }
       throw e;
     }
-    for (Lease l : chunk) {
-      Instant expiresAt = renewed.expiries.get(l.runId());
-      if (expiresAt != null) {
-        l.confirmRenewal(sentAt, expiresAt);
+    for (int i = 0; i < n; i++) {
+      Lease l = chunk.get(i);
+      if (renewed.expiries[i] != null) {
+        l.confirmRenewal(sentAt, renewed.expiries[i]);
       } else {
         l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
       }
@@ -422,12 +419,10 @@ public final class LeaseStore implements AutoCloseable {
               ps.setObject(3, token.runId());
               ps.setLong(4, token.fence());
             },
-            rs -> {
-              rs.next();
-              return new ReleaseResult(
-                  rs.getBoolean(2) ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
-                  Optional.of(instant(rs, 1)));
-            });
+            (rs, now) ->
+                rs.next()
+                    ? new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(instant(rs, 1)))
+                    : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(now)));
   }
 
   // ------------------------------------------------------------------ run exclusive
@@ -655,7 +650,11 @@ public final class LeaseStore implements AutoCloseable {
 
   @FunctionalInterface
   private interface Reader<T> {
-    T read(ResultSet rs) throws SQLException;
+    /**
+     * @param rs the statement's result
+     * @param databaseNow the database clock at the opening of the short transaction
+     */
+    T read(ResultSet rs, Instant databaseNow) throws SQLException;
   }
 
   private <T> T execute(String statement, String what, SimpleBinder binder, Reader<T> reader) {
@@ -674,14 +673,15 @@ public final class LeaseStore implements AutoCloseable {
       try (PreparedStatement ps = c.prepareStatement(statement)) {
         binder.bind(ps, c);
         boolean isResultSet = ps.execute();
-        boolean timeoutsSet = false; // the first result set is the set_config row
+        Instant opened = null; // the first result set is the opening's row (time, set_config)
         while (true) {
           if (isResultSet) {
             try (ResultSet rs = ps.getResultSet()) {
-              if (timeoutsSet) {
-                return reader.read(rs);
+              if (opened != null) {
+                return reader.read(rs, opened);
               }
-              timeoutsSet = true;
+              rs.next();
+              opened = instant(rs, 1);
             }
           } else if (ps.getUpdateCount() == -1) {
             throw new IllegalStateException("statement returned no result set: " + what);
@@ -727,7 +727,7 @@ public final class LeaseStore implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private ScheduledExecutorService scheduler;
     private String defaultHolder = "pid " + ProcessHandle.current().pid();
-    private boolean notifyChanges = true;
+    private boolean notifyChanges = false;
 
     private Builder(DataSource dataSource) {
       if (dataSource == null) {
@@ -869,12 +869,15 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     /**
-     * Whether this store's acquires, takeovers and releases notify {@link LeaseWatcher}s
-     * (LISTEN/NOTIFY). Default true. Turn it off where no screen watches the lease: PostgreSQL
-     * serializes the commits of notifying transactions, which costs throughput under many
-     * concurrent acquirers (half, at 16 clients on the benchmark machine).
+     * Whether this store publishes its acquires, takeovers and releases to {@link LeaseWatcher}s
+     * (LISTEN/NOTIFY, from the same transaction as the change). Default false: turn it on in the
+     * stores whose leases a screen watches. A watcher hears only the changes of stores that
+     * publish (it still notices expiry and renewal of the leases it follows, by their deadlines).
+     * Off by default because PostgreSQL serializes the commits of all notifying transactions of a
+     * server: on the benchmark machine publishing cost 10% of acquire + release throughput at 4
+     * clients and 40% at 16.
      *
-     * @param notifyChanges false to skip the notifications
+     * @param notifyChanges true to publish changes
      * @return this builder
      */
     public Builder notifyChanges(boolean notifyChanges) {

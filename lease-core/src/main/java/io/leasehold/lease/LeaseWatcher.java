@@ -32,8 +32,11 @@ import org.postgresql.PGNotification;
  *
  * <h2>How it hears</h2>
  *
- * The lease table's trigger calls {@code pg_notify} from the transaction that makes the change,
- * so a change that rolled back is never heard of. The watcher's thread ({@code leasehold-watcher})
+ * A store built with {@link LeaseStore.Builder#notifyChanges(boolean) notifyChanges(true)} calls
+ * {@code pg_notify} from the statement that makes the change, so a change that rolled back is
+ * never heard of. Stores publish nothing by default (notifying commits are serialized by
+ * PostgreSQL, which costs throughput): build the stores whose leases are watched with it on; the
+ * changes of other stores reach subscribers only as expiry, renewal or resync events. The watcher's thread ({@code leasehold-watcher})
  * holds one connection that {@code LISTEN}s on the channel, reads the status of each notified key
  * through the store, and calls the key's subscribers in the order the changes committed.
  *

@@ -61,8 +61,11 @@ class LeaseSchemaTest {
           .anyMatch(l -> l.startsWith("sequence agent_fence_seq"))
           .anyMatch(l -> l.contains("leasehold_lease_pkey PRIMARY KEY (account_id, session_id)"))
           .anyMatch(l -> l.startsWith("column agent_lease.run_id uuid null=NO"))
-          .anyMatch(l -> l.startsWith("trigger CREATE TRIGGER agent_lease_notify_change AFTER UPDATE ON public.agent_lease"))
-          .anyMatch(l -> l.startsWith("function leasehold_lease_notify "))
+          .anyMatch(l -> l.startsWith("column agent_lease.took_over boolean null=NO"))
+          // Change set 4 dropped them: no check constraint, trigger or function is left behind.
+          .noneMatch(l -> l.contains("_check"))
+          .noneMatch(l -> l.startsWith("trigger "))
+          .noneMatch(l -> l.startsWith("function "))
           .anyMatch(l -> l.equals("options agent_lease fillfactor=70"));
 
       // A store on the custom names works in both databases.

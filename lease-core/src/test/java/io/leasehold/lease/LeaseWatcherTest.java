@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +32,8 @@ class LeaseWatcherTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).build();
-    other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).build();
+    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).notifyChanges(true).build();
+    other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).notifyChanges(true).build();
     watcher = LeaseWatcher.start(store, db.dataSource());
     key = LeaseKey.of("acct", "watched-" + KEYS.incrementAndGet());
     watcher.subscribe(key, events::add);
@@ -103,12 +106,23 @@ class LeaseWatcherTest {
 
   @Test
   void aRolledBackChangeEmitsNothing() throws Exception {
+    // The notifying store's own acquire statement, in a transaction that rolls back: the row
+    // changed and pg_notify was called, but nothing may be heard.
+    LeaseSql sql = new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), true);
     try (Connection c = db.database().newConnection()) {
       c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.execute(
-            "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at)"
-                + " VALUES ('acct', '" + key.sessionId() + "', gen_random_uuid(), 1, now(), now(), now() + interval '1 h')");
+      try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        ps.setObject(3, UUID.randomUUID());
+        ps.setString(4, "rolled back");
+        ps.setLong(5, 60_000_000);
+        ps.setLong(6, 0);
+        assertThat(ps.execute()).isTrue();
+        assertThat(ps.getMoreResults()).isTrue();
+        try (ResultSet rs = ps.getResultSet()) {
+          assertThat(rs.next()).as("the rolled-back acquire changed the row").isTrue();
+        }
       }
       c.rollback();
     }
@@ -148,9 +162,8 @@ class LeaseWatcherTest {
   }
 
   @Test
-  void aStoreThatDoesNotNotifyIsOnlySeenAtTheNextResync() throws Exception {
-    try (LeaseStore quiet =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).notifyChanges(false).build()) {
+  void aStoreWithTheDefaultOptionsPublishesNothing() throws Exception {
+    try (LeaseStore quiet = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = ((AcquireResult.Acquired) quiet.tryAcquire(key, "acct")).lease();
       lease.release();
       // Nothing was notified; a change by a notifying store is the next event.

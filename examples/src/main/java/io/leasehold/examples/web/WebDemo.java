@@ -74,6 +74,7 @@ public final class WebDemo implements AutoCloseable {
               .accessPolicy(AccessPolicy.callerOwnsAccount()) // C8: the account may use its session
               .ttl(options.ttl())
               .defaultHolder(device)
+              .notifyChanges(true) // the page shows these leases live
               .build());
     }
     statusStore = LeaseStore.builder(shared).accessPolicy(AccessPolicy.callerOwnsAccount()).ttl(options.ttl()).build();

@@ -46,9 +46,25 @@ import javax.sql.DataSource;
  * otherwise everything rolls back and {@link LeaseLostException} is thrown. The check briefly
  * delays a renewal or takeover of the same lease by the length of the commit.
  *
+ * <h2>Admission at commit</h2>
+ *
+ * By default the admission is the transaction's first statement, which costs one round trip of
+ * its own and serializes the whole transactions of a key's writers. {@link
+ * Builder#admitAtCommit(boolean)} sends it instead after the work, in one round trip with the
+ * COMMIT (and strict mode's check): a refused admission raises an error in that same pipeline,
+ * so PostgreSQL skips the COMMIT and everything rolls back. Stale writes are refused just the
+ * same (the mark's row lock is held from the admission to the commit, so commits still happen in
+ * fence order), but the work of two writers of one key may run at the same time: a stale writer's
+ * work runs and is then rolled back, and a newer writer's reads are not ordered after an older
+ * writer's admitted commit. Use it when the work does not read what another writer of the key
+ * writes, or locks what it reads.
+ *
  * <p>Thread-safe.
  */
 public final class FencedJdbcWriter {
+  /** The SQLSTATE of a refusal in the admission-at-commit pipeline. */
+  private static final String DIVISION_BY_ZERO = "22012";
+
   private final DataSource dataSource;
   private final HighWaterSchema schema;
   private final String leaseTable;
@@ -71,11 +87,24 @@ public final class FencedJdbcWriter {
    */
   private final String liveLeaseSql;
 
+  /**
+   * Admission at commit: the timeout, the admission, strict mode's check and the COMMIT, one
+   * round trip. Each check divides by the number of rows it found, so a refusal is an error
+   * (division by zero, SQLSTATE 22012) that makes PostgreSQL skip the rest of the pipeline,
+   * COMMIT included; the caller then rolls back and reads the mark to say which check refused.
+   * Parameters: account, session, fence, run id, then strict mode's account, session, run id,
+   * fence.
+   */
+  private final String admitAndCommitSql;
+
+  private final boolean admitAtCommit;
+
   private FencedJdbcWriter(Builder b) {
     this.dataSource = b.dataSource;
     this.schema = b.schema;
     this.leaseTable = b.leaseTable;
     this.lockTimeout = b.lockTimeout;
+    this.admitAtCommit = b.admitAtCommit;
     String t = schema.table();
     this.admitSql =
         "SET LOCAL lock_timeout = " + lockTimeout.toMillis() + "; "
@@ -92,6 +121,18 @@ public final class FencedJdbcWriter {
             : "SELECT 1 FROM " + leaseTable
                 + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
                 + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
+    this.admitAndCommitSql =
+        "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true); "
+            + "WITH admitted AS (INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
+            + " VALUES (?, ?, ?, ?, clock_timestamp())"
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
+            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
+            + " WHERE h.fence <= EXCLUDED.fence RETURNING 1) "
+            + "SELECT 1 / count(*) FROM admitted; "
+            + (leaseTable == null
+                ? ""
+                : "SELECT 1 / count(*) FROM (" + liveLeaseSql + ") AS live; ")
+            + "COMMIT";
   }
 
   /**
@@ -125,6 +166,11 @@ public final class FencedJdbcWriter {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
+        if (admitAtCommit) {
+          T result = work.run(c, token);
+          admitAndCommit(c, token);
+          return result;
+        }
         admit(c, token);
         T result = work.run(c, token);
         if (liveLeaseSql != null) {
@@ -196,6 +242,44 @@ public final class FencedJdbcWriter {
     }
   }
 
+  private void admitAndCommit(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(admitAndCommitSql)) {
+      ps.setString(1, token.key().accountId());
+      ps.setString(2, token.key().sessionId());
+      ps.setLong(3, token.fence());
+      ps.setObject(4, token.runId());
+      if (leaseTable != null) {
+        ps.setString(5, token.key().accountId());
+        ps.setString(6, token.key().sessionId());
+        ps.setObject(7, token.runId());
+        ps.setLong(8, token.fence());
+      }
+      ps.execute();
+    } catch (SQLException e) {
+      if (!DIVISION_BY_ZERO.equals(e.getSQLState())) {
+        throw e;
+      }
+      // Refused: the pipeline stopped before its COMMIT. Roll back, then say which check it was.
+      c.rollback();
+      long highest;
+      try (PreparedStatement ps = c.prepareStatement(markSql)) {
+        ps.setString(1, token.key().accountId());
+        ps.setString(2, token.key().sessionId());
+        try (ResultSet rs = ps.executeQuery()) {
+          highest = rs.next() ? rs.getLong(1) : 0;
+        }
+      }
+      c.rollback();
+      if (highest > token.fence()) {
+        throw new StaleFenceException(token, highest);
+      }
+      if (leaseTable != null) {
+        throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
+      }
+      throw e;
+    }
+  }
+
   private void checkLiveLease(Connection c, FencingToken token) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(liveLeaseSql)) {
       ps.setString(1, token.key().accountId());
@@ -224,6 +308,7 @@ public final class FencedJdbcWriter {
     private HighWaterSchema schema = HighWaterSchema.defaults();
     private String leaseTable;
     private Duration lockTimeout = Duration.ofSeconds(5);
+    private boolean admitAtCommit;
 
     private Builder(DataSource dataSource) {
       if (dataSource == null) {
@@ -273,6 +358,20 @@ public final class FencedJdbcWriter {
         throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h");
       }
       this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
+     * Sends the admission after the work, in one round trip with the COMMIT, instead of as the
+     * transaction's first statement: one round trip fewer per transaction, but writers of one key
+     * are no longer serialized while their work runs (see the class documentation). Default
+     * false.
+     *
+     * @param admitAtCommit true to admit at commit
+     * @return this builder
+     */
+    public Builder admitAtCommit(boolean admitAtCommit) {
+      this.admitAtCommit = admitAtCommit;
       return this;
     }
 

@@ -7,6 +7,7 @@ import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
@@ -21,8 +22,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The database writer beyond the guard contract: rollback, strict mode, schema. */
 class FencedJdbcWriterTest {
@@ -48,10 +52,11 @@ class FencedJdbcWriterTest {
     }
   }
 
-  @Test
-  void failingWorkRollsBackTheMarkToo() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rollback");
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).build();
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void failingWorkRollsBackTheMarkToo(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rollback-" + atCommit);
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(atCommit).build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
     assertThatThrownBy(
@@ -75,16 +80,20 @@ class FencedJdbcWriterTest {
    * The difference between the modes: a run whose lease expired but that nobody replaced still
    * has the highest fence. The plain writer admits its late write; the strict one refuses it.
    */
-  @Test
-  void strictModeRefusesAnExpiredRunThatNobodyReplaced() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "strict");
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void strictModeRefusesAnExpiredRunThatNobodyReplaced(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "strict-" + atCommit);
     try (LeaseStore store =
         LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       FencingToken token = lease.token();
       FencedJdbcWriter strict =
-          FencedJdbcWriter.builder(db.dataSource()).strictLeaseTable("leasehold_lease").build();
-      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).build();
+          FencedJdbcWriter.builder(db.dataSource())
+              .strictLeaseTable("leasehold_lease")
+              .admitAtCommit(atCommit)
+              .build();
+      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(atCommit).build();
       JdbcWork<Void> insert =
           (c, t) -> {
             try (PreparedStatement ps =
@@ -105,8 +114,8 @@ class FencedJdbcWriterTest {
       db.database()
           .execute(
               "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
-                  + " WHERE session_id = 'strict'");
-      db.database().execute("DELETE FROM register WHERE session_id = 'strict'");
+                  + " WHERE session_id = '" + key.sessionId() + "'");
+      db.database().execute("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'");
 
       assertThatThrownBy(() -> strict.write(token, insert))
           .isInstanceOf(LeaseLostException.class)
@@ -116,6 +125,37 @@ class FencedJdbcWriterTest {
       plain.write(token, insert);
       assertThat(registerRows(key)).as("the fence alone admits the expired run").isEqualTo(1);
     }
+  }
+
+  /**
+   * Admission at commit runs a stale writer's work, then refuses it in the commit's round trip:
+   * the work is rolled back, the mark is untouched, and the exception names the mark.
+   */
+  @Test
+  void atCommitAStaleWritersWorkIsRolledBack() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "stale-at-commit");
+    RegisterHarness register = new RegisterHarness(db.dataSource(), true);
+    register.write(key, new FencingToken(key, 7, UUID.randomUUID()), "seven");
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(true).build();
+    AtomicBoolean ran = new AtomicBoolean();
+    assertThatThrownBy(
+            () ->
+                writer.write(
+                    new FencingToken(key, 6, UUID.randomUUID()),
+                    (c, t) -> {
+                      ran.set(true);
+                      try (Statement s = c.createStatement()) {
+                        s.execute("DELETE FROM register WHERE session_id = 'stale-at-commit'");
+                      }
+                      return null;
+                    }))
+        .isInstanceOfSatisfying(StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(7));
+    assertThat(ran).isTrue();
+    assertThat(register.value(key)).contains("seven");
+    assertThat(writer.highWaterMark(key)).hasValue(7);
+    // The connection went back to the pool in a usable state: the next write commits.
+    register.write(key, new FencingToken(key, 8, UUID.randomUUID()), "eight");
+    assertThat(register.value(key)).contains("eight");
   }
 
   @Test

@@ -19,8 +19,16 @@ public final class RegisterHarness implements Harness {
   private final FencedJdbcWriter writer;
 
   public RegisterHarness(DataSource ds) {
+    this(ds, false);
+  }
+
+  /**
+   * @param ds the resource database
+   * @param admitAtCommit the writer's mode (see {@link FencedJdbcWriter.Builder#admitAtCommit})
+   */
+  public RegisterHarness(DataSource ds, boolean admitAtCommit) {
     this.ds = ds;
-    this.writer = FencedJdbcWriter.builder(ds).build();
+    this.writer = FencedJdbcWriter.builder(ds).admitAtCommit(admitAtCommit).build();
   }
 
   @Override
