@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -62,18 +63,40 @@ final class Keeper {
     return kept.size();
   }
 
+  /**
+   * Where a batch renewal runs its second statement at once (the store's scheduler, created on
+   * first use unless one was given).
+   *
+   * @throws IllegalStateException if the store is closed
+   */
+  synchronized Executor helper() {
+    if (stopped) {
+      throw new IllegalStateException("the lease store is closed");
+    }
+    return ensureScheduler();
+  }
+
+  private ScheduledExecutorService ensureScheduler() {
+    if (scheduler == null) {
+      if (givenScheduler != null) {
+        scheduler = givenScheduler;
+      } else {
+        // Three threads at most, started as needed: renewal, the deadline watch, and the
+        // second statement of a renewal of more than one chunk.
+        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(3, new KeeperThreads());
+        own.setRemoveOnCancelPolicy(true);
+        scheduler = own;
+        ownsScheduler = true;
+      }
+    }
+    return scheduler;
+  }
+
   private void startIfNeeded() {
     if (renewTask != null) {
       return;
     }
-    if (givenScheduler != null) {
-      scheduler = givenScheduler;
-    } else {
-      ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(2, new KeeperThreads());
-      own.setRemoveOnCancelPolicy(true);
-      scheduler = own;
-      ownsScheduler = true;
-    }
+    ensureScheduler();
     long renewNanos = renewInterval.toNanos();
     // The watch runs often enough that a passed deadline is noticed within a tenth of the
     // renew interval (at most every millisecond).
@@ -89,7 +112,7 @@ final class Keeper {
       if (kept.isEmpty()) {
         return;
       }
-      LeaseStore.BatchRenewal result = store.renewBatch(new ArrayList<>(kept.values()), true);
+      LeaseStore.BatchRenewal result = store.renewBatch(new ArrayList<>(kept.values()), true, scheduler);
       if (!result.lost().isEmpty()) {
         LOG.log(Level.DEBUG, () -> result.lost().size() + " kept lease(s) lost at renewal");
       }
@@ -123,6 +146,7 @@ final class Keeper {
 
   /** Stops the scheduler if this keeper created it; restores the interrupt flag if interrupted. */
   synchronized void shutdown() {
+    stopped = true;
     if (!ownsScheduler) {
       return;
     }

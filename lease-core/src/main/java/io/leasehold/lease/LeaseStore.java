@@ -10,15 +10,21 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
@@ -46,10 +52,11 @@ import javax.sql.DataSource;
  * {@link DataSource}; it borrows a connection per statement and never holds one across a run's
  * work.
  *
- * <p>Threads: the store starts none until a lease is first {@linkplain Lease#keepAlive() kept};
- * then, unless a scheduler was given to the builder, it starts a scheduler of two daemon threads
- * named {@code leasehold-keeper-*} (one renews, one watches local deadlines), stopped by {@link
- * #close()}.
+ * <p>Threads: the store starts none until a lease is first {@linkplain Lease#keepAlive() kept}
+ * or {@link #renewAll(Collection)} is called; then, unless a scheduler was given to the builder,
+ * it starts a scheduler of up to three daemon threads named {@code leasehold-keeper-*} (one
+ * renews, one watches local deadlines, one runs a second renewal statement at the same time when
+ * a batch holds more than {@value #RENEW_CHUNK} leases), stopped by {@link #close()}.
  *
  * <p>Thread-safe.
  */
@@ -257,8 +264,9 @@ public final class LeaseStore implements AutoCloseable {
 
   /**
    * Renews many leases of this store in as few statements as possible (one per {@value
-   * #RENEW_CHUNK} leases). Each lease that the database no longer counts as held is lost from
-   * then on; if a statement fails, every lease in it is lost.
+   * #RENEW_CHUNK} leases; with more than one, two run at a time, the second on the store's
+   * scheduler). Each lease that the database no longer counts as held is lost from then on; if a
+   * statement fails, every lease in it is lost, and no further statement is started.
    *
    * @param leases leases acquired from this store
    * @return how many were renewed and which were lost
@@ -273,7 +281,7 @@ public final class LeaseStore implements AutoCloseable {
       ensureOwn(l);
     }
     ensureOpen();
-    return renewBatch(leases, false);
+    return renewBatch(leases, false, leases.size() > RENEW_CHUNK ? keeper.helper() : null);
   }
 
   /**
@@ -296,7 +304,13 @@ public final class LeaseStore implements AutoCloseable {
     }
   }
 
-  BatchRenewal renewBatch(Collection<Lease> leases, boolean swallowFailures) {
+  /**
+   * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the
+   * same queue as this thread, so two statements run at once (the database does the bulk of the
+   * work and has more than one core). If the helper never gets a thread (a busy or one-thread
+   * scheduler), this thread does every chunk itself: it waits only for a helper that started.
+   */
+  BatchRenewal renewBatch(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
     List<Lease> live = new ArrayList<>(leases.size());
     for (Lease l : leases) {
       l.checkDeadline();
@@ -304,27 +318,81 @@ public final class LeaseStore implements AutoCloseable {
         live.add(l);
       }
     }
-    int renewedCount = 0;
-    List<Lease> lostLeases = new ArrayList<>();
-    for (int from = 0; from < live.size(); from += RENEW_CHUNK) {
-      List<Lease> chunk = live.subList(from, Math.min(live.size(), from + RENEW_CHUNK));
-      try {
-        Renewals renewals = renewChunk(chunk);
-        for (int i = 0; i < chunk.size(); i++) {
-          if (renewals.expiries[i] != null) {
-            renewedCount++;
-          } else {
-            lostLeases.add(chunk.get(i));
+    int chunks = (live.size() + RENEW_CHUNK - 1) / RENEW_CHUNK;
+    AtomicInteger nextChunk = new AtomicInteger();
+    AtomicInteger renewedCount = new AtomicInteger();
+    List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Runnable work =
+        () -> {
+          for (int c; (c = nextChunk.getAndIncrement()) < chunks; ) {
+            List<Lease> chunk = live.subList(c * RENEW_CHUNK, Math.min(live.size(), (c + 1) * RENEW_CHUNK));
+            try {
+              Renewals renewals = renewChunk(chunk);
+              for (int i = 0; i < chunk.size(); i++) {
+                if (renewals.expiries[i] != null) {
+                  renewedCount.incrementAndGet();
+                } else {
+                  lostLeases.add(chunk.get(i));
+                }
+              }
+            } catch (RuntimeException e) {
+              // renewChunk marked the chunk's leases lost (a database failure), or a bug did:
+              // either way they count as lost, on whichever thread this ran.
+              lostLeases.addAll(chunk);
+              if (!swallowFailures || !(e instanceof LeaseStoreException)) {
+                failure.compareAndSet(null, e);
+                nextChunk.set(chunks); // start no further statement
+              }
+            }
           }
-        }
-      } catch (LeaseStoreException e) {
-        lostLeases.addAll(chunk);
-        if (!swallowFailures) {
-          throw e;
-        }
+        };
+    // Whoever claims the helper's turn first: the helper (it then runs and counts down), or this
+    // thread once it ran out of chunks (the helper, if it starts later, does nothing).
+    AtomicBoolean helperClaimed = new AtomicBoolean();
+    CountDownLatch helperDone = new CountDownLatch(1);
+    boolean helping = false;
+    if (helper != null && chunks > 1) {
+      try {
+        helper.execute(
+            () -> {
+              if (helperClaimed.compareAndSet(false, true)) {
+                try {
+                  work.run();
+                } finally {
+                  helperDone.countDown();
+                }
+              }
+            });
+        helping = true;
+      } catch (RejectedExecutionException e) {
+        // The scheduler is shutting down: renew alone.
       }
     }
-    return new BatchRenewal(renewedCount, lostLeases);
+    work.run();
+    if (helping && !helperClaimed.compareAndSet(false, true)) {
+      awaitUninterruptibly(helperDone);
+    }
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return new BatchRenewal(renewedCount.get(), lostLeases);
+  }
+
+  /** Waits for a helper that started; it stops after its current chunk, as the queue is empty. */
+  private static void awaitUninterruptibly(CountDownLatch done) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The new expiry of each lease of a chunk, by position (null: not renewed). */
@@ -845,7 +913,8 @@ public final class LeaseStore implements AutoCloseable {
     /**
      * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should
      * have at least two threads, so a renewal blocked on the database cannot delay the deadline
-     * watch. Default: the store creates and owns one on first use.
+     * watch, and a third lets a renewal of more than {@value LeaseStore#RENEW_CHUNK} leases run
+     * two statements at once. Default: the store creates and owns one on first use.
      *
      * @param scheduler the scheduler
      * @return this builder

@@ -6,14 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -93,6 +100,101 @@ class BatchRenewalTest {
         }
         assertThat(untouched).isEqualTo(takenOver);
       }
+    }
+  }
+
+  /**
+   * More than one chunk: two statements at once, the second on the store's scheduler. Stale
+   * leases spread over every chunk are lost, and every renewed lease's new expiry (computed from
+   * the statement's time and its position) is exactly the database's.
+   */
+  @Test
+  void renewsThreeChunksTwoAtATimeWithExactExpiries() throws Exception {
+    int n = 2 * LeaseStore.RENEW_CHUNK + 5_000;
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(3);
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMinutes(5))
+            .scheduler(scheduler)
+            .build()) {
+      List<Lease> leases = acquireMany(store, "chunks", n);
+      Set<UUID> stale = new HashSet<>();
+      for (int i = 0; i < n; i += 997) {
+        store.release(leases.get(i).identity());
+        stale.add(leases.get(i).runId());
+      }
+
+      LeaseStore.BatchRenewal result = store.renewAll(leases);
+
+      assertThat(result.renewed()).isEqualTo(n - stale.size());
+      assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet())).isEqualTo(stale);
+      assertThat(scheduler.getCompletedTaskCount()).as("the helper ran chunks").isEqualTo(1);
+      Map<UUID, Instant> inDatabase = expiries("chunks");
+      for (Lease l : leases) {
+        if (!stale.contains(l.runId())) {
+          assertThat(l.expiresAt()).as("expiry of %s", l.key()).isEqualTo(inDatabase.get(l.runId()));
+        }
+      }
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /** A helper that never gets a thread is not waited for: this thread renews every chunk. */
+  @Test
+  void aBusySchedulerDoesNotStallTheRenewal() throws Exception {
+    int n = LeaseStore.RENEW_CHUNK + 10;
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+    CountDownLatch release = new CountDownLatch(1);
+    scheduler.execute(() -> awaitQuietly(release));
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMinutes(5))
+            .scheduler(scheduler)
+            .build()) {
+      List<Lease> leases = acquireMany(store, "busy", n);
+      LeaseStore.BatchRenewal result = store.renewAll(leases);
+      assertThat(result.renewed()).isEqualTo(n);
+      assertThat(result.lost()).isEmpty();
+      Map<UUID, Instant> inDatabase = expiries("busy");
+      for (Lease l : leases) {
+        assertThat(l.expiresAt()).isEqualTo(inDatabase.get(l.runId()));
+      }
+    } finally {
+      release.countDown();
+      scheduler.shutdownNow();
+    }
+  }
+
+  private static List<Lease> acquireMany(LeaseStore store, String account, int n) {
+    return IntStream.range(0, n)
+        .parallel()
+        .mapToObj(i -> store.tryAcquire(LeaseKey.of(account, "s" + i), account))
+        .map(r -> ((AcquireResult.Acquired) r).lease())
+        .collect(Collectors.toList());
+  }
+
+  private static Map<UUID, Instant> expiries(String account) throws Exception {
+    Map<UUID, Instant> m = new HashMap<>();
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT run_id, expires_at FROM leasehold_lease WHERE account_id = ?")) {
+      ps.setString(1, account);
+      try (ResultSet r = ps.executeQuery()) {
+        while (r.next()) {
+          m.put(r.getObject(1, UUID.class), r.getObject(2, OffsetDateTime.class).toInstant());
+        }
+      }
+    }
+    return m;
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

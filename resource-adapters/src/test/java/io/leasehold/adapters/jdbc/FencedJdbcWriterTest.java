@@ -21,9 +21,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -156,6 +158,48 @@ class FencedJdbcWriterTest {
     // The connection went back to the pool in a usable state: the next write commits.
     register.write(key, new FencingToken(key, 8, UUID.randomUUID()), "eight");
     assertThat(register.value(key)).contains("eight");
+  }
+
+  /**
+   * The admission waits for another writer of the key for at most the lock timeout: a held mark
+   * row makes the write fail fast with lock_not_available, and nothing is written.
+   */
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // without the timeout it would wait for ever
+  void theAdmissionWaitsAtMostTheLockTimeout(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "locked-" + atCommit);
+    RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
+    register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource()).lockTimeout(Duration.ofMillis(100)).admitAtCommit(atCommit).build();
+    try (Connection holder = db.database().newConnection()) {
+      holder.setAutoCommit(false);
+      try (PreparedStatement ps =
+          holder.prepareStatement("SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE")) {
+        ps.setString(1, key.sessionId());
+        assertThat(ps.executeQuery().next()).isTrue();
+      }
+      long started = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  writer.write(
+                      new FencingToken(key, 2, UUID.randomUUID()),
+                      (c, t) -> {
+                        try (Statement st = c.createStatement()) {
+                          st.execute("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'");
+                        }
+                        return null;
+                      }))
+          .isInstanceOf(ResourceAccessException.class)
+          .cause()
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+      // Far below the 5 s default: the configured timeout was in force for the admission's wait.
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
+      holder.rollback();
+    }
+    assertThat(register.value(key)).contains("one");
+    assertThat(writer.highWaterMark(key)).hasValue(1);
   }
 
   @Test
