@@ -17,6 +17,7 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseSqlForBenchmarks;
 import io.leasehold.lease.LeaseStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,7 +44,8 @@ import java.util.concurrent.Future;
 /**
  * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
  * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
- * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards} or {@code table} (default all),
+ * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code table} or {@code
+ * ablation} (default all),
  * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}.
  *
  * <pre>
@@ -90,7 +92,7 @@ public final class BenchMain {
    */
   static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "table");
+    Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "table", "ablation");
     Duration window = Duration.ofSeconds(2);
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
@@ -126,6 +128,9 @@ public final class BenchMain {
       }
       if (groups.contains("table")) {
         b.tableSize();
+      }
+      if (groups.contains("ablation")) {
+        b.ablation();
       }
       return b.md.toString();
     }
@@ -470,8 +475,8 @@ public final class BenchMain {
       s.execute(
           "INSERT INTO bench_big_lease (account_id, session_id, run_id, fence, holder, acquired_at, renewed_at,"
               + " expires_at, released_at) SELECT 'dead', 's' || g, gen_random_uuid(), nextval('bench_big_seq'), 'x',"
-              + " now() - interval '1 day', now() - interval '1 day', now() - interval '1 day',"
-              + " CASE WHEN g % 2 = 0 THEN now() - interval '1 day' END FROM generate_series(1, 1000000) g");
+              + " now() - interval '3 days', now() - interval '3 days', now() - interval '3 days',"
+              + " CASE WHEN g % 2 = 0 THEN now() - interval '3 days' END FROM generate_series(1, 1000000) g");
       s.execute("VACUUM ANALYZE bench_big_lease");
     }
     line("| threads | 1 M dead rows cycles/s | empty table cycles/s | ratio |");
@@ -494,6 +499,99 @@ public final class BenchMain {
       List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
       line("| " + threads + " | " + fmt(r.get(0).successes()) + " | " + fmt(r.get(1).successes()) + " | "
           + ratio(r.get(0).successes(), r.get(1).successes()) + " |");
+    }
+    line("");
+    // The sweeper on the same table: every dead row ended three days ago, live rows stay.
+    try (LeaseStore sweeper =
+        LeaseStore.builder(db.pool(2)).schema(big).accessPolicy(AccessPolicy.allowAll()).build()) {
+      long t = System.nanoTime();
+      long deleted = sweeper.sweep(Duration.ofDays(2));
+      double ms = (System.nanoTime() - t) / 1e6;
+      line("Sweep of that table (`sweep(Duration.ofDays(2))`, 10,000 rows walked per statement): "
+          + String.format(Locale.ROOT, "%,d", deleted) + " rows deleted in " + fmt(ms) + " ms ("
+          + fmt(deleted / (ms / 1000)) + " rows/s), while the live keys' rows stayed.");
+    }
+    line("");
+  }
+
+  // ------------------------------------------------------------------ 5. ablation
+
+  /**
+   * What each design choice of the lease table and statements costs the database, measured with
+   * pgbench side by side (interleaved runs, median): CHECK constraints, a row trigger that does
+   * nothing, publishing live status, and the opening that sets the timeouts. Alone: {@code ...
+   * -Dbench.args="group=ablation"}.
+   */
+  private void ablation() throws Exception {
+    line("## Ablation: what each choice costs the database (pgbench, tps)");
+    line("");
+    Optional<Path> pgbench = PgBench.find();
+    if (pgbench.isEmpty() || db.port < 0) {
+      line("pgbench not found (or an external database): skipped.");
+      line("");
+      return;
+    }
+    HikariDataSource setup = db.pool(2);
+    LeaseSchema.defaults().apply(setup);
+    try (Connection c = setup.getConnection();
+        Statement s = c.createStatement()) {
+      for (String t : List.of("ablation_plain", "ablation_checked", "ablation_triggered")) {
+        s.execute("DROP TABLE IF EXISTS " + t);
+        s.execute("CREATE TABLE " + t + " (LIKE leasehold_lease INCLUDING ALL) WITH (fillfactor = 70)");
+        s.execute("INSERT INTO " + t + " (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at,"
+            + " released_at) SELECT 'pgb', 'c' || g, gen_random_uuid(), g, now(), now(), now(), now()"
+            + " FROM generate_series(1, 64) g");
+      }
+      // The constraints and the trigger the lease table had before change set 4.
+      s.execute("ALTER TABLE ablation_checked"
+          + " ADD CHECK (char_length(account_id) BETWEEN 1 AND 128 AND char_length(session_id) BETWEEN 1 AND 128),"
+          + " ADD CHECK (fence > 0), ADD CHECK (char_length(holder) <= 200)");
+      s.execute("CREATE OR REPLACE FUNCTION ablation_idle() RETURNS trigger LANGUAGE plpgsql AS"
+          + " $$ BEGIN IF current_setting('leasehold.notify', true) = 'off' THEN RETURN NULL; END IF; RETURN NULL; END $$");
+      s.execute("CREATE TRIGGER ablation_idle_insert AFTER INSERT ON ablation_triggered FOR EACH ROW"
+          + " EXECUTE FUNCTION ablation_idle()");
+      s.execute("CREATE TRIGGER ablation_idle_change AFTER UPDATE ON ablation_triggered FOR EACH ROW"
+          + " WHEN (OLD.run_id IS DISTINCT FROM NEW.run_id OR OLD.released_at IS DISTINCT FROM NEW.released_at)"
+          + " EXECUTE FUNCTION ablation_idle()");
+    }
+    db.closeOpened();
+    LeaseSqlForBenchmarks quiet = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseSqlForBenchmarks loud = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5), true);
+    String twoUpdates =
+        "UPDATE %1$s SET expires_at = statement_timestamp() + interval '30 s', renewed_at = statement_timestamp()"
+            + " WHERE account_id = 'pgb' AND session_id = 'c' || :client_id;\n";
+    record Pair(String what, String with, String without) {}
+    List<Pair> pairs =
+        List.of(
+            new Pair("three CHECK constraints (two plain updates per transaction)",
+                String.format(Locale.ROOT, twoUpdates + twoUpdates, "ablation_checked"),
+                String.format(Locale.ROOT, twoUpdates + twoUpdates, "ablation_plain")),
+            new Pair("an idle row trigger (acquire + release)",
+                PgBench.leaseholdScript(quiet, "ablation_triggered", true),
+                PgBench.leaseholdScript(quiet, "ablation_plain", true)),
+            new Pair("publishing live status, pg_notify (acquire + release)",
+                PgBench.leaseholdScript(loud, "ablation_plain", true),
+                PgBench.leaseholdScript(quiet, "ablation_plain", true)),
+            new Pair("the opening that sets both timeouts (acquire + release)",
+                PgBench.leaseholdScript(quiet, "ablation_plain", true),
+                PgBench.leaseholdScript(quiet, "ablation_plain", false)));
+    line("`pgbench -n -M prepared -c N -j N -T " + window.toSeconds() + "`, with and without each choice in turn, median of "
+        + windows + " runs each.");
+    line("");
+    line("| choice | clients | with | without | with / without |");
+    line("| --- | --- | --- | --- | --- |");
+    for (Pair p : pairs) {
+      for (int clients : List.of(2, 16)) {
+        double[] with = new double[windows];
+        double[] without = new double[windows];
+        for (int w = 0; w < windows; w++) {
+          with[w] = PgBench.run(pgbench.get(), db, p.with(), clients, window);
+          without[w] = PgBench.run(pgbench.get(), db, p.without(), clients, window);
+        }
+        double a = Throughput.median(with);
+        double b = Throughput.median(without);
+        line("| " + p.what() + " | " + clients + " | " + fmt(a) + " | " + fmt(b) + " | " + ratio(a, b) + " |");
+      }
     }
     line("");
   }

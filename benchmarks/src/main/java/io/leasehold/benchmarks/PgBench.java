@@ -34,6 +34,21 @@ final class PgBench {
    */
   static final String LEASEHOLD = leaseholdScript(new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 
+  /**
+   * Leasehold's acquire + release as pgbench script, on another table with the same columns.
+   *
+   * @param sql the statements
+   * @param table the table to run them on
+   * @param opening false to leave out each pipeline's opening (the timeouts)
+   */
+  static String leaseholdScript(LeaseSqlForBenchmarks sql, String table, boolean opening) {
+    String script = leaseholdScript(sql).replace("leasehold_lease", table);
+    if (opening) {
+      return script;
+    }
+    return script.replaceAll("(?m)^SELECT statement_timestamp\\(\\), set_config.*;\n", "");
+  }
+
   private static String leaseholdScript(LeaseSqlForBenchmarks sql) {
     String account = "'pgb'";
     String session = "('c' || :client_id)";

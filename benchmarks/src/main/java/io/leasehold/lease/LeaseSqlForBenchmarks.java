@@ -17,7 +17,18 @@ public final class LeaseSqlForBenchmarks {
    * @param statementTimeout the store's statement timeout
    */
   public LeaseSqlForBenchmarks(Duration lockTimeout, Duration statementTimeout) {
-    this.sql = new LeaseSql(LeaseSchema.defaults(), lockTimeout, statementTimeout, false);
+    this(lockTimeout, statementTimeout, false);
+  }
+
+  /**
+   * Builds the statements the store would use.
+   *
+   * @param lockTimeout the store's lock timeout
+   * @param statementTimeout the store's statement timeout
+   * @param notify whether the store publishes live status ({@code notifyChanges(true)})
+   */
+  public LeaseSqlForBenchmarks(Duration lockTimeout, Duration statementTimeout, boolean notify) {
+    this.sql = new LeaseSql(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify);
   }
 
   /**

@@ -78,6 +78,24 @@ final class LeaseSql {
    */
   final String status;
 
+  /**
+   * Sweep, one batch: walk the next rows in primary-key order after the given key, and delete
+   * those that ended (released, or expired without release) before a cutoff, by database time.
+   * Released rows carry their release time in {@code expires_at}, so one condition covers both.
+   * Walking the key order makes a whole sweep one pass over the table's index, whatever its
+   * size; a scan for dead rows would read the dead tuples of every earlier batch again.
+   *
+   * <p>Deleting a row is safe for CONTRACT C3 only when no acquire that might insert the key with
+   * a fence drawn before the deletion is still in flight, and when no takeover delay still
+   * applies: the store requires the cutoff to lie further back than any statement timeout or
+   * takeover delay a store may have (see {@link LeaseStore#sweep}). The DELETE checks the cutoff
+   * again on the latest row version, so a row that an acquire revived while the sweep waited for
+   * its lock is kept. Parameters: the last key of the previous batch (account, session; empty
+   * strings to start), batch size, age (microseconds) twice. Returns the rows deleted, the rows
+   * walked, and the last key walked.
+   */
+  final String sweep;
+
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */
   static String begin(Duration lockTimeout, Duration statementTimeout) {
     return begin(lockTimeout, statementTimeout, "");
@@ -134,12 +152,18 @@ final class LeaseSql {
                 ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END")
                 : "");
 
-    // The planner cannot know how many leases the arrays hold (it guesses 100) and, right after a
-    // burst of new leases, underestimates the table: the nested loop over a sequential scan it
-    // then picks took over 5 s for 10,000 leases in a table of 110,000 (the benchmark found it).
-    // Without sequential scans it probes the primary key, whatever the statistics say.
+    // The plan must fit the arrays' real length. Right after a burst of new leases the planner
+    // underestimated the table and picked a nested loop over a sequential scan that took over
+    // 5 s for 10,000 leases (the benchmark found it): without sequential scans it probes the
+    // primary key, whatever the statistics say. And a generic plan, which a server-prepared
+    // statement switches to after five executions, cannot see the arrays' length at all (it
+    // guesses 100 rows): one made a 10,000-lease renewal hit its timeout after a benchmark had
+    // bloated the table. Custom plans are planned with the arrays in hand (~7 ms per 10,000).
     renew =
-        begin(lockTimeout, statementTimeout, ", set_config('enable_seqscan', 'off', true)")
+        begin(
+                lockTimeout,
+                statementTimeout,
+                ", set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)")
             + "WITH req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::uuid[], ?::bigint[], ?::bigint[])"
             + " WITH ORDINALITY AS r(account_id, session_id, run_id, fence, ttl_us, i)), "
             + "upd AS (UPDATE " + t + " AS l SET"
@@ -161,6 +185,19 @@ final class LeaseSql {
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
             + "RETURNING l.released_at"
             + (notify ? ", " + notify(t, "'released'") : "");
+
+    sweep =
+        begin
+            + "WITH batch AS (SELECT account_id, session_id, expires_at FROM " + t
+            + " WHERE (account_id, session_id) > (?, ?) ORDER BY account_id, session_id LIMIT ?), "
+            + "gone AS (DELETE FROM " + t + " AS l USING batch"
+            + " WHERE l.account_id = batch.account_id AND l.session_id = batch.session_id"
+            + " AND batch.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
+            + " AND l.expires_at < statement_timestamp() - ? * interval '1 microsecond' RETURNING 1), "
+            + "last AS (SELECT account_id, session_id FROM batch"
+            + " ORDER BY account_id DESC, session_id DESC LIMIT 1) "
+            + "SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM batch), last.account_id, last.session_id"
+            + " FROM (SELECT) AS one LEFT JOIN last ON true";
 
     status =
         begin

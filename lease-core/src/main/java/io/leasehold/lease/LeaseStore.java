@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -67,6 +68,11 @@ public final class LeaseStore implements AutoCloseable {
   public static final Duration MAX_TTL = Duration.ofHours(24);
   /** Leases renewed per statement; more are renewed in several statements. */
   static final int RENEW_CHUNK = 10_000;
+
+  /** Rows deleted per statement by {@link #sweep}. */
+  static final int SWEEP_BATCH = 10_000;
+
+  private static final Duration MAX_SWEEP_AGE = Duration.ofDays(36_500);
 
   private final DataSource dataSource;
   private final LeaseSchema schema;
@@ -159,7 +165,7 @@ public final class LeaseStore implements AutoCloseable {
     Granted granted =
         execute(
             sql.acquire,
-            "acquire " + key,
+            () -> "acquire " + key,
             ps -> {
               ps.setString(1, key.accountId());
               ps.setString(2, key.sessionId());
@@ -209,7 +215,7 @@ public final class LeaseStore implements AutoCloseable {
     ensureOpen();
     return execute(
         sql.status,
-        "read status of " + key,
+        () -> "read status of " + key,
         ps -> {
           ps.setString(1, key.accountId());
           ps.setString(2, key.sessionId());
@@ -420,7 +426,7 @@ public final class LeaseStore implements AutoCloseable {
       renewed =
           execute(
               sql.renew,
-              "renew " + n + " lease(s)",
+              () -> "renew " + n + " lease(s)",
               (ps, c) -> {
                 ps.setArray(1, array(c, "text", accounts));
                 ps.setArray(2, array(c, "text", sessions));
@@ -480,7 +486,7 @@ public final class LeaseStore implements AutoCloseable {
   private ReleaseResult releaseUnchecked(FencingToken token) {
     return execute(
             sql.release,
-            "release " + token,
+            () -> "release " + token,
             ps -> {
               ps.setString(1, token.key().accountId());
               ps.setString(2, token.key().sessionId());
@@ -492,6 +498,69 @@ public final class LeaseStore implements AutoCloseable {
                     ? new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(instant(rs, 1)))
                     : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(now)));
   }
+
+  // ------------------------------------------------------------------ sweep
+
+  /**
+   * Deletes the rows of leases that ended at least {@code deadFor} ago (released, or expired and
+   * never released), so the table does not grow with every session ever used. A maintenance
+   * task, for an operator's schedule (daily, say); it takes no caller and no access policy.
+   *
+   * <p>Why it keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a new row
+   * with a fence drawn from the same sequence, higher than every fence drawn before, including
+   * the deleted row's. The one hazard is an acquire that drew its fence before the deletion and
+   * inserts after it: every acquire statement is bounded by its store's statement timeout, and a
+   * row dead for longer than any statement timeout (at most {@link #MAX_TTL}) was not seen by an
+   * acquire still in flight. {@code deadFor} must therefore be at least {@link #MAX_TTL}, which
+   * also covers every takeover delay (a row still within one must not be swept). A row that an
+   * acquire takes over while the sweep runs is kept.
+   *
+   * <p>Walks the table once in primary-key order, {@value #SWEEP_BATCH} rows per statement, each
+   * statement its own short transaction with the store's timeouts; rows created meanwhile behind
+   * the walk wait for the next sweep.
+   *
+   * @param deadFor how long a lease must have ended, at least {@link #MAX_TTL}
+   * @return the number of rows deleted
+   * @throws IllegalArgumentException if {@code deadFor} is null, shorter than {@link #MAX_TTL} or
+   *     longer than 100 years
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails (batches already deleted stay deleted)
+   */
+  public long sweep(Duration deadFor) {
+    if (deadFor == null || deadFor.compareTo(MAX_TTL) < 0 || deadFor.compareTo(MAX_SWEEP_AGE) > 0) {
+      throw new IllegalArgumentException(
+          "deadFor must be between " + MAX_TTL + " (the longest statement timeout or takeover delay a store"
+              + " may have) and " + MAX_SWEEP_AGE + ", was " + deadFor);
+    }
+    ensureOpen();
+    long age = micros(deadFor);
+    long total = 0;
+    // Keys are at least one character long: every key sorts after ("", "").
+    SweepBatch batch = new SweepBatch(0, SWEEP_BATCH, "", "");
+    while (batch.walked() == SWEEP_BATCH) {
+      SweepBatch previous = batch;
+      batch =
+          execute(
+              sql.sweep,
+              () -> "sweep leases dead for " + deadFor,
+              ps -> {
+                ps.setString(1, previous.lastAccount());
+                ps.setString(2, previous.lastSession());
+                ps.setInt(3, SWEEP_BATCH);
+                ps.setLong(4, age);
+                ps.setLong(5, age);
+              },
+              (rs, now) -> {
+                rs.next();
+                return new SweepBatch(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4));
+              });
+      total += batch.deleted();
+    }
+    return total;
+  }
+
+  /** One sweep statement: rows deleted, rows walked, and the last key walked (null if none). */
+  private record SweepBatch(long deleted, long walked, String lastAccount, String lastSession) {}
 
   // ------------------------------------------------------------------ run exclusive
 
@@ -725,14 +794,14 @@ public final class LeaseStore implements AutoCloseable {
     T read(ResultSet rs, Instant databaseNow) throws SQLException;
   }
 
-  private <T> T execute(String statement, String what, SimpleBinder binder, Reader<T> reader) {
+  private <T> T execute(String statement, Supplier<String> what, SimpleBinder binder, Reader<T> reader) {
     return execute(statement, what, (Binder) binder, reader);
   }
 
   /**
    * Runs one pipelined short transaction (see {@link LeaseSql}) and reads its only result set.
    */
-  private <T> T execute(String statement, String what, Binder binder, Reader<T> reader) {
+  private <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       if (!autoCommit) {
@@ -752,7 +821,7 @@ public final class LeaseStore implements AutoCloseable {
               opened = instant(rs, 1);
             }
           } else if (ps.getUpdateCount() == -1) {
-            throw new IllegalStateException("statement returned no result set: " + what);
+            throw new IllegalStateException("statement returned no result set: " + what.get());
           }
           isResultSet = ps.getMoreResults();
         }
@@ -763,7 +832,7 @@ public final class LeaseStore implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new LeaseStoreException(
-          "could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+          "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
     }
   }
 

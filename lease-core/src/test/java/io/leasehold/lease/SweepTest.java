@@ -1,0 +1,229 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The sweeper deletes only long-dead rows, keeps fences increasing (C3) and refuses bad ages. */
+class SweepTest {
+  @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+
+  private static final AtomicInteger ACCOUNTS = new AtomicInteger();
+  private static final Duration TWO_DAYS = Duration.ofDays(2);
+
+  private LeaseStore store() {
+    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+  }
+
+  private static Lease acquire(LeaseStore store, LeaseKey key) {
+    return ((AcquireResult.Acquired) store.tryAcquire(key, key.accountId())).lease();
+  }
+
+  /** Moves a row's end (and start) back in time, as if the lease had ended {@code days} ago. */
+  private static void endedDaysAgo(LeaseKey key, int days, boolean released) throws SQLException {
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE leasehold_lease SET acquired_at = clock_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " renewed_at = clock_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " expires_at = clock_timestamp() - ? * interval '1 day',"
+                    + " released_at = CASE WHEN ? THEN clock_timestamp() - ? * interval '1 day' END"
+                    + " WHERE account_id = ? AND session_id = ?")) {
+      ps.setInt(1, days);
+      ps.setInt(2, days);
+      ps.setInt(3, days);
+      ps.setBoolean(4, released);
+      ps.setInt(5, days);
+      ps.setString(6, key.accountId());
+      ps.setString(7, key.sessionId());
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static int rows(String account) throws SQLException {
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM leasehold_lease WHERE account_id = ?")) {
+      ps.setString(1, account);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static String newAccount() {
+    return "sweep-" + ACCOUNTS.incrementAndGet();
+  }
+
+  @Test
+  void deletesOnlyRowsThatEndedLongerAgoThanTheAge() throws Exception {
+    String account = newAccount();
+    try (LeaseStore store = store()) {
+      Lease held = acquire(store, LeaseKey.of(account, "held"));
+      acquire(store, LeaseKey.of(account, "released-now")).release();
+      LeaseKey expiredRecently = LeaseKey.of(account, "expired-yesterday");
+      acquire(store, expiredRecently);
+      endedDaysAgo(expiredRecently, 1, false);
+      LeaseKey releasedLongAgo = LeaseKey.of(account, "released-long-ago");
+      acquire(store, releasedLongAgo).release();
+      endedDaysAgo(releasedLongAgo, 3, true);
+      LeaseKey expiredLongAgo = LeaseKey.of(account, "expired-long-ago");
+      acquire(store, expiredLongAgo);
+      endedDaysAgo(expiredLongAgo, 3, false);
+
+      assertThat(store.sweep(TWO_DAYS)).isEqualTo(2);
+
+      assertThat(rows(account)).isEqualTo(3);
+      assertThat(store.status(releasedLongAgo).owner()).isEmpty();
+      assertThat(store.status(expiredLongAgo).owner()).isEmpty();
+      assertThat(store.status(expiredRecently).owner()).isPresent();
+      assertThat(held.renew().renewed()).as("the held lease is untouched").isTrue();
+      assertThat(store.sweep(TWO_DAYS)).isZero();
+    }
+  }
+
+  @Test
+  void aSweptKeyIsAcquiredAgainWithAHigherFence() throws Exception {
+    LeaseKey key = LeaseKey.of(newAccount(), "again");
+    try (LeaseStore store = store()) {
+      Lease first = acquire(store, key);
+      first.release();
+      endedDaysAgo(key, 3, true);
+      assertThat(store.sweep(TWO_DAYS)).isEqualTo(1);
+      assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+
+      Lease second = acquire(store, key);
+      assertThat(second.fence()).isGreaterThan(first.fence());
+    }
+  }
+
+  @Test
+  void sweepsInBatchesUntilNothingIsLeft() throws Exception {
+    String account = newAccount();
+    int n = 2 * LeaseStore.SWEEP_BATCH + 123;
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
+                    + " expires_at, released_at) SELECT ?, 's' || g, gen_random_uuid(), nextval('leasehold_fence_seq'),"
+                    + " now() - interval '10 days', now() - interval '10 days', now() - interval '9 days',"
+                    + " CASE WHEN g % 2 = 0 THEN now() - interval '9 days' END FROM generate_series(1, ?) g")) {
+      ps.setString(1, account);
+      ps.setInt(2, n);
+      assertThat(ps.executeUpdate()).isEqualTo(n);
+    }
+    try (LeaseStore store = store()) {
+      Lease live = acquire(store, LeaseKey.of(account, "live"));
+      assertThat(store.sweep(TWO_DAYS)).isEqualTo(n);
+      assertThat(rows(account)).isEqualTo(1);
+      assertThat(live.renew().renewed()).isTrue();
+    }
+  }
+
+  @Test
+  void badAgesAreRefusedAndNothingIsDeleted() throws Exception {
+    LeaseKey key = LeaseKey.of(newAccount(), "kept");
+    try (LeaseStore store = store()) {
+      acquire(store, key).release();
+      endedDaysAgo(key, 30, true);
+      assertThatThrownBy(() -> store.sweep(null))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("deadFor");
+      assertThatThrownBy(() -> store.sweep(LeaseStore.MAX_TTL.minusSeconds(1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("between PT24H", "was PT23H59M59S");
+      assertThatThrownBy(() -> store.sweep(Duration.ofDays(365 * 1000)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(rows(key.accountId())).isEqualTo(1);
+    }
+    LeaseStore closed = store();
+    closed.close();
+    assertThatThrownBy(() -> closed.sweep(TWO_DAYS)).isInstanceOf(IllegalStateException.class);
+    assertThat(rows(key.accountId())).isEqualTo(1);
+  }
+
+  /**
+   * An acquire takes a long-dead row over while the sweep waits for that row's lock: after the
+   * acquire commits, the sweep sees the row's new version, which is live, and keeps it.
+   */
+  @Test
+  void aRowRevivedWhileTheSweepWaitsIsKept() throws Exception {
+    LeaseKey key = LeaseKey.of(newAccount(), "revived");
+    LeaseSql sql = new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
+    try (LeaseStore store =
+            LeaseStore.builder(db.dataSource())
+                .accessPolicy(AccessPolicy.allowAll())
+                .ttl(Duration.ofMinutes(2))
+                .lockTimeout(Duration.ofSeconds(20))
+                .statementTimeout(Duration.ofSeconds(25))
+                .build();
+        Connection acquirer = db.database().newConnection()) {
+      acquire(store, key).release();
+      endedDaysAgo(key, 3, true);
+
+      // The store's own acquire, in a transaction left open: the row is revived and locked.
+      acquirer.setAutoCommit(false);
+      UUID run = UUID.randomUUID();
+      try (PreparedStatement ps = acquirer.prepareStatement(sql.acquire)) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        ps.setObject(3, run);
+        ps.setString(4, "reviver");
+        ps.setLong(5, 60_000_000);
+        ps.setLong(6, 0);
+        ps.execute();
+        assertThat(ps.getMoreResults()).isTrue();
+        try (ResultSet rs = ps.getResultSet()) {
+          assertThat(rs.next()).isTrue();
+        }
+      }
+
+      int acquirerPid;
+      try (PreparedStatement ps = acquirer.prepareStatement("SELECT pg_backend_pid()");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        acquirerPid = rs.getInt(1);
+      }
+      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.sweep(TWO_DAYS));
+      awaitABackendBlockedBy(acquirerPid);
+      acquirer.commit();
+
+      assertThat(sweep.get(30, TimeUnit.SECONDS)).isZero();
+      LeaseStatus status = store.status(key);
+      assertThat(status.isHeld()).isTrue();
+      assertThat(status.owner().orElseThrow().runId()).isEqualTo(run);
+    }
+  }
+
+  private static void awaitABackendBlockedBy(int pid) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+      ps.setInt(1, pid);
+      while (true) {
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("the sweep never waited for the row lock").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+    }
+  }
+}
