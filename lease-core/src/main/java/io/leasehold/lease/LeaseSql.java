@@ -48,8 +48,8 @@ final class LeaseSql {
    * microseconds of overlap this prevents). {@code took_over} records whether the run replaced an
    * expired lease rather than a released one (live status tells takeovers apart by it).
    * Parameters: account, session, run id, holder, ttl (microseconds), takeover delay
-   * (microseconds). Returns fence, start and expiry (and, for a notifying store, the void result
-   * of {@code pg_notify}).
+   * (microseconds). Returns fence and start (the expiry is the start plus the ttl, exactly; and,
+   * for a notifying store, the void result of {@code pg_notify}).
    */
   final String acquire;
 
@@ -147,7 +147,7 @@ final class LeaseSql {
             + " took_over = l.released_at IS NULL "
             + "WHERE l.released_at IS NOT NULL"
             + " OR l.expires_at + ? * interval '1 microsecond' <= EXCLUDED.acquired_at "
-            + "RETURNING l.fence, l.acquired_at, l.expires_at"
+            + "RETURNING l.fence, l.acquired_at"
             + (notify
                 ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END")
                 : "");

@@ -174,10 +174,14 @@ public final class LeaseStore implements AutoCloseable {
               ps.setLong(5, micros(leaseTtl));
               ps.setLong(6, micros(takeoverDelay));
             },
-            (rs, now) ->
-                rs.next()
-                    ? new Granted(rs.getLong(1), instant(rs, 2), instant(rs, 3))
-                    : null);
+            (rs, opened) -> {
+              if (!rs.next()) {
+                return null;
+              }
+              // The statement set expires_at to acquired_at plus the ttl, to the microsecond.
+              Instant acquiredAt = instant(rs, 2);
+              return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(micros(leaseTtl), ChronoUnit.MICROS));
+            });
     if (granted == null) {
       return new AcquireResult.Busy(status(key));
     }
@@ -493,10 +497,10 @@ public final class LeaseStore implements AutoCloseable {
               ps.setObject(3, token.runId());
               ps.setLong(4, token.fence());
             },
-            (rs, now) ->
+            (rs, opened) ->
                 rs.next()
                     ? new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(instant(rs, 1)))
-                    : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(now)));
+                    : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get())));
   }
 
   // ------------------------------------------------------------------ sweep
@@ -789,9 +793,36 @@ public final class LeaseStore implements AutoCloseable {
   private interface Reader<T> {
     /**
      * @param rs the statement's result
-     * @param databaseNow the database clock at the opening of the short transaction
+     * @param opened the database clock at the opening of the short transaction, read on demand
      */
-    T read(ResultSet rs, Instant databaseNow) throws SQLException;
+    T read(ResultSet rs, OpeningTime opened) throws SQLException;
+  }
+
+  /** The opening's database time, parsed only when asked for. */
+  @FunctionalInterface
+  private interface OpeningTime {
+    Instant get() throws SQLException;
+  }
+
+  /** Reads the time from the opening's result set on first use. */
+  private static final class OpeningRow implements OpeningTime {
+    private final ResultSet row;
+    private Instant time;
+
+    OpeningRow(ResultSet row) {
+      this.row = row;
+    }
+
+    @Override
+    public Instant get() throws SQLException {
+      if (time == null) {
+        if (!row.next()) {
+          throw new SQLException("the opening returned no row");
+        }
+        time = instant(row, 1);
+      }
+      return time;
+    }
   }
 
   private <T> T execute(String statement, Supplier<String> what, SimpleBinder binder, Reader<T> reader) {
@@ -810,20 +841,24 @@ public final class LeaseStore implements AutoCloseable {
       try (PreparedStatement ps = c.prepareStatement(statement)) {
         binder.bind(ps, c);
         boolean isResultSet = ps.execute();
-        Instant opened = null; // the first result set is the opening's row (time, set_config)
+        // The first result set is the opening's row (time, set_config). It stays open (closing
+        // the statement closes it), and its time is parsed only if the reader asks for it.
+        ResultSet opening = null;
         while (true) {
           if (isResultSet) {
-            try (ResultSet rs = ps.getResultSet()) {
-              if (opened != null) {
-                return reader.read(rs, opened);
+            ResultSet rs = ps.getResultSet();
+            if (opening != null) {
+              try (rs) {
+                return reader.read(rs, new OpeningRow(opening));
               }
-              rs.next();
-              opened = instant(rs, 1);
             }
+            opening = rs;
+            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
           } else if (ps.getUpdateCount() == -1) {
             throw new IllegalStateException("statement returned no result set: " + what.get());
+          } else {
+            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
           }
-          isResultSet = ps.getMoreResults();
         }
       } finally {
         if (!autoCommit && !c.isClosed()) {
