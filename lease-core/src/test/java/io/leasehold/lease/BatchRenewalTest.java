@@ -112,12 +112,7 @@ class BatchRenewalTest {
   void renewsThreeChunksTwoAtATimeWithExactExpiries() throws Exception {
     int n = 2 * LeaseStore.RENEW_CHUNK + 5_000;
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(3);
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMinutes(5))
-            .scheduler(scheduler)
-            .build()) {
+    try (LeaseStore store = storeOn(scheduler)) {
       List<Lease> leases = acquireMany(store, "chunks", n);
       Set<UUID> stale = new HashSet<>();
       for (int i = 0; i < n; i += 997) {
@@ -148,12 +143,7 @@ class BatchRenewalTest {
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     CountDownLatch release = new CountDownLatch(1);
     scheduler.execute(() -> awaitQuietly(release));
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMinutes(5))
-            .scheduler(scheduler)
-            .build()) {
+    try (LeaseStore store = storeOn(scheduler)) {
       List<Lease> leases = acquireMany(store, "busy", n);
       LeaseStore.BatchRenewal result = store.renewAll(leases);
       assertThat(result.renewed()).isEqualTo(n);
@@ -166,6 +156,14 @@ class BatchRenewalTest {
       release.countDown();
       scheduler.shutdownNow();
     }
+  }
+
+  private static LeaseStore storeOn(ScheduledThreadPoolExecutor scheduler) {
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofMinutes(5))
+        .scheduler(scheduler)
+        .build();
   }
 
   private static List<Lease> acquireMany(LeaseStore store, String account, int n) {
