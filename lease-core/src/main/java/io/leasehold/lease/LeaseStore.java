@@ -554,7 +554,7 @@ public final class LeaseStore implements AutoCloseable {
                 ps.setLong(4, age);
                 ps.setLong(5, age);
               },
-              (rs, now) -> {
+              (rs, opened) -> {
                 rs.next();
                 return new SweepBatch(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4));
               });
