@@ -146,7 +146,6 @@ final class Keeper {
 
   /** Stops the scheduler if this keeper created it; restores the interrupt flag if interrupted. */
   synchronized void shutdown() {
-    stopped = true;
     if (!ownsScheduler) {
       return;
     }
