@@ -1,5 +1,9 @@
 package io.leasehold.benchmarks;
 
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
@@ -92,7 +96,7 @@ public final class BenchMain {
    */
   static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "table", "ablation");
+    Set<String> groups = Set.of("cycle", "pgbench", "renewal", "guards", "verification", "table", "ablation");
     Duration window = Duration.ofSeconds(2);
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
@@ -125,6 +129,9 @@ public final class BenchMain {
       }
       if (groups.contains("guards")) {
         b.guards();
+      }
+      if (groups.contains("verification")) {
+        b.verification();
       }
       if (groups.contains("table")) {
         b.tableSize();
@@ -321,7 +328,7 @@ public final class BenchMain {
     // In-memory guard admit, ns per op.
     for (int threads : List.of(1, 4)) {
       for (boolean manyKeys : List.of(false, true)) {
-        InMemoryFenceGuard guard = new InMemoryFenceGuard();
+        InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
         List<Throughput.OpFactory> f =
             List.of(
                 (i, n) -> {
@@ -344,7 +351,7 @@ public final class BenchMain {
     }
     // File store: fenced write vs the same atomic write without fencing.
     Path dir = Files.createTempDirectory("leasehold-bench-files");
-    FencedFileStore files = FencedFileStore.open(dir.resolve("store"));
+    FencedFileStore files = FencedFileStore.open(dir.resolve("store"), TokenVerifier.trustEveryWriter());
     Path plain = Files.createDirectories(dir.resolve("plain"));
     FencingToken token = new FencingToken(LeaseKey.of("g", "files"), 1, UUID.randomUUID());
     for (int size : List.of(1024, 1 << 20)) {
@@ -370,8 +377,8 @@ public final class BenchMain {
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
     }
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(pool).build();
-    FencedJdbcWriter atCommit = FencedJdbcWriter.builder(pool).admitAtCommit(true).build();
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter atCommit = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(true).build();
     FencingToken dbToken = new FencingToken(LeaseKey.of("g", "db"), 1, UUID.randomUUID());
     List<Throughput.OpFactory> dbf =
         List.of(
@@ -410,9 +417,9 @@ public final class BenchMain {
             return invocation.arguments();
           }
         };
-    FencedToolExecutor memory = FencedToolExecutor.builder().journal(new MemoryToolJournal()).tool(tool).build();
+    FencedToolExecutor memory = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(new MemoryToolJournal()).tool(tool).build();
     FencedToolExecutor durable =
-        FencedToolExecutor.builder().journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(tool).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(tool).build();
     com.fasterxml.jackson.databind.node.ObjectNode args = JsonNodeFactory.instance.objectNode().put("x", 1);
     FencingToken toolToken = new FencingToken(LeaseKey.of("g", "tool"), 1, UUID.randomUUID());
     ToolInvocation direct = new ToolInvocation(UUID.randomUUID(), "noop", args, toolToken, Optional.empty());
@@ -428,6 +435,97 @@ public final class BenchMain {
         Throughput.interleaved(List.of((i, n) -> () -> durable.call(toolToken, "noop", args) != null), 1, window, windows);
     line("| tool executor, durable file journal (3 forced appends per call) | " + fmt(1e6 / tdr.get(0).successes())
         + " us | | |");
+    line("");
+  }
+
+  // ------------------------------------------------------------------ 3b. token verification
+
+  /**
+   * What verifying tokens costs (CONTRACT C15): a signature check of a token the verifier has not
+   * seen (HMAC-SHA256, Ed25519), of one it has (a run's repeated writes), and the database
+   * writer's transaction with each verification mode side by side. Alone: {@code ...
+   * -Dbench.args="group=verification"}.
+   */
+  private void verification() throws Exception {
+    line("## Token verification");
+    line("");
+    line("| benchmark | per operation |");
+    line("| --- | --- |");
+    LeaseKey key = LeaseKey.of("acct-7", "chat-1");
+    for (SignatureScheme scheme : SignatureScheme.values()) {
+      SigningKey signing = SigningKey.generate(scheme, "bench");
+      TokenKeySet keys = TokenKeySet.of(signing.verificationKey());
+      FencingToken[] tokens = new FencingToken[1024];
+      for (int k = 0; k < tokens.length; k++) {
+        tokens[k] = signing.sign(new FencingToken(key, k + 1, UUID.randomUUID()));
+      }
+      int batch = scheme == SignatureScheme.HMAC_SHA256 ? 1000 : 20;
+      List<Throughput.OpFactory> f =
+          List.of(
+              (i, n) -> {
+                int[] next = {0};
+                return () -> {
+                  for (int r = 0; r < batch; r++) {
+                    // A fresh verifier has seen nothing: every check is a real signature check.
+                    TokenVerifier.signedBy(keys).verify(tokens[next[0]++ & (tokens.length - 1)]);
+                  }
+                  return true;
+                };
+              });
+      double rate = Throughput.interleaved(f, 1, window, windows).get(0).successes() * batch;
+      line("| " + scheme.textName() + " signature check, token not seen before | " + fmt(1e6 / rate) + " us |");
+    }
+    SigningKey ed = SigningKey.generate(SignatureScheme.ED25519, "bench");
+    TokenVerifier remembering = TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()));
+    FencingToken repeated = ed.sign(new FencingToken(key, 7, UUID.randomUUID()));
+    List<Throughput.OpFactory> cached =
+        List.of(
+            (i, n) -> () -> {
+              for (int r = 0; r < 1000; r++) {
+                remembering.verify(repeated);
+              }
+              return true;
+            });
+    double cachedRate = Throughput.interleaved(cached, 1, window, windows).get(0).successes() * 1000;
+    line("| ed25519, the same token again (a run's repeated writes) | " + fmt(1e6 / cachedRate) + " us |");
+
+    // The database writer on the lease database, one INSERT per transaction, by verification mode.
+    HikariDataSource pool = db.pool(4);
+    HighWaterSchema.defaults().apply(pool);
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+    }
+    FencingToken token;
+    try (LeaseStore store =
+        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofHours(1)).tokenSigningKey(ed).build()) {
+      token = store.tryAcquire(LeaseKey.of("acct-7", "verify-" + UUID.randomUUID()), "bench").acquiredLease().orElseThrow().identity();
+    }
+    FencedJdbcWriter trusting = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter online = FencedJdbcWriter.builder(pool).verifyAgainstLeaseTable("leasehold_lease").build();
+    FencedJdbcWriter signed =
+        FencedJdbcWriter.builder(pool).verifier(TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()))).build();
+    List<Throughput.OpFactory> w =
+        List.of(
+            (i, n) -> () -> {
+              trusting.write(token, (c, t) -> insertRow(c, t.fence()));
+              return true;
+            },
+            (i, n) -> () -> {
+              online.write(token, (c, t) -> insertRow(c, t.fence()));
+              return true;
+            },
+            (i, n) -> () -> {
+              signed.write(token, (c, t) -> insertRow(c, t.fence()));
+              return true;
+            });
+    List<Throughput.Rate> wr = Throughput.interleaved(w, 1, window, windows);
+    line("| database writer, trustEveryWriter() | " + fmt(1e6 / wr.get(0).successes()) + " us ("
+        + fmt(wr.get(0).successes()) + " tx/s) |");
+    line("| database writer, verifyAgainstLeaseTable (in the admission statement) | " + fmt(1e6 / wr.get(1).successes())
+        + " us (" + ratio(wr.get(1).successes(), wr.get(0).successes()) + " of trusting) |");
+    line("| database writer, signedBy(Ed25519), repeated token | " + fmt(1e6 / wr.get(2).successes())
+        + " us (" + ratio(wr.get(2).successes(), wr.get(0).successes()) + " of trusting) |");
     line("");
   }
 
@@ -503,9 +601,9 @@ public final class BenchMain {
     line("");
     // The sweeper on the same table: every dead row ended three days ago, live rows stay.
     try (LeaseStore sweeper =
-        LeaseStore.builder(db.pool(2)).schema(big).accessPolicy(AccessPolicy.allowAll()).build()) {
+        LeaseStore.builder(db.pool(2)).schema(big).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build()) {
       long t = System.nanoTime();
-      long deleted = sweeper.sweep(Duration.ofDays(2));
+      long deleted = sweeper.sweep(Duration.ofDays(2), "ops");
       double ms = (System.nanoTime() - t) / 1e6;
       line("Sweep of that table (`sweep(Duration.ofDays(2))`, 10,000 rows walked per statement): "
           + String.format(Locale.ROOT, "%,d", deleted) + " rows deleted in " + fmt(ms) + " ms ("

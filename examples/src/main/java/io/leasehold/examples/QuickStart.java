@@ -1,5 +1,6 @@
 package io.leasehold.examples;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.fencing.FencingToken;
@@ -94,7 +95,7 @@ public final class QuickStart {
    */
   public static boolean fencedWrite(LeaseStore store, Path root) {
     // region fenced-write
-    FencedFileStore files = FencedFileStore.open(root);
+    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
     AcquireResult result = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
     if (!(result instanceof AcquireResult.Acquired acquired)) {
       return false; // someone else runs this session

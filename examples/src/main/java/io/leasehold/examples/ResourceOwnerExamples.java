@@ -1,5 +1,6 @@
 package io.leasehold.examples;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -38,7 +39,7 @@ public final class ResourceOwnerExamples {
   // region own-resource
   /** A single-process resource guarded with the fencing API alone. */
   static final class NotesBoard {
-    private final InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    private final InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     private final Map<String, String> notes = new HashMap<>();
 
     /** Throws StaleFenceException if a newer run of the session has written. */
@@ -86,7 +87,7 @@ public final class ResourceOwnerExamples {
    */
   public static FencingToken fileStore(Fenced lease, Path root) {
     // region file-store
-    FencedFileStore files = FencedFileStore.open(root);
+    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
     files.write(lease, "chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
     StoredFile answer = files.read("chat-1/answer.md").orElseThrow();
     FencingToken writer = answer.writtenBy().orElseThrow(); // which run (and fence) wrote it
@@ -118,7 +119,7 @@ public final class ResourceOwnerExamples {
           }
         };
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journalFile)) // durable, shared by processes
             .tool(sendEmail)
             .build();
@@ -143,7 +144,7 @@ public final class ResourceOwnerExamples {
   public static int jdbcWriter(Fenced lease, DataSource resourceDb) {
     // region jdbc-writer
     HighWaterSchema.defaults().apply(resourceDb); // the high-water table, once
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDb).build();
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
     int rows =
         writer.write(
             lease,

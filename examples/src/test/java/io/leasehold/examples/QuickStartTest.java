@@ -24,7 +24,7 @@ class QuickStartTest {
         LeaseStore.builder(d.dataSource()).accessPolicy(AccessPolicy.callerOwnsAccount()).build()) {
       assertThat(QuickStart.runExclusive(store)).startsWith("generated with fence ");
       assertThat(QuickStart.fencedWrite(store, dir.resolve("files"))).isTrue();
-      assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1")).isHeld()).isFalse();
+      assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1"), "acct-7").isHeld()).isFalse();
     }
   }
 }

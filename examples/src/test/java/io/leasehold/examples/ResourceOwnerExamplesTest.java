@@ -1,5 +1,6 @@
 package io.leasehold.examples;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.FencingToken;
@@ -22,7 +23,7 @@ class ResourceOwnerExamplesTest {
   @Test
   void samplesRun() throws Exception {
     assertThat(ResourceOwnerExamples.postNote(token)).isEqualTo("hello");
-    InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     assertThat(ResourceOwnerExamples.handleRequest(token.toText(), guard)).isEqualTo(200);
     FencingToken older = new FencingToken(token.key(), 41, UUID.randomUUID());
     assertThat(ResourceOwnerExamples.handleRequest(older.toText(), guard)).isEqualTo(409);

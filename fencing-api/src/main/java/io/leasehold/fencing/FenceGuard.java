@@ -13,6 +13,14 @@ import java.util.OptionalLong;
  * InMemoryFenceGuard#runFenced} for a single-process resource, and the adapters in {@code
  * resource-adapters} for files, tools and database tables.
  *
+ * <h2>For implementers</h2>
+ *
+ * <p>A guard is built with an explicit {@link TokenVerifier} (CONTRACT C15) and calls {@link
+ * TokenVerifier#presentVerified} first, so an unverifiable token is refused before the mark is
+ * looked at. It fails closed (CONTRACT C16): when it cannot prove that a write is safe (its state
+ * is damaged, missing or unreadable, or anything throws), it refuses and leaves the mark as it
+ * was, with an error that says how to repair.
+ *
  * <p>Implementations are thread-safe.
  */
 public interface FenceGuard {
@@ -22,6 +30,8 @@ public interface FenceGuard {
    * @param fenced the token, or a lease handle that may refuse locally first
    * @return the admission
    * @throws StaleFenceException if the fence is below the key's high-water mark
+   * @throws TokenVerificationException if the token fails the guard's verification; nothing
+   *     changed
    * @throws LeaseLostException if the presenter knows its lease is lost
    * @throws IllegalArgumentException if {@code fenced} is null
    */

@@ -3,6 +3,7 @@ package io.leasehold.fencing;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -16,29 +17,43 @@ import java.util.UUID;
  *
  * <p>{@link #toText()} gives a compact form for HTTP headers and logs:
  *
- * <pre>lh1.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;</pre>
+ * <pre>lh1.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;[.&lt;key id&gt;.&lt;signature&gt;]</pre>
  *
  * where the fence is a decimal number without sign or leading zeros, the run id is a lower-case
  * UUID, and both key parts are UTF-8 encoded as unpadded base64url, for example {@code
- * lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x}. {@link #parse(String)} accepts
- * exactly that form and nothing else. The form names the lease but grants nothing: resources must
- * still check the fence.
+ * lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x}. A signed token adds the signing
+ * key's id and the signature (unpadded base64url). {@link #parse(String)} accepts exactly that
+ * form and nothing else.
+ *
+ * <h2>Signatures</h2>
+ *
+ * <p>An unsigned token names a lease but proves nothing: anyone can write one with any fence. A
+ * lease store built with a {@link SigningKey} issues signed tokens, and a guard built with {@link
+ * TokenVerifier#signedBy(TokenKeySet)} admits only those (CONTRACT C15). The signature covers
+ * {@link #signedContent()}: the unsigned text form and the key id, so neither the fence, the run,
+ * the key nor the signing key can be changed without breaking it.
  *
  * @param key the lease key the token belongs to
  * @param fence the fence number, positive
  * @param runId the id of the run that holds (or held) the lease
+ * @param signature the lease store's signature, empty for an unsigned token
  */
-public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenced {
+public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenSignature> signature)
+    implements Fenced {
   /** Prefix and version of the text form. */
   public static final String TEXT_PREFIX = "lh1";
 
-  /** Upper bound on the length of text accepted by {@link #parse(String)}. */
-  public static final int MAX_TEXT_LENGTH = 1024;
+  /**
+   * Upper bound on the length of text accepted by {@link #parse(String)}: room for two keys of
+   * 128 three-byte characters and a signature.
+   */
+  public static final int MAX_TEXT_LENGTH = 1400;
 
   /**
    * Validates the components.
    *
-   * @throws IllegalArgumentException if the key or run id is null or the fence is not positive
+   * @throws IllegalArgumentException if the key, run id or signature is null or the fence is not
+   *     positive
    */
   public FencingToken {
     if (key == null) {
@@ -50,6 +65,77 @@ public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenc
     if (fence <= 0) {
       throw new IllegalArgumentException("fence must be positive, was " + fence);
     }
+    if (signature == null) {
+      throw new IllegalArgumentException("signature must not be null (use Optional.empty())");
+    }
+  }
+
+  /**
+   * An unsigned token.
+   *
+   * @param key the lease key
+   * @param fence the fence, positive
+   * @param runId the run id
+   * @throws IllegalArgumentException if the key or run id is null or the fence is not positive
+   */
+  public FencingToken(LeaseKey key, long fence, UUID runId) {
+    this(key, fence, runId, Optional.empty());
+  }
+
+  /**
+   * Whether the token carries a signature (which says nothing about whether it is valid: a
+   * {@link TokenVerifier} decides that).
+   *
+   * @return true if signed
+   */
+  public boolean isSigned() {
+    return signature.isPresent();
+  }
+
+  /**
+   * This token with the given signature in place of any it had.
+   *
+   * @param newSignature the signature
+   * @return the signed token
+   */
+  public FencingToken withSignature(TokenSignature newSignature) {
+    if (newSignature == null) {
+      throw new IllegalArgumentException("signature must not be null");
+    }
+    return new FencingToken(key, fence, runId, Optional.of(newSignature));
+  }
+
+  /**
+   * This token without its signature.
+   *
+   * @return the unsigned token
+   */
+  public FencingToken unsigned() {
+    return signature.isEmpty() ? this : new FencingToken(key, fence, runId);
+  }
+
+  /**
+   * What a signature by key {@code keyId} covers: the unsigned text form, a dot and the key id,
+   * as ASCII bytes.
+   *
+   * @param keyId the signing key's id
+   * @return the bytes to sign or verify
+   * @throws IllegalArgumentException if the key id is malformed
+   */
+  public byte[] signedContent(String keyId) {
+    TokenSignature.checkKeyId(keyId);
+    return (unsignedText() + '.' + keyId).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * What this token's signature covers; see {@link #signedContent(String)}.
+   *
+   * @return the bytes
+   * @throws IllegalStateException if the token is unsigned
+   */
+  public byte[] signedContent() {
+    return signedContent(
+        signature.orElseThrow(() -> new IllegalStateException("the token is unsigned")).keyId());
   }
 
   /** Returns this token: a bare token knows nothing of loss. */
@@ -64,6 +150,11 @@ public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenc
    * @return the text form, ASCII only
    */
   public String toText() {
+    String text = unsignedText();
+    return signature.map(sig -> text + '.' + sig.keyId() + '.' + sig.value()).orElse(text);
+  }
+
+  private String unsignedText() {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
     return TEXT_PREFIX
         + '.'
@@ -92,8 +183,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenc
       throw malformed("longer than " + MAX_TEXT_LENGTH + " characters");
     }
     String[] parts = text.split("\\.", -1);
-    if (parts.length != 5) {
-      throw malformed("expected 5 dot-separated parts, found " + parts.length);
+    if (parts.length != 5 && parts.length != 7) {
+      throw malformed("expected 5 dot-separated parts (7 when signed), found " + parts.length);
     }
     if (!TEXT_PREFIX.equals(parts[0])) {
       throw malformed("unknown prefix, expected '" + TEXT_PREFIX + "'");
@@ -108,7 +199,14 @@ public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenc
     } catch (IllegalArgumentException e) {
       throw malformed(e.getMessage());
     }
-    return new FencingToken(key, fence, runId);
+    if (parts.length == 5) {
+      return new FencingToken(key, fence, runId);
+    }
+    try {
+      return new FencingToken(key, fence, runId, Optional.of(new TokenSignature(parts[5], parts[6])));
+    } catch (IllegalArgumentException e) {
+      throw malformed(e.getMessage());
+    }
   }
 
   private static long parseFence(String part) {
@@ -171,14 +269,16 @@ public record FencingToken(LeaseKey key, long fence, UUID runId) implements Fenc
 
   @Override
   public String toString() {
-    return "FencingToken[" + key + ", fence=" + fence + ", run=" + runId + "]";
+    return "FencingToken[" + key + ", fence=" + fence + ", run=" + runId
+        + signature.map(sig -> ", signed by " + sig.keyId()).orElse("") + "]";
   }
 
   /**
    * Whether two tokens name the same run of the same key.
    *
    * @param other another token
-   * @return true if key and run id match (fences then match too, for tokens from one store)
+   * @return true if key and run id match (fences then match too, for tokens from one store);
+   *     signatures are not compared
    */
   public boolean sameRun(FencingToken other) {
     Objects.requireNonNull(other, "other");

@@ -1,32 +1,79 @@
 package io.leasehold.fencing;
 
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * A {@link FenceGuard} for a resource that lives in one process and whose state is lost with it.
  *
+ * <pre>{@code
+ * InMemoryFenceGuard guard = InMemoryFenceGuard.builder()
+ *     .verifier(TokenVerifier.signedBy(keys)) // or TokenVerifier.trustEveryWriter()
+ *     .build();
+ * guard.runFenced(lease, () -> cache.put(k, v));
+ * }</pre>
+ *
  * <p>Each lease key has its own small lock; keys never contend with each other. {@link
  * #runFenced} runs the resource's own write under that lock, so no lower fence can be admitted
- * between the check and the write. Marks are kept for every key ever seen, one small object per
- * key; the guard never forgets a key by itself.
+ * between the check and the write. Every token is verified before its mark is looked at.
+ *
+ * <h2>Bounded memory</h2>
+ *
+ * The guard keeps at most {@link Builder#maxKeys(int)} keys (default {@value #DEFAULT_MAX_KEYS}).
+ * Past that it forgets keys, and forgetting is safe (CONTRACT C16): it keeps one <em>floor</em>,
+ * the highest mark it ever forgot, and a key it does not remember starts at the floor. A stale
+ * writer of a forgotten key is therefore refused; the price is that an old but live run of a
+ * forgotten key may be refused too, which is the safe side.
  *
  * <p>Thread-safe.
  */
 public final class InMemoryFenceGuard implements FenceGuard {
-  private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
+  /** Default bound on remembered keys. */
+  public static final int DEFAULT_MAX_KEYS = 100_000;
 
-  /** Creates a guard that has seen no token. */
-  public InMemoryFenceGuard() {}
+  private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
+  private final AtomicLong floor = new AtomicLong();
+  private final TokenVerifier verifier;
+  private final int maxKeys;
+  private final AdminPolicy adminPolicy;
+  private final Clock clock;
+  private final List<MarkReset> resets = new ArrayList<>();
+
+  private InMemoryFenceGuard(Builder b) {
+    this.verifier = b.verifier;
+    this.maxKeys = b.maxKeys;
+    this.adminPolicy = b.adminPolicy;
+    this.clock = b.clock;
+  }
+
+  /**
+   * A guard with the given verification and the defaults for everything else.
+   *
+   * @param verifier how tokens are verified
+   * @return the guard
+   */
+  public static InMemoryFenceGuard create(TokenVerifier verifier) {
+    return builder().verifier(verifier).build();
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @return the builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
 
   @Override
   public Admission admit(Fenced fenced) {
-    FencingToken token = Fenced.present(fenced);
-    Mark mark = marks.computeIfAbsent(token.key(), k -> new Mark());
-    synchronized (mark) {
-      return mark.admit(token);
-    }
+    return runFenced(fenced, admission -> admission);
   }
 
   /**
@@ -40,17 +87,56 @@ public final class InMemoryFenceGuard implements FenceGuard {
    * @return what the write returned
    * @throws StaleFenceException if the fence is below the key's high-water mark; the write did not
    *     run
+   * @throws TokenVerificationException if the token fails verification; nothing changed
    * @throws LeaseLostException if the presenter knows its lease is lost; the write did not run
    */
   public <T> T runFenced(Fenced fenced, Supplier<T> write) {
     if (write == null) {
       throw new IllegalArgumentException("write must not be null");
     }
-    FencingToken token = Fenced.present(fenced);
-    Mark mark = marks.computeIfAbsent(token.key(), k -> new Mark());
-    synchronized (mark) {
-      mark.admit(token);
-      return write.get();
+    return runFenced(fenced, admission -> write.get());
+  }
+
+  private <T> T runFenced(Fenced fenced, java.util.function.Function<Admission, T> write) {
+    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    while (true) {
+      Mark mark = markOf(token.key());
+      synchronized (mark) {
+        if (mark.forgotten) {
+          continue; // removed meanwhile: take the key's new mark, which starts at the floor
+        }
+        Admission admission = mark.admit(token);
+        return write.apply(admission);
+      }
+    }
+  }
+
+  private Mark markOf(LeaseKey key) {
+    Mark mark = marks.get(key);
+    if (mark != null) {
+      return mark;
+    }
+    if (marks.size() >= maxKeys) {
+      forgetSome();
+    }
+    return marks.computeIfAbsent(key, k -> new Mark(floor.get()));
+  }
+
+  /** Forgets about a tenth of the keys, raising the floor to their highest mark first. */
+  private void forgetSome() {
+    int toForget = Math.max(1, maxKeys / 10);
+    Iterator<java.util.Map.Entry<LeaseKey, Mark>> it = marks.entrySet().iterator();
+    while (toForget-- > 0 && it.hasNext()) {
+      java.util.Map.Entry<LeaseKey, Mark> e = it.next();
+      Mark m = e.getValue();
+      synchronized (m) {
+        if (m.forgotten) {
+          continue;
+        }
+        floor.accumulateAndGet(m.highest, Math::max);
+        m.forgotten = true;
+      }
+      marks.remove(e.getKey(), m);
     }
   }
 
@@ -60,16 +146,84 @@ public final class InMemoryFenceGuard implements FenceGuard {
       throw new IllegalArgumentException("key must not be null");
     }
     Mark mark = marks.get(key);
+    long highest;
     if (mark == null) {
-      return OptionalLong.empty();
+      highest = floor.get();
+    } else {
+      synchronized (mark) {
+        highest = mark.highest;
+      }
     }
-    synchronized (mark) {
-      return mark.highest == 0 ? OptionalLong.empty() : OptionalLong.of(mark.highest);
+    return highest == 0 ? OptionalLong.empty() : OptionalLong.of(highest);
+  }
+
+  /**
+   * How many keys the guard remembers now.
+   *
+   * @return the count, at most the bound
+   */
+  public int rememberedKeys() {
+    return marks.size();
+  }
+
+  /**
+   * Sets a key's mark, for recovery after a forged token or a leaked key raised it beyond reach
+   * (docs/security.md). Allowed only to operators the guard's {@link AdminPolicy} names, and
+   * recorded in {@link #markResets()}.
+   *
+   * @param key the key
+   * @param newMark the new mark; 0 forgets the key's mark (the floor of forgotten keys still
+   *     applies)
+   * @param operator who resets it
+   * @param reason why
+   * @return the recorded reset
+   * @throws AdminDeniedException if the policy refuses the operator; nothing changed
+   * @throws IllegalArgumentException if an argument is invalid; nothing changed
+   */
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    MarkReset.checkMark("newMark", newMark);
+    MarkReset.checkText("operator", operator);
+    MarkReset.checkText("reason", reason);
+    if (!adminPolicy.mayResetMark(operator, key)) {
+      throw new AdminDeniedException(operator, "reset the mark of " + key);
+    }
+    while (true) {
+      Mark mark = marks.computeIfAbsent(key, k -> new Mark(floor.get()));
+      synchronized (mark) {
+        if (mark.forgotten) {
+          continue;
+        }
+        MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, clock.instant());
+        mark.highest = newMark;
+        synchronized (resets) {
+          resets.add(reset);
+        }
+        return reset;
+      }
+    }
+  }
+
+  /**
+   * Every mark reset this guard made, oldest first.
+   *
+   * @return the resets
+   */
+  public List<MarkReset> markResets() {
+    synchronized (resets) {
+      return List.copyOf(resets);
     }
   }
 
   private static final class Mark {
     private long highest;
+    private boolean forgotten;
+
+    Mark(long start) {
+      this.highest = start;
+    }
 
     Admission admit(FencingToken token) {
       if (token.fence() < highest) {
@@ -78,6 +232,88 @@ public final class InMemoryFenceGuard implements FenceGuard {
       long previous = highest;
       highest = token.fence();
       return new Admission(token, previous);
+    }
+  }
+
+  /** Options of an {@link InMemoryFenceGuard}. Not thread-safe. */
+  public static final class Builder {
+    private TokenVerifier verifier;
+    private int maxKeys = DEFAULT_MAX_KEYS;
+    private AdminPolicy adminPolicy = AdminPolicy.nobody();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /**
+     * How tokens are verified (CONTRACT C15). Required.
+     *
+     * @param verifier the verifier
+     * @return this builder
+     */
+    public Builder verifier(TokenVerifier verifier) {
+      if (verifier == null) {
+        throw new IllegalArgumentException("verifier must not be null");
+      }
+      this.verifier = verifier;
+      return this;
+    }
+
+    /**
+     * Most keys remembered. Default {@value InMemoryFenceGuard#DEFAULT_MAX_KEYS}.
+     *
+     * @param maxKeys at least 10
+     * @return this builder
+     */
+    public Builder maxKeys(int maxKeys) {
+      if (maxKeys < 10) {
+        throw new IllegalArgumentException("maxKeys must be at least 10, was " + maxKeys);
+      }
+      this.maxKeys = maxKeys;
+      return this;
+    }
+
+    /**
+     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
+     *
+     * @param adminPolicy the policy
+     * @return this builder
+     */
+    public Builder adminPolicy(AdminPolicy adminPolicy) {
+      if (adminPolicy == null) {
+        throw new IllegalArgumentException("adminPolicy must not be null");
+      }
+      this.adminPolicy = adminPolicy;
+      return this;
+    }
+
+    /**
+     * The clock that dates mark resets. Default the system clock (UTC).
+     *
+     * @param clock the clock
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Builds the guard.
+     *
+     * @return the guard
+     * @throws IllegalStateException if no verifier was chosen
+     */
+    public InMemoryFenceGuard build() {
+      if (verifier == null) {
+        throw new IllegalStateException(
+            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)), or"
+                + " verifier(TokenVerifier.trustEveryWriter()) if every writer is trusted code in"
+                + " this process");
+      }
+      return new InMemoryFenceGuard(this);
     }
   }
 }

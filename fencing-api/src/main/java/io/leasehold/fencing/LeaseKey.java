@@ -4,7 +4,8 @@ package io.leasehold.fencing;
  * Who is being arbitrated: one session of one account.
  *
  * <p>Both parts are non-blank text of at most {@value #MAX_LENGTH} characters without control
- * characters. The lease store keeps at most one live lease per key.
+ * characters, and well-formed UTF-16 (no lone surrogate, which would not survive encoding to UTF-8
+ * and could make two different keys collide). The lease store keeps at most one live lease per key.
  *
  * @param accountId the account that owns the session
  * @param sessionId the session (conversation) within the account
@@ -48,6 +49,20 @@ public record LeaseKey(String accountId, String sessionId) {
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {
         throw new IllegalArgumentException(name + " must not contain control characters");
+      }
+    }
+    checkUtf16(name, value);
+  }
+
+  /** Refuses a lone (unpaired) surrogate. */
+  static void checkUtf16(String name, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(
+            name + " is not well-formed UTF-16: lone surrogate at index " + i);
       }
     }
   }

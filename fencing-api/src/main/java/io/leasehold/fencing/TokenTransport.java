@@ -5,9 +5,20 @@ package io.leasehold.fencing;
  *
  * <p>Send the token's {@linkplain FencingToken#toText() text form} in the {@value #HTTP_HEADER}
  * header (or a message attribute of the same name). The receiving resource owner parses it with
- * {@link FencingToken#parse(String)} and checks it with its own {@link FenceGuard}, exactly as a
- * local resource would. The header names the writer; it does not authenticate it: the receiving
- * service still authenticates the caller as usual.
+ * {@link #verifyHeader(String, TokenVerifier)} and checks it with its own {@link FenceGuard},
+ * exactly as a local resource would. A token names the writer; only a verified one (signed by the
+ * lease store, CONTRACT C15) proves the lease store issued it. The receiving service still
+ * authenticates the caller as usual.
+ *
+ * <pre>{@code
+ * // in any HTTP framework's handler:
+ * try {
+ *   FencingToken token = TokenTransport.verifyHeader(request.header("Leasehold-Token"), verifier);
+ *   files.write(token, path, body);             // StaleFenceException: answer 409
+ * } catch (TokenVerificationException e) {
+ *   response.status(e.httpStatus());            // 400 malformed, 401 unsigned or forged, ...
+ * }
+ * }</pre>
  */
 public final class TokenTransport {
   /** HTTP header (and message attribute) that carries a token's text form. */
@@ -28,5 +39,37 @@ public final class TokenTransport {
       throw new IllegalArgumentException("missing " + HTTP_HEADER + " header");
     }
     return FencingToken.parse(headerValue.strip());
+  }
+
+  /**
+   * Reads and verifies a token from a header value: what a resource service calls on every
+   * request before it lets the token near a guard.
+   *
+   * @param headerValue the value of the {@value #HTTP_HEADER} header, or null if absent
+   * @param verifier the service's verifier
+   * @return the verified token
+   * @throws TokenVerificationException if the header is missing ({@link
+   *     TokenVerificationException.Reason#MISSING}, 401), malformed ({@link
+   *     TokenVerificationException.Reason#MALFORMED}, 400), or the token fails verification;
+   *     {@link TokenVerificationException#httpStatus()} is the status to answer with
+   */
+  public static FencingToken verifyHeader(String headerValue, TokenVerifier verifier) {
+    if (verifier == null) {
+      throw new IllegalArgumentException("verifier must not be null");
+    }
+    if (headerValue == null || headerValue.isBlank()) {
+      throw new TokenVerificationException(
+          TokenVerificationException.Reason.MISSING,
+          "missing " + HTTP_HEADER + " header: the writer must send its fencing token");
+    }
+    FencingToken token;
+    try {
+      token = FencingToken.parse(headerValue.strip());
+    } catch (IllegalArgumentException e) {
+      throw new TokenVerificationException(
+          TokenVerificationException.Reason.MALFORMED, HTTP_HEADER + " header: " + e.getMessage(), e);
+    }
+    verifier.verify(token);
+    return token;
   }
 }

@@ -20,7 +20,7 @@ class InMemoryFenceGuardTest {
 
   @Test
   void admitsEqualAndHigherRefusesLower() {
-    InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     assertThat(guard.highWaterMark(KEY)).isEmpty();
     assertThat(guard.admit(token(5)).previousMark()).isZero();
     assertThat(guard.admit(token(5)).raisedMark()).isFalse();
@@ -38,7 +38,7 @@ class InMemoryFenceGuardTest {
 
   @Test
   void keysAreIndependent() {
-    InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     guard.admit(token(100));
     LeaseKey other = LeaseKey.of("acct", "other");
     guard.admit(new FencingToken(other, 1, UUID.randomUUID()));
@@ -47,7 +47,7 @@ class InMemoryFenceGuardTest {
 
   @Test
   void lostLeaseIsRefusedBeforeTheWrite() {
-    InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     FencingToken t = token(3);
     Fenced lost =
         () -> {
@@ -68,7 +68,7 @@ class InMemoryFenceGuardTest {
    */
   @Test
   void noStaleWriteUnderContention() throws Exception {
-    InMemoryFenceGuard guard = new InMemoryFenceGuard();
+    InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     int threads = 8;
     int perThread = 20_000;
     List<Long> log = new ArrayList<>();
@@ -116,5 +116,66 @@ class InMemoryFenceGuardTest {
     long highest = log.get(log.size() - 1);
     assertThat(register[0]).isEqualTo(highest);
     assertThat(guard.highWaterMark(KEY)).hasValue(highest);
+  }
+
+  /** Issue 12: a forged token with fence Long.MAX_VALUE locked honest runs out for good. */
+  @Test
+  void forgedTokensAreRefusedBeforeTheMarkWhenSignaturesAreRequired() {
+    SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.create(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
+    guard.admit(store.sign(token(3)));
+    FencingToken forged = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID());
+    assertThatThrownBy(() -> guard.admit(forged)).isInstanceOf(TokenVerificationException.class);
+    assertThatThrownBy(() -> guard.runFenced(forged, () -> "written"))
+        .isInstanceOf(TokenVerificationException.class);
+    FencingToken tampered = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID(), store.sign(token(4)).signature());
+    assertThatThrownBy(() -> guard.admit(tampered)).isInstanceOf(TokenVerificationException.class);
+    assertThat(guard.highWaterMark(KEY)).hasValue(3);
+    assertThat(guard.admit(store.sign(token(6))).previousMark()).isEqualTo(3); // honest runs go on
+  }
+
+  @Test
+  void everyGuardNamesItsVerification() {
+    assertThatThrownBy(() -> InMemoryFenceGuard.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("trustEveryWriter");
+  }
+
+  /** Issue 13: 1M forged keys took ~207 MiB; now bounded, and a forgotten key is not reset. */
+  @Test
+  void forgettingKeysNeverAdmitsAStaleWriter() {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+    guard.admit(token(500));
+    // Fences come from one sequence, so later runs of any key carry higher fences.
+    for (int i = 0; i < 10_000; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("flood", "s" + i), 600 + i, UUID.randomUUID()));
+    }
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(100);
+    assertThat(guard.highWaterMark(KEY).orElseThrow()).isGreaterThanOrEqualTo(500);
+    assertThatThrownBy(() -> guard.admit(token(499))).isInstanceOf(StaleFenceException.class);
+    guard.admit(token(20_000)); // the session's next run
+  }
+
+  @Test
+  void aMarkResetNeedsAnAdministratorAndIsRecorded() {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .adminPolicy(AdminPolicy.operators(java.util.Set.of("alice")))
+            .build();
+    guard.admit(token(Long.MAX_VALUE));
+    assertThatThrownBy(() -> guard.resetMark(KEY, 12, "mallory", "because"))
+        .isInstanceOf(AdminDeniedException.class);
+    assertThatThrownBy(() -> guard.resetMark(KEY, 12, "alice", " ")).hasMessageContaining("reason");
+    assertThat(guard.highWaterMark(KEY)).hasValue(Long.MAX_VALUE);
+    assertThat(guard.markResets()).isEmpty();
+
+    MarkReset reset = guard.resetMark(KEY, 12, "alice", "forged token, incident 7");
+    assertThat(reset.previousMark()).isEqualTo(Long.MAX_VALUE);
+    assertThat(guard.markResets()).containsExactly(reset);
+    assertThatThrownBy(() -> guard.admit(token(11))).isInstanceOf(StaleFenceException.class);
+    guard.admit(token(12));
   }
 }

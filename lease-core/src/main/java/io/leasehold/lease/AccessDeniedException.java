@@ -20,7 +20,18 @@ public class AccessDeniedException extends LeaseholdException {
    * @param key the session the caller asked for
    */
   public AccessDeniedException(String caller, LeaseKey key) {
-    super("caller '" + caller + "' may not run session " + key);
+    this(caller, key, "run session " + key);
+  }
+
+  /**
+   * Creates the exception for an operation.
+   *
+   * @param caller the refused caller
+   * @param key the session, or null for an operation on the whole store
+   * @param what what the caller asked to do, for the message
+   */
+  public AccessDeniedException(String caller, LeaseKey key, String what) {
+    super("caller '" + caller + "' may not " + what + " (refused by the store's AccessPolicy; nothing changed)");
     this.caller = caller;
     this.key = key;
   }

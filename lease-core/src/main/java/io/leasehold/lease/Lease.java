@@ -37,6 +37,7 @@ public final class Lease implements Fenced, AutoCloseable {
 
   private final LeaseStore store;
   private final FencingToken token;
+  private final String caller;
   private final String holder;
   private final Duration ttl;
   private final Instant acquiredAt;
@@ -51,6 +52,7 @@ public final class Lease implements Fenced, AutoCloseable {
   Lease(
       LeaseStore store,
       FencingToken token,
+      String caller,
       String holder,
       Duration ttl,
       Instant acquiredAt,
@@ -58,6 +60,7 @@ public final class Lease implements Fenced, AutoCloseable {
       long deadlineNanos) {
     this.store = store;
     this.token = token;
+    this.caller = caller;
     this.holder = holder;
     this.ttl = ttl;
     this.acquiredAt = acquiredAt;
@@ -255,7 +258,7 @@ public final class Lease implements Fenced, AutoCloseable {
       }
     }
     store.forget(this);
-    return store.release(token);
+    return store.releaseOwn(this);
   }
 
   /** Releases the lease (see {@link #release()}), reporting nothing; idempotent. */
@@ -311,6 +314,11 @@ public final class Lease implements Fenced, AutoCloseable {
 
   LeaseStore store() {
     return store;
+  }
+
+  /** The caller that acquired the lease: the access policy is asked for it at every renewal. */
+  String caller() {
+    return caller;
   }
 
   @Override

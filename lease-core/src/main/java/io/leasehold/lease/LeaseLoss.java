@@ -22,7 +22,9 @@ public record LeaseLoss(FencingToken token, Reason reason, Optional<Throwable> c
     /** The acquire answer arrived after the local deadline; the run never started. */
     ANSWER_TOO_LATE,
     /** The store was closed while the lease was kept. */
-    STORE_CLOSED
+    STORE_CLOSED,
+    /** The access policy no longer lets the run's caller renew the session (CONTRACT C17). */
+    ACCESS_REVOKED
   }
 
   /**

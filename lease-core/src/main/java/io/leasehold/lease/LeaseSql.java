@@ -29,16 +29,16 @@ final class LeaseSql {
    * Acquire (CONTRACT C1, C3). One conditional UPSERT: the primary key decides races; a row comes
    * back only if this run now holds the lease.
    *
-   * <p>The row is never deleted (release marks it), so after a key's first acquire every acquire
-   * takes the ON CONFLICT path, where the fence is drawn by {@code nextval} inside {@code DO
+   * <p>Release marks the row instead of deleting it (only {@link #sweep} deletes rows, long after
+   * they ended), so after a key's first acquire every acquire takes the ON CONFLICT path, where the fence is drawn by {@code nextval} inside {@code DO
    * UPDATE SET}, which PostgreSQL evaluates only after it has locked the conflicting row and
    * checked the WHERE clause. A fence drawn there is therefore higher than the fence of every run
    * that held the row before. The value drawn for the proposed new row is used only by a key's
    * first acquire (which has no predecessor) and is skipped otherwise: every attempt uses up a
    * sequence value, which costs less than the lookup that would avoid it (a bigint sequence does
    * not run out at any realistic rate). When a row exists, the inserted values are never used: the
-   * insert always conflicts, because rows are never deleted (a purge of old rows would have to
-   * keep that true for acquires in flight).
+   * insert always conflicts, because rows of recent leases are never deleted ({@link #sweep}
+   * argues why acquires in flight are safe).
    *
    * <p>The existing lease may be taken over when it was released, or when it expired at least the
    * takeover delay ago; both by the statement's single database time. That time is read before
@@ -95,6 +95,23 @@ final class LeaseSql {
    * walked, and the last key walked.
    */
   final String sweep;
+
+  /**
+   * Force release (CONTRACT C17), audited in the same statement: ends whichever run holds a live
+   * lease on the key, exactly as its own release would (the row is kept and marked, so fences stay
+   * increasing), and appends the audit record whether or not a lease was live. The forced run
+   * learns at its next renewal, which now fails; resources still refuse it only once a newer run
+   * has written, so the operator should also stop the forced run's process if it misbehaves.
+   * Parameters: account, session, caller, account, session, reason. Returns the released run's id
+   * and fence (nulls if no lease was live) and the statement's time.
+   */
+  final String forceRelease;
+
+  /**
+   * The audit record of a sweep, written after its last batch. Parameters: caller, reason,
+   * detail. Returns the statement's time.
+   */
+  final String auditSweep;
 
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */
   static String begin(Duration lockTimeout, Duration statementTimeout) {
@@ -198,6 +215,25 @@ final class LeaseSql {
             + " ORDER BY account_id DESC, session_id DESC LIMIT 1) "
             + "SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM batch), last.account_id, last.session_id"
             + " FROM (SELECT) AS one LEFT JOIN last ON true";
+
+    forceRelease =
+        begin
+            + "WITH released AS (UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
+            + " expires_at = statement_timestamp() "
+            + "WHERE l.account_id = ? AND l.session_id = ?"
+            + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
+            + "RETURNING l.run_id, l.fence" + (notify ? ", " + notify(t, "'released'") : "") + "), "
+            + "audit AS (INSERT INTO " + t + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
+            + " SELECT statement_timestamp(), 'force_release', ?, ?, ?, ?,"
+            + " COALESCE((SELECT 'released run ' || run_id || ' with fence ' || fence FROM released),"
+            + " 'no live lease') RETURNING 1) "
+            + "SELECT (SELECT run_id FROM released), (SELECT fence FROM released), statement_timestamp(),"
+            + " (SELECT count(*) FROM audit)";
+
+    auditSweep =
+        begin
+            + "INSERT INTO " + t + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
+            + " VALUES (statement_timestamp(), 'sweep', ?, NULL, NULL, ?, ?) RETURNING at";
 
     status =
         begin

@@ -1,7 +1,10 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.SigningKey;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -85,6 +88,7 @@ public final class LeaseStore implements AutoCloseable {
   private final AccessPolicy accessPolicy;
   private final Ticker ticker;
   private final String defaultHolder;
+  private final SigningKey signingKey;
   private final LeaseSql sql;
   private final Keeper keeper;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -101,6 +105,7 @@ public final class LeaseStore implements AutoCloseable {
     this.accessPolicy = b.accessPolicy;
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
+    this.signingKey = b.signingKey;
     this.sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
     this.keeper = new Keeper(this, b.scheduler, renewInterval);
   }
@@ -155,7 +160,7 @@ public final class LeaseStore implements AutoCloseable {
     Duration leaseTtl = request.ttl().orElse(ttl);
     checkLeaseTtl(leaseTtl);
     LeaseKey key = request.key();
-    if (!accessPolicy.permits(request.caller(), key)) {
+    if (!accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
       throw new AccessDeniedException(request.caller(), key);
     }
     String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
@@ -183,21 +188,22 @@ public final class LeaseStore implements AutoCloseable {
               return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(micros(leaseTtl), ChronoUnit.MICROS));
             });
     if (granted == null) {
-      return new AcquireResult.Busy(status(key));
+      return new AcquireResult.Busy(statusUnchecked(key));
     }
-    FencingToken token = new FencingToken(key, granted.fence, runId);
+    FencingToken unsigned = new FencingToken(key, granted.fence, runId);
+    FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
     long deadline = deadlineFrom(sentAt, leaseTtl);
     if (ticker.read() - deadline >= 0) {
       Optional<ReleaseResult> released;
       try {
-        released = Optional.of(release(token));
+        released = Optional.of(releaseUnchecked(token));
       } catch (LeaseStoreException e) {
         released = Optional.empty();
       }
       return new AcquireResult.TooLate(token, released);
     }
     return new AcquireResult.Acquired(
-        new Lease(this, token, holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline));
+        new Lease(this, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline));
   }
 
   private record Granted(long fence, Instant acquiredAt, Instant expiresAt) {}
@@ -205,17 +211,31 @@ public final class LeaseStore implements AutoCloseable {
   // ------------------------------------------------------------------ status
 
   /**
-   * The authoritative state of a key, read from the database (CONTRACT C7).
+   * The authoritative state of a key, read from the database (CONTRACT C7), for a caller the
+   * access policy lets read it (CONTRACT C17): the status names the owner's run id and fence, from
+   * which anyone could build a token.
    *
    * @param key the key
+   * @param caller the authenticated principal, passed to the access policy ({@link
+   *     AccessPolicy.Operation#READ_STATUS})
    * @return its status at the database's current time
+   * @throws AccessDeniedException if the policy refuses the caller; nothing was read
    * @throws IllegalStateException if the store is closed
    * @throws LeaseStoreException if the database fails
    */
-  public LeaseStatus status(LeaseKey key) {
+  public LeaseStatus status(LeaseKey key, String caller) {
     if (key == null) {
       throw new IllegalArgumentException("key must not be null");
     }
+    ensureOpen();
+    if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.READ_STATUS)) {
+      throw new AccessDeniedException(caller, key, "read the status of " + key);
+    }
+    return statusUnchecked(key);
+  }
+
+  /** The status without the policy: for the store's own answers and its watchers. */
+  LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();
     return execute(
         sql.status,
@@ -265,7 +285,10 @@ public final class LeaseStore implements AutoCloseable {
     lease.checkDeadline();
     if (lease.isEnded()) {
       // Locally lost or released: never extend it in the database again.
-      return new RenewResult(false, Optional.empty(), status(lease.key()).databaseNow());
+      return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
+    }
+    if (!mayRenew(lease)) {
+      return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
     }
     Renewals renewals = renewChunk(List.of(lease));
     Instant expiresAt = renewals.expiries[0];
@@ -322,16 +345,20 @@ public final class LeaseStore implements AutoCloseable {
    */
   BatchRenewal renewBatch(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
     List<Lease> live = new ArrayList<>(leases.size());
+    List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
     for (Lease l : leases) {
       l.checkDeadline();
       if (!l.isEnded()) {
-        live.add(l);
+        if (mayRenew(l)) {
+          live.add(l);
+        } else {
+          lostLeases.add(l);
+        }
       }
     }
     int chunks = (live.size() + RENEW_CHUNK - 1) / RENEW_CHUNK;
     AtomicInteger nextChunk = new AtomicInteger();
     AtomicInteger renewedCount = new AtomicInteger();
-    List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     Runnable work =
         () -> {
@@ -387,6 +414,26 @@ public final class LeaseStore implements AutoCloseable {
       throw failure.get();
     }
     return new BatchRenewal(renewedCount.get(), lostLeases);
+  }
+
+  /**
+   * Asks the access policy whether the run's caller may still renew (CONTRACT C17); a refusal or
+   * a policy that throws ends the lease, which is then lost with {@link
+   * LeaseLoss.Reason#ACCESS_REVOKED}.
+   */
+  private boolean mayRenew(Lease lease) {
+    boolean permitted;
+    RuntimeException failure = null;
+    try {
+      permitted = accessPolicy.permits(lease.caller(), lease.key(), AccessPolicy.Operation.RENEW);
+    } catch (RuntimeException e) {
+      permitted = false;
+      failure = e;
+    }
+    if (!permitted) {
+      lease.markLost(LeaseLoss.Reason.ACCESS_REVOKED, failure);
+    }
+    return permitted;
   }
 
   /** Waits for a helper that started; it stops after its current chunk, as the queue is empty. */
@@ -475,16 +522,77 @@ public final class LeaseStore implements AutoCloseable {
    * ReleaseResult.Outcome#NOT_HELD}.
    *
    * @param token the run's token
+   * @param caller the authenticated principal, passed to the access policy ({@link
+   *     AccessPolicy.Operation#RELEASE})
    * @return what the release did
+   * @throws AccessDeniedException if the policy refuses the caller; nothing changed
    * @throws IllegalStateException if the store is closed
    * @throws LeaseStoreException if the database fails
    */
-  public ReleaseResult release(FencingToken token) {
+  public ReleaseResult release(FencingToken token, String caller) {
     if (token == null) {
       throw new IllegalArgumentException("token must not be null");
     }
     ensureOpen();
+    if (!accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
+      throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
+    }
     return releaseUnchecked(token);
+  }
+
+  /** The release of a run's own handle: authorized by the acquire that made it. */
+  ReleaseResult releaseOwn(Lease lease) {
+    ensureOwn(lease);
+    ensureOpen();
+    return releaseUnchecked(lease.identity());
+  }
+
+  /**
+   * Ends whichever run holds a session's live lease, for an operator (a stuck run, a run that
+   * must stop now): an administrative operation, allowed only by the access policy's {@link
+   * AccessPolicy.Operation#FORCE_RELEASE} and recorded in the audit table ({@code
+   * <table>_audit}) in the same transaction, whether or not a lease was live. The forced run
+   * learns it at its next renewal and stops; the next acquire does not wait for its expiry.
+   *
+   * @param key the session
+   * @param caller the operator, passed to the access policy and recorded
+   * @param reason why, recorded (1 to {@value MarkReset#MAX_TEXT} characters)
+   * @return {@link ReleaseResult.Outcome#RELEASED} if a live lease was ended, else {@code
+   *     NOT_HELD}; either way with the database time
+   * @throws AccessDeniedException if the policy refuses the caller; nothing changed, nothing
+   *     recorded
+   * @throws IllegalArgumentException if an argument is null or the reason is blank or too long
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails; then nothing changed
+   */
+  public ReleaseResult forceRelease(LeaseKey key, String caller, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    MarkReset.checkText("caller", caller);
+    MarkReset.checkText("reason", reason);
+    ensureOpen();
+    if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
+      throw new AccessDeniedException(caller, key, "force the release of " + key);
+    }
+    return execute(
+        sql.forceRelease,
+        () -> "force the release of " + key,
+        ps -> {
+          ps.setString(1, key.accountId());
+          ps.setString(2, key.sessionId());
+          ps.setString(3, caller);
+          ps.setString(4, key.accountId());
+          ps.setString(5, key.sessionId());
+          ps.setString(6, reason);
+        },
+        (rs, opened) -> {
+          rs.next();
+          boolean released = rs.getObject(1) != null;
+          return new ReleaseResult(
+              released ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
+              Optional.of(instant(rs, 3)));
+        });
   }
 
   private ReleaseResult releaseUnchecked(FencingToken token) {
@@ -508,7 +616,9 @@ public final class LeaseStore implements AutoCloseable {
   /**
    * Deletes the rows of leases that ended at least {@code deadFor} ago (released, or expired and
    * never released), so the table does not grow with every session ever used. A maintenance
-   * task, for an operator's schedule (daily, say); it takes no caller and no access policy.
+   * task, for an operator's schedule (daily, say): an administrative operation, allowed only by
+   * the access policy's {@link AccessPolicy.Operation#SWEEP} (with a null key), and recorded in
+   * the audit table after its last batch.
    *
    * <p>Why it keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a new row
    * with a fence drawn from the same sequence, higher than every fence drawn before, including
@@ -524,19 +634,25 @@ public final class LeaseStore implements AutoCloseable {
    * the walk wait for the next sweep.
    *
    * @param deadFor how long a lease must have ended, at least {@link #MAX_TTL}
+   * @param caller the operator, passed to the access policy and recorded
    * @return the number of rows deleted
+   * @throws AccessDeniedException if the policy refuses the caller; nothing changed
    * @throws IllegalArgumentException if {@code deadFor} is null, shorter than {@link #MAX_TTL} or
    *     longer than 100 years
    * @throws IllegalStateException if the store is closed
    * @throws LeaseStoreException if the database fails (batches already deleted stay deleted)
    */
-  public long sweep(Duration deadFor) {
+  public long sweep(Duration deadFor, String caller) {
     if (deadFor == null || deadFor.compareTo(MAX_TTL) < 0 || deadFor.compareTo(MAX_SWEEP_AGE) > 0) {
       throw new IllegalArgumentException(
           "deadFor must be between " + MAX_TTL + " (the longest statement timeout or takeover delay a store"
               + " may have) and " + MAX_SWEEP_AGE + ", was " + deadFor);
     }
+    MarkReset.checkText("caller", caller);
     ensureOpen();
+    if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
+      throw new AccessDeniedException(caller, null, "sweep the lease table");
+    }
     long age = micros(deadFor);
     long total = 0;
     // Keys are at least one character long: every key sorts after ("", "").
@@ -560,6 +676,16 @@ public final class LeaseStore implements AutoCloseable {
               });
       total += batch.deleted();
     }
+    long deleted = total;
+    execute(
+        sql.auditSweep,
+        () -> "record the sweep in the audit table",
+        ps -> {
+          ps.setString(1, caller);
+          ps.setString(2, "rows of leases dead for at least " + deadFor);
+          ps.setString(3, "deleted " + deleted + " row(s)");
+        },
+        (rs, opened) -> rs.next());
     return total;
   }
 
@@ -900,6 +1026,7 @@ public final class LeaseStore implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private String defaultHolder = "pid " + ProcessHandle.current().pid();
     private boolean notifyChanges = false;
+    private SigningKey signingKey;
 
     private Builder(DataSource dataSource) {
       if (dataSource == null) {
@@ -1059,6 +1186,21 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     /**
+     * Signs every token this store issues with the key (CONTRACT C15), so resources built with
+     * {@code TokenVerifier.signedBy(...)} admit them and refuse forged ones. Default: unsigned
+     * tokens, which only resources that trust every writer, or verify against the lease table,
+     * admit. To rotate, add the new key's verification key to every resource first, then
+     * restart the stores with the new signing key (docs/security.md).
+     *
+     * @param signingKey the key
+     * @return this builder
+     */
+    public Builder tokenSigningKey(SigningKey signingKey) {
+      this.signingKey = require("signingKey", signingKey);
+      return this;
+    }
+
+    /**
      * Builds the store. No connection is opened here.
      *
      * @return the store
@@ -1118,6 +1260,7 @@ public final class LeaseStore implements AutoCloseable {
       b.scheduler = scheduler;
       b.defaultHolder = defaultHolder;
       b.notifyChanges = notifyChanges;
+      b.signingKey = signingKey;
       return b;
     }
 

@@ -268,7 +268,7 @@ public final class LeaseWatcher implements AutoCloseable {
     for (Map.Entry<LeaseKey, Long> e : deadlines.entrySet()) {
       if (now - e.getValue() >= 0) {
         deadlines.remove(e.getKey(), e.getValue());
-        LeaseStatus s = store.status(e.getKey());
+        LeaseStatus s = store.statusUnchecked(e.getKey());
         emit(s.isHeld() ? LeaseEvent.Kind.RENEWED : LeaseEvent.Kind.EXPIRED, s, false);
       }
     }
@@ -284,7 +284,7 @@ public final class LeaseWatcher implements AutoCloseable {
   }
 
   private void emitStatus(LeaseKey key, LeaseEvent.Kind kind, boolean onlyKeySubscribers) {
-    emit(kind, store.status(key), onlyKeySubscribers);
+    emit(kind, store.statusUnchecked(key), onlyKeySubscribers);
   }
 
   private void emit(LeaseEvent.Kind kind, LeaseStatus status, boolean onlyKeySubscribers) {

@@ -27,3 +27,16 @@ CREATE TABLE leasehold_lease (
 -- No index on expires_at, on purpose: it would turn every acquire, renew and release (they all
 -- change expires_at) into a non-HOT update. The fillfactor leaves room for HOT updates.
 ALTER TABLE leasehold_lease SET (fillfactor = 70);
+
+-- The audit of administrative operations (CONTRACT C17): force releases and sweeps, with who,
+-- when and why. Written by the lease store only; operators read it with plain SQL.
+CREATE TABLE leasehold_lease_audit (
+  id         bigserial   PRIMARY KEY,
+  at         timestamptz NOT NULL,
+  operation  text        NOT NULL,
+  caller     text        NOT NULL,
+  account_id text,
+  session_id text,
+  reason     text        NOT NULL,
+  detail     text        NOT NULL
+);

@@ -56,8 +56,8 @@ class BadInputTest {
         .hasMessageContaining("at most 200");
     assertThatThrownBy(() -> AcquireRequest.of(key, "acct").withHolder("tab\there"))
         .hasMessageContaining("control");
-    assertThatThrownBy(() -> store.status(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.release(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.status(null, "app")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.release(null, "app")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.renewAll(null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.runExclusive(AcquireRequest.of(key, "acct"), null))
         .isInstanceOf(IllegalArgumentException.class);
@@ -114,7 +114,7 @@ class BadInputTest {
     assertThatThrownBy(() -> store.tryAcquire(key, "acct"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
-    assertThatThrownBy(() -> store.status(key)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> store.status(key, "app")).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> store.renewAll(List.of())).isInstanceOf(IllegalStateException.class);
   }
 

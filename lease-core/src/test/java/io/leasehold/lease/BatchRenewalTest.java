@@ -59,7 +59,7 @@ class BatchRenewalTest {
                 .runId());
       }
       for (int i = 200; i < 300; i++) {
-        assertThat(store.release(leases.get(i).identity()).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+        assertThat(store.release(leases.get(i).identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       }
       Set<UUID> stale = new HashSet<>();
       for (int i = 0; i < 300; i++) {
@@ -116,7 +116,7 @@ class BatchRenewalTest {
       List<Lease> leases = acquireMany(store, "chunks", n);
       Set<UUID> stale = new HashSet<>();
       for (int i = 0; i < n; i += 997) {
-        store.release(leases.get(i).identity());
+        store.release(leases.get(i).identity(), "app");
         stale.add(leases.get(i).runId());
       }
 
@@ -206,7 +206,7 @@ class BatchRenewalTest {
       assertThatThrownBy(() -> a.renewAll(mixed))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("another lease store");
-      assertThat(mine.expiresAt()).isEqualTo(a.status(mine.key()).owner().orElseThrow().expiresAt());
+      assertThat(mine.expiresAt()).isEqualTo(a.status(mine.key(), "app").owner().orElseThrow().expiresAt());
     }
   }
 }

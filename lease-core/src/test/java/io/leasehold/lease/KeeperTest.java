@@ -79,7 +79,7 @@ class KeeperTest {
     assertThat(calls).hasValue(1);
     assertThatThrownBy(lease::token).isInstanceOf(LeaseLostException.class);
     assertThat(store.keptLeaseCount()).isZero();
-    assertThat(store.status(key).owner().orElseThrow().runId()).isEqualTo(rival.runId());
+    assertThat(store.status(key, "app").owner().orElseThrow().runId()).isEqualTo(rival.runId());
   }
 
   @Test
@@ -155,7 +155,7 @@ class KeeperTest {
     assertThat(outcome).isInstanceOfSatisfying(
         RunOutcome.Completed.class,
         done -> assertThat(done.value()).isEqualTo(done.token().fence()));
-    assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
   @Test
@@ -179,7 +179,7 @@ class KeeperTest {
                     }))
         .isInstanceOf(LeaseWorkException.class)
         .hasCauseInstanceOf(java.io.IOException.class);
-    assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
   @Test
@@ -188,9 +188,9 @@ class KeeperTest {
     assertThat(keeperThreads()).isPositive();
     store.close();
     assertThat(lease.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.STORE_CLOSED);
-    assertThat(other.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(other.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
     assertThatThrownBy(() -> store.tryAcquire(key, "acct")).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> store.status(key)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> store.status(key, "app")).isInstanceOf(IllegalStateException.class);
     store.close(); // idempotent
     other.close();
     assertThat(keeperThreads()).isZero();

@@ -41,7 +41,7 @@ class KilledProcessTest {
       UUID childRun = UUID.fromString(line[2]);
 
       // The child renews: after more than a TTL its lease is still the live one.
-      Instant firstExpiry = store.status(key).owner().orElseThrow().expiresAt();
+      Instant firstExpiry = store.status(key, "app").owner().orElseThrow().expiresAt();
       LeaseStatus held = StatusPolling.awaitStatus(store, key, s -> s.owner().orElseThrow().expiresAt().isAfter(firstExpiry), ttl.multipliedBy(4));
       assertThat(held.state()).isEqualTo(LeaseStatus.State.HELD);
       assertThat(held.owner().orElseThrow().runId()).isEqualTo(childRun);

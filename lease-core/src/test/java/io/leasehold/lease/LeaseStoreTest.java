@@ -58,7 +58,7 @@ class LeaseStoreTest {
     assertThat(lease.expiresAt()).isAfter(lease.acquiredAt());
     assertThat(lease.token()).isEqualTo(new FencingToken(key, lease.fence(), lease.runId()));
 
-    LeaseStatus status = store.status(key);
+    LeaseStatus status = store.status(key, "app");
     assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
     assertThat(status.owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(status.owner().orElseThrow().fence()).isEqualTo(lease.fence());
@@ -85,7 +85,7 @@ class LeaseStoreTest {
     Lease first = acquire(store, key);
     assertThat(first.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
     assertThat(first.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
     assertThatThrownBy(first::token).isInstanceOf(LeaseLostException.class);
 
     Lease second = acquire(store, key);
@@ -97,7 +97,7 @@ class LeaseStoreTest {
   void afterExpiryAnotherRunTakesOverAndTheOldRunCanNeitherRenewNorRelease() {
     Lease old = acquire(store, key);
     expireInDatabase(key);
-    assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
 
     Lease newer = acquire(store, key);
     assertThat(newer.fence()).isGreaterThan(old.fence());
@@ -107,9 +107,9 @@ class LeaseStoreTest {
     assertThat(old.isLost()).isTrue();
     assertThat(old.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
     assertThat(old.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.release(old.identity()).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(old.identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
 
-    LeaseStatus status = store.status(key);
+    LeaseStatus status = store.status(key, "app");
     assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
     assertThat(status.owner().orElseThrow().runId()).isEqualTo(newer.runId());
     assertThat(status.owner().orElseThrow().expiresAt()).isEqualTo(newer.expiresAt());
@@ -120,8 +120,8 @@ class LeaseStoreTest {
     Lease lease = acquire(store, key);
     expireInDatabase(key);
     assertThat(lease.renew().renewed()).isFalse();
-    assertThat(store.release(lease.identity()).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(store.release(lease.identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
   @Test
@@ -139,10 +139,10 @@ class LeaseStoreTest {
     Lease lease = acquire(store, key);
     FencingToken forgedRun = new FencingToken(key, lease.fence(), UUID.randomUUID());
     FencingToken forgedFence = new FencingToken(key, lease.fence() + 1, lease.runId());
-    assertThat(store.release(forgedRun).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.release(forgedFence).outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.status(key).owner().orElseThrow().runId()).isEqualTo(lease.runId());
-    assertThat(store.status(key).isHeld()).isTrue();
+    assertThat(store.release(forgedRun, "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(forgedFence, "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.status(key, "app").owner().orElseThrow().runId()).isEqualTo(lease.runId());
+    assertThat(store.status(key, "app").isHeld()).isTrue();
   }
 
   @Test
@@ -154,7 +154,7 @@ class LeaseStoreTest {
             .build()) {
       Lease lease = acquire(delayed, key);
       expireInDatabase(key);
-      LeaseStatus status = delayed.status(key);
+      LeaseStatus status = delayed.status(key, "app");
       assertThat(status.state()).isEqualTo(LeaseStatus.State.DRAINING);
       assertThat(status.acquirableAt()).isAfter(status.databaseNow().plus(Duration.ofMinutes(59)));
       assertThat(delayed.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
@@ -163,7 +163,7 @@ class LeaseStoreTest {
       assertThat(next.fence()).isGreaterThan(lease.fence());
       // A clean release is not an expiry: no delay.
       assertThat(next.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
-      assertThat(delayed.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(delayed.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
       acquire(delayed, key);
     }
   }
@@ -189,7 +189,7 @@ class LeaseStoreTest {
       assertThat(r).isInstanceOfSatisfying(
           AcquireResult.TooLate.class,
           late -> assertThat(late.release()).hasValueSatisfying(rel -> assertThat(rel.released()).isTrue()));
-      assertThat(s.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(s.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
     }
   }
 

@@ -14,11 +14,11 @@ final class StatusPolling {
       LeaseStore store, LeaseKey key, Predicate<LeaseStatus> condition, Duration bound)
       throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
-    LeaseStatus status = store.status(key);
+    LeaseStatus status = store.status(key, "app");
     while (!condition.test(status)) {
       assertThat(System.nanoTime() - deadline).as("status %s within %s", status, bound).isNegative();
       Thread.sleep(20);
-      status = store.status(key);
+      status = store.status(key, "app");
     }
     return status;
   }

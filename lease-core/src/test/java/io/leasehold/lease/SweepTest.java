@@ -25,7 +25,7 @@ class SweepTest {
   private static final Duration TWO_DAYS = Duration.ofDays(2);
 
   private LeaseStore store() {
-    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build();
   }
 
   private static Lease acquire(LeaseStore store, LeaseKey key) {
@@ -84,14 +84,14 @@ class SweepTest {
       acquire(store, expiredLongAgo);
       endedDaysAgo(expiredLongAgo, 3, false);
 
-      assertThat(store.sweep(TWO_DAYS)).isEqualTo(2);
+      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(2);
 
       assertThat(rows(account)).isEqualTo(3);
-      assertThat(store.status(releasedLongAgo).owner()).isEmpty();
-      assertThat(store.status(expiredLongAgo).owner()).isEmpty();
-      assertThat(store.status(expiredRecently).owner()).isPresent();
+      assertThat(store.status(releasedLongAgo, "app").owner()).isEmpty();
+      assertThat(store.status(expiredLongAgo, "app").owner()).isEmpty();
+      assertThat(store.status(expiredRecently, "app").owner()).isPresent();
       assertThat(held.renew().renewed()).as("the held lease is untouched").isTrue();
-      assertThat(store.sweep(TWO_DAYS)).isZero();
+      assertThat(store.sweep(TWO_DAYS, "ops")).isZero();
     }
   }
 
@@ -102,8 +102,8 @@ class SweepTest {
       Lease first = acquire(store, key);
       first.release();
       endedDaysAgo(key, 3, true);
-      assertThat(store.sweep(TWO_DAYS)).isEqualTo(1);
-      assertThat(store.status(key).state()).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(1);
+      assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
 
       Lease second = acquire(store, key);
       assertThat(second.fence()).isGreaterThan(first.fence());
@@ -127,7 +127,7 @@ class SweepTest {
     }
     try (LeaseStore store = store()) {
       Lease live = acquire(store, LeaseKey.of(account, "live"));
-      assertThat(store.sweep(TWO_DAYS)).isEqualTo(n);
+      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(n);
       assertThat(rows(account)).isEqualTo(1);
       assertThat(live.renew().renewed()).isTrue();
     }
@@ -139,19 +139,19 @@ class SweepTest {
     try (LeaseStore store = store()) {
       acquire(store, key).release();
       endedDaysAgo(key, 30, true);
-      assertThatThrownBy(() -> store.sweep(null))
+      assertThatThrownBy(() -> store.sweep(null, "ops"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("deadFor");
-      assertThatThrownBy(() -> store.sweep(LeaseStore.MAX_TTL.minusSeconds(1)))
+      assertThatThrownBy(() -> store.sweep(LeaseStore.MAX_TTL.minusSeconds(1), "ops"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("between PT24H", "was PT23H59M59S");
-      assertThatThrownBy(() -> store.sweep(Duration.ofDays(365 * 1000)))
+      assertThatThrownBy(() -> store.sweep(Duration.ofDays(365 * 1000), "ops"))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(rows(key.accountId())).isEqualTo(1);
     }
     LeaseStore closed = store();
     closed.close();
-    assertThatThrownBy(() -> closed.sweep(TWO_DAYS)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> closed.sweep(TWO_DAYS, "ops")).isInstanceOf(IllegalStateException.class);
     assertThat(rows(key.accountId())).isEqualTo(1);
   }
 
@@ -165,7 +165,7 @@ class SweepTest {
     LeaseSql sql = new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
     try (LeaseStore store =
             LeaseStore.builder(db.dataSource())
-                .accessPolicy(AccessPolicy.allowAll())
+                .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
                 .ttl(Duration.ofMinutes(2))
                 .lockTimeout(Duration.ofSeconds(20))
                 .statementTimeout(Duration.ofSeconds(25))
@@ -197,12 +197,12 @@ class SweepTest {
         rs.next();
         acquirerPid = rs.getInt(1);
       }
-      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.sweep(TWO_DAYS));
+      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.sweep(TWO_DAYS, "ops"));
       awaitABackendBlockedBy(acquirerPid);
       acquirer.commit();
 
       assertThat(sweep.get(30, TimeUnit.SECONDS)).isZero();
-      LeaseStatus status = store.status(key);
+      LeaseStatus status = store.status(key, "app");
       assertThat(status.isHeld()).isTrue();
       assertThat(status.owner().orElseThrow().runId()).isEqualTo(run);
     }

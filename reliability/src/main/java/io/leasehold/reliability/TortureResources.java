@@ -1,5 +1,6 @@
 package io.leasehold.reliability;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -45,7 +46,7 @@ final class TortureResources {
   private final FencedJdbcWriter db;
 
   TortureResources(Path dir, DataSource ds) {
-    this.files = FencedFileStore.open(dir.resolve("files"), true);
+    this.files = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
     FencedTool set =
         new FencedTool() {
           @Override
@@ -59,8 +60,8 @@ final class TortureResources {
           }
         };
     this.tools =
-        FencedToolExecutor.builder().journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(set).build();
-    this.db = FencedJdbcWriter.builder(ds).lockTimeout(java.time.Duration.ofMillis(500)).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(set).build();
+    this.db = FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(java.time.Duration.ofMillis(500)).build();
   }
 
   static void createSchema(DataSource ds) {
@@ -153,7 +154,7 @@ final class TortureResources {
   static Logs read(Path dir, DataSource ds, Set<LeaseKey> keys) {
     Map<String, Map<LeaseKey, List<Admitted>>> admitted = new HashMap<>();
     Map<String, Set<String>> acked = new HashMap<>();
-    FencedFileStore files = FencedFileStore.open(dir.resolve("files"), true);
+    FencedFileStore files = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
     Map<LeaseKey, List<Admitted>> fileLog = new HashMap<>();
     for (FileOperation op : files.auditLog()) {
       fileLog.computeIfAbsent(op.admission().token().key(), k -> new ArrayList<>())

@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileHarness;
 import io.leasehold.adapters.jdbc.RegisterHarness;
@@ -28,7 +29,7 @@ public final class ConcurrentWriterMain {
   public static void main(String[] args) throws Exception {
     Harness h =
         switch (args[0]) {
-          case "file" -> new FileHarness(FencedFileStore.open(Path.of(args[1]), true));
+          case "file" -> new FileHarness(Path.of(args[1]));
           case "tool" -> new ToolHarness(Path.of(args[1]), new ConcurrentHashMap<>());
           case "jdbc" -> {
             PGSimpleDataSource ds = new PGSimpleDataSource();

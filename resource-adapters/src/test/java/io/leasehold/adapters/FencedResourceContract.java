@@ -19,19 +19,59 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.leasehold.adapters.jdbc.LeaseTableVerifier;
+import io.leasehold.fencing.AdminDeniedException;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenSignature;
+import io.leasehold.fencing.TokenVerificationException;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The guard contract (CONTRACT C9-C11, C13) every adapter must keep. Each adapter's test class
- * extends it and supplies a {@link Harness}.
+ * The guard contract (CONTRACT C9-C11, C13, C15, C17) every adapter must keep. Each adapter's
+ * test class extends it and supplies a {@link Harness}.
  */
 public abstract class FencedResourceContract {
   private static final AtomicInteger KEYS = new AtomicInteger();
+
+  /** A lease database for the online verification mode (adapters may use their own instead). */
+  @RegisterExtension
+  static final TestDatabaseExtension leaseDb =
+      TestDatabaseExtension.withTemplate("contract_lease", ds -> LeaseSchema.defaults().apply(ds));
+
   protected LeaseKey key;
 
-  /** A fresh adapter on fresh storage. */
-  protected abstract Harness harness();
+  /** A fresh adapter on fresh storage, verifying tokens with {@code verifier}. */
+  protected abstract Harness harness(TokenVerifier verifier);
+
+  /** A fresh adapter that trusts every writer. */
+  protected Harness harness() {
+    return harness(TokenVerifier.trustEveryWriter());
+  }
+
+  /** The lease database that {@link #onlineHarness()} verifies against. */
+  protected DataSource leaseDatabase() {
+    return leaseDb.dataSource();
+  }
+
+  /** A fresh adapter that verifies tokens online against {@link #leaseDatabase()}. */
+  protected Harness onlineHarness() {
+    return harness(LeaseTableVerifier.of(leaseDatabase(), "leasehold_lease"));
+  }
 
   @BeforeEach
   void newKey() {
@@ -174,5 +214,129 @@ public abstract class FencedResourceContract {
       assertThat(value).isPresent();
       assertThat(Long.parseLong(value.get().split(":")[0])).isEqualTo(highest);
     }
+  }
+
+  // ------------------------------------------------------------------ C15: authentic tokens
+
+  /** Asserts that a write with {@code forged} is refused by verification and changes nothing. */
+  private void assertUnverified(Harness h, FencingToken forged, TokenVerificationException.Reason reason) {
+    Optional<String> before = h.value(key);
+    java.util.OptionalLong markBefore = h.mark(key);
+    List<Long> logBefore = h.admittedFences(key);
+    assertThatThrownBy(() -> h.write(key, forged, "forged"))
+        .as("forged token %s", forged)
+        .isInstanceOfSatisfying(TokenVerificationException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+    assertThat(h.value(key)).isEqualTo(before);
+    assertThat(h.mark(key)).isEqualTo(markBefore);
+    assertThat(h.admittedFences(key)).isEqualTo(logBefore);
+  }
+
+  /**
+   * Issue 12: a token with fence Long.MAX_VALUE for a key the attacker never held was admitted and
+   * locked every honest run out. With signatures required, every forgery is refused before the
+   * mark is touched, and honest runs go on.
+   */
+  @ParameterizedTest
+  @EnumSource(SignatureScheme.class)
+  void forgedTokensAreRefusedWithTheMarkUnchanged(SignatureScheme scheme) {
+    SigningKey store = SigningKey.generate(scheme, "store-1");
+    Harness h = harness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
+    h.write(key, store.sign(token(5)), "five");
+
+    assertUnverified(h, token(Long.MAX_VALUE), TokenVerificationException.Reason.UNSIGNED);
+    assertUnverified(h, token(6), TokenVerificationException.Reason.UNSIGNED);
+    assertUnverified(
+        h, SigningKey.generate(scheme, "store-1").sign(token(Long.MAX_VALUE)),
+        TokenVerificationException.Reason.BAD_SIGNATURE);
+    TokenSignature honest = store.sign(token(6)).signature().orElseThrow();
+    assertUnverified(
+        h, new FencingToken(key, Long.MAX_VALUE, token(6).runId(), Optional.of(honest)),
+        TokenVerificationException.Reason.BAD_SIGNATURE);
+    assertUnverified(
+        h, SigningKey.generate(scheme, "store-9").sign(token(Long.MAX_VALUE)),
+        TokenVerificationException.Reason.UNKNOWN_KEY);
+
+    h.write(key, store.sign(token(6)), "six");
+    assertThat(h.value(key)).contains("six");
+    assertThat(h.mark(key)).hasValue(6);
+  }
+
+  /** Key rotation: sign with the new key, verify old and new, retire the old. */
+  @Test
+  void keysRotateWithoutDowntime() {
+    SigningKey old = SigningKey.generate(SignatureScheme.ED25519, "old");
+    AtomicReference<TokenKeySet> keys = new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
+    Harness h = harness(TokenVerifier.signedBy(keys::get));
+    FencingToken oldRun = old.sign(token(3));
+    h.write(key, oldRun, "old key");
+
+    SigningKey fresh = SigningKey.generate(SignatureScheme.ED25519, "new");
+    keys.set(keys.get().with(fresh.verificationKey()));
+    h.write(key, oldRun, "old key, still verified");
+    h.write(key, fresh.sign(token(4)), "new key");
+
+    keys.set(keys.get().without("old"));
+    assertUnverified(h, oldRun, TokenVerificationException.Reason.UNKNOWN_KEY);
+    h.write(key, fresh.sign(token(4)), "new key again");
+    assertThat(h.value(key)).contains("new key again");
+  }
+
+  /** The online mode: a fence the lease table never issued for the key is refused. */
+  @Test
+  void theOnlineModeRefusesANeverIssuedFence() {
+    try (LeaseStore store =
+        LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
+      Harness h = onlineHarness();
+      h.write(key, lease, "honest");
+      assertUnverified(
+          h, new FencingToken(key, Long.MAX_VALUE, lease.runId()), TokenVerificationException.Reason.NOT_ISSUED);
+      assertUnverified(
+          h, new FencingToken(key, lease.fence() + 1000, lease.runId()), TokenVerificationException.Reason.NOT_ISSUED);
+      assertUnverified(
+          h, new FencingToken(key, lease.fence(), UUID.randomUUID()), TokenVerificationException.Reason.NOT_ISSUED);
+      LeaseKey never = LeaseKey.of("acct", key.sessionId() + "-never-acquired");
+      assertThatThrownBy(() -> h.write(never, new FencingToken(never, 1, UUID.randomUUID()), "x"))
+          .isInstanceOf(TokenVerificationException.class);
+      assertThat(h.mark(never)).isEmpty();
+      h.write(key, lease, "honest again");
+      assertThat(h.value(key)).contains("honest again");
+      assertThat(h.mark(key)).hasValue(lease.fence());
+    }
+  }
+
+  // ------------------------------------------------------------------ C17: audited recovery
+
+  /** The recovery after a forged token raised the mark: administrators only, and recorded. */
+  @Test
+  void aMarkResetIsForAdministratorsAndLeavesAnAuditRecord() {
+    Harness h = harness();
+    h.write(key, token(Long.MAX_VALUE), "forged");
+    assertThatThrownBy(() -> h.write(key, token(7), "honest")).isInstanceOf(StaleFenceException.class);
+    int resetsBefore = h.markResets().size();
+
+    assertThatThrownBy(() -> h.resetMark(key, 6, "mallory", "let me in"))
+        .isInstanceOf(AdminDeniedException.class);
+    assertThatThrownBy(() -> h.resetMark(key, -1, "ops", "bad")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> h.resetMark(key, 6, "ops", "")).isInstanceOf(IllegalArgumentException.class);
+    assertThat(h.mark(key)).hasValue(Long.MAX_VALUE);
+    assertThat(h.markResets()).hasSize(resetsBefore);
+
+    MarkReset reset = h.resetMark(key, 6, "ops", "forged token, incident 7");
+    assertThat(reset.previousMark()).isEqualTo(Long.MAX_VALUE);
+    assertThat(reset.newMark()).isEqualTo(6);
+    assertThat(h.mark(key)).hasValue(6);
+    List<MarkReset> recorded = h.markResets();
+    assertThat(recorded).hasSize(resetsBefore + 1);
+    MarkReset last = recorded.get(recorded.size() - 1);
+    assertThat(last.key()).isEqualTo(key);
+    assertThat(last.operator()).isEqualTo("ops");
+    assertThat(last.reason()).isEqualTo("forged token, incident 7");
+    assertThat(last.previousMark()).isEqualTo(Long.MAX_VALUE);
+    assertThat(h.reopen().mark(key)).hasValue(6);
+
+    assertThatThrownBy(() -> h.write(key, token(5), "stale")).isInstanceOf(StaleFenceException.class);
+    h.write(key, token(7), "honest");
+    assertThat(h.value(key)).contains("honest");
   }
 }

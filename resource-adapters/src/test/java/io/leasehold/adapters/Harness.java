@@ -2,6 +2,7 @@ package io.leasehold.adapters;
 
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -29,4 +30,10 @@ public interface Harness {
    * (CONTRACT C12).
    */
   boolean finalValueFollowsHighestFence();
+
+  /** Resets the key's mark through the adapter's audited operation; "ops" is the administrator. */
+  MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason);
+
+  /** The adapter's record of mark resets, oldest first. */
+  List<MarkReset> markResets();
 }

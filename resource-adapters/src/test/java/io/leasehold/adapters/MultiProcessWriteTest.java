@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.adapters.file.FencedFileStore;
@@ -34,7 +35,7 @@ class MultiProcessWriteTest {
   @Test
   void fileStore() throws Exception {
     Path root = dir.resolve("files");
-    check(new FileHarness(FencedFileStore.open(root, true)), "file", root.toString(), LeaseKey.of("a", "file"));
+    check(new FileHarness(root), "file", root.toString(), LeaseKey.of("a", "file"));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.leasehold.examples.demo;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
@@ -40,7 +41,7 @@ final class DemoResources {
 
   DemoResources(Path dir, DataSource resourceDb) {
     this.resourceDb = resourceDb;
-    this.files = FencedFileStore.open(dir.resolve("files"));
+    this.files = FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter());
     FencedTool postMessage =
         new FencedTool() {
           @Override
@@ -56,7 +57,7 @@ final class DemoResources {
           }
         };
     this.tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tool-journal.jsonl")))
             .tool(postMessage)
             .build();
@@ -69,7 +70,7 @@ final class DemoResources {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-    this.db = FencedJdbcWriter.builder(resourceDb).build();
+    this.db = FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
   }
 
   void writeFile(Fenced writer, String text) {

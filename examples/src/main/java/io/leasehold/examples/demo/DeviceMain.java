@@ -1,5 +1,6 @@
 package io.leasehold.examples.demo;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
@@ -33,7 +34,7 @@ public final class DeviceMain {
     ds.setUser(args[1]);
     ds.setPassword(args[2]);
     String device = args[3];
-    FencedFileStore files = FencedFileStore.open(Path.of(args[4]), true);
+    FencedFileStore files = FencedFileStore.builder(Path.of(args[4])).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
     Duration ttl = Duration.ofMillis(Long.parseLong(args[5]));
     int parts = Integer.parseInt(args[6]);
     LeaseKey key = LeaseKey.of("acct-7", "chat-1");

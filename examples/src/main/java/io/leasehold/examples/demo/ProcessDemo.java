@@ -1,5 +1,6 @@
 package io.leasehold.examples.demo;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileOperation;
 import io.leasehold.lease.LeaseSchema;
@@ -69,7 +70,7 @@ public final class ProcessDemo {
     try (DemoDatabase pg = DemoDatabase.start(options);
         HikariDataSource pool = pg.pool("setup", 1)) {
       LeaseSchema.defaults().apply(pool);
-      FencedFileStore files = FencedFileStore.open(root, true);
+      FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
       BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
       List<Process> devices = new ArrayList<>();
       try {

@@ -141,7 +141,7 @@ public final class StaleWriterDemo {
     }
 
     private Verdict playUnclosed(DemoOptions options) {
-      tl.alignDatabaseClock(stores[0].status(key).databaseNow());
+      tl.alignDatabaseClock(stores[0].status(key, "acct-7").databaseNow());
 
       tl.say("1. The account opens session " + key + " on two devices; both press Run at the same moment");
       AcquireResult[] results = race();
@@ -167,7 +167,7 @@ public final class StaleWriterDemo {
       tl.log(winner, inFlight, "LOST", "keeper: " + loss.reason() + "; work is cancelled, the device stops showing itself as runner");
 
       Lease next = takeOver(l);
-      long winnerUntil = tl.millisAt(stores[l].status(key).owner().orElseThrow().acquiredAt());
+      long winnerUntil = tl.millisAt(stores[l].status(key, "acct-7").owner().orElseThrow().acquiredAt());
       tenures.add(new Tenure(winner, inFlight, winnerFrom, winnerUntil, "lost (frozen past its TTL)"));
       job(loser, next, "draft");
 
@@ -191,7 +191,7 @@ public final class StaleWriterDemo {
 
       tl.say("5. " + loser + " finishes its job and releases the lease");
       job(loser, next, "final");
-      LeaseStatus beforeRelease = stores[l].status(key);
+      LeaseStatus beforeRelease = stores[l].status(key, "acct-7");
       ReleaseResult released = next.release();
       tl.log(loser, next.identity(), "RELEASED", released.toString());
       tenures.add(
@@ -321,9 +321,9 @@ public final class StaleWriterDemo {
       int w = device.equals(names[0]) ? 0 : 1;
       RenewResult renew = lease.renew();
       tl.log(device, inFlight, "RENEW", renew.renewed() ? "RENEWED (wrong!)" : "not renewed: it no longer holds the lease");
-      ReleaseResult release = stores[w].release(inFlight);
+      ReleaseResult release = stores[w].release(inFlight, "acct-7");
       tl.log(device, inFlight, "RELEASE", release + ": nothing changed");
-      LeaseStatus status = stores[w].status(key);
+      LeaseStatus status = stores[w].status(key, "acct-7");
       boolean untouched =
           status.isHeld()
               && status.owner().orElseThrow().runId().equals(next.runId())

@@ -16,6 +16,10 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseEvent;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
@@ -23,6 +27,7 @@ import io.leasehold.lease.LeaseWatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +63,7 @@ public final class WebDemo implements AutoCloseable {
   private final WebResources resources;
   private final Javalin app;
   private volatile LeaseStatus lastStatus;
+  private final RemoteNotes remoteNotes;
 
   private WebDemo(DemoOptions options, int port) {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
@@ -65,6 +71,10 @@ public final class WebDemo implements AutoCloseable {
     closeables.add(db);
     HikariDataSource shared = pool("web-status", 6);
     LeaseSchema.defaults().apply(shared);
+    // The devices' stores sign their tokens (CONTRACT C15); every resource verifies them with the
+    // public key alone, as a resource owner in another team would.
+    SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "web-demo-1");
+    TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey()));
     for (String device : DEVICES) {
       PartitionableDataSource net = new PartitionableDataSource(pool("web-" + device, 4));
       nets.put(device, net);
@@ -75,11 +85,14 @@ public final class WebDemo implements AutoCloseable {
               .ttl(options.ttl())
               .defaultHolder(device)
               .notifyChanges(true) // the page shows these leases live
+              .tokenSigningKey(signing)
               .build());
     }
     statusStore = LeaseStore.builder(shared).accessPolicy(AccessPolicy.callerOwnsAccount()).ttl(options.ttl()).build();
     try {
-      resources = new WebResources(Files.createTempDirectory("leasehold-web-"), shared, this::pushWrite);
+      Path dir = Files.createTempDirectory("leasehold-web-");
+      resources = new WebResources(dir, shared, verifier, this::pushWrite);
+      remoteNotes = new RemoteNotes(dir.resolve("remote-notes"), verifier);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -96,6 +109,7 @@ public final class WebDemo implements AutoCloseable {
     app.post("/api/run", this::run);
     app.post("/api/freeze", ctx -> control(ctx, true));
     app.post("/api/wake", ctx -> control(ctx, false));
+    remoteNotes.route(app);
     app.start(port);
   }
 
@@ -117,6 +131,11 @@ public final class WebDemo implements AutoCloseable {
    */
   public int port() {
     return app.port();
+  }
+
+  /** A device's lease store, for tests that present its tokens to the remote resource. */
+  LeaseStore store(String device) {
+    return stores.get(device);
   }
 
   /**

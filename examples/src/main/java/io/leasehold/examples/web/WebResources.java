@@ -1,5 +1,6 @@
 package io.leasehold.examples.web;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
@@ -31,9 +32,9 @@ final class WebResources {
   private final List<WriteLog> log = new ArrayList<>();
   private final Consumer<WriteLog> onLog;
 
-  WebResources(Path dir, DataSource ds, Consumer<WriteLog> onLog) {
+  WebResources(Path dir, DataSource ds, TokenVerifier verifier, Consumer<WriteLog> onLog) {
     this.onLog = onLog;
-    this.files = FencedFileStore.open(dir.resolve("files"));
+    this.files = FencedFileStore.open(dir.resolve("files"), verifier);
     FencedTool post =
         new FencedTool() {
           @Override
@@ -46,7 +47,7 @@ final class WebResources {
             return JsonNodeFactory.instance.textNode("posted");
           }
         };
-    this.tools = FencedToolExecutor.builder().journal(new MemoryToolJournal()).tool(post).build();
+    this.tools = FencedToolExecutor.builder().verifier(verifier).journal(new MemoryToolJournal()).tool(post).build();
     HighWaterSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
@@ -54,7 +55,7 @@ final class WebResources {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-    this.db = FencedJdbcWriter.builder(ds).build();
+    this.db = FencedJdbcWriter.builder(ds).verifier(verifier).build();
   }
 
   void write(String adapter, Fenced fenced, String device, String text) {

@@ -56,7 +56,7 @@ class DemosTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     boolean passed =
         ProcessDemo.run(
-            DemoOptions.parse(args(db, "--ttl", "1s")), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            DemoOptions.parse(args(db, "--ttl", "3s")), new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("KILLED with SIGKILL").contains("VERDICT: PASS");
     assertThat(passed).isTrue();

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenSignature;
 import java.io.IOException;
 import java.util.UUID;
 
@@ -26,6 +27,8 @@ import java.util.UUID;
  * <pre>{@code
  * {"accountId":"acct-7","sessionId":"chat-1","fence":42,"runId":"2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1"}
  * }</pre>
+ *
+ * <p>A signed token adds two members, {@code "keyId"} and {@code "signature"} (both or neither).
  *
  * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type,
  * a non-integral or non-positive fence, or a non-canonical run id is an error, never a partial
@@ -51,6 +54,10 @@ public final class FencingJsonModule extends SimpleModule {
       gen.writeStringField("sessionId", token.key().sessionId());
       gen.writeNumberField("fence", token.fence());
       gen.writeStringField("runId", token.runId().toString());
+      if (token.signature().isPresent()) {
+        gen.writeStringField("keyId", token.signature().get().keyId());
+        gen.writeStringField("signature", token.signature().get().value());
+      }
       gen.writeEndObject();
     }
   }
@@ -65,6 +72,8 @@ public final class FencingJsonModule extends SimpleModule {
       String sessionId = null;
       Long fence = null;
       String runId = null;
+      String keyId = null;
+      String signature = null;
       for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
         String name = p.currentName();
         JsonToken value = p.nextToken();
@@ -72,6 +81,8 @@ public final class FencingJsonModule extends SimpleModule {
           case "accountId" -> accountId = text(p, ctxt, name, value, accountId);
           case "sessionId" -> sessionId = text(p, ctxt, name, value, sessionId);
           case "runId" -> runId = text(p, ctxt, name, value, runId);
+          case "keyId" -> keyId = text(p, ctxt, name, value, keyId);
+          case "signature" -> signature = text(p, ctxt, name, value, signature);
           case "fence" -> {
             if (fence != null) {
               throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
@@ -94,12 +105,17 @@ public final class FencingJsonModule extends SimpleModule {
         throw ctxt.instantiationException(FencingToken.class,
             "a fencing token needs accountId, sessionId, fence and runId");
       }
+      if ((keyId == null) != (signature == null)) {
+        throw ctxt.instantiationException(FencingToken.class,
+            "a signed fencing token needs both keyId and signature");
+      }
       try {
         UUID id = UUID.fromString(runId);
         if (!id.toString().equals(runId)) {
           throw new IllegalArgumentException("run id is not a canonical lower-case UUID");
         }
-        return new FencingToken(new LeaseKey(accountId, sessionId), fence, id);
+        FencingToken token = new FencingToken(new LeaseKey(accountId, sessionId), fence, id);
+        return keyId == null ? token : token.withSignature(new TokenSignature(keyId, signature));
       } catch (IllegalArgumentException e) {
         throw ctxt.instantiationException(FencingToken.class, e.getMessage());
       }

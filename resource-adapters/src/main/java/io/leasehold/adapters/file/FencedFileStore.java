@@ -2,11 +2,15 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.AdminDeniedException;
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -25,6 +29,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -38,9 +43,12 @@ import java.util.UUID;
  * session (CONTRACT C9-C11).
  *
  * <pre>{@code
- * FencedFileStore files = FencedFileStore.open(Path.of("/srv/agent-files"));
+ * FencedFileStore files = FencedFileStore.open(Path.of("/srv/agent-files"), TokenVerifier.signedBy(keys));
  * files.write(lease, "chat-1/answer.md", bytes); // StaleFenceException if a newer run wrote
  * }</pre>
+ *
+ * <p>Every token is verified by the store's {@link TokenVerifier} before the mark is read
+ * (CONTRACT C15); a token that fails changes nothing.
  *
  * <h2>How a write is made</h2>
  *
@@ -82,17 +90,25 @@ public final class FencedFileStore {
   private final Path marks;
   private final Path tmp;
   private final Path auditLog;
+  private final Path adminLog;
   private final boolean audit;
   private final CrossProcessLock lock;
+  private final TokenVerifier verifier;
+  private final AdminPolicy adminPolicy;
+  private final Clock clock;
 
-  private FencedFileStore(Path root, boolean audit) throws IOException {
+  private FencedFileStore(Path root, Builder b) throws IOException {
     this.root = root;
+    this.verifier = b.verifier;
+    this.adminPolicy = b.adminPolicy;
+    this.clock = b.clock;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.marks = meta.resolve("marks");
     this.tmp = meta.resolve("tmp");
     this.auditLog = meta.resolve("audit.log");
-    this.audit = audit;
+    this.adminLog = meta.resolve("admin.log");
+    this.audit = b.auditLog;
     this.lock = new CrossProcessLock(lockFile);
     Files.createDirectories(marks);
     Files.createDirectories(tmp);
@@ -115,35 +131,26 @@ public final class FencedFileStore {
    * Opens (creating if needed) a store on a directory, without an audit log.
    *
    * @param root the root directory
+   * @param verifier how tokens are verified (CONTRACT C15)
    * @return the store
    * @throws ResourceAccessException if the directory cannot be prepared or lacks extended
    *     attributes
    */
-  public static FencedFileStore open(Path root) {
-    return open(root, false);
+  public static FencedFileStore open(Path root, TokenVerifier verifier) {
+    return builder(root).verifier(verifier).open();
   }
 
   /**
-   * Opens (creating if needed) a store on a directory.
+   * Starts a builder, for the audit log and the administrators.
    *
    * @param root the root directory
-   * @param auditLog whether to append every admitted operation to {@code .leasehold/audit.log}
-   *     (forced to disk before the operation is acknowledged), in admission order across all
-   *     processes; see {@link #auditLog()}
-   * @return the store
-   * @throws ResourceAccessException if the directory cannot be prepared or lacks extended
-   *     attributes
+   * @return the builder
    */
-  public static FencedFileStore open(Path root, boolean auditLog) {
+  public static Builder builder(Path root) {
     if (root == null) {
       throw new IllegalArgumentException("root must not be null");
     }
-    try {
-      Files.createDirectories(root);
-      return new FencedFileStore(root.toRealPath(), auditLog);
-    } catch (IOException e) {
-      throw new ResourceAccessException("could not open file store at " + root, e);
-    }
+    return new Builder(root);
   }
 
   /**
@@ -171,8 +178,8 @@ public final class FencedFileStore {
     if (content == null) {
       throw new IllegalArgumentException("content must not be null");
     }
-    FencingToken token = Fenced.present(fenced);
     String relative = checkPath(path);
+    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     return locked(
         () -> {
           Path target = resolveForWrite(relative);
@@ -215,8 +222,8 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
-    FencingToken token = Fenced.present(fenced);
     String relative = checkPath(path);
+    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     return locked(
         () -> {
           Path target = resolveExisting(relative);
@@ -322,7 +329,74 @@ public final class FencedFileStore {
         });
   }
 
+  /**
+   * Sets a key's high-water mark, for recovery after a forged token or a leaked key raised it
+   * beyond the reach of honest runs (docs/security.md). Allowed only to operators the store's
+   * {@link AdminPolicy} names; recorded, forced to disk, in {@code .leasehold/admin.log} (see
+   * {@link #markResets()}) before the mark changes. From the shell: {@code
+   * io.leasehold.adapters.admin.ResetMarkCommand}.
+   *
+   * @param key the key
+   * @param newMark the new mark; 0 removes it (the next token of any fence is admitted)
+   * @param operator who resets it
+   * @param reason why
+   * @return the recorded reset
+   * @throws AdminDeniedException if the policy refuses the operator; nothing changed
+   * @throws IllegalArgumentException if an argument is invalid; nothing changed
+   * @throws ResourceAccessException if the file system fails
+   */
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (newMark < 0) {
+      throw new IllegalArgumentException("newMark must be 0 (none) or a fence, was " + newMark);
+    }
+    MarkReset.checkText("operator", operator);
+    MarkReset.checkText("reason", reason);
+    if (!adminPolicy.mayResetMark(operator, key)) {
+      throw new AdminDeniedException(operator, "reset the mark of " + key);
+    }
+    return locked(
+        () -> {
+          MarkReset reset = new MarkReset(key, readMark(key), newMark, operator, reason, clock.instant());
+          appendLine(adminLog, AdminLog.format(reset));
+          if (newMark == 0) {
+            Files.deleteIfExists(markFile(key));
+            forceDirectory(marks);
+          } else {
+            writeMark(new FencingToken(key, newMark, RESET_RUN));
+          }
+          return reset;
+        });
+  }
+
+  /**
+   * Every mark reset made on this store, oldest first, from {@code .leasehold/admin.log}.
+   *
+   * @return the resets
+   * @throws ResourceAccessException if the file system fails or the log is damaged (the message
+   *     names the line)
+   */
+  public List<MarkReset> markResets() {
+    return locked(
+        () -> {
+          List<MarkReset> out = new ArrayList<>();
+          if (!Files.exists(adminLog, LinkOption.NOFOLLOW_LINKS)) {
+            return out;
+          }
+          List<String> lines = Files.readAllLines(adminLog, StandardCharsets.US_ASCII);
+          for (int i = 0; i < lines.size(); i++) {
+            out.add(AdminLog.parse(lines.get(i), adminLog, i + 1));
+          }
+          return out;
+        });
+  }
+
   // ------------------------------------------------------------------ internals
+
+  /** The run id recorded in a mark an operator set: no run ever has it. */
+  private static final UUID RESET_RUN = new UUID(0, 0);
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
     try {
@@ -361,10 +435,24 @@ public final class FencedFileStore {
     // "<fence> <token of the run that raised it>": the token names the key, guarding against a
     // hash collision or a stray file.
     String[] parts = text.split(" ");
-    if (parts.length != 2 || !FencingToken.parse(parts[1]).key().equals(key)) {
-      throw new IOException("corrupt high-water mark file " + file);
+    try {
+      if (parts.length != 2) {
+        throw new IllegalArgumentException("expected '<fence> <token>'");
+      }
+      FencingToken writer = FencingToken.parse(parts[1]);
+      long fence = Long.parseLong(parts[0]);
+      if (!writer.key().equals(key) || fence != writer.fence()) {
+        throw new IllegalArgumentException("it names another key or fence");
+      }
+      return fence;
+    } catch (IllegalArgumentException e) {
+      // Fail closed (CONTRACT C16): a mark that cannot be read is never taken for "no mark".
+      throw new IOException(
+          "damaged high-water mark file " + file + " for " + key + " (" + e.getMessage() + "):"
+              + " every operation of this key is refused until an operator sets the mark again"
+              + " with resetMark (ResetMarkCommand) to at least the highest fence this key ever"
+              + " wrote", e);
     }
-    return Long.parseLong(parts[0]);
   }
 
   private void writeMark(FencingToken token) throws IOException {
@@ -399,10 +487,17 @@ public final class FencedFileStore {
             + " "
             + op.existed()
             + "\n";
+    appendLine(auditLog, line);
+  }
+
+  private static void appendLine(Path log, String line) throws IOException {
     try (FileChannel ch =
         FileChannel.open(
-            auditLog, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-      ch.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII)));
+            log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+      ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
       ch.force(false);
     }
   }
@@ -537,6 +632,97 @@ public final class FencedFileStore {
           .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  /** Options of a {@link FencedFileStore}. Not thread-safe. */
+  public static final class Builder {
+    private final Path root;
+    private TokenVerifier verifier;
+    private boolean auditLog;
+    private AdminPolicy adminPolicy = AdminPolicy.nobody();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(Path root) {
+      this.root = root;
+    }
+
+    /**
+     * How tokens are verified (CONTRACT C15). Required.
+     *
+     * @param verifier the verifier
+     * @return this builder
+     */
+    public Builder verifier(TokenVerifier verifier) {
+      if (verifier == null) {
+        throw new IllegalArgumentException("verifier must not be null");
+      }
+      this.verifier = verifier;
+      return this;
+    }
+
+    /**
+     * Whether to append every admitted operation to {@code .leasehold/audit.log} (forced to disk
+     * before the operation is acknowledged), in admission order across all processes; see {@link
+     * FencedFileStore#auditLog()}. Default false.
+     *
+     * @param auditLog true to keep the log
+     * @return this builder
+     */
+    public Builder auditLog(boolean auditLog) {
+      this.auditLog = auditLog;
+      return this;
+    }
+
+    /**
+     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
+     *
+     * @param adminPolicy the policy
+     * @return this builder
+     */
+    public Builder adminPolicy(AdminPolicy adminPolicy) {
+      if (adminPolicy == null) {
+        throw new IllegalArgumentException("adminPolicy must not be null");
+      }
+      this.adminPolicy = adminPolicy;
+      return this;
+    }
+
+    /**
+     * The clock that dates mark resets. Default the system clock (UTC).
+     *
+     * @param clock the clock
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Opens (creating if needed) the store.
+     *
+     * @return the store
+     * @throws IllegalStateException if no verifier was chosen
+     * @throws ResourceAccessException if the directory cannot be prepared or lacks extended
+     *     attributes
+     */
+    public FencedFileStore open() {
+      if (verifier == null) {
+        throw new IllegalStateException(
+            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)),"
+                + " verifier(LeaseTableVerifier...), or verifier(TokenVerifier.trustEveryWriter())"
+                + " if every writer is trusted code");
+      }
+      try {
+        Files.createDirectories(root);
+        return new FencedFileStore(root.toRealPath(), this);
+      } catch (IOException e) {
+        throw new ResourceAccessException("could not open file store at " + root + ": " + e, e);
+      }
     }
   }
 }

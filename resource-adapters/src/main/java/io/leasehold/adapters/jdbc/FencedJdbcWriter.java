@@ -1,11 +1,16 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.AdminDeniedException;
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerificationException;
+import io.leasehold.fencing.TokenVerifier;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,7 +24,9 @@ import javax.sql.DataSource;
  * least the key's high-water mark (CONTRACT C9, C10).
  *
  * <pre>{@code
- * FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDataSource).build();
+ * FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDataSource)
+ *     .verifier(TokenVerifier.signedBy(keys)) // or .verifyAgainstLeaseTable("leasehold_lease")
+ *     .build();
  * writer.write(lease, (connection, token) -> {
  *   try (PreparedStatement ps = connection.prepareStatement("INSERT INTO messages ...")) {
  *     ...
@@ -34,6 +41,16 @@ import javax.sql.DataSource;
  * key are serialized and no lower fence can commit after a higher one (also across processes: the
  * lock is the database's). A stale token rolls everything back and throws {@link
  * StaleFenceException}; nothing the work did is kept.
+ *
+ * <h2>Verification</h2>
+ *
+ * Every writer is built with an explicit choice (CONTRACT C15): a {@link TokenVerifier} (signed
+ * tokens, or {@link TokenVerifier#trustEveryWriter()}) checked before the transaction opens, or
+ * {@link Builder#verifyAgainstLeaseTable(String)} when the resource database is also the lease
+ * database: the admission statement itself then refuses a fence the lease table never issued for
+ * the key (above the key's current fence, or the current fence with another run id), with no
+ * extra round trip. Either way a refused token changes nothing and throws {@link
+ * TokenVerificationException}.
  *
  * <h2>Strict mode</h2>
  *
@@ -68,6 +85,9 @@ public final class FencedJdbcWriter {
   private final DataSource dataSource;
   private final HighWaterSchema schema;
   private final String leaseTable;
+  private final String verifyTable;
+  private final TokenVerifier verifier;
+  private final AdminPolicy adminPolicy;
   private final Duration lockTimeout;
 
   /**
@@ -104,17 +124,46 @@ public final class FencedJdbcWriter {
 
   private final boolean admitAtCommit;
 
+  /**
+   * The online check alone, run only to explain a refusal: does the lease table know this fence
+   * and run for the key? Parameters: account, session, fence, fence, run id.
+   */
+  private final String issuedSql;
+
+  /**
+   * Mark reset, audited in the same transaction: lock the key's row (if any), then set or delete
+   * it, then append the audit record. See {@link #resetMark}.
+   */
+  private final String lockMarkSql;
+
+  private final String setMarkSql;
+  private final String deleteMarkSql;
+  private final String auditResetSql;
+
   private FencedJdbcWriter(Builder b) {
     this.dataSource = b.dataSource;
     this.schema = b.schema;
     this.leaseTable = b.leaseTable;
+    this.verifyTable = b.verifyTable;
+    this.verifier = b.verifier;
+    this.adminPolicy = b.adminPolicy;
     this.lockTimeout = b.lockTimeout;
     this.admitAtCommit = b.admitAtCommit;
     String t = schema.table();
     String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
+    // Online verification: the proposed row exists only if the lease table issued the fence for
+    // the key (a lower fence than the key's current one was issued to an earlier run; the current
+    // one must name the same run). No proposed row means no conflict, no lock, no admission.
+    String issued =
+        verifyTable == null
+            ? ""
+            : " WHERE EXISTS (SELECT 1 FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+                + " AND (l.fence > ? OR (l.fence = ? AND l.run_id = ?)))";
+    this.issuedSql =
+        verifyTable == null ? null : "SELECT 1 FROM (SELECT) AS one" + issued;
     String admission =
         "INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
-            + " SELECT ?, ?, ?, ?, clock_timestamp() FROM cfg"
+            + " SELECT ?, ?, ?, ?, clock_timestamp() FROM cfg" + issued
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
             + " WHERE h.fence <= EXCLUDED.fence";
@@ -132,6 +181,16 @@ public final class FencedJdbcWriter {
                 ? ""
                 : "SELECT 1 / count(*) FROM (" + liveLeaseSql + ") AS live; ")
             + "COMMIT";
+    this.lockMarkSql = "SELECT fence FROM " + t + " WHERE account_id = ? AND session_id = ? FOR UPDATE";
+    this.setMarkSql =
+        "INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
+            + " VALUES (?, ?, ?, '00000000-0000-0000-0000-000000000000', clock_timestamp())"
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
+            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
+    this.deleteMarkSql = "DELETE FROM " + t + " WHERE account_id = ? AND session_id = ?";
+    this.auditResetSql =
+        "INSERT INTO " + t + "_audit (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
+            + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
   }
 
   /**
@@ -152,6 +211,7 @@ public final class FencedJdbcWriter {
    * @param <T> the work's result
    * @return what the work returned, after the commit
    * @throws StaleFenceException if a newer run has been admitted for the key; rolled back
+   * @throws TokenVerificationException if the token fails verification; nothing changed
    * @throws LeaseLostException if the lease is known lost locally, or in strict mode if the run no
    *     longer holds a live lease; rolled back
    * @throws ResourceAccessException if the database or the work fails; rolled back
@@ -160,28 +220,40 @@ public final class FencedJdbcWriter {
     if (work == null) {
       throw new IllegalArgumentException("work must not be null");
     }
-    FencingToken token = Fenced.present(fenced);
+    FencingToken token =
+        verifier == null ? Fenced.present(fenced) : TokenVerifier.presentVerified(fenced, verifier);
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
+      boolean committed = false;
       try {
+        T result;
         if (admitAtCommit) {
-          T result = work.run(c, token);
+          result = work.run(WorkConnection.wrap(c), token);
+          requireOpenTransaction(c, token);
           admitAndCommit(c, token);
-          return result;
+        } else {
+          admit(c, token);
+          result = work.run(WorkConnection.wrap(c), token);
+          requireOpenTransaction(c, token);
+          if (liveLeaseSql != null) {
+            checkLiveLease(c, token);
+          }
+          c.commit();
         }
-        admit(c, token);
-        T result = work.run(c, token);
-        if (liveLeaseSql != null) {
-          checkLiveLease(c, token);
-        }
-        c.commit();
+        committed = true;
         return result;
-      } catch (SQLException | RuntimeException e) {
+      } catch (Throwable e) {
+        // Any throwable, Errors and sneaky checked exceptions included: roll back first. Restoring
+        // auto-commit on an open transaction would commit it (CONTRACT C16).
         rollback(c, e);
         throw e;
       } finally {
-        c.setAutoCommit(autoCommit);
+        if (committed) {
+          c.setAutoCommit(autoCommit);
+        } else {
+          restoreAfterRollback(c, autoCommit);
+        }
       }
     } catch (SQLException e) {
       throw new ResourceAccessException(
@@ -216,7 +288,30 @@ public final class FencedJdbcWriter {
       }
     }
     if (!admitted) {
-      throw new StaleFenceException(token, readMark(c, token.key()).orElseThrow());
+      long highest = readMark(c, token.key()).orElse(0);
+      if (highest > token.fence()) {
+        throw new StaleFenceException(token, highest);
+      }
+      throw notIssued(token);
+    }
+  }
+
+  private TokenVerificationException notIssued(FencingToken token) {
+    return new TokenVerificationException(
+        TokenVerificationException.Reason.NOT_ISSUED,
+        "refused " + token + ": " + verifyTable + " never issued fence " + token.fence() + " to run "
+            + token.runId() + " of " + token.key() + " (a forged or damaged token); nothing changed");
+  }
+
+  /**
+   * Work that committed or rolled back the transaction itself, or turned auto-commit back on, has
+   * left the admission's row lock: what follows would no longer be one transaction with it.
+   */
+  private static void requireOpenTransaction(Connection c, FencingToken token) throws SQLException {
+    if (c.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the work for " + token + " switched the connection to auto-commit; a fenced transaction"
+              + " must be committed by FencedJdbcWriter, never by the work");
     }
   }
 
@@ -235,12 +330,34 @@ public final class FencedJdbcWriter {
    *
    * @return the next parameter index
    */
-  private static int bindAdmission(PreparedStatement ps, FencingToken token) throws SQLException {
+  private int bindAdmission(PreparedStatement ps, FencingToken token) throws SQLException {
     ps.setString(1, token.key().accountId());
     ps.setString(2, token.key().sessionId());
     ps.setLong(3, token.fence());
     ps.setObject(4, token.runId());
-    return 5;
+    if (verifyTable == null) {
+      return 5;
+    }
+    return bindIssued(ps, token, 5);
+  }
+
+  /** Binds the online check (account, session, fence, fence, run id) from parameter {@code first}. */
+  private static int bindIssued(PreparedStatement ps, FencingToken token, int first) throws SQLException {
+    ps.setString(first, token.key().accountId());
+    ps.setString(first + 1, token.key().sessionId());
+    ps.setLong(first + 2, token.fence());
+    ps.setLong(first + 3, token.fence());
+    ps.setObject(first + 4, token.runId());
+    return first + 5;
+  }
+
+  private boolean issued(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(issuedSql)) {
+      bindIssued(ps, token, 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
   }
 
   /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */
@@ -265,9 +382,13 @@ public final class FencedJdbcWriter {
       // Refused: the pipeline stopped before its COMMIT. Roll back, then say which check it was.
       c.rollback();
       long highest = readMark(c, token.key()).orElse(0);
+      boolean wasIssued = issuedSql == null || issued(c, token);
       c.rollback();
       if (highest > token.fence()) {
         throw new StaleFenceException(token, highest);
+      }
+      if (!wasIssued) {
+        throw notIssued(token);
       }
       if (leaseTable != null) {
         throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
@@ -287,11 +408,113 @@ public final class FencedJdbcWriter {
     }
   }
 
-  private static void rollback(Connection c, Exception failure) {
+  private static void rollback(Connection c, Throwable failure) {
     try {
       c.rollback();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Turns auto-commit back on only on a connection whose transaction was rolled back; if the
+   * rollback failed, the connection is closed unusable instead (a pool then discards it), so
+   * nothing can commit what the rollback should have undone.
+   */
+  private static void restoreAfterRollback(Connection c, boolean autoCommit) throws SQLException {
+    if (!autoCommit) {
+      return;
+    }
+    try {
+      c.rollback();
+      c.setAutoCommit(true);
+    } catch (SQLException e) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException ignored) {
+        e.addSuppressed(ignored);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Sets a key's high-water mark, for recovery after a forged token or a leaked key raised it
+   * beyond the reach of honest runs (docs/security.md). Allowed only to operators the writer's
+   * {@link AdminPolicy} names. One transaction locks the key's row, sets (or, for 0, deletes) it
+   * and appends the audit record to {@code <table>_audit}. From the shell: {@code
+   * io.leasehold.adapters.admin.ResetMarkCommand}.
+   *
+   * @param key the key
+   * @param newMark the new mark; 0 removes it
+   * @param operator who resets it
+   * @param reason why
+   * @return the recorded reset
+   * @throws AdminDeniedException if the policy refuses the operator; nothing changed
+   * @throws IllegalArgumentException if an argument is invalid; nothing changed
+   * @throws ResourceAccessException if the database fails; rolled back
+   */
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (newMark < 0) {
+      throw new IllegalArgumentException("newMark must be 0 (none) or a fence, was " + newMark);
+    }
+    MarkReset.checkText("operator", operator);
+    MarkReset.checkText("reason", reason);
+    if (!adminPolicy.mayResetMark(operator, key)) {
+      throw new AdminDeniedException(operator, "reset the mark of " + key);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      boolean committed = false;
+      try {
+        long previous;
+        try (PreparedStatement ps = c.prepareStatement(lockMarkSql)) {
+          ps.setString(1, key.accountId());
+          ps.setString(2, key.sessionId());
+          try (ResultSet rs = ps.executeQuery()) {
+            previous = rs.next() ? rs.getLong(1) : 0;
+          }
+        }
+        try (PreparedStatement ps = c.prepareStatement(newMark == 0 ? deleteMarkSql : setMarkSql)) {
+          ps.setString(1, key.accountId());
+          ps.setString(2, key.sessionId());
+          if (newMark != 0) {
+            ps.setLong(3, newMark);
+          }
+          ps.executeUpdate();
+        }
+        java.time.Instant at;
+        try (PreparedStatement ps = c.prepareStatement(auditResetSql)) {
+          ps.setString(1, operator);
+          ps.setString(2, key.accountId());
+          ps.setString(3, key.sessionId());
+          ps.setLong(4, previous);
+          ps.setLong(5, newMark);
+          ps.setString(6, reason);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            at = rs.getObject(1, java.time.OffsetDateTime.class).toInstant();
+          }
+        }
+        c.commit();
+        committed = true;
+        return new MarkReset(key, previous, newMark, operator, reason, at);
+      } catch (Throwable e) {
+        rollback(c, e);
+        throw e;
+      } finally {
+        if (committed) {
+          c.setAutoCommit(autoCommit);
+        } else {
+          restoreAfterRollback(c, autoCommit);
+        }
+      }
+    } catch (SQLException e) {
+      throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage(), e);
     }
   }
 
@@ -300,6 +523,9 @@ public final class FencedJdbcWriter {
     private final DataSource dataSource;
     private HighWaterSchema schema = HighWaterSchema.defaults();
     private String leaseTable;
+    private String verifyTable;
+    private TokenVerifier verifier;
+    private AdminPolicy adminPolicy = AdminPolicy.nobody();
     private Duration lockTimeout = Duration.ofSeconds(5);
     private boolean admitAtCommit;
 
@@ -341,6 +567,54 @@ public final class FencedJdbcWriter {
     }
 
     /**
+     * Verifies tokens with a verifier (CONTRACT C15), before the transaction opens. One of this
+     * and {@link #verifyAgainstLeaseTable(String)} is required.
+     *
+     * @param verifier the verifier, for example {@code TokenVerifier.signedBy(keys)}
+     * @return this builder
+     */
+    public Builder verifier(TokenVerifier verifier) {
+      if (verifier == null) {
+        throw new IllegalArgumentException("verifier must not be null");
+      }
+      this.verifier = verifier;
+      return this;
+    }
+
+    /**
+     * Verifies tokens online against the lease table in this same database, inside the admission
+     * statement (no extra round trip): a fence the table never issued for the key is refused.
+     * One of this and {@link #verifier(TokenVerifier)} is required.
+     *
+     * @param leaseTable the lease table's name (lease-core's default is {@code leasehold_lease}),
+     *     optionally schema-qualified
+     * @return this builder
+     */
+    public Builder verifyAgainstLeaseTable(String leaseTable) {
+      if (leaseTable == null || !HighWaterSchema.QUALIFIED_IDENTIFIER.matcher(leaseTable).matches()) {
+        throw new IllegalArgumentException(
+            "lease table name '" + leaseTable + "' is not a lower-case SQL identifier (optionally"
+                + " schema-qualified) of at most 40 characters each");
+      }
+      this.verifyTable = leaseTable;
+      return this;
+    }
+
+    /**
+     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
+     *
+     * @param adminPolicy the policy
+     * @return this builder
+     */
+    public Builder adminPolicy(AdminPolicy adminPolicy) {
+      if (adminPolicy == null) {
+        throw new IllegalArgumentException("adminPolicy must not be null");
+      }
+      this.adminPolicy = adminPolicy;
+      return this;
+    }
+
+    /**
      * How long the admission waits for another writer of the same key. Default 5 s.
      *
      * @param lockTimeout at least 1 ms
@@ -372,8 +646,15 @@ public final class FencedJdbcWriter {
      * Builds the writer. No connection is opened here.
      *
      * @return the writer
+     * @throws IllegalStateException if no verification was chosen, or both
      */
     public FencedJdbcWriter build() {
+      if ((verifier == null) == (verifyTable == null)) {
+        throw new IllegalStateException(
+            "choose exactly one way to verify tokens: verifier(TokenVerifier.signedBy(keys)),"
+                + " verifyAgainstLeaseTable(\"leasehold_lease\"), or"
+                + " verifier(TokenVerifier.trustEveryWriter()) if every writer is trusted code");
+      }
       return new FencedJdbcWriter(this);
     }
   }

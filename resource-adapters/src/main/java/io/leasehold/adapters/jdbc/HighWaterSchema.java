@@ -40,6 +40,8 @@ public record HighWaterSchema(String table) {
   public static final String SQL_SCRIPT = "io/leasehold/adapters/jdbc/high-water-schema.sql";
 
   static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
+  static final Pattern QUALIFIED_IDENTIFIER =
+      Pattern.compile("([a-z_][a-z0-9_]{0,39}\\.)?[a-z_][a-z0-9_]{0,39}");
 
   /**
    * Validates the name.

@@ -14,6 +14,41 @@ import java.util.Optional;
  */
 public interface FencedTool {
   /**
+   * A tool from a name and a function, for tools that need neither the token nor an idempotency
+   * key.
+   *
+   * <pre>{@code
+   * FencedTool send = FencedTool.of("send_message", args -> chat.send(args.get("text").asText()));
+   * }</pre>
+   *
+   * @param name the tool's name
+   * @param function computes the result from the arguments; never returns null
+   * @return the tool
+   * @throws IllegalArgumentException if the name is blank or the function null
+   */
+  static FencedTool of(String name, java.util.function.Function<JsonNode, JsonNode> function) {
+    if (name == null || name.isBlank() || function == null) {
+      throw new IllegalArgumentException("name must not be blank and function must not be null");
+    }
+    return new FencedTool() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public JsonNode call(ToolInvocation invocation) {
+        return function.apply(invocation.arguments());
+      }
+
+      @Override
+      public String toString() {
+        return "FencedTool[" + name + "]";
+      }
+    };
+  }
+
+  /**
    * The tool's name, unique within an executor.
    *
    * @return the name

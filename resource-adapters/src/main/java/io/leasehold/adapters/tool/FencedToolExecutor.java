@@ -1,11 +1,16 @@
 package io.leasehold.adapters.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.leasehold.fencing.AdminDeniedException;
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +25,7 @@ import java.util.UUID;
  *
  * <pre>{@code
  * FencedToolExecutor tools = FencedToolExecutor.builder()
+ *     .verifier(TokenVerifier.signedBy(keys))
  *     .journal(FileToolJournal.open(Path.of("/var/lib/agent/tools.jsonl")))
  *     .tool(sendEmail)
  *     .build();
@@ -30,7 +36,8 @@ import java.util.UUID;
  *
  * <ol>
  *   <li>the lease is asked for its token: a run whose lease is known lost is refused here, before
- *       anything is recorded (CONTRACT C6);
+ *       anything is recorded (CONTRACT C6); the token is verified by the executor's {@link
+ *       TokenVerifier}, and one that fails is refused before anything is recorded (C15);
  *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal});
  *   <li>the lease is asked again, and the journal admits the token and records the call as
  *       STARTED in one atomic step; a lower fence than the key's mark is refused (C9) and
@@ -53,10 +60,16 @@ import java.util.UUID;
 public final class FencedToolExecutor {
   private final Map<String, FencedTool> tools;
   private final ToolJournal journal;
+  private final TokenVerifier verifier;
+  private final AdminPolicy adminPolicy;
+  private final Clock clock;
 
   private FencedToolExecutor(Builder b) {
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
+    this.verifier = b.verifier;
+    this.adminPolicy = b.adminPolicy;
+    this.clock = b.clock;
   }
 
   /**
@@ -76,6 +89,8 @@ public final class FencedToolExecutor {
    * @param arguments the arguments
    * @return the result
    * @throws StaleFenceException if a newer run has been admitted for the key; the tool did not run
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing was recorded and the tool did not run
    * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
    *     run
    * @throws ToolCallFailedException if the tool threw
@@ -83,7 +98,7 @@ public final class FencedToolExecutor {
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written
    */
   public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
-    FencingToken token = Fenced.present(fenced);
+    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     if (toolName == null || !tools.containsKey(toolName)) {
       throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
     }
@@ -138,7 +153,7 @@ public final class FencedToolExecutor {
    * @return the in-doubt calls of runs with a lower fence, oldest first
    */
   public List<ToolCall> inDoubt(Fenced current) {
-    FencingToken token = Fenced.present(current);
+    FencingToken token = TokenVerifier.presentVerified(current, verifier);
     List<ToolCall> out = new ArrayList<>();
     for (ToolCall c : journal.calls(token.key())) {
       if (c.inDoubt() && c.token().fence() < token.fence()) {
@@ -146,6 +161,34 @@ public final class FencedToolExecutor {
       }
     }
     return out;
+  }
+
+  /**
+   * Sets a key's high-water mark, for recovery after a forged token or a leaked key raised it
+   * beyond the reach of honest runs (docs/security.md). Allowed only to operators the executor's
+   * {@link AdminPolicy} names; recorded in the journal (see {@link ToolJournal#markResets()}).
+   *
+   * @param key the key
+   * @param newMark the new mark; 0 removes it
+   * @param operator who resets it
+   * @param reason why
+   * @return the recorded reset
+   * @throws AdminDeniedException if the policy refuses the operator; nothing changed
+   * @throws IllegalArgumentException if an argument is invalid; nothing changed
+   */
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    if (newMark < 0) {
+      throw new IllegalArgumentException("newMark must be 0 (none) or a fence, was " + newMark);
+    }
+    MarkReset.checkText("operator", operator);
+    MarkReset.checkText("reason", reason);
+    if (!adminPolicy.mayResetMark(operator, key)) {
+      throw new AdminDeniedException(operator, "reset the mark of " + key);
+    }
+    return journal.resetMark(key, newMark, operator, reason, clock.instant());
   }
 
   /**
@@ -186,8 +229,53 @@ public final class FencedToolExecutor {
   public static final class Builder {
     private final Map<String, FencedTool> tools = new LinkedHashMap<>();
     private ToolJournal journal;
+    private TokenVerifier verifier;
+    private AdminPolicy adminPolicy = AdminPolicy.nobody();
+    private Clock clock = Clock.systemUTC();
 
     private Builder() {}
+
+    /**
+     * How tokens are verified (CONTRACT C15). Required.
+     *
+     * @param verifier the verifier
+     * @return this builder
+     */
+    public Builder verifier(TokenVerifier verifier) {
+      if (verifier == null) {
+        throw new IllegalArgumentException("verifier must not be null");
+      }
+      this.verifier = verifier;
+      return this;
+    }
+
+    /**
+     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
+     *
+     * @param adminPolicy the policy
+     * @return this builder
+     */
+    public Builder adminPolicy(AdminPolicy adminPolicy) {
+      if (adminPolicy == null) {
+        throw new IllegalArgumentException("adminPolicy must not be null");
+      }
+      this.adminPolicy = adminPolicy;
+      return this;
+    }
+
+    /**
+     * The clock that dates mark resets. Default the system clock (UTC).
+     *
+     * @param clock the clock
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
 
     /**
      * Registers a tool.
@@ -225,9 +313,15 @@ public final class FencedToolExecutor {
      * Builds the executor.
      *
      * @return the executor
-     * @throws IllegalStateException if no journal or no tool was given
+     * @throws IllegalStateException if no verifier, no journal or no tool was given
      */
     public FencedToolExecutor build() {
+      if (verifier == null) {
+        throw new IllegalStateException(
+            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)),"
+                + " verifier(LeaseTableVerifier...), or verifier(TokenVerifier.trustEveryWriter())"
+                + " if every caller is trusted code");
+      }
       if (journal == null) {
         throw new IllegalStateException("choose a journal (FileToolJournal or MemoryToolJournal)");
       }

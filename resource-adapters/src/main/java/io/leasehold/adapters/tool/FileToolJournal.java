@@ -8,6 +8,7 @@ import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -29,8 +31,9 @@ import java.util.UUID;
  * reads what other processes appended since, so its marks and call states are those of the file.
  * A line torn by a crash is cut off by the next writer. Each line is an object with an {@code
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
- * {@code started}, {@code finished} (with the result), {@code failed} (with the error) or {@code
- * refused} (with the highest fence). The file only grows: archive it when its sessions are over.
+ * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
+ * refused} (with the highest fence) or {@code mark_reset} (an operator's audited reset: key,
+ * previous and new mark, operator, reason, time). The file only grows: archive it when its sessions are over.
  *
  * <p>Thread-safe, and safe for several processes sharing the file.
  */
@@ -133,6 +136,32 @@ public final class FileToolJournal implements ToolJournal {
     return locked(() -> state.mark(key));
   }
 
+  @Override
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at) {
+    return locked(
+        () -> {
+          MarkReset reset =
+              new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, at);
+          ObjectNode line = JSON.createObjectNode();
+          line.put("event", "mark_reset");
+          line.put("accountId", key.accountId());
+          line.put("sessionId", key.sessionId());
+          line.put("previous", reset.previousMark());
+          line.put("mark", newMark);
+          line.put("operator", operator);
+          line.put("reason", reason);
+          line.put("at", at.toString());
+          append(line);
+          state.applyReset(reset);
+          return reset;
+        });
+  }
+
+  @Override
+  public List<MarkReset> markResets() {
+    return locked(state::resets);
+  }
+
   // ------------------------------------------------------------------ internals
 
   private static ObjectNode event(String name, UUID callId) {
@@ -200,6 +229,17 @@ public final class FileToolJournal implements ToolJournal {
 
   /** Applies a line another process (or an earlier run of this one) appended. */
   private void apply(JsonNode line) throws IOException {
+    if ("mark_reset".equals(line.path("event").asText())) {
+      state.applyReset(
+          new MarkReset(
+              LeaseKey.of(line.get("accountId").asText(), line.get("sessionId").asText()),
+              line.get("previous").asLong(),
+              line.get("mark").asLong(),
+              line.get("operator").asText(),
+              line.get("reason").asText(),
+              Instant.parse(line.get("at").asText())));
+      return;
+    }
     UUID callId = UUID.fromString(line.get("call").asText());
     switch (line.get("event").asText()) {
       case "intended" -> {

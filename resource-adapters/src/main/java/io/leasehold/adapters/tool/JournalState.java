@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,6 +20,7 @@ import java.util.UUID;
 final class JournalState {
   private final Map<UUID, ToolCall> calls = new LinkedHashMap<>();
   private final Map<LeaseKey, Long> marks = new HashMap<>();
+  private final List<MarkReset> resets = new ArrayList<>();
 
   void intended(ToolCall call) {
     if (calls.putIfAbsent(call.callId(), call) != null) {
@@ -69,6 +72,25 @@ final class JournalState {
       }
     }
     return out;
+  }
+
+  MarkReset reset(LeaseKey key, long newMark, String operator, String reason, Instant at) {
+    MarkReset reset = new MarkReset(key, marks.getOrDefault(key, 0L), newMark, operator, reason, at);
+    applyReset(reset);
+    return reset;
+  }
+
+  void applyReset(MarkReset reset) {
+    if (reset.newMark() == 0) {
+      marks.remove(reset.key());
+    } else {
+      marks.put(reset.key(), reset.newMark());
+    }
+    resets.add(reset);
+  }
+
+  List<MarkReset> resets() {
+    return List.copyOf(resets);
   }
 
   OptionalLong mark(LeaseKey key) {

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -53,5 +55,16 @@ public final class MemoryToolJournal implements ToolJournal {
   @Override
   public synchronized OptionalLong highWaterMark(LeaseKey key) {
     return state.mark(key);
+  }
+
+  @Override
+  public synchronized MarkReset resetMark(
+      LeaseKey key, long newMark, String operator, String reason, Instant at) {
+    return state.reset(key, newMark, operator, reason, at);
+  }
+
+  @Override
+  public synchronized List<MarkReset> markResets() {
+    return state.resets();
   }
 }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -69,4 +71,24 @@ public interface ToolJournal {
    * @return the mark, or empty if none
    */
   OptionalLong highWaterMark(LeaseKey key);
+
+  /**
+   * Sets a key's mark and records who, when and why, atomically (the executor has checked the
+   * operator already).
+   *
+   * @param key the key
+   * @param newMark the new mark, 0 to remove it
+   * @param operator who
+   * @param reason why
+   * @param at when
+   * @return the recorded reset, with the mark it replaced
+   */
+  MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at);
+
+  /**
+   * Every mark reset recorded, oldest first.
+   *
+   * @return the resets
+   */
+  List<MarkReset> markResets();
 }

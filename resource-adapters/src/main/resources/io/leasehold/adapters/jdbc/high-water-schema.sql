@@ -11,3 +11,15 @@ CREATE TABLE leasehold_high_water (
 
 ALTER TABLE leasehold_high_water
   ADD CONSTRAINT leasehold_high_water_fence_check CHECK (fence > 0);
+
+-- The audit of mark resets (CONTRACT C17), written in the same transaction as each reset.
+CREATE TABLE leasehold_high_water_audit (
+  id            bigserial   PRIMARY KEY,
+  at            timestamptz NOT NULL,
+  operator      text        NOT NULL,
+  account_id    text        NOT NULL,
+  session_id    text        NOT NULL,
+  previous_mark bigint      NOT NULL,
+  new_mark      bigint      NOT NULL,
+  reason        text        NOT NULL
+);

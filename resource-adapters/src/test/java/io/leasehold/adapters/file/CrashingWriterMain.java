@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import java.nio.file.Path;
@@ -20,7 +21,7 @@ public final class CrashingWriterMain {
   }
 
   public static void main(String[] args) {
-    FencedFileStore store = FencedFileStore.open(Path.of(args[0]));
+    FencedFileStore store = FencedFileStore.open(Path.of(args[0]), TokenVerifier.trustEveryWriter());
     LeaseKey key = LeaseKey.of("acct", "crash");
     byte[] content = new byte[SIZE];
     for (long fence = Long.parseLong(args[1]); ; fence++) {

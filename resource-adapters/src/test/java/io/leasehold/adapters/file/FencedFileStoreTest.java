@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,7 +32,7 @@ class FencedFileStoreTest {
 
   @Test
   void readersSeeWhichFenceWroteAFileAndFilesKeepPlainContent() throws Exception {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"));
+    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
     FencingToken t = token(3);
     FileOperation op = store.write(t, "chat/answer.md", bytes("# hello"));
     assertThat(op.existed()).isFalse();
@@ -45,7 +46,7 @@ class FencedFileStoreTest {
 
   @Test
   void deleteIsFencedToo() {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"));
+    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
     store.write(token(2), "f.txt", bytes("x"));
     store.write(token(5), "g.txt", bytes("y"));
     assertThatThrownBy(() -> store.delete(token(4), "f.txt")).isInstanceOf(StaleFenceException.class);
@@ -60,7 +61,7 @@ class FencedFileStoreTest {
   void pathsThatLeaveTheRootAreRefusedAndNothingIsWritten() throws Exception {
     Path root = dir.resolve("root");
     Path outside = Files.createDirectories(dir.resolve("outside"));
-    FencedFileStore store = FencedFileStore.open(root);
+    FencedFileStore store = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
     Files.createSymbolicLink(root.resolve("escape"), outside);
     Files.writeString(outside.resolve("secret.txt"), "secret");
     Files.createSymbolicLink(root.resolve("link.txt"), outside.resolve("secret.txt"));
@@ -89,7 +90,7 @@ class FencedFileStoreTest {
 
   @Test
   void malformedTokenTextNeverReachesTheStore() {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"));
+    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
     assertThatThrownBy(() -> store.write(FencingToken.parse("lh1.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store.read("x")).isEmpty();
@@ -97,8 +98,8 @@ class FencedFileStoreTest {
 
   @Test
   void twoInstancesOnOneRootShareTheMark() {
-    FencedFileStore a = FencedFileStore.open(dir.resolve("root"));
-    FencedFileStore b = FencedFileStore.open(dir.resolve("root"));
+    FencedFileStore a = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    FencedFileStore b = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
     a.write(token(10), "f", bytes("a"));
     assertThatThrownBy(() -> b.write(token(9), "f", bytes("b"))).isInstanceOf(StaleFenceException.class);
     assertThat(b.highWaterMark(key)).hasValue(10);

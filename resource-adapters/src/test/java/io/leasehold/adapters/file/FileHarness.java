@@ -1,19 +1,35 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.Harness;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
 import java.nio.charset.StandardCharsets;
+import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.MarkReset;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /** The file store as a register: one file per key, and the store's audit log. */
 public final class FileHarness implements Harness {
   private final FencedFileStore store;
+  private final TokenVerifier verifier;
 
-  public FileHarness(FencedFileStore store) {
-    this.store = store;
+  public FileHarness(Path root, TokenVerifier verifier) {
+    this.verifier = verifier;
+    this.store =
+        FencedFileStore.builder(root)
+            .verifier(verifier)
+            .auditLog(true)
+            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
+            .open();
+  }
+
+  public FileHarness(Path root) {
+    this(root, TokenVerifier.trustEveryWriter());
   }
 
   static String path(LeaseKey key) {
@@ -37,7 +53,7 @@ public final class FileHarness implements Harness {
 
   @Override
   public Harness reopen() {
-    return new FileHarness(FencedFileStore.open(store.root(), true));
+    return new FileHarness(store.root(), verifier);
   }
 
   @Override
@@ -51,5 +67,15 @@ public final class FileHarness implements Harness {
   @Override
   public boolean finalValueFollowsHighestFence() {
     return true;
+  }
+
+  @Override
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    return store.resetMark(key, newMark, operator, reason);
+  }
+
+  @Override
+  public List<MarkReset> markResets() {
+    return store.markResets();
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.adapters.Harness;
 import java.nio.file.Path;
@@ -10,7 +11,7 @@ class FileStoreContractTest extends FencedResourceContract {
   @TempDir Path root;
 
   @Override
-  protected Harness harness() {
-    return new FileHarness(FencedFileStore.open(root, true));
+  protected Harness harness(TokenVerifier verifier) {
+    return new FileHarness(root, verifier);
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
@@ -36,7 +37,7 @@ class FileStoreCrashTest {
           killedMidWrite++;
         }
       }
-      FencedFileStore store = FencedFileStore.open(root);
+      FencedFileStore store = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
       StoredFile file = store.read("big.bin").orElseThrow();
       long fence = file.writtenBy().orElseThrow().fence();
       byte[] content = file.content();

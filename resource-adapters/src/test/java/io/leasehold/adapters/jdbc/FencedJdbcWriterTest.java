@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,7 +59,7 @@ class FencedJdbcWriterTest {
   @ValueSource(booleans = {false, true})
   void failingWorkRollsBackTheMarkToo(boolean atCommit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rollback-" + atCommit);
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(atCommit).build();
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
     assertThatThrownBy(
@@ -91,11 +92,11 @@ class FencedJdbcWriterTest {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       FencingToken token = lease.token();
       FencedJdbcWriter strict =
-          FencedJdbcWriter.builder(db.dataSource())
+          FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter())
               .strictLeaseTable("leasehold_lease")
               .admitAtCommit(atCommit)
               .build();
-      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(atCommit).build();
+      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
       JdbcWork<Void> insert =
           (c, t) -> {
             try (PreparedStatement ps =
@@ -138,7 +139,7 @@ class FencedJdbcWriterTest {
     LeaseKey key = LeaseKey.of("acct", "stale-at-commit");
     RegisterHarness register = new RegisterHarness(db.dataSource(), true);
     register.write(key, new FencingToken(key, 7, UUID.randomUUID()), "seven");
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(true).build();
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(true).build();
     AtomicBoolean ran = new AtomicBoolean();
     assertThatThrownBy(
             () ->
@@ -172,7 +173,7 @@ class FencedJdbcWriterTest {
     RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
     register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).lockTimeout(Duration.ofMillis(100)).admitAtCommit(atCommit).build();
+        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(Duration.ofMillis(100)).admitAtCommit(atCommit).build();
     try (Connection holder = db.database().newConnection()) {
       holder.setAutoCommit(false);
       try (PreparedStatement ps =
@@ -204,11 +205,11 @@ class FencedJdbcWriterTest {
 
   @Test
   void badOptionsAreRefused() {
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).strictLeaseTable("lease; drop"))
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(null).verifier(TokenVerifier.trustEveryWriter())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).strictLeaseTable("lease; drop"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new HighWaterSchema("Bad-Name")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).build().write(null, (c, t) -> null))
+    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build().write(null, (c, t) -> null))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

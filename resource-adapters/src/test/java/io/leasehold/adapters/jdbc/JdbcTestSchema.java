@@ -10,12 +10,14 @@ import javax.sql.DataSource;
 public final class JdbcTestSchema {
   private JdbcTestSchema() {}
 
-  static TestDatabaseExtension extension() {
+  public static TestDatabaseExtension extension() {
     return TestDatabaseExtension.withTemplate("highwater", JdbcTestSchema::apply);
   }
 
   public static void apply(DataSource ds) {
     HighWaterSchema.defaults().apply(ds);
+    // The lease table too: the online verification mode checks it from the admission statement.
+    io.leasehold.lease.LeaseSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       s.execute(

@@ -2,7 +2,9 @@ package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.adapters.Harness;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The guard contract for the database writer, on real PostgreSQL. */
@@ -10,7 +12,19 @@ class JdbcWriterContractTest extends FencedResourceContract {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
 
   @Override
-  protected Harness harness() {
-    return new RegisterHarness(db.dataSource());
+  protected Harness harness(TokenVerifier verifier) {
+    return new RegisterHarness(db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifier(verifier));
+  }
+
+  /** The lease table lives in the resource database: the writer checks it in its own statement. */
+  @Override
+  protected DataSource leaseDatabase() {
+    return db.dataSource();
+  }
+
+  @Override
+  protected Harness onlineHarness() {
+    return new RegisterHarness(
+        db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifyAgainstLeaseTable("leasehold_lease"));
   }
 }

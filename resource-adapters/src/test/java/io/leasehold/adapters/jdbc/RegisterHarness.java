@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.Harness;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
@@ -8,7 +9,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.MarkReset;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
@@ -17,9 +21,17 @@ import javax.sql.DataSource;
 public final class RegisterHarness implements Harness {
   private final DataSource ds;
   private final FencedJdbcWriter writer;
+  private final FencedJdbcWriter.Builder builder;
 
   public RegisterHarness(DataSource ds) {
     this(ds, false);
+  }
+
+  /** A harness whose writer the caller configured (verification, mode); "ops" may reset marks. */
+  public RegisterHarness(DataSource ds, FencedJdbcWriter.Builder builder) {
+    this.ds = ds;
+    this.builder = builder;
+    this.writer = builder.adminPolicy(AdminPolicy.operators(Set.of("ops"))).build();
   }
 
   /**
@@ -27,8 +39,7 @@ public final class RegisterHarness implements Harness {
    * @param admitAtCommit the writer's mode (see {@link FencedJdbcWriter.Builder#admitAtCommit})
    */
   public RegisterHarness(DataSource ds, boolean admitAtCommit) {
-    this.ds = ds;
-    this.writer = FencedJdbcWriter.builder(ds).admitAtCommit(admitAtCommit).build();
+    this(ds, FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(admitAtCommit));
   }
 
   @Override
@@ -70,7 +81,7 @@ public final class RegisterHarness implements Harness {
 
   @Override
   public Harness reopen() {
-    return new RegisterHarness(ds);
+    return new RegisterHarness(ds, builder);
   }
 
   @Override
@@ -85,6 +96,37 @@ public final class RegisterHarness implements Harness {
   @Override
   public boolean finalValueFollowsHighestFence() {
     return true;
+  }
+
+  @Override
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    return writer.resetMark(key, newMark, operator, reason);
+  }
+
+  /** The audit table, as records. */
+  @Override
+  public List<MarkReset> markResets() {
+    List<MarkReset> out = new ArrayList<>();
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at"
+                    + " FROM leasehold_high_water_audit ORDER BY id");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new MarkReset(
+                LeaseKey.of(rs.getString(1), rs.getString(2)),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getObject(7, java.time.OffsetDateTime.class).toInstant()));
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+    return out;
   }
 
   private List<String> query(String sql, LeaseKey key) {

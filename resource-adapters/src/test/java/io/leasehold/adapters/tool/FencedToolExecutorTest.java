@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -59,7 +60,7 @@ class FencedToolExecutorTest {
       child.kill();
     }
     FencedToolExecutor next =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journal))
             .tool(tool("charge_card", inv -> JSON.nullNode()))
             .build();
@@ -78,7 +79,7 @@ class FencedToolExecutorTest {
   void journalRecordsEveryOutcome() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(journal)
             .tool(tool("ok", inv -> JSON.textNode("done")))
             .tool(
@@ -111,7 +112,7 @@ class FencedToolExecutorTest {
   void toolsReceiveTheTokenToForward() {
     List<FencingToken> seen = new ArrayList<>();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal())
             .tool(
                 tool(
@@ -150,10 +151,10 @@ class FencedToolExecutorTest {
     Path journal = dir.resolve("tools.jsonl");
     ObjectNode args = JSON.objectNode().put("messageId", "msg-1");
     FencedToolExecutor first =
-        FencedToolExecutor.builder().journal(FileToolJournal.open(journal)).tool(sendEmail).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(journal)).tool(sendEmail).build();
     assertThat(first.call(token(1), "send_email", args).replayed()).isFalse();
     FencedToolExecutor second =
-        FencedToolExecutor.builder().journal(FileToolJournal.open(journal)).tool(sendEmail).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(journal)).tool(sendEmail).build();
     ToolResult again = second.call(token(2), "send_email", args);
     assertThat(again.replayed()).isTrue();
     assertThat(again.value().asText()).isEqualTo("sent #1");
@@ -165,7 +166,7 @@ class FencedToolExecutorTest {
     int parallel = 4;
     CountDownLatch allInside = new CountDownLatch(parallel);
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
             .tool(
                 tool(
@@ -196,18 +197,18 @@ class FencedToolExecutorTest {
   void badInputIsRefusedBeforeAnythingIsJournaled() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().journal(journal).tool(tool("ok", inv -> JSON.nullNode())).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(tool("ok", inv -> JSON.nullNode())).build();
     assertThatThrownBy(() -> tools.call(token(1), "nope", JSON.objectNode()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown tool");
     assertThatThrownBy(() -> tools.call(token(1), "ok", null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> tools.call(null, "ok", JSON.objectNode())).isInstanceOf(IllegalArgumentException.class);
     assertThat(journal.calls(key)).isEmpty();
-    assertThatThrownBy(() -> FencedToolExecutor.builder().tool(tool("ok", inv -> null)).build())
+    assertThatThrownBy(() -> FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).tool(tool("ok", inv -> null)).build())
         .hasMessageContaining("journal");
     assertThatThrownBy(
             () ->
-                FencedToolExecutor.builder()
+                FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
                     .tool(tool("ok", inv -> null))
                     .tool(tool("ok", inv -> null)))
         .hasMessageContaining("registered already");
@@ -217,7 +218,7 @@ class FencedToolExecutorTest {
   void aLineTornByACrashIsCutOff() throws Exception {
     Path journal = dir.resolve("tools.jsonl");
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journal))
             .tool(tool("ok", inv -> JSON.nullNode()))
             .build();

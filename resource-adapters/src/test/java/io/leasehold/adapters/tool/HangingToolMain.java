@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -31,7 +32,7 @@ public final class HangingToolMain {
           }
         };
     FencedToolExecutor executor =
-        FencedToolExecutor.builder().journal(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
     FencingToken token = new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());
     executor.call(token, "charge_card", JsonNodeFactory.instance.objectNode().put("amount", 42));
   }

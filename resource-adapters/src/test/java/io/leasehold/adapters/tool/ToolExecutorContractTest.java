@@ -2,6 +2,7 @@ package io.leasehold.adapters.tool;
 
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.adapters.Harness;
+import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,7 +12,7 @@ class ToolExecutorContractTest extends FencedResourceContract {
   @TempDir Path dir;
 
   @Override
-  protected Harness harness() {
-    return new ToolHarness(dir.resolve("tools.jsonl"), new ConcurrentHashMap<>());
+  protected Harness harness(TokenVerifier verifier) {
+    return new ToolHarness(dir.resolve("tools.jsonl"), new ConcurrentHashMap<>(), verifier);
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -12,7 +13,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.MarkReset;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -27,11 +31,20 @@ public final class ToolHarness implements Harness {
   private final Map<String, String> register;
   private final FencedToolExecutor executor;
 
+  private final TokenVerifier verifier;
+
   public ToolHarness(Path journalFile, Map<String, String> register) {
+    this(journalFile, register, TokenVerifier.trustEveryWriter());
+  }
+
+  public ToolHarness(Path journalFile, Map<String, String> register, TokenVerifier verifier) {
     this.journalFile = journalFile;
     this.register = register;
+    this.verifier = verifier;
     this.executor =
         FencedToolExecutor.builder()
+            .verifier(verifier)
+            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .journal(FileToolJournal.open(journalFile))
             .tool(new RegisterTool(register))
             .build();
@@ -55,7 +68,7 @@ public final class ToolHarness implements Harness {
 
   @Override
   public Harness reopen() {
-    return new ToolHarness(journalFile, register);
+    return new ToolHarness(journalFile, register, verifier);
   }
 
   /** The journal's STARTED records, in file order: the admission order. */
@@ -81,5 +94,15 @@ public final class ToolHarness implements Harness {
   @Override
   public boolean finalValueFollowsHighestFence() {
     return false; // an admitted older call may finish after a newer one (CONTRACT C12)
+  }
+
+  @Override
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    return executor.resetMark(key, newMark, operator, reason);
+  }
+
+  @Override
+  public List<MarkReset> markResets() {
+    return FileToolJournal.open(journalFile).markResets();
   }
 }

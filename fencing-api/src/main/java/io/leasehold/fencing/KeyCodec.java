@@ -1,0 +1,96 @@
+package io.leasehold.fencing;
+
+import java.security.GeneralSecurityException;
+import java.security.Key;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/** The text forms of keys and the JDK crypto calls shared by the key classes. */
+final class KeyCodec {
+  static final int MIN_SECRET_BYTES = 32;
+  private static final int MAX_TEXT = 512;
+
+  private KeyCodec() {}
+
+  /** Splits {@code <prefix><scheme>:<id>:<material>} into scheme, id and material. */
+  static String[] split(String text, String prefix, String what) {
+    if (text == null) {
+      throw new IllegalArgumentException(what + " text must not be null");
+    }
+    String t = text.strip();
+    if (t.length() > MAX_TEXT || !t.startsWith(prefix)) {
+      throw new IllegalArgumentException(
+          "malformed " + what + ": expected text starting with '" + prefix + "'");
+    }
+    String[] parts = t.substring(prefix.length()).split(":", -1);
+    if (parts.length != 3) {
+      throw new IllegalArgumentException(
+          "malformed " + what + ": expected " + prefix + "<scheme>:<key id>:<key material>");
+    }
+    TokenSignature.checkKeyId(parts[1]);
+    return parts;
+  }
+
+  static SignatureScheme scheme(String name, String what) {
+    for (SignatureScheme s : SignatureScheme.values()) {
+      if (s.textName().equals(name)) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException(
+        "malformed " + what + ": unknown scheme '" + name + "' (hmac-sha256 or ed25519)");
+  }
+
+  static byte[] decode(String material, String what) {
+    try {
+      return Base64.getUrlDecoder().decode(material);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("malformed " + what + ": key material is not base64url");
+    }
+  }
+
+  static String encode(byte[] bytes) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  static byte[] checkSecret(byte[] secret) {
+    if (secret == null || secret.length < MIN_SECRET_BYTES) {
+      throw new IllegalArgumentException(
+          "an HMAC secret must have at least " + MIN_SECRET_BYTES + " bytes (256 bits)");
+    }
+    return secret.clone();
+  }
+
+  static boolean isEd25519(Key key) {
+    return "Ed25519".equals(key.getAlgorithm()) || "EdDSA".equals(key.getAlgorithm());
+  }
+
+  static Mac mac(byte[] secret) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+      return mac;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM has no HmacSHA256", e);
+    }
+  }
+
+  /** A fresh Mac with the prototype's key: cloning skips the provider lookup and key setup. */
+  static Mac cloneMac(Mac prototype) {
+    try {
+      return (Mac) prototype.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("the JVM's HmacSHA256 cannot be cloned", e);
+    }
+  }
+
+  /** The signature bytes of a signed token, or an empty array if they are not base64url. */
+  static byte[] decodeSignature(FencingToken token) {
+    try {
+      return Base64.getUrlDecoder().decode(token.signature().orElseThrow().value());
+    } catch (IllegalArgumentException e) {
+      return new byte[0];
+    }
+  }
+}

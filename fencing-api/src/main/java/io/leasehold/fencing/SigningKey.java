@@ -1,0 +1,227 @@
+package io.leasehold.fencing;
+
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.X509EncodedKeySpec;
+import javax.crypto.Mac;
+
+/**
+ * The key a lease store signs its tokens with (CONTRACT C15): an HMAC secret or an Ed25519 key
+ * pair, with its id. Give it to the lease store's builder; give its {@link #verificationKey()} to
+ * the resources.
+ *
+ * <h2>Text form</h2>
+ *
+ * <pre>
+ * leasehold-signing-key:v1:hmac-sha256:&lt;key id&gt;:&lt;secret, unpadded base64url&gt;
+ * leasehold-signing-key:v1:ed25519:&lt;key id&gt;:&lt;PKCS#8 private key&gt;.&lt;X.509 public key&gt;
+ * </pre>
+ *
+ * Keep it secret (a file readable only by the service, or a secret manager). {@link #toString()}
+ * never prints key material. Make one with {@link #generate(SignatureScheme, String)}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SigningKey {
+  static final String TEXT_PREFIX = "leasehold-signing-key:v1:";
+
+  private final SignatureScheme scheme;
+  private final String keyId;
+  private final byte[] hmacSecret;
+  private final KeyPair keyPair;
+  private final Mac macPrototype;
+  private final VerificationKey verificationKey;
+
+  private SigningKey(String keyId, byte[] hmacSecret, KeyPair keyPair) {
+    this.keyId = TokenSignature.checkKeyId(keyId);
+    this.hmacSecret = hmacSecret;
+    this.keyPair = keyPair;
+    if (hmacSecret != null) {
+      this.scheme = SignatureScheme.HMAC_SHA256;
+      this.macPrototype = KeyCodec.mac(hmacSecret);
+      this.verificationKey = VerificationKey.hmac(keyId, hmacSecret);
+    } else {
+      this.scheme = SignatureScheme.ED25519;
+      this.macPrototype = null;
+      this.verificationKey = VerificationKey.ed25519(keyId, keyPair.getPublic());
+    }
+  }
+
+  /**
+   * An HMAC-SHA256 signing key.
+   *
+   * @param keyId the key id
+   * @param secret the shared secret, at least 32 bytes (copied)
+   * @return the key
+   * @throws IllegalArgumentException if the id is malformed or the secret too short
+   */
+  public static SigningKey hmac(String keyId, byte[] secret) {
+    return new SigningKey(keyId, KeyCodec.checkSecret(secret), null);
+  }
+
+  /**
+   * An Ed25519 signing key.
+   *
+   * @param keyId the key id
+   * @param keyPair the key pair
+   * @return the key
+   * @throws IllegalArgumentException if the id is malformed or the pair is not Ed25519
+   */
+  public static SigningKey ed25519(String keyId, KeyPair keyPair) {
+    if (keyPair == null
+        || keyPair.getPrivate() == null
+        || keyPair.getPublic() == null
+        || !KeyCodec.isEd25519(keyPair.getPrivate())
+        || !KeyCodec.isEd25519(keyPair.getPublic())) {
+      throw new IllegalArgumentException("keyPair must be an Ed25519 key pair");
+    }
+    return new SigningKey(keyId, null, keyPair);
+  }
+
+  /**
+   * Generates a new random key.
+   *
+   * @param scheme the scheme
+   * @param keyId the new key's id
+   * @return the key
+   * @throws IllegalArgumentException if the id is malformed
+   */
+  public static SigningKey generate(SignatureScheme scheme, String keyId) {
+    if (scheme == null) {
+      throw new IllegalArgumentException("scheme must not be null");
+    }
+    TokenSignature.checkKeyId(keyId);
+    if (scheme == SignatureScheme.HMAC_SHA256) {
+      byte[] secret = new byte[32];
+      new SecureRandom().nextBytes(secret);
+      return hmac(keyId, secret);
+    }
+    try {
+      return ed25519(keyId, KeyPairGenerator.getInstance("Ed25519").generateKeyPair());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM has no Ed25519", e);
+    }
+  }
+
+  /**
+   * Parses the text form.
+   *
+   * @param text the text form
+   * @return the key
+   * @throws IllegalArgumentException if the text is not a well-formed signing key; the message
+   *     never repeats the key material
+   */
+  public static SigningKey parse(String text) {
+    String[] parts = KeyCodec.split(text, TEXT_PREFIX, "signing key");
+    String id = parts[1];
+    return switch (KeyCodec.scheme(parts[0], "signing key")) {
+      case HMAC_SHA256 -> hmac(id, KeyCodec.decode(parts[2], "signing key"));
+      case ED25519 -> {
+        String[] pair = parts[2].split("\\.", -1);
+        if (pair.length != 2) {
+          throw new IllegalArgumentException(
+              "malformed signing key " + id + ": expected <private key>.<public key>");
+        }
+        try {
+          KeyFactory kf = KeyFactory.getInstance("Ed25519");
+          PrivateKey priv = kf.generatePrivate(new PKCS8EncodedKeySpec(KeyCodec.decode(pair[0], "signing key")));
+          PublicKey pub = kf.generatePublic(new X509EncodedKeySpec(KeyCodec.decode(pair[1], "signing key")));
+          SigningKey key = ed25519(id, new KeyPair(pub, priv));
+          key.checkPairMatches();
+          yield key;
+        } catch (GeneralSecurityException e) {
+          throw new IllegalArgumentException("malformed signing key " + id + ": not an Ed25519 key pair");
+        }
+      }
+    };
+  }
+
+  private void checkPairMatches() {
+    FencingToken probe = new FencingToken(LeaseKey.of("probe", "probe"), 1, new java.util.UUID(0, 1));
+    FencingToken signed = sign(probe);
+    if (!verificationKey.verifies(signed.signedContent(), KeyCodec.decodeSignature(signed))) {
+      throw new IllegalArgumentException(
+          "malformed signing key " + keyId + ": its public key does not match its private key");
+    }
+  }
+
+  /**
+   * The text form described in the class javadoc.
+   *
+   * @return the text; secret
+   */
+  public String toText() {
+    String material =
+        hmacSecret != null
+            ? KeyCodec.encode(hmacSecret)
+            : KeyCodec.encode(keyPair.getPrivate().getEncoded()) + '.' + KeyCodec.encode(keyPair.getPublic().getEncoded());
+    return TEXT_PREFIX + scheme.textName() + ':' + keyId + ':' + material;
+  }
+
+  /**
+   * Signs a token: the lease store calls this when it issues one.
+   *
+   * @param token the token (any signature it has is replaced)
+   * @return the signed token
+   */
+  public FencingToken sign(FencingToken token) {
+    if (token == null) {
+      throw new IllegalArgumentException("token must not be null");
+    }
+    byte[] content = token.signedContent(keyId);
+    byte[] signature;
+    if (macPrototype != null) {
+      signature = KeyCodec.cloneMac(macPrototype).doFinal(content);
+    } else {
+      try {
+        Signature s = Signature.getInstance("Ed25519");
+        s.initSign(keyPair.getPrivate());
+        s.update(content);
+        signature = s.sign();
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("Ed25519 signing failed", e);
+      }
+    }
+    return token.withSignature(new TokenSignature(keyId, KeyCodec.encode(signature)));
+  }
+
+  /**
+   * The key that verifies this key's signatures: the same secret for HMAC, the public key for
+   * Ed25519.
+   *
+   * @return the verification key
+   */
+  public VerificationKey verificationKey() {
+    return verificationKey;
+  }
+
+  /**
+   * The key id.
+   *
+   * @return the id
+   */
+  public String keyId() {
+    return keyId;
+  }
+
+  /**
+   * The scheme.
+   *
+   * @return the scheme
+   */
+  public SignatureScheme scheme() {
+    return scheme;
+  }
+
+  @Override
+  public String toString() {
+    return "SigningKey[" + scheme.textName() + ", id=" + keyId + "]";
+  }
+}

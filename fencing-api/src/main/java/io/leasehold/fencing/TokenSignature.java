@@ -1,0 +1,59 @@
+package io.leasehold.fencing;
+
+import java.util.regex.Pattern;
+
+/**
+ * The authenticator a lease store attaches to a token it issued: which key signed it, and the
+ * signature (an HMAC-SHA256 tag or an Ed25519 signature) over the token's {@linkplain
+ * FencingToken#signedContent() signed content}.
+ *
+ * @param keyId the signing key's id: 1 to {@value #MAX_KEY_ID_LENGTH} characters of {@code
+ *     A-Z a-z 0-9 _ -}
+ * @param value the signature bytes as unpadded base64url, 1 to {@value #MAX_VALUE_LENGTH}
+ *     characters
+ */
+public record TokenSignature(String keyId, String value) {
+  /** Longest accepted key id. */
+  public static final int MAX_KEY_ID_LENGTH = 64;
+  /** Longest accepted signature text (an Ed25519 signature is 86 characters). */
+  public static final int MAX_VALUE_LENGTH = 128;
+
+  private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_KEY_ID_LENGTH + "}");
+  private static final Pattern BASE64URL = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_VALUE_LENGTH + "}");
+
+  /**
+   * Validates both parts.
+   *
+   * @throws IllegalArgumentException if the key id or the value is not of the form above
+   */
+  public TokenSignature {
+    checkKeyId(keyId);
+    if (value == null || !BASE64URL.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          "signature value must be 1 to " + MAX_VALUE_LENGTH + " characters of unpadded base64url");
+    }
+  }
+
+  /**
+   * Checks a key id.
+   *
+   * @param keyId the id
+   * @return the id
+   * @throws IllegalArgumentException if it is null or not 1 to 64 characters of {@code A-Z a-z 0-9
+   *     _ -}
+   */
+  public static String checkKeyId(String keyId) {
+    if (keyId == null || !KEY_ID.matcher(keyId).matches()) {
+      throw new IllegalArgumentException(
+          "key id must be 1 to " + MAX_KEY_ID_LENGTH + " characters of A-Z a-z 0-9 _ -, was "
+              + (keyId == null ? "null" : "'" + keyId + "'"));
+    }
+    return keyId;
+  }
+
+  /** Names the key only: the signature value is not worth printing in logs. */
+  @Override
+  public String toString() {
+    return "TokenSignature[key=" + keyId + "]";
+  }
+}

@@ -1,0 +1,160 @@
+package io.leasehold.fencing;
+
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A key that checks token signatures: an HMAC secret or an Ed25519 public key, with its id.
+ * Resources hold these, in a {@link TokenKeySet}.
+ *
+ * <h2>Text form</h2>
+ *
+ * <pre>
+ * leasehold-verify-key:v1:hmac-sha256:&lt;key id&gt;:&lt;secret, unpadded base64url&gt;
+ * leasehold-verify-key:v1:ed25519:&lt;key id&gt;:&lt;X.509 public key, unpadded base64url&gt;
+ * </pre>
+ *
+ * An HMAC verification key is the shared secret itself: keep its text as secret as the signing
+ * key. An Ed25519 one is public. {@link #toString()} never prints key material.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class VerificationKey {
+  static final String TEXT_PREFIX = "leasehold-verify-key:v1:";
+
+  private final SignatureScheme scheme;
+  private final String keyId;
+  private final byte[] hmacSecret;
+  private final PublicKey publicKey;
+  private final Mac macPrototype;
+
+  private VerificationKey(SignatureScheme scheme, String keyId, byte[] hmacSecret, PublicKey publicKey) {
+    this.scheme = scheme;
+    this.keyId = TokenSignature.checkKeyId(keyId);
+    this.hmacSecret = hmacSecret;
+    this.publicKey = publicKey;
+    this.macPrototype = hmacSecret == null ? null : KeyCodec.mac(hmacSecret);
+  }
+
+  /**
+   * An HMAC-SHA256 key.
+   *
+   * @param keyId the key id
+   * @param secret the shared secret, at least 32 bytes (copied)
+   * @return the key
+   * @throws IllegalArgumentException if the id is malformed or the secret too short
+   */
+  public static VerificationKey hmac(String keyId, byte[] secret) {
+    return new VerificationKey(SignatureScheme.HMAC_SHA256, keyId, KeyCodec.checkSecret(secret), null);
+  }
+
+  /**
+   * An Ed25519 public key.
+   *
+   * @param keyId the key id
+   * @param publicKey the public key
+   * @return the key
+   * @throws IllegalArgumentException if the id is malformed or the key is not an Ed25519 key
+   */
+  public static VerificationKey ed25519(String keyId, PublicKey publicKey) {
+    if (publicKey == null || !KeyCodec.isEd25519(publicKey)) {
+      throw new IllegalArgumentException("publicKey must be an Ed25519 public key");
+    }
+    return new VerificationKey(SignatureScheme.ED25519, keyId, null, publicKey);
+  }
+
+  /**
+   * Parses the text form.
+   *
+   * @param text the text form
+   * @return the key
+   * @throws IllegalArgumentException if the text is not a well-formed verification key; the
+   *     message never repeats the key material
+   */
+  public static VerificationKey parse(String text) {
+    String[] parts = KeyCodec.split(text, TEXT_PREFIX, "verification key");
+    String id = parts[1];
+    byte[] material = KeyCodec.decode(parts[2], "verification key");
+    return switch (KeyCodec.scheme(parts[0], "verification key")) {
+      case HMAC_SHA256 -> hmac(id, material);
+      case ED25519 -> {
+        try {
+          yield ed25519(id, KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(material)));
+        } catch (GeneralSecurityException e) {
+          throw new IllegalArgumentException("malformed verification key " + id + ": not an Ed25519 public key");
+        }
+      }
+    };
+  }
+
+  /**
+   * The text form described in the class javadoc.
+   *
+   * @return the text
+   */
+  public String toText() {
+    byte[] material = hmacSecret != null ? hmacSecret : publicKey.getEncoded();
+    return TEXT_PREFIX + scheme.textName() + ':' + keyId + ':' + KeyCodec.encode(material);
+  }
+
+  /**
+   * The key id.
+   *
+   * @return the id
+   */
+  public String keyId() {
+    return keyId;
+  }
+
+  /**
+   * The scheme.
+   *
+   * @return the scheme
+   */
+  public SignatureScheme scheme() {
+    return scheme;
+  }
+
+  /**
+   * Whether {@code signature} is this key's valid signature of {@code content}. Constant-time for
+   * HMAC.
+   *
+   * @param content the signed bytes
+   * @param signature the signature bytes
+   * @return true if valid
+   */
+  boolean verifies(byte[] content, byte[] signature) {
+    if (macPrototype != null) {
+      byte[] expected = KeyCodec.cloneMac(macPrototype).doFinal(content);
+      return java.security.MessageDigest.isEqual(expected, signature);
+    }
+    try {
+      Signature s = Signature.getInstance("Ed25519");
+      s.initVerify(publicKey);
+      s.update(content);
+      return s.verify(signature);
+    } catch (GeneralSecurityException e) {
+      // A malformed signature (wrong length) is simply not valid.
+      return false;
+    }
+  }
+
+  boolean sameMaterial(VerificationKey other) {
+    return scheme == other.scheme
+        && keyId.equals(other.keyId)
+        && (hmacSecret != null
+            ? Arrays.equals(hmacSecret, other.hmacSecret)
+            : Arrays.equals(publicKey.getEncoded(), other.publicKey.getEncoded()));
+  }
+
+  @Override
+  public String toString() {
+    return "VerificationKey[" + scheme.textName() + ", id=" + keyId + "]";
+  }
+}

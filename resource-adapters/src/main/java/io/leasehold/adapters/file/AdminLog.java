@@ -1,0 +1,66 @@
+package io.leasehold.adapters.file;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+
+/**
+ * The line format of {@code .leasehold/admin.log}: one line per mark reset, ASCII, fields
+ * separated by one space: {@code reset <account> <session> <previous> <new> <operator> <reason>
+ * <instant>}, text fields as unpadded base64url of UTF-8 so no field can contain a space or a
+ * line break.
+ */
+final class AdminLog {
+  private AdminLog() {}
+
+  static String format(MarkReset r) {
+    return "reset "
+        + b64(r.key().accountId())
+        + ' '
+        + b64(r.key().sessionId())
+        + ' '
+        + r.previousMark()
+        + ' '
+        + r.newMark()
+        + ' '
+        + b64(r.operator())
+        + ' '
+        + b64(r.reason())
+        + ' '
+        + r.at()
+        + '\n';
+  }
+
+  static MarkReset parse(String line, Path file, int number) throws IOException {
+    String[] f = line.split(" ", -1);
+    try {
+      if (f.length != 8 || !f[0].equals("reset")) {
+        throw new IllegalArgumentException("expected 8 fields starting with 'reset'");
+      }
+      return new MarkReset(
+          LeaseKey.of(text(f[1]), text(f[2])),
+          Long.parseLong(f[3]),
+          Long.parseLong(f[4]),
+          text(f[5]),
+          text(f[6]),
+          Instant.parse(f[7]));
+    } catch (IllegalArgumentException | DateTimeParseException e) {
+      throw new IOException(
+          file + " line " + number + " is damaged (" + e.getMessage() + "); the marks are not"
+              + " affected: move the file aside to keep its readable lines for the record", e);
+    }
+  }
+
+  private static String b64(String s) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String text(String field) {
+    return new String(Base64.getUrlDecoder().decode(field), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,78 @@
+package io.leasehold.adapters;
+
+import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.InMemoryFenceGuard;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.TokenVerifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The guard contract for fencing-api's in-memory guard, with a map as its resource. Its state
+ * lives as long as the process, so "reopening" it hands back the same guard.
+ */
+class InMemoryGuardContractTest extends FencedResourceContract {
+  @Override
+  protected Harness harness(TokenVerifier verifier) {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(verifier).adminPolicy(AdminPolicy.operators(Set.of("ops"))).build();
+    return new MapHarness(guard, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+  }
+
+  private record MapHarness(
+      InMemoryFenceGuard guard, Map<LeaseKey, String> values, Map<LeaseKey, List<Long>> log)
+      implements Harness {
+    @Override
+    public void write(LeaseKey key, Fenced fenced, String value) {
+      guard.runFenced(
+          fenced,
+          () -> {
+            values.put(key, value);
+            log.computeIfAbsent(key, k -> new ArrayList<>()).add(fenced.token().fence());
+            return null;
+          });
+    }
+
+    @Override
+    public Optional<String> value(LeaseKey key) {
+      return Optional.ofNullable(values.get(key));
+    }
+
+    @Override
+    public OptionalLong mark(LeaseKey key) {
+      return guard.highWaterMark(key);
+    }
+
+    @Override
+    public Harness reopen() {
+      return this;
+    }
+
+    @Override
+    public List<Long> admittedFences(LeaseKey key) {
+      return List.copyOf(log.getOrDefault(key, List.of()));
+    }
+
+    @Override
+    public boolean finalValueFollowsHighestFence() {
+      return true;
+    }
+
+    @Override
+    public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+      return guard.resetMark(key, newMark, operator, reason);
+    }
+
+    @Override
+    public List<MarkReset> markResets() {
+      return guard.markResets();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.leasehold.adapters.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.adapters.jdbc.FencedJdbcWriter;
+import io.leasehold.adapters.jdbc.JdbcTestSchema;
+import io.leasehold.adapters.tool.FencedTool;
+import io.leasehold.adapters.tool.FencedToolExecutor;
+import io.leasehold.adapters.tool.FileToolJournal;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shell command of the recovery procedure (docs/security.md), on each persistent guard. */
+class ResetMarkCommandTest {
+  @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
+  private static final LeaseKey KEY = LeaseKey.of("acct-7", "chat-1");
+
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return ResetMarkCommand.run(
+        args, "alice", Map.of("LEASEHOLD_JDBC_PASSWORD", db.database().server().password()),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private static FencingToken forged() {
+    return new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID());
+  }
+
+  @Test
+  void resetsAFileStoreMark() {
+    Path root = dir.resolve("files");
+    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
+        "--mark", "12", "--reason", "forged token, incident 7")).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("from 9223372036854775807 to 12 by alice");
+    assertThat(files.highWaterMark(KEY)).hasValue(12);
+    List<MarkReset> resets = files.markResets();
+    assertThat(resets).singleElement().satisfies(r -> {
+      assertThat(r.operator()).isEqualTo("alice");
+      assertThat(r.reason()).isEqualTo("forged token, incident 7");
+    });
+  }
+
+  @Test
+  void resetsAToolJournalMark() {
+    Path journal = dir.resolve("tools.jsonl");
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(journal))
+            .tool(FencedTool.of("echo", a -> a))
+            .build();
+    tools.call(forged(), "echo", com.fasterxml.jackson.databind.node.NullNode.getInstance());
+    assertThat(run("--tool-journal", journal.toString(), "--account", "acct-7", "--session", "chat-1",
+        "--mark", "0", "--reason", "leaked key")).isZero();
+    assertThat(FileToolJournal.open(journal).highWaterMark(KEY)).isEmpty();
+    assertThat(FileToolJournal.open(journal).markResets()).singleElement()
+        .satisfies(r -> assertThat(r.previousMark()).isEqualTo(Long.MAX_VALUE));
+  }
+
+  @Test
+  void resetsADatabaseWriterMark() {
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    writer.write(forged(), (c, t) -> null);
+    assertThat(run("--jdbc-url", db.database().jdbcUrl(), "--jdbc-user", db.database().server().user(),
+        "--account", "acct-7", "--session", "chat-1", "--mark", "5", "--reason", "forged")).isZero();
+    assertThat(writer.highWaterMark(KEY)).hasValue(5);
+  }
+
+  @Test
+  void badArgumentsChangeNothingAndSayHow() {
+    Path root = dir.resolve("files");
+    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
+        "--mark", "12")).isEqualTo(2);
+    assertThat(run("--file-store", root.toString(), "--tool-journal", "x", "--account", "acct-7",
+        "--session", "chat-1", "--mark", "12", "--reason", "r")).isEqualTo(2);
+    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
+        "--mark", "-3", "--reason", "r")).isEqualTo(1);
+    assertThat(run("--frobnicate", "1")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: ResetMarkCommand", "reason must not be blank");
+    assertThat(files.highWaterMark(KEY)).hasValue(Long.MAX_VALUE);
+    assertThat(files.markResets()).isEmpty();
+  }
+}

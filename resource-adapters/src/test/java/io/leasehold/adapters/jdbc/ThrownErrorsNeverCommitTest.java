@@ -1,0 +1,154 @@
+package io.leasehold.adapters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 13 (CONTRACT C16): when the work threw an Error or a sneaky checked exception, the
+ * admit-at-commit mode committed a stale writer's row, and strict mode committed a forged
+ * Long.MAX_VALUE mark: only SQLException and RuntimeException were caught, and restoring
+ * auto-commit in {@code finally} committed the open transaction. Work that commits by itself
+ * would commit without the admission. Every case, in both admission modes: nothing the work did
+ * is kept and the mark is unchanged.
+ */
+class ThrownErrorsNeverCommitTest {
+  @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  /** Work that writes the register, then fails as the case says. */
+  interface Failure {
+    void fail(Connection c) throws Exception;
+  }
+
+  static Stream<Arguments> failures() {
+    Failure assertionError = c -> {
+      throw new AssertionError("work asserted");
+    };
+    Failure stackOverflow = c -> recurse(0);
+    Failure sneakyChecked = c -> sneakyThrow(new Exception("checked, thrown sneakily"));
+    Failure commitsItself = Connection::commit;
+    Failure autoCommitOn = c -> c.setAutoCommit(true);
+    Failure rollsBackAndWritesAgain =
+        c -> {
+          c.rollback();
+          insert(c, "after rollback");
+        };
+    Stream.Builder<Arguments> out = Stream.builder();
+    for (boolean atCommit : new boolean[] {false, true}) {
+      out.add(Arguments.of("AssertionError", atCommit, assertionError));
+      out.add(Arguments.of("StackOverflowError", atCommit, stackOverflow));
+      out.add(Arguments.of("sneaky checked exception", atCommit, sneakyChecked));
+      out.add(Arguments.of("work calls commit()", atCommit, commitsItself));
+      out.add(Arguments.of("work turns auto-commit on", atCommit, autoCommitOn));
+      out.add(Arguments.of("work rolls back and writes again", atCommit, rollsBackAndWritesAgain));
+    }
+    return out.build();
+  }
+
+  @ParameterizedTest(name = "{0}, admit at commit: {1}")
+  @MethodSource("failures")
+  void aStaleWriterWhoseWorkFailsKeepsNothing(String name, boolean atCommit, Failure failure) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "thrown-" + KEYS.incrementAndGet());
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
+    RegisterHarness register = new RegisterHarness(db.dataSource());
+    register.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
+
+    // A stale writer (fence 9) and a forged one (Long.MAX_VALUE): neither may leave anything.
+    for (long fence : new long[] {9, Long.MAX_VALUE}) {
+      FencingToken token = new FencingToken(key, fence, UUID.randomUUID());
+      Throwable thrown =
+          catchThrowable(
+              () ->
+                  writer.write(
+                      token,
+                      (c, t) -> {
+                        setRegister(c, key, "written by fence " + fence);
+                        try {
+                          failure.fail(c);
+                        } catch (SQLException | RuntimeException | Error e) {
+                          throw e;
+                        } catch (Exception e) {
+                          ThrownErrorsNeverCommitTest.<RuntimeException>sneakyThrow(e);
+                        }
+                        return null;
+                      }));
+      assertThat(thrown).as("%s with fence %d", name, fence).isNotNull();
+      if (fence == 9 && !atCommit) {
+        // The admission comes first: the stale writer's work never ran.
+        assertThat(thrown).isInstanceOf(StaleFenceException.class);
+      }
+      assertThat(register.value(key)).as("%s with fence %d", name, fence).contains("ten");
+      assertThat(writer.highWaterMark(key)).as("%s with fence %d", name, fence).hasValue(10);
+      assertThat(countRows("after rollback")).isZero();
+    }
+    // The connections went back to the pool clean: an honest writer still works.
+    register.write(key, new FencingToken(key, 11, UUID.randomUUID()), "eleven");
+    assertThat(register.value(key)).contains("eleven");
+  }
+
+  private static Throwable catchThrowable(Runnable r) {
+    try {
+      r.run();
+      return null;
+    } catch (Throwable t) {
+      return t;
+    }
+  }
+
+  private static void setRegister(Connection c, LeaseKey key, String value) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
+                + " DO UPDATE SET value = EXCLUDED.value")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.setString(3, value);
+      ps.executeUpdate();
+    }
+  }
+
+  private static void insert(Connection c, String value) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO register VALUES ('x', ?, ?)")) {
+      ps.setString(1, UUID.randomUUID().toString());
+      ps.setString(2, value);
+      ps.executeUpdate();
+    }
+  }
+
+  private static int countRows(String value) throws SQLException {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM register WHERE value = ?")) {
+      ps.setString(1, value);
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private static int recurse(int depth) {
+    return recurse(depth + 1) + 1;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+    throw (E) e;
+  }
+}
