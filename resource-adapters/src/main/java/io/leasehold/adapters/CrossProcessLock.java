@@ -36,7 +36,16 @@ public final class CrossProcessLock {
    * @param lockFile the lock file; nothing is written to it
    */
   public CrossProcessLock(Path lockFile) {
-    this.lockFile = lockFile.toAbsolutePath().normalize();
+    // The real path of the directory: two spellings of one file (a symbolic link to its directory)
+    // must share one stripe, or the JVM's own file lock fails with OverlappingFileLockException.
+    Path absolute = lockFile.toAbsolutePath().normalize();
+    Path dir = absolute.getParent();
+    try {
+      dir = dir.toRealPath();
+    } catch (java.io.IOException e) {
+      // not there yet: the lock's first use fails with the reason
+    }
+    this.lockFile = dir.resolve(absolute.getFileName());
     this.jvmLock = STRIPES[Math.floorMod(this.lockFile.hashCode(), STRIPES.length)];
   }
 
@@ -67,7 +76,12 @@ public final class CrossProcessLock {
   @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
   public <T> T call(Action<T> action) throws IOException {
     jvmLock.lock();
-    try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try (FileChannel ch =
+            FileChannel.open(
+                lockFile,
+                java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
         FileLock lock = ch.lock()) {
       return action.run();
     } finally {

@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -54,7 +55,8 @@ import java.util.UUID;
  *
  * Every operation runs under one lock that holds across threads and processes (a JVM lock plus
  * an OS file lock on {@code .leasehold/lock}). Under it the store reads the key's high-water mark
- * from {@code .leasehold/marks/}, refuses a lower fence, raises the mark durably if the fence is
+ * (kept twice, in {@code .leasehold/marks/} and {@code .leasehold/marks-copy/}; the higher copy
+ * counts, so deleting or lowering one copy never lowers a mark), refuses a lower fence, raises the mark durably if the fence is
  * higher (before touching the data, so the mark never lags an acknowledged write), then writes the
  * content to a temporary file, records the writer's token in the file's {@code
  * user.leasehold.token} extended attribute, forces it to disk, renames it over the target
@@ -64,10 +66,19 @@ import java.util.UUID;
  * <h2>Paths</h2>
  *
  * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not
- * under {@code .leasehold}; directories are created as needed. A path whose directories lead out
- * of the root through a symbolic link is refused, and so is reading or deleting a symbolic link.
- * The root itself is trusted: someone who can replace directories inside it while the store runs
- * can defeat the check.
+ * under {@code .leasehold}, each name at most {@value #MAX_SEGMENT_BYTES} UTF-8 bytes (checked
+ * before anything is admitted); directories are created as needed. Writes and deletes open the
+ * path's directories one by one from the root without following links and rename or delete
+ * relative to that handle, so a path through a symbolic link is refused, even one swapped in while
+ * the store works. The store's own directories must be real directories; {@link #open} refuses a
+ * planted link, and only the store's own temporary names are ever deleted.
+ *
+ * <h2>Failing closed (CONTRACT C16)</h2>
+ *
+ * A mark file that cannot be read, or a key whose marks are gone while a file it wrote exists,
+ * refuses every operation of the key with {@link ResourceAccessException} naming the repair:
+ * {@link #resetMark} (or {@code ResetMarkCommand}) to the key's true fence. The store's own
+ * files (marks, logs, lock) are created readable by their owner only.
  *
  * <h2>Limits</h2>
  *
@@ -84,12 +95,16 @@ public final class FencedFileStore {
   public static final String META_DIR = ".leasehold";
   /** Longest accepted relative path, in characters. */
   public static final int MAX_PATH_LENGTH = 1024;
+  /** Longest accepted path segment (a file or directory name), in UTF-8 bytes, as on Linux. */
+  public static final int MAX_SEGMENT_BYTES = 255;
 
   private final Path root;
   private final Path lockFile;
-  private final Path marks;
   private final Path tmp;
+  private final MarkFiles marks;
   private final Path auditLog;
+  private static final System.Logger LOG = System.getLogger(FencedFileStore.class.getName());
+  private final java.util.concurrent.atomic.AtomicInteger damagedAuditLines = new java.util.concurrent.atomic.AtomicInteger();
   private final Path adminLog;
   private final boolean audit;
   private final CrossProcessLock lock;
@@ -104,23 +119,25 @@ public final class FencedFileStore {
     this.clock = b.clock;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
-    this.marks = meta.resolve("marks");
     this.tmp = meta.resolve("tmp");
+    Path primaryMarks = meta.resolve("marks");
+    Path copyMarks = meta.resolve("marks-copy");
+    this.marks = new MarkFiles(primaryMarks, copyMarks, tmp);
     this.auditLog = meta.resolve("audit.log");
     this.adminLog = meta.resolve("admin.log");
     this.audit = b.auditLog;
+    // The store's own directories: real directories, never links (CONTRACT C16).
+    DurableFiles.ownDirectory(meta);
+    DurableFiles.ownDirectory(primaryMarks);
+    boolean singleCopyStore = !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS);
+    DurableFiles.ownDirectory(copyMarks);
+    DurableFiles.ownDirectory(tmp);
     this.lock = new CrossProcessLock(lockFile);
-    Files.createDirectories(marks);
-    Files.createDirectories(tmp);
-    if (!Files.exists(lockFile)) {
-      try {
-        Files.createFile(lockFile);
-      } catch (java.nio.file.FileAlreadyExistsException e) {
-        // another process created it first
-      }
-    }
     locked(
         () -> {
+          if (singleCopyStore) {
+            marks.migrateFromSingleCopy();
+          }
           removeLeftoverTemporaryFiles();
           probeExtendedAttributes();
           return null;
@@ -182,30 +199,39 @@ public final class FencedFileStore {
     FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     return locked(
         () -> {
-          Path target = resolveForWrite(relative);
-          Admission admission = admit(token);
-          boolean existed = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
-          Path temp = tmp.resolve(UUID.randomUUID() + ".tmp");
-          try {
-            try (FileChannel ch =
-                FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-              ByteBuffer buf = ByteBuffer.wrap(content);
-              while (buf.hasRemaining()) {
-                ch.write(buf);
-              }
-              Files.getFileAttributeView(temp, UserDefinedFileAttributeView.class)
-                  .write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode(token.toText()));
-              ch.force(true);
+          try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
+              SecureDirectoryStream<Path> temps = TargetDirectory.secure(tmp)) {
+            BasicFileAttributes before = target.target();
+            if (before != null && !before.isRegularFile()) {
+              throw new IllegalArgumentException(
+                  "path names " + (before.isDirectory() ? "a directory" : "something other than a regular file")
+                      + ": " + relative);
             }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-          } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temp);
-            throw e;
+            Admission admission = admit(token, before == null ? null : target.file());
+            Path temp = Path.of(UUID.randomUUID() + ".tmp");
+            Path tempFile = tmp.resolve(temp);
+            try {
+              try (FileChannel ch =
+                  FileChannel.open(
+                      tempFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                  ch.write(buf);
+                }
+                Files.getFileAttributeView(tempFile, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode(token.toText()));
+                ch.force(true);
+              }
+              target.moveIn(temps, temp);
+            } catch (IOException | RuntimeException e) {
+              Files.deleteIfExists(tempFile);
+              throw e;
+            }
+            target.force();
+            FileOperation op = new FileOperation(FileOperation.Kind.WRITE, relative, admission, before != null);
+            appendAudit(op);
+            return op;
           }
-          forceDirectory(target.getParent());
-          FileOperation op = new FileOperation(FileOperation.Kind.WRITE, relative, admission, existed);
-          appendAudit(op);
-          return op;
         });
   }
 
@@ -226,16 +252,28 @@ public final class FencedFileStore {
     FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     return locked(
         () -> {
-          Path target = resolveExisting(relative);
-          Admission admission = admit(token);
-          boolean existed = target != null && Files.deleteIfExists(target);
-          if (existed) {
-            forceDirectory(target.getParent());
+          Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
+          try {
+            BasicFileAttributes before = dir.isPresent() ? dir.get().target() : null;
+            if (before != null && before.isSymbolicLink()) {
+              throw new IllegalArgumentException("path names a symbolic link: " + relative);
+            }
+            if (before != null && !before.isRegularFile()) {
+              throw new IllegalArgumentException("path does not name a regular file: " + relative);
+            }
+            Admission admission = admit(token, before == null ? null : dir.get().file());
+            if (before != null) {
+              dir.get().delete();
+              dir.get().force();
+            }
+            FileOperation op = new FileOperation(FileOperation.Kind.DELETE, relative, admission, before != null);
+            appendAudit(op);
+            return op;
+          } finally {
+            if (dir.isPresent()) {
+              dir.get().close();
+            }
           }
-          FileOperation op =
-              new FileOperation(FileOperation.Kind.DELETE, relative, admission, existed);
-          appendAudit(op);
-          return op;
         });
   }
 
@@ -294,12 +332,22 @@ public final class FencedFileStore {
     if (key == null) {
       throw new IllegalArgumentException("key must not be null");
     }
-    long mark = locked(() -> readMark(key));
-    return mark == 0 ? OptionalLong.empty() : OptionalLong.of(mark);
+    return locked(() -> marks.read(key));
   }
 
   /**
-   * The audit log: every admitted operation in admission order, across all processes.
+   * How many damaged audit-log lines {@link #auditLog()} skipped so far in this process.
+   *
+   * @return the count
+   */
+  public int damagedAuditLines() {
+    return damagedAuditLines.get();
+  }
+
+  /**
+   * The audit log: every admitted operation in admission order, across all processes. A damaged
+   * line is skipped, logged and counted ({@link #damagedAuditLines()}), so one bad line does not
+   * hide the rest.
    *
    * @return the entries
    * @throws IllegalStateException if the store was opened without an audit log
@@ -315,15 +363,29 @@ public final class FencedFileStore {
           if (!Files.exists(auditLog)) {
             return ops;
           }
-          for (String line : Files.readAllLines(auditLog, StandardCharsets.US_ASCII)) {
-            String[] f = line.split(" ");
-            FencingToken token = FencingToken.parse(f[1]);
-            ops.add(
-                new FileOperation(
-                    FileOperation.Kind.valueOf(f[0]),
-                    new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8),
-                    new Admission(token, Long.parseLong(f[3])),
-                    Boolean.parseBoolean(f[4])));
+          List<String> lines = Files.readAllLines(auditLog, StandardCharsets.ISO_8859_1);
+          for (int i = 0; i < lines.size(); i++) {
+            try {
+              String[] f = lines.get(i).split(" ", -1);
+              if (f.length != 5 || !(f[4].equals("true") || f[4].equals("false"))) {
+                throw new IllegalArgumentException("expected 5 fields");
+              }
+              FencingToken token = FencingToken.parse(f[1]);
+              ops.add(
+                  new FileOperation(
+                      FileOperation.Kind.valueOf(f[0]),
+                      checkPath(new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
+                      new Admission(token, Long.parseLong(f[3])),
+                      Boolean.parseBoolean(f[4])));
+            } catch (IllegalArgumentException e) {
+              int number = i + 1;
+              // One damaged line (a torn append, an edit) must not hide the rest of the record;
+              // the marks do not depend on this log.
+              damagedAuditLines.incrementAndGet();
+              LOG.log(
+                  System.Logger.Level.WARNING,
+                  () -> auditLog + " line " + number + " is damaged and was skipped: " + e.getMessage());
+            }
           }
           return ops;
         });
@@ -359,13 +421,18 @@ public final class FencedFileStore {
     }
     return locked(
         () -> {
-          MarkReset reset = new MarkReset(key, readMark(key), newMark, operator, reason, clock.instant());
+          long previous;
+          try {
+            previous = marks.read(key).orElse(0);
+          } catch (IOException damaged) {
+            previous = 0; // the reset is the repair of a damaged mark; the log says so below
+          }
+          MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, clock.instant());
           appendLine(adminLog, AdminLog.format(reset));
           if (newMark == 0) {
-            Files.deleteIfExists(markFile(key));
-            forceDirectory(marks);
+            marks.delete(key);
           } else {
-            writeMark(new FencingToken(key, newMark, RESET_RUN));
+            marks.write(new FencingToken(key, newMark, RESET_RUN));
           }
           return reset;
         });
@@ -408,68 +475,40 @@ public final class FencedFileStore {
     }
   }
 
-  /** Checks and raises the key's mark; the caller holds the store lock. */
-  private Admission admit(FencingToken token) throws IOException {
-    long mark = readMark(token.key());
+  /**
+   * Checks and raises the key's mark; the caller holds the store lock. {@code existing} is the
+   * operation's target if it exists: when the key has no mark at all but that file was written
+   * by the key, the mark was lost, and the operation fails closed (CONTRACT C16).
+   */
+  private Admission admit(FencingToken token, Path existing) throws IOException {
+    OptionalLong stored = marks.read(token.key());
+    if (stored.isEmpty() && existing != null) {
+      Optional<FencingToken> writer = readTokenAttributeQuietly(existing);
+      if (writer.isPresent() && writer.get().key().equals(token.key())) {
+        throw new IOException(
+            "the high-water mark of " + token.key() + " is missing, but " + existing + " was written"
+                + " by fence " + writer.get().fence() + " of that key: the marks were lost or deleted."
+                + " Every operation of the key is refused until an operator sets the mark again"
+                + " (FencedFileStore.resetMark or ResetMarkCommand) to at least the highest fence the"
+                + " key ever wrote; the lease table's current fence for the key is a safe choice");
+      }
+    }
+    long mark = stored.orElse(0);
     if (token.fence() < mark) {
       throw new StaleFenceException(token, mark);
     }
     if (token.fence() > mark) {
-      writeMark(token);
+      marks.write(token);
     }
     return new Admission(token, mark);
   }
 
-  private Path markFile(LeaseKey key) {
-    return marks.resolve(sha256(key.accountId() + '\u0000' + key.sessionId()));
-  }
-
-  private long readMark(LeaseKey key) throws IOException {
-    Path file = markFile(key);
-    String text;
+  private Optional<FencingToken> readTokenAttributeQuietly(Path file) {
     try {
-      text = Files.readString(file, StandardCharsets.US_ASCII).strip();
-    } catch (NoSuchFileException e) {
-      return 0;
+      return readTokenAttribute(file);
+    } catch (IOException | IllegalArgumentException e) {
+      return Optional.empty();
     }
-    // "<fence> <token of the run that raised it>": the token names the key, guarding against a
-    // hash collision or a stray file.
-    String[] parts = text.split(" ");
-    try {
-      if (parts.length != 2) {
-        throw new IllegalArgumentException("expected '<fence> <token>'");
-      }
-      FencingToken writer = FencingToken.parse(parts[1]);
-      long fence = Long.parseLong(parts[0]);
-      if (!writer.key().equals(key) || fence != writer.fence()) {
-        throw new IllegalArgumentException("it names another key or fence");
-      }
-      return fence;
-    } catch (IllegalArgumentException e) {
-      // Fail closed (CONTRACT C16): a mark that cannot be read is never taken for "no mark".
-      throw new IOException(
-          "damaged high-water mark file " + file + " for " + key + " (" + e.getMessage() + "):"
-              + " every operation of this key is refused until an operator sets the mark again"
-              + " with resetMark (ResetMarkCommand) to at least the highest fence this key ever"
-              + " wrote", e);
-    }
-  }
-
-  private void writeMark(FencingToken token) throws IOException {
-    Path temp = tmp.resolve(UUID.randomUUID() + ".mark");
-    byte[] bytes = (token.fence() + " " + token.toText() + "\n").getBytes(StandardCharsets.US_ASCII);
-    try (FileChannel ch =
-        FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ch.write(ByteBuffer.wrap(bytes));
-      ch.force(true);
-    }
-    try {
-      Files.move(temp, markFile(token.key()), StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.deleteIfExists(temp);
-      throw e;
-    }
-    forceDirectory(marks);
   }
 
   private void appendAudit(FileOperation op) throws IOException {
@@ -493,18 +532,17 @@ public final class FencedFileStore {
   private static void appendLine(Path log, String line) throws IOException {
     try (FileChannel ch =
         FileChannel.open(
-            log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            log,
+            java.util.Set.of(
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+            // Only the store's user reads the logs: they hold full tokens.
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
       ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
       while (buf.hasRemaining()) {
         ch.write(buf);
       }
       ch.force(false);
-    }
-  }
-
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
     }
   }
 
@@ -546,11 +584,22 @@ public final class FencedFileStore {
     }
   }
 
-  /** Temporary files of writers that crashed; safe to remove because we hold the lock. */
+  /** The names of the store's own temporary files: nothing else in tmp is ever deleted. */
+  private static final java.util.regex.Pattern OWN_TEMPORARY =
+      java.util.regex.Pattern.compile("(probe-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\\.tmp|\\.mark)?");
+
+  /**
+   * Temporary files of writers that crashed; safe to remove because we hold the lock. Only the
+   * store's own names, only regular files, never through a link (tmp itself was checked to be a
+   * real directory).
+   */
   private void removeLeftoverTemporaryFiles() throws IOException {
     try (DirectoryStream<Path> s = Files.newDirectoryStream(tmp)) {
       for (Path p : s) {
-        Files.deleteIfExists(p);
+        if (OWN_TEMPORARY.matcher(p.getFileName().toString()).matches()
+            && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+          Files.deleteIfExists(p);
+        }
       }
     }
   }
@@ -573,26 +622,17 @@ public final class FencedFileStore {
       if (s.isEmpty() || s.equals(".") || s.equals("..")) {
         throw new IllegalArgumentException("path must not contain empty, '.' or '..' segments: " + path);
       }
+      // Checked before anything is admitted: a name the file system refuses must not raise a mark.
+      if (s.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
+        throw new IllegalArgumentException(
+            "path segment longer than " + MAX_SEGMENT_BYTES + " bytes (UTF-8): " + s.substring(0, 16) + "...");
+      }
     }
+    io.leasehold.fencing.MarkReset.checkText("path", path); // well-formed UTF-16 too
     if (segments[0].equals(META_DIR)) {
       throw new IllegalArgumentException(META_DIR + " is reserved for the store itself");
     }
     return path;
-  }
-
-  /** Creates the parent directories and checks that they resolve inside the root. */
-  private Path resolveForWrite(String relative) throws IOException {
-    Path target = root.resolve(relative);
-    Path parent = target.getParent();
-    checkNoLinkEscape(relative);
-    Files.createDirectories(parent);
-    if (!parent.toRealPath().startsWith(root)) {
-      throw new IllegalArgumentException("path leaves the store root through a link: " + relative);
-    }
-    if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalArgumentException("path names a directory: " + relative);
-    }
-    return target;
   }
 
   /** The target if it exists as a regular file inside the root, null if it does not exist. */
@@ -623,15 +663,6 @@ public final class FencedFileStore {
       if (Files.isSymbolicLink(current)) {
         throw new IllegalArgumentException("path goes through a symbolic link: " + relative);
       }
-    }
-  }
-
-  private static String sha256(String s) {
-    try {
-      return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }
   }
 

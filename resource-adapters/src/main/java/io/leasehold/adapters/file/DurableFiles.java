@@ -1,0 +1,44 @@
+package io.leasehold.adapters.file;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/** Small file-system steps the file store repeats: forcing a directory, owning a directory. */
+final class DurableFiles {
+  private DurableFiles() {}
+
+  static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ch.force(true);
+    }
+  }
+
+  /**
+   * Makes sure {@code dir} is a real directory of the store's own (created 0700 if missing),
+   * never a symbolic link planted there: the store deletes and renames inside these directories,
+   * and following a planted link would let it touch files elsewhere.
+   */
+  static void ownDirectory(Path dir) throws IOException {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } catch (FileAlreadyExistsException e) {
+        // another process made it first; checked below
+      }
+    }
+    if (Files.isSymbolicLink(dir)) {
+      throw new IOException(
+          dir + " is a symbolic link; the store's own directories must be real directories inside"
+              + " its root. Remove the link (after checking what it points at and why it is there)");
+    }
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException(dir + " is not a directory; move it aside so the store can create its own");
+    }
+  }
+}
