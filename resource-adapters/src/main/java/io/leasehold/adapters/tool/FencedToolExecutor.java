@@ -93,6 +93,9 @@ public final class FencedToolExecutor {
    *     nothing was recorded and the tool did not run
    * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
    *     run
+   * @throws DuplicateCallException if the same run has a call with the same tool and idempotency
+   *     key in flight (the key is reserved at admission, so concurrent duplicates run the tool
+   *     once); the tool did not run
    * @throws ToolCallFailedException if the tool threw
    * @throws IllegalArgumentException if the tool is unknown or an argument is null
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written

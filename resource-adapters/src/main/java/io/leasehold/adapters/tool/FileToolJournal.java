@@ -35,17 +35,37 @@ import java.util.UUID;
  * refused} (with the highest fence) or {@code mark_reset} (an operator's audited reset: key,
  * previous and new mark, operator, reason, time). The file only grows: archive it when its sessions are over.
  *
+ * <h2>Failing closed (CONTRACT C16)</h2>
+ *
+ * The marks are also kept in {@code <file>.marks}, appended and forced before the call they admit
+ * is journaled: one line per raise ({@code raise <account> <session> <fence>}, key parts as
+ * unpadded base64url) or operator reset. A key's mark is the one that file gives, or, for a key
+ * it does not name (a journal made before it existed), the one the journal gives: truncating or
+ * deleting the journal never lowers a mark. A complete line that cannot be read, in either file,
+ * and a file that shrank while in use, refuse every operation with an error naming the file, the
+ * line and the repair. The files are created readable by their owner only: they hold tokens,
+ * arguments and results. Journal paths are canonical, so two spellings of one file share one lock.
+ *
  * <p>Thread-safe, and safe for several processes sharing the file.
  */
 public final class FileToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Path file;
   private final CrossProcessLock lock;
+  private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
+      java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+  private final Path marksFile;
   private final JournalState state = new JournalState();
+  private final java.util.Map<LeaseKey, Long> fileMarks = new java.util.HashMap<>();
   private long readUpTo;
+  private long linesRead;
+  private long marksReadUpTo;
+  private long marksLinesRead;
 
   private FileToolJournal(Path file) {
     this.file = file;
+    this.marksFile = file.resolveSibling(file.getFileName() + ".marks");
     this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"));
   }
 
@@ -60,7 +80,15 @@ public final class FileToolJournal implements ToolJournal {
     if (file == null) {
       throw new IllegalArgumentException("file must not be null");
     }
-    FileToolJournal journal = new FileToolJournal(file.toAbsolutePath().normalize());
+    Path absolute = file.toAbsolutePath().normalize();
+    Path canonical;
+    try {
+      // One journal, one name: a symbolic link to its directory must not make a second lock.
+      canonical = absolute.getParent().toRealPath().resolve(absolute.getFileName());
+    } catch (IOException e) {
+      throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
+    }
+    FileToolJournal journal = new FileToolJournal(canonical);
     journal.locked(() -> null);
     return journal;
   }
@@ -86,14 +114,27 @@ public final class FileToolJournal implements ToolJournal {
   public Admission admitAndStart(FencingToken token, UUID callId) {
     return locked(
         () -> {
+          Optional<ToolCall> duplicate = state.inFlightDuplicate(callId);
+          if (duplicate.isPresent()) {
+            ObjectNode line = event("refused", callId);
+            line.put("duplicateOf", duplicate.get().callId().toString());
+            append(line);
+            state.refusedDuplicate(callId, duplicate.get().callId());
+            ToolCall c = state.call(callId);
+            throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
+          }
+          long mark;
           try {
-            state.check(token);
+            mark = state.check(token);
           } catch (StaleFenceException e) {
             ObjectNode line = event("refused", callId);
             line.put("highest", e.highestFence());
             append(line);
             state.refused(callId, e.highestFence());
             throw e;
+          }
+          if (token.fence() > mark) {
+            appendMark("raise", token.key(), token.fence());
           }
           ObjectNode line = event("started", callId);
           line.put("token", token.toText());
@@ -142,6 +183,7 @@ public final class FileToolJournal implements ToolJournal {
         () -> {
           MarkReset reset =
               new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, at);
+          appendMark("reset", key, newMark);
           ObjectNode line = JSON.createObjectNode();
           line.put("event", "mark_reset");
           line.put("accountId", key.accountId());
@@ -187,37 +229,147 @@ public final class FileToolJournal implements ToolJournal {
 
   /** Applies what was appended since the last read; cuts off a torn last line. */
   private void catchUp() throws IOException {
-    if (!Files.exists(file)) {
-      Files.createFile(file);
+    catchUpJournal();
+    catchUpMarks();
+    // The marks file is the authority for every key it names (CONTRACT C16).
+    fileMarks.forEach(state::overrideMark);
+  }
+
+  private void catchUpJournal() throws IOException {
+    if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      createOwnerOnly(file);
     }
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       long size = ch.size();
-      if (size == readUpTo) {
-        return;
+      if (size < readUpTo) {
+        throw shrank(file, readUpTo, size);
       }
-      ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(size - readUpTo));
-      ch.read(buf, readUpTo);
-      byte[] bytes = buf.array();
-      int lineStart = 0;
-      for (int i = 0; i < bytes.length; i++) {
-        if (bytes[i] == '\n') {
-          apply(JSON.readTree(new String(bytes, lineStart, i - lineStart, StandardCharsets.UTF_8)));
-          lineStart = i + 1;
+      long complete = readUpTo;
+      try (java.io.BufferedReader in =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(
+                  java.nio.channels.Channels.newInputStream(ch.position(readUpTo)), StandardCharsets.UTF_8))) {
+        // Read line by line: memory stays proportional to one line, not to the file.
+        long position = readUpTo;
+        for (String text; (text = in.readLine()) != null; ) {
+          long next = position + text.getBytes(StandardCharsets.UTF_8).length + 1;
+          if (next > size) {
+            break; // the last line has no newline: torn by a crash
+          }
+          linesRead++;
+          try {
+            apply(JSON.readTree(text));
+          } catch (IOException | RuntimeException e) {
+            throw damaged(file, linesRead, e);
+          }
+          position = next;
+          complete = next;
         }
       }
-      long complete = readUpTo + lineStart;
       if (complete < size) {
         // A writer crashed mid-line; nobody else writes while we hold the lock.
-        ch.truncate(complete);
-        ch.force(true);
+        try (FileChannel w = FileChannel.open(file, StandardOpenOption.WRITE)) {
+          w.truncate(complete);
+          w.force(true);
+        }
       }
       readUpTo = complete;
     }
   }
 
+  private void catchUpMarks() throws IOException {
+    if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      if (marksReadUpTo > 0) {
+        throw shrank(marksFile, marksReadUpTo, 0);
+      }
+      return;
+    }
+    byte[] all = Files.readAllBytes(marksFile);
+    if (all.length < marksReadUpTo) {
+      throw shrank(marksFile, marksReadUpTo, all.length);
+    }
+    int start = Math.toIntExact(marksReadUpTo);
+    for (int i = start; i < all.length; i++) {
+      if (all[i] == '\n') {
+        marksLinesRead++;
+        String text = new String(all, start, i - start, StandardCharsets.US_ASCII);
+        try {
+          String[] f = text.split(" ", -1);
+          if (f.length != 4 || !(f[0].equals("raise") || f[0].equals("reset"))) {
+            throw new IllegalArgumentException("expected 'raise|reset <account> <session> <fence>'");
+          }
+          LeaseKey key = LeaseKey.of(decode(f[1]), decode(f[2]));
+          long fence = Long.parseLong(f[3]);
+          if (fence < 0) {
+            throw new IllegalArgumentException("negative fence");
+          }
+          if (f[0].equals("raise")) {
+            fileMarks.merge(key, fence, Math::max);
+          } else {
+            fileMarks.put(key, fence);
+          }
+        } catch (RuntimeException e) {
+          throw damaged(marksFile, marksLinesRead, e);
+        }
+        start = i + 1;
+      }
+    }
+    marksReadUpTo = start; // a torn last line is read again once complete (writers force first)
+  }
+
+  private void appendMark(String kind, LeaseKey key, long fence) throws IOException {
+    if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      createOwnerOnly(marksFile);
+    }
+    String line = kind + ' ' + encode(key.accountId()) + ' ' + encode(key.sessionId()) + ' ' + fence + '\n';
+    try (FileChannel ch =
+        FileChannel.open(marksFile, StandardOpenOption.WRITE, StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(false);
+    }
+    catchUpMarks();
+  }
+
+  private static void createOwnerOnly(Path f) throws IOException {
+    try {
+      Files.createFile(f, OWNER_ONLY);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // another process made it first
+    }
+  }
+
+  private static String encode(String s) {
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String decode(String s) {
+    return new String(java.util.Base64.getUrlDecoder().decode(s), StandardCharsets.UTF_8);
+  }
+
+  private static IOException damaged(Path f, long line, Exception cause) {
+    return new IOException(
+        f + " line " + line + " is damaged (" + cause + "). The journal refuses every call until it"
+            + " is repaired: stop every process using it, copy the file aside, remove or fix that"
+            + " line, and if marks may have been lost reset them with ResetMarkCommand"
+            + " --tool-journal to the lease table's current fences",
+        cause);
+  }
+
+  private static IOException shrank(Path f, long was, long is) {
+    return new IOException(
+        f + " shrank from " + was + " to " + is + " bytes while in use (truncated or replaced):"
+            + " every call is refused. Restore it from a copy, or reopen the journal after checking"
+            + " the marks (ResetMarkCommand --tool-journal) against the lease table");
+  }
+
   private void append(ObjectNode line) throws IOException {
     byte[] bytes = (JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       ByteBuffer buf = ByteBuffer.wrap(bytes);
       while (buf.hasRemaining()) {
         ch.write(buf);
@@ -225,41 +377,69 @@ public final class FileToolJournal implements ToolJournal {
       ch.force(false);
     }
     readUpTo += bytes.length;
+    linesRead++;
   }
 
   /** Applies a line another process (or an earlier run of this one) appended. */
   private void apply(JsonNode line) throws IOException {
+    if (line == null || !line.isObject()) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
     if ("mark_reset".equals(line.path("event").asText())) {
       state.applyReset(
           new MarkReset(
-              LeaseKey.of(line.get("accountId").asText(), line.get("sessionId").asText()),
-              line.get("previous").asLong(),
-              line.get("mark").asLong(),
-              line.get("operator").asText(),
-              line.get("reason").asText(),
-              Instant.parse(line.get("at").asText())));
+              LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()),
+              req(line, "previous").asLong(),
+              req(line, "mark").asLong(),
+              req(line, "operator").asText(),
+              req(line, "reason").asText(),
+              Instant.parse(req(line, "at").asText())));
       return;
     }
-    UUID callId = UUID.fromString(line.get("call").asText());
-    switch (line.get("event").asText()) {
+    UUID callId = UUID.fromString(req(line, "call").asText());
+    switch (req(line, "event").asText()) {
       case "intended" -> {
         JsonNode key = line.get("idempotencyKey");
         state.intended(
             new ToolCall(
                 callId,
-                line.get("tool").asText(),
-                FencingToken.parse(line.get("token").asText()),
-                line.get("arguments"),
+                req(line, "tool").asText(),
+                FencingToken.parse(req(line, "token").asText()),
+                present(line, "arguments"),
                 key == null ? Optional.empty() : Optional.of(key.asText()),
                 ToolCall.State.INTENDED,
                 Optional.empty(),
                 Optional.empty()));
       }
-      case "started" -> state.started(FencingToken.parse(line.get("token").asText()), callId);
-      case "finished" -> state.finished(callId, line.get("result"));
-      case "failed" -> state.failed(callId, line.get("error").asText());
-      case "refused" -> state.refused(callId, line.get("highest").asLong());
+      case "started" -> state.started(FencingToken.parse(req(line, "token").asText()), callId);
+      case "finished" -> state.finished(callId, present(line, "result"));
+      case "failed" -> state.failed(callId, req(line, "error").asText());
+      case "refused" -> {
+        if (line.has("duplicateOf")) {
+          state.refusedDuplicate(callId, UUID.fromString(req(line, "duplicateOf").asText()));
+        } else {
+          state.refused(callId, req(line, "highest").asLong());
+        }
+      }
       default -> throw new IOException("unknown journal event in " + file + ": " + line);
     }
   }
+  /** A required member that may be JSON null (arguments, results). */
+  private static JsonNode present(JsonNode line, String name) {
+    JsonNode v = line.get(name);
+    if (v == null) {
+      throw new IllegalArgumentException("missing member '" + name + "'");
+    }
+    return v;
+  }
+
+  /** A required member; its absence is damage, reported with the line, never a null. */
+  private static JsonNode req(JsonNode line, String name) {
+    JsonNode v = line.get(name);
+    if (v == null || v.isNull()) {
+      throw new IllegalArgumentException("missing member '" + name + "'");
+    }
+    return v;
+  }
+
 }

@@ -37,6 +37,32 @@ final class JournalState {
     return mark;
   }
 
+  /**
+   * A call of the same run with the same tool and idempotency key that is in flight (started,
+   * not finished): the reservation that makes concurrent duplicates run the tool once. A started
+   * call of an earlier run is in doubt, not in flight: a new run's retry may go ahead.
+   */
+  java.util.Optional<ToolCall> inFlightDuplicate(UUID callId) {
+    ToolCall call = calls.get(callId);
+    if (call == null || call.idempotencyKey().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    for (ToolCall c : calls.values()) {
+      if (!c.callId().equals(callId)
+          && c.state() == ToolCall.State.STARTED
+          && c.tool().equals(call.tool())
+          && c.idempotencyKey().equals(call.idempotencyKey())
+          && c.token().sameRun(call.token())) {
+        return java.util.Optional.of(c);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  ToolCall call(UUID callId) {
+    return calls.get(callId);
+  }
+
   Admission started(FencingToken token, UUID callId) {
     long mark = check(token);
     marks.put(token.key(), token.fence());
@@ -46,6 +72,19 @@ final class JournalState {
 
   void refused(UUID callId, long highest) {
     update(callId, ToolCall.State.REFUSED, Optional.empty(), Optional.of("stale; highest fence " + highest));
+  }
+
+  void refusedDuplicate(UUID callId, UUID inFlight) {
+    update(callId, ToolCall.State.REFUSED, Optional.empty(), Optional.of("duplicate of call " + inFlight + " in flight"));
+  }
+
+  /** Sets a key's mark from the journal's separate marks file, the authority for its keys. */
+  void overrideMark(LeaseKey key, long mark) {
+    if (mark == 0) {
+      marks.remove(key);
+    } else {
+      marks.put(key, mark);
+    }
   }
 
   void finished(UUID callId, JsonNode result) {

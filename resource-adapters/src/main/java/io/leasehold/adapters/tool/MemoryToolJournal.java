@@ -29,6 +29,12 @@ public final class MemoryToolJournal implements ToolJournal {
 
   @Override
   public synchronized Admission admitAndStart(FencingToken token, UUID callId) {
+    java.util.Optional<ToolCall> duplicate = state.inFlightDuplicate(callId);
+    if (duplicate.isPresent()) {
+      state.refusedDuplicate(callId, duplicate.get().callId());
+      ToolCall c = state.call(callId);
+      throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
+    }
     try {
       return state.started(token, callId);
     } catch (StaleFenceException e) {

@@ -36,6 +36,8 @@ public interface ToolJournal {
    * @return the admission
    * @throws StaleFenceException if the fence is below the key's mark; the call is recorded as
    *     refused
+   * @throws DuplicateCallException if the same run has a call with the same tool and idempotency
+   *     key in flight; the call is recorded as refused
    */
   Admission admitAndStart(FencingToken token, UUID callId);
 
