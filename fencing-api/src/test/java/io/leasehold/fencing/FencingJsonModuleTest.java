@@ -48,4 +48,21 @@ class FencingJsonModuleTest {
     assertThatThrownBy(() -> mapper.readValue(json, FencingToken.class))
         .isInstanceOf(IOException.class);
   }
+
+  /** Issue 13: the JSON token {@code null} parsed to null, and trailing content was accepted. */
+  @org.junit.jupiter.api.Test
+  void nullAndTrailingContentAreRefused() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper mapper =
+        new com.fasterxml.jackson.databind.ObjectMapper().registerModule(new io.leasehold.fencing.json.FencingJsonModule());
+    FencingToken t = new FencingToken(LeaseKey.of("a", "b"), 3, java.util.UUID.randomUUID());
+    String json = mapper.writeValueAsString(t);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> mapper.readValue("null", FencingToken.class))
+        .hasMessageContaining("must not be null");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> io.leasehold.fencing.json.FencingJsonModule.readToken(json + " {\"x\":1}"))
+        .isInstanceOf(IllegalArgumentException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.leasehold.fencing.json.FencingJsonModule.readToken("null"))
+        .isInstanceOf(IllegalArgumentException.class);
+    org.assertj.core.api.Assertions.assertThat(io.leasehold.fencing.json.FencingJsonModule.readToken(json)).isEqualTo(t);
+  }
 }

@@ -31,6 +31,7 @@ final class Keeper {
 
   private ScheduledExecutorService scheduler;
   private boolean ownsScheduler;
+  private KeeperThreads threads;
   private ScheduledFuture<?> renewTask;
   private ScheduledFuture<?> watchTask;
   private boolean stopped;
@@ -83,7 +84,7 @@ final class Keeper {
       } else {
         // Three threads at most, started as needed: renewal, the deadline watch, and the
         // second statement of a renewal of more than one chunk.
-        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(3, new KeeperThreads());
+        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(3, threads = new KeeperThreads());
         own.setRemoveOnCancelPolicy(true);
         scheduler = own;
         ownsScheduler = true;
@@ -150,6 +151,11 @@ final class Keeper {
       return;
     }
     scheduler.shutdown();
+    if (threads != null && threads.madeCurrentThread()) {
+      // Closed from our own thread (a loss listener calling close()): waiting for the scheduler
+      // would wait for this very task. It ends when the task returns.
+      return;
+    }
     try {
       if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
         scheduler.shutdownNow();
@@ -164,10 +170,16 @@ final class Keeper {
     private static final AtomicInteger STORES = new AtomicInteger();
     private final int store = STORES.incrementAndGet();
     private final AtomicInteger threads = new AtomicInteger();
+    private final java.util.Set<Thread> made = ConcurrentHashMap.newKeySet();
+
+    boolean madeCurrentThread() {
+      return made.contains(Thread.currentThread());
+    }
 
     @Override
     public Thread newThread(Runnable r) {
       Thread t = new Thread(r, "leasehold-keeper-" + store + "-" + threads.incrementAndGet());
+      made.add(t);
       t.setDaemon(true);
       return t;
     }

@@ -92,6 +92,9 @@ public final class LeaseStore implements AutoCloseable {
   private final LeaseSql sql;
   private final Keeper keeper;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
+  private final java.util.Set<Lease> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final AtomicInteger acquiresSincePrune = new AtomicInteger();
 
   private LeaseStore(Builder b) {
     this.dataSource = b.dataSource;
@@ -202,8 +205,15 @@ public final class LeaseStore implements AutoCloseable {
       }
       return new AcquireResult.TooLate(token, released);
     }
-    return new AcquireResult.Acquired(
-        new Lease(this, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline));
+    Lease lease = new Lease(this, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline);
+    live.add(lease);
+    if (closed.get()) {
+      // close() ran while this acquire was in flight: it must not hand out a lease that lies.
+      lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
+      releaseQuietly(lease);
+    }
+    pruneDroppedLeases();
+    return new AcquireResult.Acquired(lease);
   }
 
   private record Granted(long fence, Instant acquiredAt, Instant expiresAt) {}
@@ -540,11 +550,40 @@ public final class LeaseStore implements AutoCloseable {
     return releaseUnchecked(token);
   }
 
-  /** The release of a run's own handle: authorized by the acquire that made it. */
+  /**
+   * The release of a run's own handle: authorized by the acquire that made it. On a closed store
+   * the lease was released by {@link #close()} already.
+   */
   ReleaseResult releaseOwn(Lease lease) {
     ensureOwn(lease);
-    ensureOpen();
+    if (closed.get()) {
+      return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
+    }
     return releaseUnchecked(lease.identity());
+  }
+
+  /**
+   * Forgets handles their runs dropped without releasing, once their local deadline passed
+   * (they are lost then, and expire in the database by themselves): the set of live handles
+   * stays as large as the leases really held.
+   */
+  private void pruneDroppedLeases() {
+    if (acquiresSincePrune.incrementAndGet() < 1024) {
+      return;
+    }
+    acquiresSincePrune.set(0);
+    for (Lease l : live) {
+      l.checkDeadline();
+    }
+  }
+
+  private void releaseQuietly(Lease lease) {
+    try {
+      releaseUnchecked(lease.identity());
+    } catch (LeaseStoreException e) {
+      System.getLogger(LeaseStore.class.getName())
+          .log(System.Logger.Level.WARNING, "could not release " + lease + " on close; it will expire", e);
+    }
   }
 
   /**
@@ -774,24 +813,27 @@ public final class LeaseStore implements AutoCloseable {
   // ------------------------------------------------------------------ lifecycle
 
   /**
-   * Closes the store: every kept lease is declared lost ({@link LeaseLoss.Reason#STORE_CLOSED}),
-   * so its work stops, and then released; then the store's own scheduler, if it made one, is
-   * stopped. Idempotent. Afterwards every method throws {@link IllegalStateException}.
+   * Closes the store: every lease it handed out and that is still held, kept alive or not, is
+   * declared lost ({@link LeaseLoss.Reason#STORE_CLOSED}), so its work stops and its handle
+   * refuses fenced operations, and then released in the database, so the next run does not wait
+   * for the TTL; then the store's own scheduler, if it made one, is stopped. Idempotent, and safe
+   * to call from a loss listener. Afterwards every method throws {@link IllegalStateException},
+   * except {@link Lease#release()}, which answers {@code NOT_HELD}.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    for (Lease lease : keeper.stopAndDrain()) {
-      lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
-      try {
-        releaseUnchecked(lease.identity());
-      } catch (LeaseStoreException e) {
-        System.getLogger(LeaseStore.class.getName())
-            .log(System.Logger.Level.WARNING, "could not release " + lease + " on close", e);
+    java.util.Set<Lease> ending = new java.util.LinkedHashSet<>(keeper.stopAndDrain());
+    ending.addAll(live);
+    for (Lease lease : ending) {
+      if (!lease.isEnded()) {
+        lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
+        releaseQuietly(lease);
       }
     }
+    live.clear();
     keeper.shutdown();
   }
 
@@ -858,6 +900,7 @@ public final class LeaseStore implements AutoCloseable {
 
   void forget(Lease lease) {
     keeper.forget(lease);
+    live.remove(lease);
   }
 
   private void ensureOpen() {

@@ -63,6 +63,7 @@ public final class LeaseWatcher implements AutoCloseable {
   private static final long POLL_MILLIS = 250;
 
   private final LeaseStore store;
+  private final java.util.concurrent.atomic.AtomicLong malformed = new java.util.concurrent.atomic.AtomicLong();
   private final DataSource listenSource;
   private final String channel;
   private final Map<LeaseKey, List<Consumer<LeaseEvent>>> byKey = new ConcurrentHashMap<>();
@@ -147,6 +148,16 @@ public final class LeaseWatcher implements AutoCloseable {
   }
 
   /**
+   * How many notifications on the channel were malformed and skipped (any database user can
+   * NOTIFY the channel).
+   *
+   * @return the count
+   */
+  public long malformedNotifications() {
+    return malformed.get();
+  }
+
+  /**
    * Whether the listening connection is up now.
    *
    * @return true when listening
@@ -195,7 +206,14 @@ public final class LeaseWatcher implements AutoCloseable {
             connection.unwrap(PGConnection.class).getNotifications((int) nextWaitMillis());
         if (notes != null) {
           for (PGNotification n : notes) {
-            handle(n.getParameter());
+            // Any database user can NOTIFY this channel: a malformed payload is skipped and
+            // counted on its own, never allowed to drop the valid ones beside it.
+            try {
+              handle(n.getParameter());
+            } catch (IllegalArgumentException e) {
+              malformed.incrementAndGet();
+              LOG.log(Level.WARNING, () -> "ignoring malformed lease notification: " + e.getMessage());
+            }
           }
         }
         checkDeadlines();
@@ -242,17 +260,23 @@ public final class LeaseWatcher implements AutoCloseable {
   }
 
   private void handle(String payload) {
-    String[] p = payload.split(" ");
+    String shown = payload == null ? "null" : payload.substring(0, Math.min(payload.length(), 200));
+    String[] p = payload == null ? new String[0] : payload.split(" ", -1);
     if (p.length != 4) {
-      LOG.log(Level.WARNING, "ignoring unexpected lease notification: " + payload);
-      return;
+      throw new IllegalArgumentException("expected '<event> <account hex> <session hex> <fence>': " + shown);
     }
     LeaseEvent.Kind kind =
         switch (p[0]) {
           case "acquired" -> LeaseEvent.Kind.ACQUIRED;
           case "taken_over" -> LeaseEvent.Kind.TAKEN_OVER;
-          default -> LeaseEvent.Kind.RELEASED;
+          case "released" -> LeaseEvent.Kind.RELEASED;
+          default -> throw new IllegalArgumentException("unknown event: " + shown);
         };
+    try {
+      Long.parseLong(p[3]);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("fence is not a number: " + shown, e);
+    }
     HexFormat hex = HexFormat.of();
     LeaseKey key =
         LeaseKey.of(

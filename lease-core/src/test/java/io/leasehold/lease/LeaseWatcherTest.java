@@ -187,4 +187,28 @@ class LeaseWatcherTest {
     assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
     lease.release();
   }
+
+  /**
+   * Issue 13: a malformed NOTIFY sent by any database user dropped the valid notifications of the
+   * same batch. Malformed payloads and a valid acquire commit in one transaction, so PostgreSQL
+   * delivers them together.
+   */
+  @Test
+  void malformedNotificationsAreSkippedOneByOneAndCounted() throws Exception {
+    try (java.sql.Connection c = db.dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      c.setAutoCommit(false);
+      st.execute("NOTIFY leasehold_lease, 'garbage'");
+      st.execute("NOTIFY leasehold_lease, 'acquired zz zz 1'");
+      st.execute("NOTIFY leasehold_lease, 'exploded 61 62 1'");
+      st.execute("NOTIFY leasehold_lease, 'acquired 61 62 not-a-fence'");
+      c.commit();
+    }
+    Lease lease = acquire(store);
+    LeaseEvent acquired = next();
+    assertThat(acquired.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    assertThat(acquired.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
+    assertThat(watcher.malformedNotifications()).isEqualTo(4);
+    lease.release();
+  }
 }

@@ -27,6 +27,8 @@ final class Worker implements Runnable {
   private final Duration ttl;
   private final long stopAtNanos;
   private final PauseSchedule pauses;
+  /** Leases this worker's runs left without releasing: the store releases them when it closes. */
+  private final java.util.Map<FencingToken, LeaseKey> unreleased = new java.util.LinkedHashMap<>();
   private int writes;
 
   Worker(
@@ -117,7 +119,11 @@ final class Worker implements Runnable {
       }
     }
     // Release when done; a run that lost its lease sometimes releases late too (a stale clean-up).
-    if (lost ? random.nextBoolean() : random.nextInt(10) < 7) {
+    boolean releases = lost ? random.nextBoolean() : random.nextInt(10) < 7;
+    if (!releases && !lost) {
+      unreleased.put(token, key);
+    }
+    if (releases) {
       long t = System.nanoTime();
       record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
@@ -156,6 +162,18 @@ final class Worker implements Runnable {
 
   private void lossKnown(LeaseKey key, FencingToken token, String why) {
     record(Op.Type.LOSS_KNOWN, key, token, Op.Outcome.OK, null, null, false, System.nanoTime(), why);
+  }
+
+  /**
+   * Records, before the process closes its store, a pending release of every lease its runs left
+   * held: closing the store releases them (CONTRACT C6, and issue 13's "release on close").
+   */
+  void recordReleaseOnClose() {
+    for (java.util.Map.Entry<FencingToken, LeaseKey> e : unreleased.entrySet()) {
+      record(Op.Type.RELEASE, e.getValue(), e.getKey(), Op.Outcome.PENDING, null, null, false, System.nanoTime(),
+          "the store's close() releases it");
+    }
+    unreleased.clear();
   }
 
   private void record(

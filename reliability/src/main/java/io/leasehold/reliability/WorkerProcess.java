@@ -51,15 +51,20 @@ final class WorkerProcess {
         History history = new History(historyFile)) {
       TortureResources resources = new TortureResources(dir, ds);
       List<Thread> threads = new ArrayList<>();
+      List<Worker> running = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
         Worker w = new Worker(process, names.get(i), client, resources, keys(keyCount), seed * 31 + i, history, ttl,
             stopAt, pauses);
+        running.add(w);
         Thread t = new Thread(w, "torture-" + process + "-" + names.get(i));
         t.start();
         threads.add(t);
       }
       for (Thread t : threads) {
         t.join();
+      }
+      for (Worker w : running) {
+        w.recordReleaseOnClose();
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileHarness;
@@ -27,7 +28,7 @@ public final class ConcurrentWriterMain {
   private ConcurrentWriterMain() {}
 
   public static void main(String[] args) throws Exception {
-    Harness h =
+    GuardHarness h =
         switch (args[0]) {
           case "file" -> new FileHarness(Path.of(args[1]));
           case "tool" -> new ToolHarness(Path.of(args[1]), new ConcurrentHashMap<>());

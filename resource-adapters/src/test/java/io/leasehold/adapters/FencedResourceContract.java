@@ -3,65 +3,34 @@ package io.leasehold.adapters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.fencing.Fenced;
+import io.leasehold.adapters.jdbc.LeaseTableVerifier;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.LeaseLostException;
-import io.leasehold.fencing.StaleFenceException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import io.leasehold.adapters.jdbc.LeaseTableVerifier;
-import io.leasehold.fencing.AdminDeniedException;
-import io.leasehold.fencing.MarkReset;
-import io.leasehold.fencing.SignatureScheme;
-import io.leasehold.fencing.SigningKey;
-import io.leasehold.fencing.TokenKeySet;
-import io.leasehold.fencing.TokenSignature;
 import io.leasehold.fencing.TokenVerificationException;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.util.concurrent.atomic.AtomicReference;
+import io.leasehold.testkit.FenceGuardContract;
+import io.leasehold.testkit.GuardHarness;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Optional;
+import java.util.UUID;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The guard contract (CONTRACT C9-C11, C13, C15, C17) every adapter must keep. Each adapter's
- * test class extends it and supplies a {@link Harness}.
+ * The published guard contract ({@code leasehold-guard-testkit}), plus what needs a lease
+ * database: the online verification mode (CONTRACT C15). Each adapter's test class extends it.
  */
-public abstract class FencedResourceContract {
-  private static final AtomicInteger KEYS = new AtomicInteger();
-
+public abstract class FencedResourceContract extends FenceGuardContract {
   /** A lease database for the online verification mode (adapters may use their own instead). */
   @RegisterExtension
   static final TestDatabaseExtension leaseDb =
       TestDatabaseExtension.withTemplate("contract_lease", ds -> LeaseSchema.defaults().apply(ds));
-
-  protected LeaseKey key;
-
-  /** A fresh adapter on fresh storage, verifying tokens with {@code verifier}. */
-  protected abstract Harness harness(TokenVerifier verifier);
-
-  /** A fresh adapter that trusts every writer. */
-  protected Harness harness() {
-    return harness(TokenVerifier.trustEveryWriter());
-  }
 
   /** The lease database that {@link #onlineHarness()} verifies against. */
   protected DataSource leaseDatabase() {
@@ -69,216 +38,22 @@ public abstract class FencedResourceContract {
   }
 
   /** A fresh adapter that verifies tokens online against {@link #leaseDatabase()}. */
-  protected Harness onlineHarness() {
+  protected GuardHarness onlineHarness() {
     return harness(LeaseTableVerifier.of(leaseDatabase(), "leasehold_lease"));
   }
 
-  @BeforeEach
-  void newKey() {
-    key = LeaseKey.of("acct", getClass().getSimpleName() + "-" + KEYS.incrementAndGet());
-  }
-
-  protected FencingToken token(long fence) {
-    return new FencingToken(key, fence, UUID.nameUUIDFromBytes(Long.toString(fence).getBytes()));
-  }
-
-  @Test
-  void lowerFenceIsRejectedAndChangesNothing() {
-    Harness h = harness();
-    h.write(key, token(5), "five");
-    assertThatThrownBy(() -> h.write(key, token(3), "three"))
-        .isInstanceOfSatisfying(
-            StaleFenceException.class,
-            e -> {
-              assertThat(e.presentedFence()).isEqualTo(3);
-              assertThat(e.highestFence()).isEqualTo(5);
-              assertThat(e.key()).isEqualTo(key);
-            });
-    assertThat(h.value(key)).contains("five");
-    assertThat(h.mark(key)).hasValue(5);
-    assertThat(h.admittedFences(key)).containsExactly(5L);
-  }
-
-  @Test
-  void equalFenceIsAdmitted() {
-    Harness h = harness();
-    h.write(key, token(5), "first");
-    h.write(key, token(5), "second");
-    assertThat(h.value(key)).contains("second");
-    assertThat(h.mark(key)).hasValue(5);
-  }
-
-  @Test
-  void higherFenceIsAdmittedAndRaisesTheMark() {
-    Harness h = harness();
-    h.write(key, token(5), "five");
-    h.write(key, token(9), "nine");
-    assertThat(h.mark(key)).hasValue(9);
-    assertThat(h.value(key)).contains("nine");
-    assertThatThrownBy(() -> h.write(key, token(8), "eight")).isInstanceOf(StaleFenceException.class);
-  }
-
-  @Test
-  void markSurvivesARestart() {
-    Harness h = harness();
-    h.write(key, token(7), "seven");
-    Harness restarted = h.reopen();
-    assertThat(restarted.mark(key)).hasValue(7);
-    assertThatThrownBy(() -> restarted.write(key, token(6), "six")).isInstanceOf(StaleFenceException.class);
-    assertThat(restarted.value(key)).contains("seven");
-    restarted.write(key, token(7), "seven again");
-    assertThat(restarted.value(key)).contains("seven again");
-  }
-
-  @Test
-  void keysAreIndependent() {
-    Harness h = harness();
-    h.write(key, token(50), "high");
-    LeaseKey other = LeaseKey.of("acct", key.sessionId() + "-other");
-    h.write(other, new FencingToken(other, 1, UUID.randomUUID()), "low but other key");
-    assertThat(h.value(other)).contains("low but other key");
-    assertThat(h.mark(other)).hasValue(1);
-  }
-
-  @Test
-  void aLeaseKnownLostIsRefusedBeforeTheResource() {
-    Harness h = harness();
-    h.write(key, token(2), "two");
-    FencingToken lostToken = token(4);
-    Fenced lost =
-        () -> {
-          throw new LeaseLostException(lostToken, "test");
-        };
-    assertThatThrownBy(() -> h.write(key, lost, "four")).isInstanceOf(LeaseLostException.class);
-    assertThat(h.value(key)).contains("two");
-    assertThat(h.mark(key)).hasValue(2);
-  }
-
-  @Test
-  void nullTokenIsAClearError() {
-    Harness h = harness();
-    assertThatThrownBy(() -> h.write(key, null, "x")).isInstanceOf(IllegalArgumentException.class);
-    assertThat(h.mark(key)).isEmpty();
-  }
-
-  /**
-   * Many threads write with interleaved, slowly rising fences. In the adapter's own log of
-   * admissions the fences never decrease, every refusal named a higher mark, and the final value
-   * comes from a write of the highest admitted fence.
-   */
-  @Test
-  void noStaleWriteIsAdmittedUnderContention() throws Exception {
-    Harness h = harness();
-    int threads = 6;
-    int writesPerThread = 40;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    CyclicBarrier start = new CyclicBarrier(threads);
-    List<Future<List<long[]>>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int thread = t;
-      futures.add(
-          pool.submit(
-              () -> {
-                start.await();
-                List<long[]> admitted = new ArrayList<>();
-                for (int i = 0; i < writesPerThread; i++) {
-                  long fence = 1 + i + ThreadLocalRandom.current().nextInt(8);
-                  try {
-                    h.write(key, token(fence), fence + ":" + thread + ":" + i);
-                    admitted.add(new long[] {fence});
-                  } catch (StaleFenceException e) {
-                    assertThat(e.highestFence()).isGreaterThan(fence);
-                  }
-                }
-                return admitted;
-              }));
-    }
-    long highest = 0;
-    int admittedCount = 0;
-    for (Future<List<long[]>> f : futures) {
-      for (long[] a : f.get(120, TimeUnit.SECONDS)) {
-        highest = Math.max(highest, a[0]);
-        admittedCount++;
-      }
-    }
-    pool.shutdown();
-    List<Long> log = h.admittedFences(key);
-    assertThat(log).hasSize(admittedCount);
-    for (int i = 1; i < log.size(); i++) {
-      assertThat(log.get(i)).as("admission #%d", i).isGreaterThanOrEqualTo(log.get(i - 1));
-    }
-    assertThat(log.get(log.size() - 1)).isEqualTo(highest);
-    assertThat(h.mark(key)).hasValue(highest);
-    if (h.finalValueFollowsHighestFence()) {
-      Optional<String> value = h.value(key);
-      assertThat(value).isPresent();
-      assertThat(Long.parseLong(value.get().split(":")[0])).isEqualTo(highest);
-    }
-  }
-
-  // ------------------------------------------------------------------ C15: authentic tokens
-
-  /** Asserts that a write with {@code forged} is refused by verification and changes nothing. */
-  private void assertUnverified(Harness h, FencingToken forged, TokenVerificationException.Reason reason) {
+  private void assertNotIssued(GuardHarness h, FencingToken forged) {
     Optional<String> before = h.value(key);
-    java.util.OptionalLong markBefore = h.mark(key);
+    OptionalLong markBefore = h.mark(key);
     List<Long> logBefore = h.admittedFences(key);
     assertThatThrownBy(() -> h.write(key, forged, "forged"))
         .as("forged token %s", forged)
-        .isInstanceOfSatisfying(TokenVerificationException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+        .isInstanceOfSatisfying(
+            TokenVerificationException.class,
+            e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.NOT_ISSUED));
     assertThat(h.value(key)).isEqualTo(before);
     assertThat(h.mark(key)).isEqualTo(markBefore);
     assertThat(h.admittedFences(key)).isEqualTo(logBefore);
-  }
-
-  /**
-   * Issue 12: a token with fence Long.MAX_VALUE for a key the attacker never held was admitted and
-   * locked every honest run out. With signatures required, every forgery is refused before the
-   * mark is touched, and honest runs go on.
-   */
-  @ParameterizedTest
-  @EnumSource(SignatureScheme.class)
-  void forgedTokensAreRefusedWithTheMarkUnchanged(SignatureScheme scheme) {
-    SigningKey store = SigningKey.generate(scheme, "store-1");
-    Harness h = harness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
-    h.write(key, store.sign(token(5)), "five");
-
-    assertUnverified(h, token(Long.MAX_VALUE), TokenVerificationException.Reason.UNSIGNED);
-    assertUnverified(h, token(6), TokenVerificationException.Reason.UNSIGNED);
-    assertUnverified(
-        h, SigningKey.generate(scheme, "store-1").sign(token(Long.MAX_VALUE)),
-        TokenVerificationException.Reason.BAD_SIGNATURE);
-    TokenSignature honest = store.sign(token(6)).signature().orElseThrow();
-    assertUnverified(
-        h, new FencingToken(key, Long.MAX_VALUE, token(6).runId(), Optional.of(honest)),
-        TokenVerificationException.Reason.BAD_SIGNATURE);
-    assertUnverified(
-        h, SigningKey.generate(scheme, "store-9").sign(token(Long.MAX_VALUE)),
-        TokenVerificationException.Reason.UNKNOWN_KEY);
-
-    h.write(key, store.sign(token(6)), "six");
-    assertThat(h.value(key)).contains("six");
-    assertThat(h.mark(key)).hasValue(6);
-  }
-
-  /** Key rotation: sign with the new key, verify old and new, retire the old. */
-  @Test
-  void keysRotateWithoutDowntime() {
-    SigningKey old = SigningKey.generate(SignatureScheme.ED25519, "old");
-    AtomicReference<TokenKeySet> keys = new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
-    Harness h = harness(TokenVerifier.signedBy(keys::get));
-    FencingToken oldRun = old.sign(token(3));
-    h.write(key, oldRun, "old key");
-
-    SigningKey fresh = SigningKey.generate(SignatureScheme.ED25519, "new");
-    keys.set(keys.get().with(fresh.verificationKey()));
-    h.write(key, oldRun, "old key, still verified");
-    h.write(key, fresh.sign(token(4)), "new key");
-
-    keys.set(keys.get().without("old"));
-    assertUnverified(h, oldRun, TokenVerificationException.Reason.UNKNOWN_KEY);
-    h.write(key, fresh.sign(token(4)), "new key again");
-    assertThat(h.value(key)).contains("new key again");
   }
 
   /** The online mode: a fence the lease table never issued for the key is refused. */
@@ -287,14 +62,11 @@ public abstract class FencedResourceContract {
     try (LeaseStore store =
         LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
-      Harness h = onlineHarness();
+      GuardHarness h = onlineHarness();
       h.write(key, lease, "honest");
-      assertUnverified(
-          h, new FencingToken(key, Long.MAX_VALUE, lease.runId()), TokenVerificationException.Reason.NOT_ISSUED);
-      assertUnverified(
-          h, new FencingToken(key, lease.fence() + 1000, lease.runId()), TokenVerificationException.Reason.NOT_ISSUED);
-      assertUnverified(
-          h, new FencingToken(key, lease.fence(), UUID.randomUUID()), TokenVerificationException.Reason.NOT_ISSUED);
+      assertNotIssued(h, new FencingToken(key, Long.MAX_VALUE, lease.runId()));
+      assertNotIssued(h, new FencingToken(key, lease.fence() + 1000, lease.runId()));
+      assertNotIssued(h, new FencingToken(key, lease.fence(), UUID.randomUUID()));
       LeaseKey never = LeaseKey.of("acct", key.sessionId() + "-never-acquired");
       assertThatThrownBy(() -> h.write(never, new FencingToken(never, 1, UUID.randomUUID()), "x"))
           .isInstanceOf(TokenVerificationException.class);
@@ -303,40 +75,5 @@ public abstract class FencedResourceContract {
       assertThat(h.value(key)).contains("honest again");
       assertThat(h.mark(key)).hasValue(lease.fence());
     }
-  }
-
-  // ------------------------------------------------------------------ C17: audited recovery
-
-  /** The recovery after a forged token raised the mark: administrators only, and recorded. */
-  @Test
-  void aMarkResetIsForAdministratorsAndLeavesAnAuditRecord() {
-    Harness h = harness();
-    h.write(key, token(Long.MAX_VALUE), "forged");
-    assertThatThrownBy(() -> h.write(key, token(7), "honest")).isInstanceOf(StaleFenceException.class);
-    int resetsBefore = h.markResets().size();
-
-    assertThatThrownBy(() -> h.resetMark(key, 6, "mallory", "let me in"))
-        .isInstanceOf(AdminDeniedException.class);
-    assertThatThrownBy(() -> h.resetMark(key, -1, "ops", "bad")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> h.resetMark(key, 6, "ops", "")).isInstanceOf(IllegalArgumentException.class);
-    assertThat(h.mark(key)).hasValue(Long.MAX_VALUE);
-    assertThat(h.markResets()).hasSize(resetsBefore);
-
-    MarkReset reset = h.resetMark(key, 6, "ops", "forged token, incident 7");
-    assertThat(reset.previousMark()).isEqualTo(Long.MAX_VALUE);
-    assertThat(reset.newMark()).isEqualTo(6);
-    assertThat(h.mark(key)).hasValue(6);
-    List<MarkReset> recorded = h.markResets();
-    assertThat(recorded).hasSize(resetsBefore + 1);
-    MarkReset last = recorded.get(recorded.size() - 1);
-    assertThat(last.key()).isEqualTo(key);
-    assertThat(last.operator()).isEqualTo("ops");
-    assertThat(last.reason()).isEqualTo("forged token, incident 7");
-    assertThat(last.previousMark()).isEqualTo(Long.MAX_VALUE);
-    assertThat(h.reopen().mark(key)).hasValue(6);
-
-    assertThatThrownBy(() -> h.write(key, token(5), "stale")).isInstanceOf(StaleFenceException.class);
-    h.write(key, token(7), "honest");
-    assertThat(h.value(key)).contains("honest");
   }
 }

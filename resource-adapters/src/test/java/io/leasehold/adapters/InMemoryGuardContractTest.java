@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.InMemoryFenceGuard;
@@ -20,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 class InMemoryGuardContractTest extends FencedResourceContract {
   @Override
-  protected Harness harness(TokenVerifier verifier) {
+  protected GuardHarness harness(TokenVerifier verifier) {
     InMemoryFenceGuard guard =
         InMemoryFenceGuard.builder().verifier(verifier).adminPolicy(AdminPolicy.operators(Set.of("ops"))).build();
     return new MapHarness(guard, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
@@ -28,7 +29,7 @@ class InMemoryGuardContractTest extends FencedResourceContract {
 
   private record MapHarness(
       InMemoryFenceGuard guard, Map<LeaseKey, String> values, Map<LeaseKey, List<Long>> log)
-      implements Harness {
+      implements GuardHarness {
     @Override
     public void write(LeaseKey key, Fenced fenced, String value) {
       guard.runFenced(
@@ -51,7 +52,7 @@ class InMemoryGuardContractTest extends FencedResourceContract {
     }
 
     @Override
-    public Harness reopen() {
+    public GuardHarness reopen() {
       return this;
     }
 

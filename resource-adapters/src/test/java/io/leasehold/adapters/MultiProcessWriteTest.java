@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,7 +50,7 @@ class MultiProcessWriteTest {
     check(new RegisterHarness(db.dataSource()), "jdbc", db.database().jdbcUrl(), LeaseKey.of("a", "jdbc"));
   }
 
-  private void check(Harness h, String kind, String location, LeaseKey key) throws Exception {
+  private void check(GuardHarness h, String kind, String location, LeaseKey key) throws Exception {
     int admitted = 0;
     long max = 0;
     try (ChildJvm odd = start(kind, location, key, 0);

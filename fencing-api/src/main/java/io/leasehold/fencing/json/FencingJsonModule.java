@@ -32,17 +32,49 @@ import java.util.UUID;
  *
  * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type,
  * a non-integral or non-positive fence, or a non-canonical run id is an error, never a partial
- * token. Requires {@code jackson-databind} 2.x on the class path (an optional dependency of this
- * module).
+ * token, and so is JSON {@code null} where a token is expected. Content after the token is
+ * something only the mapper can refuse: for a document that is a token and nothing else, use
+ * {@link #readToken(String)}, or enable {@code DeserializationFeature.FAIL_ON_TRAILING_TOKENS} on
+ * your mapper. Requires {@code jackson-databind} 2.x on the class path (an optional dependency of
+ * this module).
  */
 public final class FencingJsonModule extends SimpleModule {
   private static final long serialVersionUID = 1L;
+
+  private static final com.fasterxml.jackson.databind.ObjectReader STRICT =
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .registerModule(new FencingJsonModule())
+          .readerFor(FencingToken.class)
+          .with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   /** Creates the module. */
   public FencingJsonModule() {
     super("leasehold-fencing", Version.unknownVersion());
     addSerializer(FencingToken.class, new TokenSerializer());
     addDeserializer(FencingToken.class, new TokenDeserializer());
+  }
+
+  /**
+   * Reads a JSON document that is one token and nothing else: {@code null}, trailing content or
+   * anything malformed is refused.
+   *
+   * @param json the document
+   * @return the token
+   * @throws IllegalArgumentException if the document is not exactly one well-formed token
+   */
+  public static FencingToken readToken(String json) {
+    if (json == null) {
+      throw new IllegalArgumentException("token JSON must not be null");
+    }
+    try {
+      FencingToken token = STRICT.readValue(json);
+      if (token == null) {
+        throw new IllegalArgumentException("malformed fencing token JSON: null");
+      }
+      return token;
+    } catch (IOException e) {
+      throw new IllegalArgumentException("malformed fencing token JSON: " + e.getMessage(), e);
+    }
   }
 
   private static final class TokenSerializer extends JsonSerializer<FencingToken> {
@@ -63,6 +95,14 @@ public final class FencingJsonModule extends SimpleModule {
   }
 
   private static final class TokenDeserializer extends JsonDeserializer<FencingToken> {
+    /** JSON null where a token is expected is an error, never a null token. */
+    @Override
+    public FencingToken getNullValue(DeserializationContext ctxt) throws
+        com.fasterxml.jackson.databind.JsonMappingException {
+      throw com.fasterxml.jackson.databind.exc.MismatchedInputException.from(
+          ctxt.getParser(), FencingToken.class, "a fencing token must not be null");
+    }
+
     @Override
     public FencingToken deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       if (p.currentToken() != JsonToken.START_OBJECT) {

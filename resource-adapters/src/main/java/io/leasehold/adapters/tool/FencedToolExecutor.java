@@ -63,8 +63,10 @@ public final class FencedToolExecutor {
   private final TokenVerifier verifier;
   private final AdminPolicy adminPolicy;
   private final Clock clock;
+  private final JournalRedaction redaction;
 
   private FencedToolExecutor(Builder b) {
+    this.redaction = b.redaction;
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
     this.verifier = b.verifier;
@@ -116,7 +118,7 @@ public final class FencedToolExecutor {
             callId,
             toolName,
             token,
-            arguments,
+            requireRedacted(redaction.arguments(toolName, arguments), "arguments"),
             idempotencyKey,
             ToolCall.State.INTENDED,
             Optional.empty(),
@@ -140,11 +142,18 @@ public final class FencedToolExecutor {
         throw new IllegalStateException("tool " + toolName + " returned null");
       }
     } catch (Exception e) {
-      journal.failed(callId, e.toString());
+      journal.failed(callId, redaction.error(toolName, e));
       throw new ToolCallFailedException(callId, toolName, e);
     }
-    journal.finished(callId, result);
+    journal.finished(callId, requireRedacted(redaction.result(toolName, result), "result"));
     return new ToolResult(callId, result, admission, false);
+  }
+
+  private static JsonNode requireRedacted(JsonNode node, String what) {
+    if (node == null) {
+      throw new IllegalStateException("the journal redaction returned null for a " + what + "; return a NullNode");
+    }
+    return node;
   }
 
   /**
@@ -235,8 +244,24 @@ public final class FencedToolExecutor {
     private TokenVerifier verifier;
     private AdminPolicy adminPolicy = AdminPolicy.nobody();
     private Clock clock = Clock.systemUTC();
+    private JournalRedaction redaction = JournalRedaction.none();
 
     private Builder() {}
+
+    /**
+     * What the journal records in place of arguments, results and errors. Default {@link
+     * JournalRedaction#none()}.
+     *
+     * @param redaction the redaction
+     * @return this builder
+     */
+    public Builder redaction(JournalRedaction redaction) {
+      if (redaction == null) {
+        throw new IllegalArgumentException("redaction must not be null");
+      }
+      this.redaction = redaction;
+      return this;
+    }
 
     /**
      * How tokens are verified (CONTRACT C15). Required.

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.file;
 
 import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /** The file store as a register: one file per key, and the store's audit log. */
-public final class FileHarness implements Harness {
+public final class FileHarness implements GuardHarness {
   private final FencedFileStore store;
   private final TokenVerifier verifier;
 
@@ -32,8 +32,16 @@ public final class FileHarness implements Harness {
     this(root, TokenVerifier.trustEveryWriter());
   }
 
+  /** One directory per key, named by a digest: key text may be anything a path may not. */
   static String path(LeaseKey key) {
-    return key.sessionId() + "/register.txt";
+    try {
+      byte[] d =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest((key.accountId() + '\u0000' + key.sessionId()).getBytes(StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(d) + "/register.txt";
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override
@@ -52,7 +60,7 @@ public final class FileHarness implements Harness {
   }
 
   @Override
-  public Harness reopen() {
+  public GuardHarness reopen() {
     return new FileHarness(store.root(), verifier);
   }
 

@@ -2,7 +2,7 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,7 +11,7 @@ class FileStoreContractTest extends FencedResourceContract {
   @TempDir Path root;
 
   @Override
-  protected Harness harness(TokenVerifier verifier) {
+  protected GuardHarness harness(TokenVerifier verifier) {
     return new FileHarness(root, verifier);
   }
 }

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import javax.sql.DataSource;
@@ -16,7 +16,7 @@ class JdbcWriterAtCommitContractTest extends FencedResourceContract {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
 
   @Override
-  protected Harness harness(TokenVerifier verifier) {
+  protected GuardHarness harness(TokenVerifier verifier) {
     return new RegisterHarness(
         db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifier(verifier).admitAtCommit(true));
   }
@@ -28,7 +28,7 @@ class JdbcWriterAtCommitContractTest extends FencedResourceContract {
   }
 
   @Override
-  protected Harness onlineHarness() {
+  protected GuardHarness onlineHarness() {
     return new RegisterHarness(
         db.dataSource(),
         FencedJdbcWriter.builder(db.dataSource()).verifyAgainstLeaseTable("leasehold_lease").admitAtCommit(true));

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
 import java.sql.Connection;
@@ -18,7 +18,7 @@ import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /** The database writer as a register: one row per key, and a log of admitted writes. */
-public final class RegisterHarness implements Harness {
+public final class RegisterHarness implements GuardHarness {
   private final DataSource ds;
   private final FencedJdbcWriter writer;
   private final FencedJdbcWriter.Builder builder;
@@ -80,7 +80,7 @@ public final class RegisterHarness implements Harness {
   }
 
   @Override
-  public Harness reopen() {
+  public GuardHarness reopen() {
     return new RegisterHarness(ds, builder);
   }
 

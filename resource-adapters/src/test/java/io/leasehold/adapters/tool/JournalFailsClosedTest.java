@@ -177,4 +177,37 @@ class JournalFailsClosedTest {
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f)))).as(f).isEqualTo("rw-------");
     }
   }
+
+  /** Issue 13: the journal held full tool arguments and results; a redaction hook covers both. */
+  @Test
+  void aRedactionKeepsSecretsOutOfTheJournalButNotOutOfTheTool() throws Exception {
+    Path journal = dir.resolve("tools.jsonl");
+    List<String> seenByTool = new ArrayList<>();
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(journal))
+            .redaction(
+                new JournalRedaction() {
+                  @Override
+                  public JsonNode arguments(String tool, JsonNode arguments) {
+                    return ((com.fasterxml.jackson.databind.node.ObjectNode) arguments.deepCopy()).put("password", "***");
+                  }
+
+                  @Override
+                  public JsonNode result(String tool, JsonNode result) {
+                    return JsonNodeFactory.instance.textNode("[redacted]");
+                  }
+                })
+            .tool(FencedTool.of("login", a -> {
+              seenByTool.add(a.get("password").asText());
+              return JsonNodeFactory.instance.textNode("session-cookie-s3cr3t");
+            }))
+            .build();
+    ToolResult r = tools.call(token(3), "login", JsonNodeFactory.instance.objectNode().put("password", "hunter2"));
+    assertThat(r.value().asText()).isEqualTo("session-cookie-s3cr3t");
+    assertThat(seenByTool).containsExactly("hunter2");
+    String written = Files.readString(journal);
+    assertThat(written).doesNotContain("hunter2").doesNotContain("s3cr3t").contains("***").contains("[redacted]");
+  }
 }

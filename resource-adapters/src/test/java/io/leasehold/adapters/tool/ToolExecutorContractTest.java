@@ -1,7 +1,7 @@
 package io.leasehold.adapters.tool;
 
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,7 +12,7 @@ class ToolExecutorContractTest extends FencedResourceContract {
   @TempDir Path dir;
 
   @Override
-  protected Harness harness(TokenVerifier verifier) {
+  protected GuardHarness harness(TokenVerifier verifier) {
     return new ToolHarness(dir.resolve("tools.jsonl"), new ConcurrentHashMap<>(), verifier);
   }
 }

@@ -4,7 +4,7 @@ import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.leasehold.adapters.Harness;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -25,7 +25,7 @@ import java.util.OptionalLong;
  * The tool executor as a register: a tool that sets a value in a map, and the journal's STARTED
  * records as the admission log.
  */
-public final class ToolHarness implements Harness {
+public final class ToolHarness implements GuardHarness {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Path journalFile;
   private final Map<String, String> register;
@@ -52,13 +52,13 @@ public final class ToolHarness implements Harness {
 
   @Override
   public void write(LeaseKey key, Fenced fenced, String value) {
-    ObjectNode args = JSON.createObjectNode().put("key", key.toString()).put("value", value);
+    ObjectNode args = JSON.createObjectNode().put("key", key.accountId() + "\u0000" + key.sessionId()).put("value", value);
     executor.call(fenced, "set", args);
   }
 
   @Override
   public Optional<String> value(LeaseKey key) {
-    return Optional.ofNullable(register.get(key.toString()));
+    return Optional.ofNullable(register.get(key.accountId() + "\u0000" + key.sessionId()));
   }
 
   @Override
@@ -67,7 +67,7 @@ public final class ToolHarness implements Harness {
   }
 
   @Override
-  public Harness reopen() {
+  public GuardHarness reopen() {
     return new ToolHarness(journalFile, register, verifier);
   }
 

@@ -1,4 +1,4 @@
-package io.leasehold.adapters;
+package io.leasehold.testkit;
 
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
@@ -7,8 +7,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** One adapter, seen by the shared contract suite as a fenced register per lease key. */
-public interface Harness {
+/**
+ * A guard, seen by {@link FenceGuardContract} as a fenced register per lease key: each key's
+ * register holds the value of its last admitted write. Implement it over your resource: a write
+ * stores {@code value} through your guard, {@link #value} reads it back.
+ */
+public interface GuardHarness {
   /** Writes the key's register, presenting {@code fenced} (normally a token of that key). */
   void write(LeaseKey key, Fenced fenced, String value);
 
@@ -19,7 +23,7 @@ public interface Harness {
   OptionalLong mark(LeaseKey key);
 
   /** A new adapter instance on the same storage, as after a restart. */
-  Harness reopen();
+  GuardHarness reopen();
 
   /** The fences of admitted operations for the key, in admission order, from the adapter's log. */
   List<Long> admittedFences(LeaseKey key);
