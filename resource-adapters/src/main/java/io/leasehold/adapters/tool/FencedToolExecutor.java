@@ -129,7 +129,7 @@ public final class FencedToolExecutor {
     Admission admission = journal.admitAndStart(token, callId);
 
     if (idempotencyKey.isPresent()) {
-      Optional<JsonNode> earlier = finishedResult(token.key(), toolName, idempotencyKey.get(), callId);
+      Optional<JsonNode> earlier = journal.finishedResult(token.key(), toolName, idempotencyKey.get());
       if (earlier.isPresent()) {
         journal.finished(callId, earlier.get());
         return new ToolResult(callId, earlier.get(), admission, true);
@@ -223,18 +223,6 @@ public final class FencedToolExecutor {
    */
   public Set<String> toolNames() {
     return tools.keySet();
-  }
-
-  private Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey, UUID except) {
-    for (ToolCall c : journal.calls(key)) {
-      if (!c.callId().equals(except)
-          && c.state() == ToolCall.State.FINISHED
-          && c.tool().equals(tool)
-          && c.idempotencyKey().equals(Optional.of(idempotencyKey))) {
-        return c.result();
-      }
-    }
-    return Optional.empty();
   }
 
   /** Options of a {@link FencedToolExecutor}. Not thread-safe. */

@@ -33,7 +33,10 @@ import java.util.UUID;
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
  * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
  * refused} (with the highest fence) or {@code mark_reset} (an operator's audited reset: key,
- * previous and new mark, operator, reason, time). The file only grows: archive it when its sessions are over.
+ * previous and new mark, operator, reason, time). The file grows with every call until {@link #compact()} rewrites it with only what is live (it
+ * runs by itself when a journal over {@value #COMPACT_ON_OPEN_BYTES} bytes is opened; schedule it
+ * for long-running processes); opening then costs time and memory in proportion to the live
+ * calls, not to the history. Reading is line by line, so a journal of any size can be opened.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
@@ -56,7 +59,11 @@ public final class FileToolJournal implements ToolJournal {
       java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
           java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
   private final Path marksFile;
-  private final JournalState state = new JournalState();
+  /** Journals larger than this are compacted when opened. */
+  public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
+  private JournalState state = new JournalState();
+  private Object journalIdentity;
+  private Object marksIdentity;
   private final java.util.Map<LeaseKey, Long> fileMarks = new java.util.HashMap<>();
   private long readUpTo;
   private long linesRead;
@@ -90,6 +97,9 @@ public final class FileToolJournal implements ToolJournal {
     }
     FileToolJournal journal = new FileToolJournal(canonical);
     journal.locked(() -> null);
+    if (journal.readUpTo > COMPACT_ON_OPEN_BYTES) {
+      journal.compact();
+    }
     return journal;
   }
 
@@ -201,7 +211,137 @@ public final class FileToolJournal implements ToolJournal {
 
   @Override
   public List<MarkReset> markResets() {
-    return locked(state::resets);
+    return locked(() -> state.resets());
+  }
+
+  @Override
+  public Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+    return locked(() -> state.finishedResult(key, tool, idempotencyKey));
+  }
+
+  /**
+   * What a compaction did.
+   *
+   * @param bytesBefore the journal's size before
+   * @param bytesAfter its size after
+   * @param callsKept the calls kept
+   */
+  public record Compaction(long bytesBefore, long bytesAfter, int callsKept) {}
+
+  /**
+   * Rewrites the journal and its marks file with only what is still live, so that opening it costs
+   * time and memory in proportion to that, not to its history: every key's mark, every mark reset
+   * (the audit record), every call still in doubt (intended or started), and every finished call
+   * with an idempotency key (a retry is answered from it). Finished calls without a key, failed
+   * and refused calls are dropped: archive the journal first if you need them. Each file is
+   * replaced by an atomic rename, the marks first, so a crash leaves the old file or the new one;
+   * other processes notice the new file and read it again. Runs automatically when a journal of
+   * more than {@value #COMPACT_ON_OPEN_BYTES} bytes is opened.
+   *
+   * @return what it did
+   * @throws ResourceAccessException if a file cannot be written
+   */
+  public Compaction compact() {
+    return locked(
+        () -> {
+          long before = readUpTo;
+          // 1. The marks, one exact line per key.
+          Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
+          StringBuilder marksText = new StringBuilder();
+          state.allMarks().forEach(
+              (key, fence) ->
+                  marksText.append("reset ").append(encode(key.accountId())).append(' ')
+                      .append(encode(key.sessionId())).append(' ').append(fence).append('\n'));
+          writeDurably(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII));
+          Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          // 2. The journal: audit records and live calls, in their order.
+          Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+          StringBuilder out = new StringBuilder();
+          for (MarkReset r : state.resets()) {
+            out.append(JSON.writeValueAsString(resetLine(r))).append('\n');
+          }
+          int kept = 0;
+          for (ToolCall c : state.allCalls()) {
+            boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
+            if (!live) {
+              continue;
+            }
+            kept++;
+            out.append(JSON.writeValueAsString(intendedLine(c))).append('\n');
+            if (c.state() != ToolCall.State.INTENDED) {
+              ObjectNode started = event("started", c.callId());
+              started.put("token", c.token().toText());
+              out.append(JSON.writeValueAsString(started)).append('\n');
+            }
+            if (c.state() == ToolCall.State.FINISHED) {
+              ObjectNode finished = event("finished", c.callId());
+              finished.set("result", c.result().orElseThrow());
+              out.append(JSON.writeValueAsString(finished)).append('\n');
+            }
+          }
+          byte[] bytes = out.toString().getBytes(StandardCharsets.UTF_8);
+          writeDurably(temp, bytes);
+          Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          forceDirectory(file.getParent());
+          forgetEverything();
+          catchUp();
+          return new Compaction(before, bytes.length, kept);
+        });
+  }
+
+  private static void writeDurably(Path f, byte[] bytes) throws IOException {
+    try (FileChannel ch =
+        FileChannel.open(
+            f, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+            OWNER_ONLY)) {
+      ByteBuffer buf = ByteBuffer.wrap(bytes);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+  }
+
+  private static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  /** Drops what was read, so the next catch-up reads the files from the start. */
+  private void forgetEverything() {
+    state = new JournalState();
+    fileMarks.clear();
+    readUpTo = 0;
+    linesRead = 0;
+    marksReadUpTo = 0;
+    marksLinesRead = 0;
+    journalIdentity = null;
+    marksIdentity = null;
+  }
+
+  private static ObjectNode intendedLine(ToolCall call) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "intended");
+    line.put("call", call.callId().toString());
+    line.put("tool", call.tool());
+    line.put("token", call.token().toText());
+    line.set("arguments", call.arguments());
+    call.idempotencyKey().ifPresent(k -> line.put("idempotencyKey", k));
+    return line;
+  }
+
+  private static ObjectNode resetLine(MarkReset r) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "mark_reset");
+    line.put("accountId", r.key().accountId());
+    line.put("sessionId", r.key().sessionId());
+    line.put("previous", r.previousMark());
+    line.put("mark", r.newMark());
+    line.put("operator", r.operator());
+    line.put("reason", r.reason());
+    line.put("at", r.at().toString());
+    return line;
   }
 
   // ------------------------------------------------------------------ internals
@@ -229,10 +369,27 @@ public final class FileToolJournal implements ToolJournal {
 
   /** Applies what was appended since the last read; cuts off a torn last line. */
   private void catchUp() throws IOException {
+    // A journal another process compacted is a new file: read it again from its start.
+    Object j = identity(file);
+    Object m = identity(marksFile);
+    if ((journalIdentity != null && !journalIdentity.equals(j)) || (marksIdentity != null && !marksIdentity.equals(m))) {
+      forgetEverything();
+    }
     catchUpJournal();
     catchUpMarks();
     // The marks file is the authority for every key it names (CONTRACT C16).
     fileMarks.forEach(state::overrideMark);
+    journalIdentity = identity(file);
+    marksIdentity = identity(marksFile);
+  }
+
+  private static Object identity(Path f) throws IOException {
+    try {
+      return Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
+    } catch (java.nio.file.NoSuchFileException e) {
+      return null;
+    }
   }
 
   private void catchUpJournal() throws IOException {
@@ -411,7 +568,7 @@ public final class FileToolJournal implements ToolJournal {
                 Optional.empty(),
                 Optional.empty()));
       }
-      case "started" -> state.started(FencingToken.parse(req(line, "token").asText()), callId);
+      case "started" -> state.replayStarted(FencingToken.parse(req(line, "token").asText()), callId);
       case "finished" -> state.finished(callId, present(line, "result"));
       case "failed" -> state.failed(callId, req(line, "error").asText());
       case "refused" -> {

@@ -21,6 +21,31 @@ final class JournalState {
   private final Map<UUID, ToolCall> calls = new LinkedHashMap<>();
   private final Map<LeaseKey, Long> marks = new HashMap<>();
   private final List<MarkReset> resets = new ArrayList<>();
+  /** The first finished call per (key, tool, idempotency key): replays are one lookup. */
+  private final Map<String, ToolCall> firstFinished = new HashMap<>();
+
+  private static String idem(LeaseKey key, String tool, String idempotencyKey) {
+    return key.accountId() + '\u0000' + key.sessionId() + '\u0000' + tool + '\u0000' + idempotencyKey;
+  }
+
+  Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+    ToolCall c = firstFinished.get(idem(key, tool, idempotencyKey));
+    return c == null ? Optional.empty() : c.result();
+  }
+
+  /** A started line read back from a journal: admitted when it was written, not checked again. */
+  void replayStarted(FencingToken token, UUID callId) {
+    marks.put(token.key(), token.fence());
+    update(callId, ToolCall.State.STARTED, Optional.empty(), Optional.empty());
+  }
+
+  List<ToolCall> allCalls() {
+    return List.copyOf(calls.values());
+  }
+
+  Map<LeaseKey, Long> allMarks() {
+    return Map.copyOf(marks);
+  }
 
   void intended(ToolCall call) {
     if (calls.putIfAbsent(call.callId(), call) != null) {
@@ -89,6 +114,10 @@ final class JournalState {
 
   void finished(UUID callId, JsonNode result) {
     update(callId, ToolCall.State.FINISHED, Optional.of(result), Optional.empty());
+    ToolCall c = calls.get(callId);
+    if (c.idempotencyKey().isPresent()) {
+      firstFinished.putIfAbsent(idem(c.token().key(), c.tool(), c.idempotencyKey().get()), c);
+    }
   }
 
   void failed(UUID callId, String error) {

@@ -70,6 +70,11 @@ public final class MemoryToolJournal implements ToolJournal {
   }
 
   @Override
+  public synchronized java.util.Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+    return state.finishedResult(key, tool, idempotencyKey);
+  }
+
+  @Override
   public synchronized List<MarkReset> markResets() {
     return state.resets();
   }

@@ -88,6 +88,27 @@ public interface ToolJournal {
   MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at);
 
   /**
+   * The result of the first finished call of a key with this tool and idempotency key, for
+   * answering a repeated call. The default scans {@link #calls}; the shipped journals keep an
+   * index.
+   *
+   * @param key the lease key
+   * @param tool the tool
+   * @param idempotencyKey the idempotency key
+   * @return the result, or empty if no such call finished
+   */
+  default java.util.Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+    for (ToolCall c : calls(key)) {
+      if (c.state() == ToolCall.State.FINISHED
+          && c.tool().equals(tool)
+          && c.idempotencyKey().equals(java.util.Optional.of(idempotencyKey))) {
+        return c.result();
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
    * Every mark reset recorded, oldest first.
    *
    * @return the resets
