@@ -5,23 +5,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.util.Map;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import liquibase.UpdateSummaryOutputEnum;
-import liquibase.Scope;
-import liquibase.changelog.ChangeLogParameters;
-import liquibase.command.CommandScope;
-import liquibase.command.core.UpdateCommandStep;
-import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
-import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
-import liquibase.command.core.helpers.ShowSummaryArgument;
-import liquibase.database.Database;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.resource.ClassLoaderResourceAccessor;
-import liquibase.ui.LoggerUIService;
 
 /**
  * The database writer's high-water table: one row per lease key with the highest fence admitted.
@@ -71,33 +57,8 @@ public record HighWaterSchema(String table) {
    * @throws ResourceAccessException if the migration fails
    */
   public void apply(DataSource dataSource) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
-    try (Connection connection = dataSource.getConnection()) {
-      Database database =
-          DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
-      database.setDatabaseChangeLogTableName(table + "_changelog");
-      database.setDatabaseChangeLogLockTableName(table + "_changelog_lock");
-      // The command API, a logger-backed UI and LOG summaries: Liquibase would otherwise print
-      // to standard output.
-      ChangeLogParameters parameters = new ChangeLogParameters(database);
-      parameters.set("leasehold.highWaterTable", table);
-      Scope.child(
-          Map.of(
-              Scope.Attr.ui.name(), new LoggerUIService(),
-              Scope.Attr.resourceAccessor.name(),
-                  new ClassLoaderResourceAccessor(HighWaterSchema.class.getClassLoader())),
-          () ->
-              new CommandScope(UpdateCommandStep.COMMAND_NAME)
-                  .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
-                  .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
-                  .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
-                  .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
-                  .execute());
-    } catch (Exception e) {
-      throw new ResourceAccessException("could not apply the high-water schema: " + e.getMessage(), e);
-    }
+    Changelogs.apply(
+        dataSource, CHANGELOG, table + "_changelog", Map.of("leasehold.highWaterTable", table), "high-water schema");
   }
 
   /**

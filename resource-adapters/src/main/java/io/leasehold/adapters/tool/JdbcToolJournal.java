@@ -1,0 +1,430 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.StaleFenceException;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * A tool journal kept in PostgreSQL: the default for services that run more than one process,
+ * which have that database already. Calls, marks and mark resets are rows ({@link
+ * ToolJournalSchema}); nothing to compact, no file format to damage. The admission locks the key's
+ * mark row, so admissions of one key are serialized across every process, and the idempotency
+ * key is reserved by a unique index on in-flight calls.
+ *
+ * <pre>{@code
+ * ToolJournalSchema.defaults().apply(dataSource);
+ * FencedToolExecutor tools = FencedToolExecutor.builder()
+ *     .verifier(TokenVerifier.signedBy(keys))
+ *     .journal(JdbcToolJournal.create(dataSource))
+ *     .tool(sendEmail)
+ *     .build();
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class JdbcToolJournal implements ToolJournal {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** PostgreSQL's SQLSTATE for a unique violation: a duplicate in flight. */
+  private static final String UNIQUE_VIOLATION = "23505";
+
+  private final DataSource dataSource;
+  private final String call;
+  private final String mark;
+  private final String resetTable;
+  private final String admissionSeq;
+
+  private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema) {
+    this.dataSource = dataSource;
+    this.call = schema.prefix() + "_call";
+    this.mark = schema.prefix() + "_mark";
+    this.resetTable = schema.prefix() + "_mark_reset";
+    this.admissionSeq = schema.prefix() + "_admission_seq";
+  }
+
+  /**
+   * A journal on the default tables.
+   *
+   * @param dataSource the database, with {@link ToolJournalSchema#apply} run
+   * @return the journal
+   */
+  public static JdbcToolJournal create(DataSource dataSource) {
+    return create(dataSource, ToolJournalSchema.defaults());
+  }
+
+  /**
+   * A journal on the given tables.
+   *
+   * @param dataSource the database, with {@link ToolJournalSchema#apply} run
+   * @param schema the tables
+   * @return the journal
+   */
+  public static JdbcToolJournal create(DataSource dataSource, ToolJournalSchema schema) {
+    if (dataSource == null || schema == null) {
+      throw new IllegalArgumentException("dataSource and schema must not be null");
+    }
+    return new JdbcToolJournal(dataSource, schema);
+  }
+
+  @FunctionalInterface
+  private interface Tx<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** One transaction; rolled back on any throwable before auto-commit is restored. */
+  private <T> T tx(String what, Tx<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        c.setAutoCommit(autoCommit);
+        return result;
+      } catch (Throwable e) {
+        try {
+          c.rollback();
+          c.setAutoCommit(autoCommit);
+        } catch (SQLException r) {
+          e.addSuppressed(r);
+          c.abort(Runnable::run);
+        }
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new ResourceAccessException(
+          "tool journal in " + call + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
+              + (e.getSQLState() != null && e.getSQLState().equals("42P01")
+                  ? "; run ToolJournalSchema.apply first" : "") + ")",
+          e);
+    }
+  }
+
+  @Override
+  public void intended(ToolCall c) {
+    tx("record an intended call", conn -> {
+      // Columns: the call, its key, tool, token (text, and fence and run for queries), arguments.
+      try (PreparedStatement ps =
+          conn.prepareStatement(
+              "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+                  + " idempotency_key, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED')")) {
+        ps.setObject(1, c.callId());
+        ps.setString(2, c.token().key().accountId());
+        ps.setString(3, c.token().key().sessionId());
+        ps.setString(4, c.tool());
+        ps.setString(5, c.token().toText());
+        ps.setLong(6, c.token().fence());
+        ps.setObject(7, c.token().runId());
+        ps.setString(8, json(c.arguments()));
+        ps.setString(9, c.idempotencyKey().orElse(null));
+        ps.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public Admission admitAndStart(FencingToken token, UUID callId) {
+    Object outcome =
+        tx("admit a call", c -> {
+          long previous = lockMark(c, token.key());
+          if (token.fence() < previous) {
+            setState(c, callId, "REFUSED", null, "stale; highest fence " + previous);
+            return new StaleFenceException(token, previous);
+          }
+          if (token.fence() > previous) {
+            // The mark row is locked: the raise and the start commit together.
+            try (PreparedStatement ps =
+                c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
+              ps.setLong(1, token.fence());
+              ps.setString(2, token.key().accountId());
+              ps.setString(3, token.key().sessionId());
+              ps.executeUpdate();
+            }
+          }
+          // Start the call; the unique index on in-flight calls refuses a duplicate here. A
+          // savepoint keeps the transaction usable to record the refusal.
+          java.sql.Savepoint sp = c.setSavepoint();
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE " + call + " SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
+                      + " WHERE call_id = ? AND state = 'INTENDED'")) {
+            ps.setObject(1, callId);
+            if (ps.executeUpdate() != 1) {
+              throw new SQLException("call " + callId + " was never journaled as intended");
+            }
+          } catch (SQLException e) {
+            if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+              throw e;
+            }
+            c.rollback(sp);
+            UUID inFlight = inFlightDuplicate(c, callId);
+            setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
+            ToolCall refused = read(c, callId);
+            return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
+          }
+          return new Admission(token, previous);
+        });
+    if (outcome instanceof RuntimeException e) {
+      throw e; // the refusal was recorded and committed first
+    }
+    return (Admission) outcome;
+  }
+
+  /** Locks the key's mark row (creating it at 0) and returns the mark. */
+  private long lockMark(Connection c, LeaseKey key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.executeUpdate();
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
+                + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
+                + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?")) {
+      ps.setObject(1, callId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getObject(1, UUID.class) : callId;
+      }
+    }
+  }
+
+  private void setState(Connection c, UUID callId, String state, JsonNode result, String error) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?")) {
+      ps.setString(1, state);
+      ps.setString(2, result == null ? null : json(result));
+      ps.setString(3, error);
+      ps.setObject(4, callId);
+      if (ps.executeUpdate() != 1) {
+        throw new SQLException("call " + callId + " was never journaled as intended");
+      }
+    }
+  }
+
+  @Override
+  public void finished(UUID callId, JsonNode result) {
+    tx("record a finished call", c -> {
+      setState(c, callId, "FINISHED", result, null);
+      return null;
+    });
+  }
+
+  @Override
+  public void failed(UUID callId, String error) {
+    tx("record a failed call", c -> {
+      setState(c, callId, "FAILED", null, error);
+      return null;
+    });
+  }
+
+  @Override
+  public List<ToolCall> calls(LeaseKey key) {
+    return tx("read the calls of " + key, c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error FROM "
+                  + call + " WHERE account_id = ? AND session_id = ? ORDER BY seq")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        List<ToolCall> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(row(rs));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
+  private ToolCall read(Connection c, UUID callId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error FROM "
+                + call + " WHERE call_id = ?")) {
+      ps.setObject(1, callId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return row(rs);
+      }
+    }
+  }
+
+  private ToolCall row(ResultSet rs) throws SQLException {
+    try {
+      String result = rs.getString(7);
+      return new ToolCall(
+          rs.getObject(1, UUID.class),
+          rs.getString(2),
+          FencingToken.parse(rs.getString(3)),
+          JSON.readTree(rs.getString(4)),
+          Optional.ofNullable(rs.getString(5)),
+          ToolCall.State.valueOf(rs.getString(6)),
+          result == null ? Optional.empty() : Optional.of(JSON.readTree(result)),
+          Optional.ofNullable(rs.getString(8)));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new SQLException("damaged row in " + call + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public OptionalLong highWaterMark(LeaseKey key) {
+    return tx("read the mark of " + key, c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        try (ResultSet rs = ps.executeQuery()) {
+          long f = rs.next() ? rs.getLong(1) : 0;
+          return f == 0 ? OptionalLong.empty() : OptionalLong.of(f);
+        }
+      }
+    });
+  }
+
+  @Override
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at) {
+    return tx("reset the mark of " + key, c -> {
+      long previous = lockMark(c, key);
+      try (PreparedStatement ps =
+          c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
+        ps.setLong(1, newMark);
+        ps.setString(2, key.accountId());
+        ps.setString(3, key.sessionId());
+        ps.executeUpdate();
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO " + resetTable + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
+                  + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+        ps.setObject(1, OffsetDateTime.ofInstant(at, java.time.ZoneOffset.UTC));
+        ps.setString(2, operator);
+        ps.setString(3, key.accountId());
+        ps.setString(4, key.sessionId());
+        ps.setLong(5, previous);
+        ps.setLong(6, newMark);
+        ps.setString(7, reason);
+        ps.executeUpdate();
+      }
+      return new MarkReset(key, previous, newMark, operator, reason, at);
+    });
+  }
+
+  @Override
+  public List<MarkReset> markResets() {
+    return tx("read the mark resets", c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM " + resetTable
+                  + " ORDER BY id");
+          ResultSet rs = ps.executeQuery()) {
+        List<MarkReset> out = new ArrayList<>();
+        while (rs.next()) {
+          out.add(
+              new MarkReset(
+                  LeaseKey.of(rs.getString(1), rs.getString(2)),
+                  rs.getLong(3),
+                  rs.getLong(4),
+                  rs.getString(5),
+                  rs.getString(6),
+                  rs.getObject(7, OffsetDateTime.class).toInstant()));
+        }
+        return out;
+      }
+    });
+  }
+
+  @Override
+  public Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+    return tx("look up a finished call", c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT result::text FROM " + call + " WHERE account_id = ? AND session_id = ? AND tool = ?"
+                  + " AND idempotency_key = ? AND state = 'FINISHED' ORDER BY seq LIMIT 1")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        ps.setString(3, tool);
+        ps.setString(4, idempotencyKey);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Optional.empty();
+          }
+          return Optional.of(JSON.readTree(rs.getString(1)));
+        } catch (IOException e) {
+          throw new SQLException("damaged result in " + call + ": " + e.getMessage(), e);
+        }
+      }
+    });
+  }
+
+  /**
+   * The admission order of a key's started calls, by fence: what the guard contract checks.
+   *
+   * @param key the key
+   * @return the fences of started calls in admission order
+   */
+  List<Long> admittedFences(LeaseKey key) {
+    return tx("read the admissions of " + key, c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
+                  + " ORDER BY admitted_seq")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        List<Long> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(rs.getLong(1));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
+  private static String json(JsonNode node) throws SQLException {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (IOException e) {
+      throw new SQLException("could not write JSON: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcToolJournal[" + call + "]";
+  }
+}

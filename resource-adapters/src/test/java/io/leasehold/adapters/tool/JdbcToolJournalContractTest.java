@@ -1,0 +1,110 @@
+package io.leasehold.adapters.tool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.leasehold.adapters.FencedResourceContract;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testkit.GuardHarness;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The guard contract for the tool executor on the PostgreSQL journal (the same suite as the file
+ * journal), plus its own cases: the idempotency key's reservation by the unique index, and calls
+ * in doubt seen from a second executor, as after a restart.
+ */
+class JdbcToolJournalContractTest extends FencedResourceContract {
+  @RegisterExtension
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("tool_journal", ds -> ToolJournalSchema.defaults().apply(ds));
+
+  private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
+
+  @Override
+  protected GuardHarness harness(TokenVerifier verifier) {
+    return new JdbcToolHarness(db.dataSource(), new ConcurrentHashMap<>(), verifier);
+  }
+
+  @Test
+  void concurrentCallsWithOneIdempotencyKeyRunTheToolOnce() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    FencedTool pay =
+        new FencedTool() {
+          @Override
+          public String name() {
+            return "pay";
+          }
+
+          @Override
+          public JsonNode call(ToolInvocation invocation) throws Exception {
+            runs.incrementAndGet();
+            Thread.sleep(50);
+            return JsonNodeFactory.instance.textNode("paid");
+          }
+
+          @Override
+          public Optional<String> idempotencyKey(JsonNode arguments) {
+            return Optional.of("invoice-7");
+          }
+        };
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+            .journal(JdbcToolJournal.create(db.dataSource())).tool(pay).build();
+    FencingToken token = new FencingToken(key, 7, UUID.randomUUID());
+    int callers = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(callers);
+    CyclicBarrier start = new CyclicBarrier(callers);
+    List<Future<String>> outcomes = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      outcomes.add(pool.submit(() -> {
+        start.await();
+        try {
+          return tools.call(token, "pay", ARGS).replayed() ? "replayed" : "ran";
+        } catch (DuplicateCallException e) {
+          return "duplicate";
+        }
+      }));
+    }
+    List<String> seen = new ArrayList<>();
+    for (Future<String> f : outcomes) {
+      seen.add(f.get(30, TimeUnit.SECONDS));
+    }
+    pool.shutdown();
+    assertThat(runs).hasValue(1);
+    assertThat(seen).containsOnlyOnce("ran").hasSize(callers);
+    assertThat(tools.call(token, "pay", ARGS).replayed()).isTrue();
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void callsInDoubtAreListedForTheNextRunFromAnotherExecutor() {
+    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource());
+    FencingToken old = new FencingToken(key, 3, UUID.randomUUID());
+    UUID crashed = UUID.randomUUID();
+    journal.intended(new ToolCall(crashed, "echo", old, ARGS, Optional.empty(), ToolCall.State.INTENDED,
+        Optional.empty(), Optional.empty()));
+    journal.admitAndStart(old, crashed); // and then its process died
+    FencedToolExecutor next =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+            .journal(JdbcToolJournal.create(db.dataSource())).tool(FencedTool.of("echo", a -> a)).build();
+    FencingToken newer = new FencingToken(key, 4, UUID.randomUUID());
+    assertThat(next.inDoubt(newer)).extracting(ToolCall::callId).containsExactly(crashed);
+    assertThat(next.calls(LeaseKey.of(key.accountId(), key.sessionId()))).hasSize(1);
+  }
+}
