@@ -181,15 +181,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
    * @throws IllegalArgumentException if an argument is invalid; nothing changed
    */
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    MarkReset.checkMark("newMark", newMark);
-    MarkReset.checkText("operator", operator);
-    MarkReset.checkText("reason", reason);
-    if (!adminPolicy.mayResetMark(operator, key)) {
-      throw new AdminDeniedException(operator, "reset the mark of " + key);
-    }
+    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
     while (true) {
       Mark mark = marks.computeIfAbsent(key, k -> new Mark(floor.get()));
       synchronized (mark) {

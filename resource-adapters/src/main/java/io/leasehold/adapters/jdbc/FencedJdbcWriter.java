@@ -140,16 +140,24 @@ public final class FencedJdbcWriter {
   private final String deleteMarkSql;
   private final String auditResetSql;
 
+  private final HighWaterTableCheck tableCheck;
+
+  private static String qualify(String databaseSchema, String table) {
+    return table == null || table.indexOf('.') >= 0 ? table : databaseSchema + "." + table;
+  }
+
   private FencedJdbcWriter(Builder b) {
     this.dataSource = b.dataSource;
     this.schema = b.schema;
-    this.leaseTable = b.leaseTable;
-    this.verifyTable = b.verifyTable;
+    // Every name schema-qualified: a look-alike table earlier on the search_path is never used.
+    this.leaseTable = qualify(b.databaseSchema, b.leaseTable);
+    this.verifyTable = qualify(b.databaseSchema, b.verifyTable);
     this.verifier = b.verifier;
     this.adminPolicy = b.adminPolicy;
     this.lockTimeout = b.lockTimeout;
     this.admitAtCommit = b.admitAtCommit;
-    String t = schema.table();
+    String t = b.databaseSchema + "." + schema.table();
+    this.tableCheck = new HighWaterTableCheck(t);
     String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
     // Online verification: the proposed row exists only if the lease table issued the fence for
     // the key (a lower fence than the key's current one was issued to an earlier run; the current
@@ -223,6 +231,7 @@ public final class FencedJdbcWriter {
     FencingToken token =
         verifier == null ? Fenced.present(fenced) : TokenVerifier.presentVerified(fenced, verifier);
     try (Connection c = dataSource.getConnection()) {
+      tableCheck.ensure(c);
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       boolean committed = false;
@@ -273,6 +282,7 @@ public final class FencedJdbcWriter {
       throw new IllegalArgumentException("key must not be null");
     }
     try (Connection c = dataSource.getConnection()) {
+      tableCheck.ensure(c);
       return readMark(c, key);
     } catch (SQLException e) {
       throw new ResourceAccessException("could not read the high-water mark of " + key, e);
@@ -455,18 +465,9 @@ public final class FencedJdbcWriter {
    * @throws ResourceAccessException if the database fails; rolled back
    */
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    if (newMark < 0) {
-      throw new IllegalArgumentException("newMark must be 0 (none) or a fence, was " + newMark);
-    }
-    MarkReset.checkText("operator", operator);
-    MarkReset.checkText("reason", reason);
-    if (!adminPolicy.mayResetMark(operator, key)) {
-      throw new AdminDeniedException(operator, "reset the mark of " + key);
-    }
+    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
     try (Connection c = dataSource.getConnection()) {
+      tableCheck.ensure(c);
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       boolean committed = false;
@@ -527,6 +528,7 @@ public final class FencedJdbcWriter {
     private TokenVerifier verifier;
     private AdminPolicy adminPolicy = AdminPolicy.nobody();
     private Duration lockTimeout = Duration.ofSeconds(5);
+    private String databaseSchema = "public";
     private boolean admitAtCommit;
 
     private Builder(DataSource dataSource) {
@@ -597,6 +599,23 @@ public final class FencedJdbcWriter {
                 + " schema-qualified) of at most 40 characters each");
       }
       this.verifyTable = leaseTable;
+      return this;
+    }
+
+    /**
+     * The PostgreSQL schema of the high-water table (and of the lease table, unless its name is
+     * qualified). Every statement names it, so a table of the same name earlier on the
+     * connection's {@code search_path} is never used. Default {@code public}.
+     *
+     * @param databaseSchema a lower-case identifier
+     * @return this builder
+     */
+    public Builder databaseSchema(String databaseSchema) {
+      if (databaseSchema == null || !HighWaterSchema.IDENTIFIER.matcher(databaseSchema).matches()) {
+        throw new IllegalArgumentException(
+            "database schema '" + databaseSchema + "' is not a lower-case SQL identifier of at most 40 characters");
+      }
+      this.databaseSchema = databaseSchema;
       return this;
     }
 

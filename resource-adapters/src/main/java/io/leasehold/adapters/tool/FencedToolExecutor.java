@@ -189,17 +189,7 @@ public final class FencedToolExecutor {
    * @throws IllegalArgumentException if an argument is invalid; nothing changed
    */
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    if (newMark < 0) {
-      throw new IllegalArgumentException("newMark must be 0 (none) or a fence, was " + newMark);
-    }
-    MarkReset.checkText("operator", operator);
-    MarkReset.checkText("reason", reason);
-    if (!adminPolicy.mayResetMark(operator, key)) {
-      throw new AdminDeniedException(operator, "reset the mark of " + key);
-    }
+    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
     return journal.resetMark(key, newMark, operator, reason, clock.instant());
   }
 
