@@ -3,7 +3,7 @@ package io.leasehold.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.testing.ChildJvm;
+import io.leasehold.testkit.ChildJvm;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.time.Duration;

@@ -19,7 +19,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * The guard contract for fencing-api's in-memory guard, with a map as its resource. Its state
  * lives as long as the process, so "reopening" it hands back the same guard.
  */
-class InMemoryGuardContractTest extends FencedResourceContract {
+class InMemoryGuardContractTest extends FencedResourceContract implements io.leasehold.testkit.ThrownErrorContract {
+  @Override
+  public GuardHarness throwingHarness() {
+    return harness();
+  }
+
+  @Override
+  public void writeThrowing(GuardHarness harness, LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
+    ((MapHarness) harness).guard().runFenced(token, () -> {
+      throw Sneaky.raise(thrown);
+    });
+  }
+
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     InMemoryFenceGuard guard =

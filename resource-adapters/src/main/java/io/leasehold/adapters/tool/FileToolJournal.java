@@ -372,6 +372,13 @@ public final class FileToolJournal implements ToolJournal {
     // A journal another process compacted is a new file: read it again from its start.
     Object j = identity(file);
     Object m = identity(marksFile);
+    if ((journalIdentity != null && j == null) || (marksIdentity != null && m == null)) {
+      // Deleted while in use: not a compaction (that replaces the file), but lost state.
+      throw new IOException(
+          (j == null ? file : marksFile) + " was deleted while in use: every call is refused. Restore it"
+              + " from a copy, or reopen the journal after checking the marks (ResetMarkCommand"
+              + " --tool-journal) against the lease table");
+    }
     if ((journalIdentity != null && !journalIdentity.equals(j)) || (marksIdentity != null && !marksIdentity.equals(m))) {
       forgetEverything();
     }

@@ -33,6 +33,11 @@ public final class FileHarness implements GuardHarness {
   }
 
   /** One directory per key, named by a digest: key text may be anything a path may not. */
+  /** The store's root. */
+  public Path root() {
+    return store.root();
+  }
+
   static String path(LeaseKey key) {
     try {
       byte[] d =

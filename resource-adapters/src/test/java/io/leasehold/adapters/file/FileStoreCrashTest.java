@@ -4,7 +4,7 @@ import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.testing.ChildJvm;
+import io.leasehold.testkit.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;

@@ -12,13 +12,35 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * updates the key's register row, so its row lock orders the writers' log entries as their
  * commits are ordered, which is what the contention test checks.
  */
-class JdbcWriterAtCommitContractTest extends FencedResourceContract {
+class JdbcWriterAtCommitContractTest extends FencedResourceContract
+    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     return new RegisterHarness(
         db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifier(verifier).admitAtCommit(true));
+  }
+
+  @Override
+  public Class<? extends io.leasehold.testkit.GuardHarnessFactory> harnessFactory() {
+    return io.leasehold.adapters.HarnessFactories.JdbcAtCommit.class;
+  }
+
+  @Override
+  public String sharedStorage() {
+    return db.database().jdbcUrl() + "\n" + db.database().server().user() + "\n" + db.database().server().password();
+  }
+
+  @Override
+  public GuardHarness throwingHarness() {
+    return new RegisterHarness(db.dataSource(), true);
+  }
+
+  @Override
+  public void writeThrowing(GuardHarness harness, io.leasehold.fencing.LeaseKey key,
+      io.leasehold.fencing.FencingToken token, Throwable thrown) {
+    ((RegisterHarness) harness).writeThrowing(key, token, thrown);
   }
 
   /** The lease table lives in the resource database: the writer checks it in its own statement. */

@@ -67,6 +67,23 @@ public final class RegisterHarness implements GuardHarness {
         });
   }
 
+  /** A write whose work changes the register, then throws {@code thrown}. */
+  public void writeThrowing(LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
+    writer.write(
+        token,
+        (c, t) -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO register VALUES (?, ?, 'thrown') ON CONFLICT (account_id, session_id)"
+                      + " DO UPDATE SET value = EXCLUDED.value")) {
+            ps.setString(1, key.accountId());
+            ps.setString(2, key.sessionId());
+            ps.executeUpdate();
+          }
+          throw io.leasehold.adapters.Sneaky.raise(thrown);
+        });
+  }
+
   @Override
   public Optional<String> value(LeaseKey key) {
     return query("SELECT value FROM register WHERE account_id = ? AND session_id = ?", key)

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * journal), plus its own cases: the idempotency key's reservation by the unique index, and calls
  * in doubt seen from a second executor, as after a restart.
  */
-class JdbcToolJournalContractTest extends FencedResourceContract {
+class JdbcToolJournalContractTest extends FencedResourceContract
+    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract {
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("tool_journal", ds -> ToolJournalSchema.defaults().apply(ds));
@@ -39,6 +40,26 @@ class JdbcToolJournalContractTest extends FencedResourceContract {
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     return new JdbcToolHarness(db.dataSource(), new ConcurrentHashMap<>(), verifier);
+  }
+
+  @Override
+  public Class<? extends io.leasehold.testkit.GuardHarnessFactory> harnessFactory() {
+    return JdbcToolHarnessFactory.class;
+  }
+
+  @Override
+  public String sharedStorage() {
+    return db.database().jdbcUrl() + "\n" + db.database().server().user() + "\n" + db.database().server().password();
+  }
+
+  @Override
+  public GuardHarness throwingHarness() {
+    return harness();
+  }
+
+  @Override
+  public void writeThrowing(GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
+    ((JdbcToolHarness) harness).writeThrowing(key, token, thrown);
   }
 
   @Test

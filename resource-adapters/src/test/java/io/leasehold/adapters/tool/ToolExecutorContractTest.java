@@ -3,16 +3,92 @@ package io.leasehold.adapters.tool;
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.adapters.HarnessFactories;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testkit.CrossProcessGuardContract;
+import io.leasehold.testkit.DamagedStateContract;
+import io.leasehold.testkit.GuardHarnessFactory;
+import io.leasehold.testkit.ThrownErrorContract;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BiConsumer;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the tool executor with its durable file journal. */
-class ToolExecutorContractTest extends FencedResourceContract {
+class ToolExecutorContractTest extends FencedResourceContract
+    implements CrossProcessGuardContract, ThrownErrorContract, DamagedStateContract {
   @TempDir Path dir;
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     return new ToolHarness(dir.resolve("tools.jsonl"), new ConcurrentHashMap<>(), verifier);
+  }
+
+  @Override
+  public Class<? extends GuardHarnessFactory> harnessFactory() {
+    return HarnessFactories.ToolFile.class;
+  }
+
+  @Override
+  public String sharedStorage() {
+    return dir.resolve("shared-" + UUID.randomUUID() + ".jsonl").toString();
+  }
+
+  @Override
+  public GuardHarness throwingHarness() {
+    return new ToolHarness(dir.resolve("thrown-" + UUID.randomUUID() + ".jsonl"), new ConcurrentHashMap<>());
+  }
+
+  @Override
+  public void writeThrowing(GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
+    ((ToolHarness) harness).writeThrowing(key, token, thrown);
+  }
+
+  private Path damagedJournal;
+
+  @Override
+  public GuardHarness damageableHarness() {
+    damagedJournal = dir.resolve("damaged-" + UUID.randomUUID() + ".jsonl");
+    return new ToolHarness(damagedJournal, new ConcurrentHashMap<>());
+  }
+
+  @Override
+  public Map<String, BiConsumer<GuardHarness, LeaseKey>> damages() {
+    return Map.of(
+        "journal truncated to nothing", (h, k) -> rewrite(damagedJournal, ""),
+        "journal deleted", (h, k) -> delete(damagedJournal),
+        "a garbage line appended", (h, k) -> append(damagedJournal, "{garbage\n"),
+        "marks file deleted, journal truncated", (h, k) -> {
+          delete(Path.of(damagedJournal + ".marks"));
+          rewrite(damagedJournal, "");
+        });
+  }
+
+  private static void rewrite(Path p, String text) {
+    try {
+      Files.writeString(p, text);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void append(Path p, String text) {
+    try {
+      Files.writeString(p, text, java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void delete(Path p) {
+    try {
+      Files.delete(p);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

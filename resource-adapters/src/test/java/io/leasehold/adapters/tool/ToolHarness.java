@@ -47,6 +47,9 @@ public final class ToolHarness implements GuardHarness {
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .journal(FileToolJournal.open(journalFile))
             .tool(new RegisterTool(register))
+            .tool(FencedTool.of("throw", a -> {
+              throw io.leasehold.adapters.Sneaky.raise(toThrow);
+            }))
             .build();
   }
 
@@ -54,6 +57,14 @@ public final class ToolHarness implements GuardHarness {
   public void write(LeaseKey key, Fenced fenced, String value) {
     ObjectNode args = JSON.createObjectNode().put("key", key.accountId() + "\u0000" + key.sessionId()).put("value", value);
     executor.call(fenced, "set", args);
+  }
+
+  private volatile Throwable toThrow;
+
+  /** A call of a tool that throws {@code thrown} before it changes anything. */
+  public void writeThrowing(LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
+    toThrow = thrown;
+    executor.call(token, "throw", JSON.createObjectNode().put("key", key.accountId()));
   }
 
   @Override

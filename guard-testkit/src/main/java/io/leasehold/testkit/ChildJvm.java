@@ -1,4 +1,4 @@
-package io.leasehold.testing;
+package io.leasehold.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
