@@ -230,31 +230,53 @@ public final class FencedJdbcWriter {
     }
     FencingToken token =
         verifier == null ? Fenced.present(fenced) : TokenVerifier.presentVerified(fenced, verifier);
+    try {
+      return inTransaction(
+          c -> {
+            T result;
+            if (admitAtCommit) {
+              result = work.run(WorkConnection.wrap(c), token);
+              requireOpenTransaction(c, token);
+              admitAndCommit(c, token);
+            } else {
+              admit(c, token);
+              result = work.run(WorkConnection.wrap(c), token);
+              requireOpenTransaction(c, token);
+              if (liveLeaseSql != null) {
+                checkLiveLease(c, token);
+              }
+              c.commit();
+            }
+            return result;
+          });
+    } catch (SQLException e) {
+      throw new ResourceAccessException(
+          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage(), e);
+    }
+  }
+
+  /** A transaction's body; it commits (by whichever statement) before it returns. */
+  @FunctionalInterface
+  private interface Body<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs a body on a connection of its own with auto-commit off, after the table's shape check.
+   * Any throwable, Errors and sneaky checked exceptions included, rolls back first: restoring
+   * auto-commit on an open transaction would commit it (CONTRACT C16).
+   */
+  private <T> T inTransaction(Body<T> body) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       tableCheck.ensure(c);
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       boolean committed = false;
       try {
-        T result;
-        if (admitAtCommit) {
-          result = work.run(WorkConnection.wrap(c), token);
-          requireOpenTransaction(c, token);
-          admitAndCommit(c, token);
-        } else {
-          admit(c, token);
-          result = work.run(WorkConnection.wrap(c), token);
-          requireOpenTransaction(c, token);
-          if (liveLeaseSql != null) {
-            checkLiveLease(c, token);
-          }
-          c.commit();
-        }
+        T result = body.run(c);
         committed = true;
         return result;
       } catch (Throwable e) {
-        // Any throwable, Errors and sneaky checked exceptions included: roll back first. Restoring
-        // auto-commit on an open transaction would commit it (CONTRACT C16).
         rollback(c, e);
         throw e;
       } finally {
@@ -264,9 +286,6 @@ public final class FencedJdbcWriter {
           restoreAfterRollback(c, autoCommit);
         }
       }
-    } catch (SQLException e) {
-      throw new ResourceAccessException(
-          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage(), e);
     }
   }
 
@@ -466,12 +485,8 @@ public final class FencedJdbcWriter {
    */
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
-    try (Connection c = dataSource.getConnection()) {
-      tableCheck.ensure(c);
-      boolean autoCommit = c.getAutoCommit();
-      c.setAutoCommit(false);
-      boolean committed = false;
-      try {
+    try {
+      return inTransaction(c -> {
         long previous;
         try (PreparedStatement ps = c.prepareStatement(lockMarkSql)) {
           ps.setString(1, key.accountId());
@@ -502,18 +517,8 @@ public final class FencedJdbcWriter {
           }
         }
         c.commit();
-        committed = true;
         return new MarkReset(key, previous, newMark, operator, reason, at);
-      } catch (Throwable e) {
-        rollback(c, e);
-        throw e;
-      } finally {
-        if (committed) {
-          c.setAutoCommit(autoCommit);
-        } else {
-          restoreAfterRollback(c, autoCommit);
-        }
-      }
+      });
     } catch (SQLException e) {
       throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage(), e);
     }
