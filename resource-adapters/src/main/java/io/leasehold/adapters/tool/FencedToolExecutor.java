@@ -107,10 +107,79 @@ public final class FencedToolExecutor {
     if (toolName == null || !tools.containsKey(toolName)) {
       throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
     }
+    return admitAndRun(fenced, token, tools.get(toolName), arguments);
+  }
+
+  /**
+   * Calls a tool that is not registered with the executor, under a fence: for agent-framework
+   * integrations, where the framework owns the tools and the executor only admits and journals
+   * their calls. Everything else is as in {@link #call(Fenced, String, JsonNode)}.
+   *
+   * @param fenced the run's lease (refused locally once lost) or its token
+   * @param tool the tool; its name is what the journal records
+   * @param arguments the arguments
+   * @return the result
+   * @throws StaleFenceException if a newer run has been admitted for the key; the tool did not run
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing was recorded and the tool did not run
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
+   *     run
+   * @throws ToolCallFailedException if the tool threw
+   * @throws IllegalArgumentException if the tool, its name or an argument is null
+   */
+  public ToolResult call(Fenced fenced, FencedTool tool, JsonNode arguments) {
+    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    if (tool == null || tool.name() == null || tool.name().isBlank()) {
+      throw new IllegalArgumentException("tool and its name must not be null or blank");
+    }
+    return admitAndRun(fenced, token, tool, arguments);
+  }
+
+  /**
+   * Starts a run: admits its token in the journal, so that from now on every call of an older run
+   * of the session is refused, even before this run calls a tool, and lists the calls of older
+   * runs whose outcome nobody confirmed. Call it when a new run of a session begins; calling it
+   * again for the same run changes nothing.
+   *
+   * @param run the new run's lease or token
+   * @return the admission and the in-doubt calls of older runs, oldest first
+   * @throws StaleFenceException if a newer run has been admitted already: this run must not start
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing changed
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
+   */
+  public RunStart startRun(Fenced run) {
+    FencingToken token = TokenVerifier.presentVerified(run, verifier);
+    Admission admission = journal.admit(token);
+    return new RunStart(admission, inDoubtBefore(token));
+  }
+
+  /**
+   * What {@link #startRun} found.
+   *
+   * @param admission the run's token and the mark before it
+   * @param inDoubt calls of older runs of the session that were intended or started and never
+   *     confirmed, oldest first
+   */
+  public record RunStart(Admission admission, List<ToolCall> inDoubt) {
+    /**
+     * Checks and copies the components.
+     *
+     * @throws IllegalArgumentException if a component is null
+     */
+    public RunStart {
+      if (admission == null || inDoubt == null) {
+        throw new IllegalArgumentException("all components are required");
+      }
+      inDoubt = List.copyOf(inDoubt);
+    }
+  }
+
+  private ToolResult admitAndRun(Fenced fenced, FencingToken token, FencedTool tool, JsonNode arguments) {
     if (arguments == null) {
       throw new IllegalArgumentException("arguments must not be null (use a NullNode)");
     }
-    FencedTool tool = tools.get(toolName);
+    String toolName = tool.name();
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();
     journal.intended(
@@ -165,7 +234,10 @@ public final class FencedToolExecutor {
    * @return the in-doubt calls of runs with a lower fence, oldest first
    */
   public List<ToolCall> inDoubt(Fenced current) {
-    FencingToken token = TokenVerifier.presentVerified(current, verifier);
+    return inDoubtBefore(TokenVerifier.presentVerified(current, verifier));
+  }
+
+  private List<ToolCall> inDoubtBefore(FencingToken token) {
     List<ToolCall> out = new ArrayList<>();
     for (ToolCall c : journal.calls(token.key())) {
       if (c.inDoubt() && c.token().fence() < token.fence()) {
@@ -284,7 +356,9 @@ public final class FencedToolExecutor {
     }
 
     /**
-     * Registers a tool.
+     * Registers a tool, to be called by name. An executor without tools is fine when an
+     * agent-framework integration passes each call's tool (see {@code call(Fenced, FencedTool,
+     * JsonNode)}).
      *
      * @param tool the tool
      * @return this builder
@@ -319,7 +393,7 @@ public final class FencedToolExecutor {
      * Builds the executor.
      *
      * @return the executor
-     * @throws IllegalStateException if no verifier, no journal or no tool was given
+     * @throws IllegalStateException if no verifier or no journal was given
      */
     public FencedToolExecutor build() {
       if (verifier == null) {
@@ -330,9 +404,6 @@ public final class FencedToolExecutor {
       }
       if (journal == null) {
         throw new IllegalStateException("choose a journal (FileToolJournal or MemoryToolJournal)");
-      }
-      if (tools.isEmpty()) {
-        throw new IllegalStateException("register at least one tool");
       }
       return new FencedToolExecutor(this);
     }

@@ -154,6 +154,22 @@ public final class FileToolJournal implements ToolJournal {
   }
 
   @Override
+  public Admission admit(FencingToken token) {
+    if (token == null) {
+      throw new IllegalArgumentException("token must not be null");
+    }
+    return locked(
+        () -> {
+          long mark = state.check(token);
+          if (token.fence() > mark) {
+            appendMark("raise", token.key(), token.fence());
+          }
+          state.admit(token);
+          return new Admission(token, mark);
+        });
+  }
+
+  @Override
   public void finished(UUID callId, JsonNode result) {
     locked(
         () -> {

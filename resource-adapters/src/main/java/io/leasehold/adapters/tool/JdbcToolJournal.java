@@ -151,13 +151,7 @@ public final class JdbcToolJournal implements ToolJournal {
           }
           if (token.fence() > previous) {
             // The mark row is locked: the raise and the start commit together.
-            try (PreparedStatement ps =
-                c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
-              ps.setLong(1, token.fence());
-              ps.setString(2, token.key().accountId());
-              ps.setString(3, token.key().sessionId());
-              ps.executeUpdate();
-            }
+            raiseMark(c, token);
           }
           // Start the call; the unique index on in-flight calls refuses a duplicate here. A
           // savepoint keeps the transaction usable to record the refusal.
@@ -186,6 +180,39 @@ public final class JdbcToolJournal implements ToolJournal {
       throw e; // the refusal was recorded and committed first
     }
     return (Admission) outcome;
+  }
+
+  @Override
+  public Admission admit(FencingToken token) {
+    if (token == null) {
+      throw new IllegalArgumentException("token must not be null");
+    }
+    Object outcome =
+        tx("admit a run", c -> {
+          long previous = lockMark(c, token.key());
+          if (token.fence() < previous) {
+            return new StaleFenceException(token, previous);
+          }
+          if (token.fence() > previous) {
+            raiseMark(c, token);
+          }
+          return new Admission(token, previous);
+        });
+    if (outcome instanceof RuntimeException e) {
+      throw e;
+    }
+    return (Admission) outcome;
+  }
+
+  private void raiseMark(Connection c, FencingToken token) throws SQLException {
+    // The caller holds the mark row's lock, so the raise cannot interleave with an admission.
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
+      ps.setLong(1, token.fence());
+      ps.setString(2, token.key().accountId());
+      ps.setString(3, token.key().sessionId());
+      ps.executeUpdate();
+    }
   }
 
   /** Locks the key's mark row (creating it at 0) and returns the mark. */

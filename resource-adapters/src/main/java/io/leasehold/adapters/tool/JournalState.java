@@ -88,6 +88,12 @@ final class JournalState {
     return calls.get(callId);
   }
 
+  Admission admit(FencingToken token) {
+    long mark = check(token);
+    marks.put(token.key(), token.fence());
+    return new Admission(token, mark);
+  }
+
   Admission started(FencingToken token, UUID callId) {
     long mark = check(token);
     marks.put(token.key(), token.fence());

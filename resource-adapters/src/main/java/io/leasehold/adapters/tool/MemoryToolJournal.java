@@ -44,6 +44,14 @@ public final class MemoryToolJournal implements ToolJournal {
   }
 
   @Override
+  public synchronized Admission admit(FencingToken token) {
+    if (token == null) {
+      throw new IllegalArgumentException("token must not be null");
+    }
+    return state.admit(token);
+  }
+
+  @Override
   public synchronized void finished(UUID callId, JsonNode result) {
     state.finished(callId, result);
   }

@@ -42,6 +42,18 @@ public interface ToolJournal {
   Admission admitAndStart(FencingToken token, UUID callId);
 
   /**
+   * Admits a token without a call: raises the key's mark to its fence, so that from now on no
+   * lower fence starts a call. A new run calls it as it starts (through {@link
+   * FencedToolExecutor#startRun}), so an older run is refused even before the new one calls a
+   * tool.
+   *
+   * @param token the new run's token
+   * @return the admission, with the mark before it
+   * @throws StaleFenceException if the fence is below the key's mark; nothing changed
+   */
+  Admission admit(FencingToken token);
+
+  /**
    * Records that the tool returned.
    *
    * @param callId the call

@@ -1,0 +1,438 @@
+package io.leasehold.langchain4j;
+
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.agent.tool.ToolSpecifications;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.service.tool.AiServiceTool;
+import dev.langchain4j.service.tool.DefaultToolExecutor;
+import dev.langchain4j.service.tool.ToolErrorHandlerResult;
+import dev.langchain4j.service.tool.ToolExecutionErrorHandler;
+import dev.langchain4j.service.tool.ToolExecutionResult;
+import dev.langchain4j.service.tool.ToolExecutor;
+import dev.langchain4j.service.tool.ToolProvider;
+import dev.langchain4j.service.tool.ToolProviderResult;
+import io.leasehold.adapters.agent.AgentToolFence;
+import io.leasehold.adapters.agent.AgentToolOutcome;
+import io.leasehold.adapters.agent.RunStoppedException;
+import io.leasehold.adapters.agent.SessionLeases;
+import io.leasehold.adapters.agent.UnresolvedSessionException;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Fences every tool call of a LangChain4j AI service. It decorates the framework's own {@link
+ * ToolExecutor}s (the user's tool code is unchanged): each call is admitted through an {@link
+ * AgentToolFence} with the current run's token before the tool runs, and a superseded run's call is
+ * refused, the tool never invoked.
+ *
+ * <pre>{@code
+ * LangChain4jToolFence fence = LangChain4jToolFence.builder(agentToolFence).build();
+ * Assistant assistant = AiServices.builder(Assistant.class)
+ *     .chatModel(model)
+ *     .tools(fence.wrapObjects(new BookingTools()))
+ *     .toolExecutionErrorHandler(fence.errorHandler())
+ *     .build();
+ * String answer = assistant.chat(question, LangChain4jToolFence.parameters(lease));
+ * }</pre>
+ *
+ * <h2>Which run a call belongs to</h2>
+ *
+ * The lease passed with the invocation, as an {@link InvocationParameters} argument of the AI
+ * service method ({@link #parameters(Fenced)}), wins. Without one, the {@link
+ * Builder#sessions(Function, SessionLeases) session resolver} maps the invocation (usually its
+ * {@code @MemoryId}) to a lease key, and the session's registered run is used. When both are
+ * present they must name the same session. A call that can be tied to no run throws {@link
+ * UnresolvedSessionException}; the tool does not run.
+ *
+ * <h2>A refused call</h2>
+ *
+ * By default the decorator throws {@link RunStoppedException}. With {@link #errorHandler()} set on
+ * the AI service, it comes out of the service method and the agent loop ends there; without it,
+ * LangChain4j hands its message to the model, which reads that the run was superseded and must
+ * stop, and every later call of the run is refused locally. With {@link
+ * Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)} the refusal is returned as the tool's
+ * result instead. The tool reads the admitted token from {@link #token(InvocationParameters)} to
+ * forward it downstream.
+ *
+ * <p>Thread-safe; works with {@code executeToolsConcurrently()}.
+ */
+public final class LangChain4jToolFence {
+  /** The invocation parameter that carries the run's lease ({@link Fenced}). */
+  public static final String LEASE_PARAMETER = "leasehold.lease";
+
+  /** The invocation parameter through which the tool sees the admitted {@link FencingToken}. */
+  public static final String TOKEN_PARAMETER = "leasehold.token";
+
+  private final AgentToolFence fence;
+  private final Function<InvocationContext, LeaseKey> resolver;
+  private final SessionLeases sessions;
+  private final boolean endRunOnRefusal;
+  private final ToolExecutionErrorHandler fallbackErrors;
+
+  private LangChain4jToolFence(Builder b) {
+    this.fence = b.fence;
+    this.resolver = b.resolver;
+    this.sessions = b.sessions;
+    this.endRunOnRefusal = b.endRunOnRefusal;
+    this.fallbackErrors = b.fallbackErrors;
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @param fence admits and journals the calls
+   * @return the builder
+   */
+  public static Builder builder(AgentToolFence fence) {
+    if (fence == null) {
+      throw new IllegalArgumentException("fence must not be null");
+    }
+    return new Builder(fence);
+  }
+
+  /**
+   * Invocation parameters that carry a run's lease: pass them as the AI service method's {@link
+   * InvocationParameters} argument.
+   *
+   * @param run the run's lease
+   * @return new, mutable parameters holding it
+   */
+  public static InvocationParameters parameters(Fenced run) {
+    if (run == null) {
+      throw new IllegalArgumentException("run must not be null");
+    }
+    return InvocationParameters.from(LEASE_PARAMETER, run);
+  }
+
+  /**
+   * The token under which the current tool call was admitted, for a tool that forwards it
+   * downstream (for example in the {@code Leasehold-Token} header). Declare an {@link
+   * InvocationParameters} parameter on the {@code @Tool} method to receive it.
+   *
+   * @param parameters the invocation's parameters
+   * @return the token, or empty outside a fenced call
+   */
+  public static Optional<FencingToken> token(InvocationParameters parameters) {
+    if (parameters == null) {
+      return Optional.empty();
+    }
+    Object t = parameters.get(TOKEN_PARAMETER);
+    return t instanceof FencingToken ft ? Optional.of(ft) : Optional.empty();
+  }
+
+  /**
+   * Decorates one executor.
+   *
+   * @param executor the framework's executor
+   * @return an executor that runs it only when the call is admitted
+   */
+  public ToolExecutor wrap(ToolExecutor executor) {
+    if (executor == null) {
+      throw new IllegalArgumentException("executor must not be null");
+    }
+    if (executor instanceof FencedExecutor) {
+      return executor;
+    }
+    return new FencedExecutor(executor);
+  }
+
+  /**
+   * Decorates tools given as specifications and executors, for {@code AiServices.tools(Map)}.
+   *
+   * @param tools the tools
+   * @return the same specifications with decorated executors, in the same order
+   */
+  public Map<ToolSpecification, ToolExecutor> wrap(Map<ToolSpecification, ToolExecutor> tools) {
+    if (tools == null) {
+      throw new IllegalArgumentException("tools must not be null");
+    }
+    Map<ToolSpecification, ToolExecutor> out = new LinkedHashMap<>();
+    tools.forEach((spec, exec) -> out.put(spec, wrap(exec)));
+    return out;
+  }
+
+  /**
+   * Decorates every tool of a provider, for {@code AiServices.toolProvider(...)}.
+   *
+   * @param provider the provider
+   * @return a provider whose tools are fenced
+   */
+  public ToolProvider wrap(ToolProvider provider) {
+    if (provider == null) {
+      throw new IllegalArgumentException("provider must not be null");
+    }
+    return new ToolProvider() {
+      @Override
+      public ToolProviderResult provideTools(dev.langchain4j.service.tool.ToolProviderRequest request) {
+        ToolProviderResult result = provider.provideTools(request);
+        if (result == null) {
+          return null;
+        }
+        List<AiServiceTool> fenced = new ArrayList<>();
+        for (AiServiceTool t : result.aiServiceTools()) {
+          fenced.add(t.toBuilder().toolExecutor(wrap(t.toolExecutor())).build());
+        }
+        return ToolProviderResult.builder().addAll(fenced).build();
+      }
+
+      @Override
+      public boolean isDynamic() {
+        return provider.isDynamic();
+      }
+    };
+  }
+
+  /**
+   * Turns objects with {@link Tool @Tool} methods into fenced tools, for {@code
+   * AiServices.tools(List)}. Specifications, argument handling and return behaviour are
+   * LangChain4j's own, built through its public API.
+   *
+   * @param objectsWithTools the objects
+   * @return their tools, fenced
+   * @throws IllegalArgumentException if an object has no {@code @Tool} method
+   */
+  public List<AiServiceTool> wrapObjects(Object... objectsWithTools) {
+    if (objectsWithTools == null || objectsWithTools.length == 0) {
+      throw new IllegalArgumentException("give at least one object with @Tool methods");
+    }
+    List<AiServiceTool> out = new ArrayList<>();
+    for (Object o : objectsWithTools) {
+      if (o == null || o instanceof Class<?>) {
+        throw new IllegalArgumentException("tools must be objects, not null or a class: " + o);
+      }
+      int before = out.size();
+      for (Method m : o.getClass().getMethods()) {
+        Tool tool = m.getAnnotation(Tool.class);
+        if (tool == null) {
+          continue;
+        }
+        ToolExecutor executor =
+            DefaultToolExecutor.builder()
+                .object(o)
+                .originalMethod(m)
+                .methodToInvoke(m)
+                .wrapToolArgumentsExceptions(true)
+                .propagateToolExecutionExceptions(true)
+                .build();
+        out.add(
+            AiServiceTool.builder()
+                .toolSpecification(ToolSpecifications.toolSpecificationFrom(m))
+                .toolExecutor(wrap(executor))
+                .returnBehavior(tool.returnBehavior())
+                .build());
+      }
+      if (out.size() == before) {
+        throw new IllegalArgumentException(o.getClass().getName() + " has no public @Tool method");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * An error handler for {@code AiServices.toolExecutionErrorHandler(...)} that lets {@link
+   * RunStoppedException} and {@link UnresolvedSessionException} end the service call, and hands
+   * any other tool failure to the model as text (as LangChain4j does by default, or as the {@link
+   * Builder#errorHandler fallback} decides).
+   *
+   * @return the handler
+   */
+  public ToolExecutionErrorHandler errorHandler() {
+    return (error, context) -> {
+      Throwable raw = context == null ? null : context.rawError();
+      for (Throwable t : new Throwable[] {raw, error}) {
+        if (t instanceof RunStoppedException || t instanceof UnresolvedSessionException) {
+          throw (RuntimeException) t;
+        }
+      }
+      return fallbackErrors.handle(error, context);
+    };
+  }
+
+  private Fenced runOf(InvocationContext context) {
+    InvocationParameters parameters = context == null ? null : context.invocationParameters();
+    Object passed = parameters == null ? null : parameters.get(LEASE_PARAMETER);
+    if (passed != null && !(passed instanceof Fenced)) {
+      throw new UnresolvedSessionException(
+          "invocation parameter " + LEASE_PARAMETER + " holds a " + passed.getClass().getName()
+              + ", not a lease; pass LangChain4jToolFence.parameters(lease)");
+    }
+    if (resolver == null) {
+      if (passed == null) {
+        throw new UnresolvedSessionException(
+            "this tool call carries no lease: pass LangChain4jToolFence.parameters(lease) as the AI"
+                + " service method's InvocationParameters argument, or configure"
+                + " sessions(resolver, sessionLeases) on the LangChain4jToolFence builder");
+      }
+      return (Fenced) passed;
+    }
+    LeaseKey key = resolve(context);
+    if (passed != null) {
+      Fenced run = (Fenced) passed;
+      checkSameSession(run, key);
+      return run;
+    }
+    return sessions
+        .find(key)
+        .orElseThrow(
+            () ->
+                new UnresolvedSessionException(
+                    "no live run of session " + key + " is registered in this process: register the"
+                        + " run's lease with SessionLeases.register(lease) when it starts"));
+  }
+
+  private LeaseKey resolve(InvocationContext context) {
+    Object conversation = context == null ? null : context.chatMemoryId();
+    LeaseKey key;
+    try {
+      key = resolver.apply(context);
+    } catch (RuntimeException e) {
+      throw new UnresolvedSessionException(
+          "the session resolver could not map conversation " + conversation + " to a session: " + e.getMessage(), e);
+    }
+    if (key == null) {
+      throw new UnresolvedSessionException(
+          "the session resolver mapped conversation " + conversation + " to no session; it must return a"
+              + " LeaseKey (declare @MemoryId on the AI service method, or pass InvocationParameters"
+              + " the resolver can read)");
+    }
+    return key;
+  }
+
+  private static void checkSameSession(Fenced run, LeaseKey key) {
+    FencingToken token;
+    try {
+      token = run.token();
+    } catch (LeaseLostException e) {
+      return; // the fence refuses it anyway, and says why
+    }
+    if (token != null && !token.key().equals(key)) {
+      throw new UnresolvedSessionException(
+          "the lease passed with the invocation is for session " + token.key()
+              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run");
+    }
+  }
+
+  private final class FencedExecutor implements ToolExecutor {
+    private final ToolExecutor delegate;
+
+    FencedExecutor(ToolExecutor delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public String execute(ToolExecutionRequest request, Object memoryId) {
+      return executeWithContext(request, InvocationContext.builder().chatMemoryId(memoryId).build()).resultText();
+    }
+
+    @Override
+    public ToolExecutionResult executeWithContext(ToolExecutionRequest request, InvocationContext context) {
+      Fenced run = runOf(context);
+      AgentToolOutcome<ToolExecutionResult> outcome =
+          fence.call(
+              run,
+              request.name(),
+              request.arguments(),
+              call -> {
+                if (context != null && context.invocationParameters() != null) {
+                  context.invocationParameters().put(TOKEN_PARAMETER, call.token());
+                }
+                return delegate.executeWithContext(request, context);
+              },
+              result -> result == null ? null : result.resultText());
+      if (outcome instanceof AgentToolOutcome.Ran<ToolExecutionResult> ran) {
+        return ran.value();
+      }
+      AgentToolOutcome.Refused<ToolExecutionResult> refused = (AgentToolOutcome.Refused<ToolExecutionResult>) outcome;
+      if (endRunOnRefusal) {
+        throw new RunStoppedException(refused.stop());
+      }
+      return ToolExecutionResult.builder().isError(true).resultText(refused.stop().messageForModel()).build();
+    }
+  }
+
+  /** Options of a {@link LangChain4jToolFence}. Not thread-safe. */
+  public static final class Builder {
+    private final AgentToolFence fence;
+    private Function<InvocationContext, LeaseKey> resolver;
+    private SessionLeases sessions;
+    private boolean endRunOnRefusal = true;
+    private ToolExecutionErrorHandler fallbackErrors =
+        (error, context) ->
+            ToolErrorHandlerResult.text(
+                error == null
+                    ? "unknown error"
+                    : error.getMessage() == null || error.getMessage().isBlank()
+                        ? error.getClass().getName()
+                        : error.getMessage());
+
+    private Builder(AgentToolFence fence) {
+      this.fence = fence;
+    }
+
+    /**
+     * Finds a call's run by session when the invocation carries no lease: the resolver maps the
+     * invocation (usually {@code context.chatMemoryId()}) to a lease key, and the session's run
+     * registered in {@code sessions} is used.
+     *
+     * @param resolver maps an invocation to its session; may throw or return null when it cannot
+     * @param sessions the live runs of this process
+     * @return this builder
+     */
+    public Builder sessions(Function<InvocationContext, LeaseKey> resolver, SessionLeases sessions) {
+      if (resolver == null || sessions == null) {
+        throw new IllegalArgumentException("resolver and sessions must not be null");
+      }
+      this.resolver = resolver;
+      this.sessions = sessions;
+      return this;
+    }
+
+    /**
+     * Whether a refused call throws {@link RunStoppedException} (true, the default) or returns
+     * the refusal as the tool's result for the model (false).
+     *
+     * @param end true to throw
+     * @return this builder
+     */
+    public Builder endRunOnRefusal(boolean end) {
+      this.endRunOnRefusal = end;
+      return this;
+    }
+
+    /**
+     * What {@link LangChain4jToolFence#errorHandler()} does with tool failures other than a
+     * refusal. Default: the error's message becomes the tool result, as in LangChain4j.
+     *
+     * @param fallback the handler
+     * @return this builder
+     */
+    public Builder errorHandler(ToolExecutionErrorHandler fallback) {
+      if (fallback == null) {
+        throw new IllegalArgumentException("fallback must not be null");
+      }
+      this.fallbackErrors = fallback;
+      return this;
+    }
+
+    /**
+     * Builds the fence.
+     *
+     * @return the fence
+     */
+    public LangChain4jToolFence build() {
+      return new LangChain4jToolFence(this);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.leasehold.adapters.agent;
+
+import java.util.UUID;
+
+/**
+ * What became of a fenced agent tool call: it ran, or it was refused and the run must stop.
+ *
+ * @param <R> what the framework's tool returns
+ */
+public sealed interface AgentToolOutcome<R> {
+  /**
+   * The call was admitted and the tool returned.
+   *
+   * @param value what the tool returned
+   * @param callId the journal's id for the call
+   * @param <R> what the framework's tool returns
+   */
+  record Ran<R>(R value, UUID callId) implements AgentToolOutcome<R> {
+    /**
+     * Checks required components.
+     *
+     * @throws IllegalArgumentException if the call id is null
+     */
+    public Ran {
+      if (callId == null) {
+        throw new IllegalArgumentException("callId must not be null");
+      }
+    }
+  }
+
+  /**
+   * The call was refused; the tool did not run.
+   *
+   * @param stop why, and what to tell the model
+   * @param <R> what the framework's tool returns
+   */
+  record Refused<R>(RunStop stop) implements AgentToolOutcome<R> {
+    /**
+     * Checks required components.
+     *
+     * @throws IllegalArgumentException if the stop is null
+     */
+    public Refused {
+      if (stop == null) {
+        throw new IllegalArgumentException("stop must not be null");
+      }
+    }
+  }
+}

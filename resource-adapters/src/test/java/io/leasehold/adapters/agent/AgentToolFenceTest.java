@@ -1,0 +1,108 @@
+package io.leasehold.adapters.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.adapters.tool.FencedToolExecutor;
+import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.ToolCall;
+import io.leasehold.adapters.tool.ToolCallFailedException;
+import io.leasehold.fencing.Fenced;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
+import java.io.IOException;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The framework-free part of every agent integration. */
+class AgentToolFenceTest {
+  private final LeaseKey key = LeaseKey.of("acct", "chat");
+  private final MemoryToolJournal journal = new MemoryToolJournal();
+  private final List<RunStop> stops = new CopyOnWriteArrayList<>();
+  private final AtomicInteger invoked = new AtomicInteger();
+
+  private AgentToolFence fence(TokenVerifier verifier) {
+    return AgentToolFence.builder(FencedToolExecutor.builder().verifier(verifier).journal(journal).build())
+        .listener(stops::add)
+        .build();
+  }
+
+  private AgentToolOutcome<String> call(AgentToolFence fence, Fenced run) {
+    return fence.call(run, "send", "{\"to\":\"ada\"}", c -> {
+      invoked.incrementAndGet();
+      return "sent";
+    }, s -> s);
+  }
+
+  @Test
+  void aRunRefusedAsSupersededIsRefusedLocallyAfterwardsAndTheListenerHearsOnce() {
+    AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
+    FencingToken older = new FencingToken(key, 1, UUID.randomUUID());
+    fence.startRun(new FencingToken(key, 2, UUID.randomUUID()));
+
+    AgentToolOutcome<String> first = call(fence, older);
+    AgentToolOutcome<String> second = call(fence, older);
+
+    assertThat(first).isInstanceOf(AgentToolOutcome.Refused.class);
+    assertThat(second).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
+        r -> assertThat(r.stop().messageForModel()).contains("fence 2", "fence 1", "\"send\" was NOT run"));
+    assertThat(invoked).hasValue(0);
+    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.SUPERSEDED);
+    // Only the first refusal reached the journal.
+    assertThat(journal.calls(key)).singleElement().extracting(ToolCall::state).isEqualTo(ToolCall.State.REFUSED);
+  }
+
+  @Test
+  void aForgedTokenIsRefusedButCannotStopTheRunItImitates() throws Exception {
+    SigningKey signing = SigningKey.generate(io.leasehold.fencing.SignatureScheme.HMAC_SHA256, "k1");
+    AgentToolFence fence = fence(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())));
+    FencingToken real = signing.sign(new FencingToken(key, 4, UUID.randomUUID()));
+    FencingToken forged = real.unsigned();
+
+    assertThat(call(fence, forged)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
+        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.UNVERIFIED));
+    assertThat(call(fence, real)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(invoked).hasValue(1);
+  }
+
+  @Test
+  void aLostLeaseIsRefusedBeforeTheJournal() {
+    AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
+    FencingToken t = new FencingToken(key, 1, UUID.randomUUID());
+    Fenced lost = () -> {
+      throw new LeaseLostException(t, "renewal failed");
+    };
+    assertThat(call(fence, lost)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
+        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.LEASE_LOST));
+    assertThat(journal.calls(key)).isEmpty();
+    assertThat(invoked).hasValue(0);
+  }
+
+  @Test
+  void whatTheToolThrowsComesOutUnchangedAndTheCallIsJournaledAsFailed() {
+    AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
+    FencingToken t = new FencingToken(key, 1, UUID.randomUUID());
+    IllegalStateException boom = new IllegalStateException("boom");
+    assertThatThrownBy(() -> fence.<String>call(t, "send", "{}", c -> { throw boom; }, s -> s)).isSameAs(boom);
+    assertThatThrownBy(() -> fence.<String>call(t, "send", "{}", c -> { throw new IOException("io"); }, s -> s))
+        .isInstanceOf(ToolCallFailedException.class);
+    assertThat(journal.calls(key)).extracting(ToolCall::state).containsExactly(ToolCall.State.FAILED, ToolCall.State.FAILED);
+  }
+
+  @Test
+  void argumentsThatAreNotJsonAreJournaledAsText() {
+    AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
+    FencingToken t = new FencingToken(key, 1, UUID.randomUUID());
+    assertThat(fence.call(t, "send", "{not json", c -> "ok", s -> s)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(journal.calls(key)).singleElement().satisfies(c -> assertThat(c.arguments().asText()).isEqualTo("{not json"));
+    assertThatThrownBy(() -> fence.call(null, "send", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> fence.call(t, " ", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
+  }
+}
