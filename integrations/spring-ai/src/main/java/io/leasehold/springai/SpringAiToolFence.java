@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.support.ToolCallbacks;
 import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.metadata.ToolMetadata;
 
@@ -30,7 +31,7 @@ import org.springframework.ai.tool.metadata.ToolMetadata;
  * SpringAiToolFence fence = SpringAiToolFence.builder(agentToolFence).build();
  * String answer = chatClient.prompt()
  *     .user(question)
- *     .toolCallbacks(fence.wrapObjects(new BookingTools()))
+ *     .tools(fence.wrapObjects(new BookingTools()))
  *     .toolContext(SpringAiToolFence.toolContext(lease))
  *     .call()
  *     .content();
@@ -132,7 +133,7 @@ public final class SpringAiToolFence {
   }
 
   /**
-   * Decorates callbacks, for {@code .toolCallbacks(...)}.
+   * Decorates callbacks, for {@code ChatClient}'s {@code .tools(...)}.
    *
    * @param callbacks the callbacks
    * @return them, decorated, in the same order
@@ -150,16 +151,16 @@ public final class SpringAiToolFence {
 
   /**
    * Turns objects with {@code @Tool} methods into fenced callbacks, through Spring AI's own {@link
-   * ToolCallbacks#from}.
+   * ToolCallbacks#from}, for {@code ChatClient}'s {@code .tools(...)}.
    *
    * @param objectsWithTools the objects
-   * @return their tools, fenced
+   * @return a provider of their tools, fenced
    */
-  public ToolCallback[] wrapObjects(Object... objectsWithTools) {
+  public ToolCallbackProvider wrapObjects(Object... objectsWithTools) {
     if (objectsWithTools == null || objectsWithTools.length == 0) {
       throw new IllegalArgumentException("give at least one object with @Tool methods");
     }
-    return wrap(ToolCallbacks.from(objectsWithTools));
+    return ToolCallbackProvider.from(wrap(ToolCallbacks.from(objectsWithTools)));
   }
 
   private Fenced runOf(@Nullable ToolContext context) {

@@ -38,6 +38,7 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.ToolCallbackProvider;
 import org.springframework.ai.tool.definition.ToolDefinition;
 
 /** Spring AI ChatClient calls with fenced tools, on real PostgreSQL (leases and the tool journal). */
@@ -90,8 +91,8 @@ class SpringAiToolFenceTest {
     return browser;
   }
 
-  private static String ask(ScriptedChatModel model, ToolCallback[] callbacks, Map<String, Object> context) {
-    return ChatClient.builder(model).build().prompt().user("go").toolCallbacks(callbacks).toolContext(context).call().content();
+  private static String ask(ScriptedChatModel model, ToolCallbackProvider callbacks, Map<String, Object> context) {
+    return ChatClient.builder(model).build().prompt().user("go").tools(callbacks).toolContext(context).call().content();
   }
 
   private List<ToolCall> callsOf(Lease lease) {
@@ -213,7 +214,7 @@ class SpringAiToolFenceTest {
         };
     ScriptedChatModel model = new ScriptedChatModel().callTools("chargeCard", "{\"what\":\"order 42\"}").answer("x");
     SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).build();
-    assertThatThrownBy(() -> ask(model, fence.wrap(new ToolCallback[] {crashing}), SpringAiToolFence.toolContext(desktop)))
+    assertThatThrownBy(() -> ask(model, ToolCallbackProvider.from(fence.wrap(crashing)), SpringAiToolFence.toolContext(desktop)))
         .isInstanceOf(OutOfMemoryError.class);
 
     store.forceRelease(key, "ops", "the desktop died");

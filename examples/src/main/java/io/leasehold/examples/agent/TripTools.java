@@ -1,0 +1,79 @@
+package io.leasehold.examples.agent;
+
+import dev.langchain4j.agent.tool.P;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.invocation.InvocationParameters;
+import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.langchain4j.LangChain4jToolFence;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The agent's side-effecting tools, as an application would write them: plain LangChain4j
+ * {@code @Tool} methods. Two of them act on systems that never see a token (a message service, a
+ * restaurant's booking API), so only the fence around the tool call protects them; the file tool
+ * forwards the token to a fenced file store as well (without Leasehold there is no token, and
+ * this demo's unfenced variant records the effect only).
+ */
+public final class TripTools {
+  private final String device;
+  private final World world;
+  private final FencedFileStore files;
+
+  TripTools(String device, World world, FencedFileStore files) {
+    this.device = device;
+    this.world = world;
+    this.files = files;
+  }
+
+  /**
+   * Sends the user a chat message.
+   *
+   * @param text the message
+   * @param parameters the invocation's parameters, which carry the admitted token
+   * @return what happened
+   */
+  @Tool("Sends the user a chat message")
+  public String sendMessage(@P("the message") String text, InvocationParameters parameters) {
+    world.effect(device, fence(parameters), "message", text);
+    return "message sent";
+  }
+
+  /**
+   * Writes a file of the conversation.
+   *
+   * @param name the file's name
+   * @param content what to write
+   * @param parameters the invocation's parameters, which carry the admitted token
+   * @return what happened
+   */
+  @Tool("Writes a file of the conversation")
+  public String writeFile(@P("file name") String name, @P("content") String content, InvocationParameters parameters) {
+    Optional<FencingToken> token = LangChain4jToolFence.token(parameters);
+    if (token.isPresent()) {
+      // The admitted token is forwarded: the file store checks the fence again, next to the data.
+      files.write(token.get(), "trip/" + name, content.getBytes(StandardCharsets.UTF_8));
+    }
+    world.effect(device, fence(parameters), "file", name + ": " + content);
+    return "written";
+  }
+
+  /**
+   * Books a restaurant table.
+   *
+   * @param name who for
+   * @param time when
+   * @param parameters the invocation's parameters, which carry the admitted token
+   * @return what happened
+   */
+  @Tool("Books a restaurant table")
+  public String bookTable(@P("guest name") String name, @P("time") String time, InvocationParameters parameters) {
+    world.effect(device, fence(parameters), "booking", name + " at " + time);
+    return "booked";
+  }
+
+  private static long fence(InvocationParameters parameters) {
+    return LangChain4jToolFence.token(parameters).map(FencingToken::fence).orElse(-1L);
+  }
+}
