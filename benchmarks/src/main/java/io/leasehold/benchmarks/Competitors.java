@@ -64,7 +64,7 @@ final class Competitors {
 
   /**
    * The exact statements Leasehold sends, from a bare JDBC loop on one connection per thread: the
-   * floor of its own overhead. Like the store, a refused acquire is followed by a status read.
+   * floor of its own overhead.
    */
   Throughput.OpFactory leaseholdSql(boolean contended) {
     LeaseSqlForBenchmarks sql = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
@@ -72,22 +72,14 @@ final class Competitors {
       Connection c = db.connection();
       PreparedStatement acquire = c.prepareStatement(sql.acquire());
       PreparedStatement release = c.prepareStatement(sql.release());
-      PreparedStatement status = c.prepareStatement(sql.status());
       String k = key(i, contended);
       return () -> {
         UUID run = UUID.randomUUID();
-        acquire.setString(1, "bench-sql");
-        acquire.setString(2, k);
-        acquire.setObject(3, run);
-        acquire.setString(4, "bench");
-        acquire.setLong(5, TTL.toNanos() / 1000);
-        acquire.setLong(6, 0);
-        Long fence = firstLong(acquire);
+        LeaseSqlForBenchmarks.bindAcquire(acquire, "bench-sql", k, run, "bench", TTL.toNanos() / 1000, 0);
+        // One statement answers both ways: granted with the fence, or refused with the holder's
+        // row (which the store turns into its Busy answer without another round trip).
+        Long fence = grantedFence(acquire);
         if (fence == null) {
-          // As the store does for its Busy answer: who holds the key, and until when.
-          status.setString(1, "bench-sql");
-          status.setString(2, k);
-          firstLong(status);
           return false;
         }
         release.setString(1, "bench-sql");
@@ -215,6 +207,18 @@ final class Competitors {
         return null;
       }
       isResultSet = ps.getMoreResults();
+    }
+  }
+
+  /** Executes the pipelined acquire and returns the fence if it was granted, else null. */
+  static Long grantedFence(PreparedStatement ps) throws SQLException {
+    boolean isResultSet = ps.execute();
+    isResultSet = ps.getMoreResults(); // past the set_config row
+    if (!isResultSet) {
+      throw new IllegalStateException("the acquire returned no result set");
+    }
+    try (ResultSet rs = ps.getResultSet()) {
+      return rs.next() && rs.getBoolean(1) ? rs.getLong(2) : null;
     }
   }
 

@@ -41,6 +41,25 @@ public final class LeaseSqlForBenchmarks {
   }
 
   /**
+   * Binds the acquire statement's parameters.
+   *
+   * @param ps the prepared acquire
+   * @param account account id
+   * @param session session id
+   * @param runId the new run
+   * @param holder the holder label
+   * @param ttlMicros the lease's ttl
+   * @param takeoverDelayMicros the takeover delay
+   * @throws java.sql.SQLException if the driver refuses a value
+   */
+  public static void bindAcquire(
+      java.sql.PreparedStatement ps, String account, String session, java.util.UUID runId, String holder,
+      long ttlMicros, long takeoverDelayMicros)
+      throws java.sql.SQLException {
+    LeaseSql.bindAcquire(ps, io.leasehold.fencing.LeaseKey.of(account, session), runId, holder, ttlMicros, takeoverDelayMicros);
+  }
+
+  /**
    * The release statement.
    *
    * @return the SQL
@@ -50,7 +69,7 @@ public final class LeaseSqlForBenchmarks {
   }
 
   /**
-   * The status statement (the store reads it after a refused acquire, for the Busy answer).
+   * The status statement.
    *
    * @return the SQL
    */

@@ -17,6 +17,8 @@ import io.leasehold.lease.RunOutcome;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * The README's usage example, compiled on every build so it cannot drift from the API. Each
@@ -84,6 +86,43 @@ public final class QuickStart {
     // RunOutcome.NotAcquired (someone else runs) or RunOutcome.Lost (stopped mid-way)
     return null;
     // endregion
+  }
+
+  /**
+   * Waits up to 5 s for a session that another run may hold, then works under its lease.
+   *
+   * @param store the store
+   * @return the fence worked with, or -1 if the session stayed busy
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public static long waitForTheSession(LeaseStore store) throws InterruptedException {
+    // region wait
+    AcquireRequest request = AcquireRequest.of(LeaseKey.of("acct-7", "chat-1"), "acct-7");
+    AcquireResult result = store.acquire(request, Duration.ofSeconds(5)); // wakes on release
+    if (result instanceof AcquireResult.Acquired acquired) {
+      try (Lease lease = acquired.lease().keepAlive()) {
+        return lease.token().fence();
+      }
+    }
+    return -1; // still Busy after 5 s (or TooLate: the database answered after the deadline)
+    // endregion
+  }
+
+  /**
+   * The same wait without a waiting thread.
+   *
+   * @param store the store
+   * @param executor where the tries run
+   * @return the answer, when it comes
+   */
+  public static CompletableFuture<AcquireResult> waitAsync(LeaseStore store, Executor executor) {
+    // region wait-async
+    CompletableFuture<AcquireResult> answer =
+        store.acquireAsync(
+            AcquireRequest.of(LeaseKey.of("acct-7", "chat-1"), "acct-7"), Duration.ofSeconds(5), executor);
+    // answer.cancel(true) gives up: no more tries, and a lease granted meanwhile is released
+    // endregion
+    return answer;
   }
 
   /**

@@ -57,7 +57,7 @@ final class SignatureVerifier implements TokenVerifier {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.UNSIGNED,
           "refused unsigned token " + token + ": this resource admits only tokens signed by "
-              + keys + "; build the lease store with a signing key (LeaseStore.Builder.tokenSigningKey)");
+              + keys + "; build the lease store with a signing key (LeaseStoreBuilder.tokenSigningKey)");
     }
     TokenSignature sig = token.signature().get();
     VerificationKey key =

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Keeper {
   private static final System.Logger LOG = System.getLogger(Keeper.class.getName());
 
-  private final LeaseStore store;
+  private final BatchRenewer renewer;
   private final ScheduledExecutorService givenScheduler;
   private final Duration renewInterval;
   private final ConcurrentHashMap<UUID, Lease> kept = new ConcurrentHashMap<>();
@@ -36,8 +36,8 @@ final class Keeper {
   private ScheduledFuture<?> watchTask;
   private boolean stopped;
 
-  Keeper(LeaseStore store, ScheduledExecutorService givenScheduler, Duration renewInterval) {
-    this.store = store;
+  Keeper(BatchRenewer renewer, ScheduledExecutorService givenScheduler, Duration renewInterval) {
+    this.renewer = renewer;
     this.givenScheduler = givenScheduler;
     this.renewInterval = renewInterval;
   }
@@ -77,15 +77,30 @@ final class Keeper {
     return ensureScheduler();
   }
 
+  /**
+   * The scheduler, for the pauses of asynchronous waits (timer tasks that only hand work on).
+   *
+   * @throws IllegalStateException if the store is closed
+   */
+  synchronized ScheduledExecutorService timer() {
+    if (stopped) {
+      throw new IllegalStateException("the lease store is closed");
+    }
+    return ensureScheduler();
+  }
+
   private ScheduledExecutorService ensureScheduler() {
     if (scheduler == null) {
       if (givenScheduler != null) {
         scheduler = givenScheduler;
       } else {
         // Three threads at most, started as needed: renewal, the deadline watch, and the
-        // second statement of a renewal of more than one chunk.
+        // second statement of a renewal of more than one chunk. The pauses of asynchronous
+        // waits are timer tasks here too; they only hand the next try to the caller's executor.
         ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(3, threads = new KeeperThreads());
         own.setRemoveOnCancelPolicy(true);
+        // A pause still pending at close must not hold close() up until it is due.
+        own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         scheduler = own;
         ownsScheduler = true;
       }
@@ -113,7 +128,7 @@ final class Keeper {
       if (kept.isEmpty()) {
         return;
       }
-      LeaseStore.BatchRenewal result = store.renewBatch(new ArrayList<>(kept.values()), true, scheduler);
+      LeaseStore.BatchRenewal result = renewer.renew(new ArrayList<>(kept.values()), true, scheduler);
       if (!result.lost().isEmpty()) {
         LOG.log(Level.DEBUG, () -> result.lost().size() + " kept lease(s) lost at renewal");
       }

@@ -35,7 +35,7 @@ public final class Lease implements Fenced, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Lease.class.getName());
   private static final Object RELEASED = new Object();
 
-  private final LeaseStore store;
+  private final LeaseControl control;
   private final FencingToken token;
   private final String caller;
   private final String holder;
@@ -50,7 +50,7 @@ public final class Lease implements Fenced, AutoCloseable {
   private final CopyOnWriteArrayList<Consumer<LeaseLoss>> listeners = new CopyOnWriteArrayList<>();
 
   Lease(
-      LeaseStore store,
+      LeaseControl control,
       FencingToken token,
       String caller,
       String holder,
@@ -58,7 +58,7 @@ public final class Lease implements Fenced, AutoCloseable {
       Instant acquiredAt,
       Instant expiresAt,
       long deadlineNanos) {
-    this.store = store;
+    this.control = control;
     this.token = token;
     this.caller = caller;
     this.holder = holder;
@@ -166,7 +166,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @return the remaining time, negative once passed
    */
   public Duration localTimeLeft() {
-    return Duration.ofNanos(deadlineNanos - store.ticker().read());
+    return Duration.ofNanos(deadlineNanos - control.ticker().read());
   }
 
   /**
@@ -228,7 +228,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws IllegalStateException if the store is closed
    */
   public Lease keepAlive() {
-    store.keep(this);
+    control.keep(this);
     return this;
   }
 
@@ -241,7 +241,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws IllegalStateException if the store is closed
    */
   public RenewResult renew() {
-    return store.renewOne(this);
+    return control.renew(this);
   }
 
   /**
@@ -257,8 +257,8 @@ public final class Lease implements Fenced, AutoCloseable {
         return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
       }
     }
-    store.forget(this);
-    return store.releaseOwn(this);
+    control.forget(this);
+    return control.release(this);
   }
 
   /** Releases the lease (see {@link #release()}), reporting nothing; idempotent. */
@@ -274,7 +274,7 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   void confirmRenewal(long sentAtNanos, Instant newExpiresAt) {
-    long newDeadline = store.deadlineFrom(sentAtNanos, ttl);
+    long newDeadline = control.deadlineFrom(sentAtNanos, ttl);
     synchronized (this) {
       if (newDeadline - deadlineNanos > 0) {
         deadlineNanos = newDeadline;
@@ -284,7 +284,7 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   void checkDeadline() {
-    if (end.get() == null && store.ticker().read() - deadlineNanos >= 0) {
+    if (end.get() == null && control.ticker().read() - deadlineNanos >= 0) {
       markLost(LeaseLoss.Reason.DEADLINE_PASSED, null);
     }
   }
@@ -294,7 +294,7 @@ public final class Lease implements Fenced, AutoCloseable {
     if (!end.compareAndSet(null, loss)) {
       return;
     }
-    store.forget(this);
+    control.forget(this);
     LOG.log(Level.DEBUG, () -> "lease " + token + " lost: " + loss);
     for (Consumer<LeaseLoss> listener : listeners) {
       if (listeners.remove(listener)) {
@@ -312,8 +312,8 @@ public final class Lease implements Fenced, AutoCloseable {
     }
   }
 
-  LeaseStore store() {
-    return store;
+  LeaseControl control() {
+    return control;
   }
 
   /** The caller that acquired the lease: the access policy is asked for it at every renewal. */

@@ -1,6 +1,10 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.LeaseKey;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * Every statement the lease store sends, in one place, built once per store from validated
@@ -26,30 +30,44 @@ import java.time.Duration;
  */
 final class LeaseSql {
   /**
-   * Acquire (CONTRACT C1, C3). One conditional UPSERT: the primary key decides races; a row comes
-   * back only if this run now holds the lease.
+   * Acquire (CONTRACT C1, C3, C18). One statement, which either grants the key to this run or
+   * refuses and reports the holder's row, and which draws a fence only when it grants.
    *
-   * <p>Release marks the row instead of deleting it (only {@link #sweep} deletes rows, long after
-   * they ended), so after a key's first acquire every acquire takes the ON CONFLICT path, where the fence is drawn by {@code nextval} inside {@code DO
-   * UPDATE SET}, which PostgreSQL evaluates only after it has locked the conflicting row and
-   * checked the WHERE clause. A fence drawn there is therefore higher than the fence of every run
-   * that held the row before. The value drawn for the proposed new row is used only by a key's
-   * first acquire (which has no predecessor) and is skipped otherwise: every attempt uses up a
-   * sequence value, which costs less than the lookup that would avoid it (a bigint sequence does
-   * not run out at any realistic rate). When a row exists, the inserted values are never used: the
-   * insert always conflicts, because rows of recent leases are never deleted ({@link #sweep}
-   * argues why acquires in flight are safe).
+   * <p>A key that has a row (every key after its first acquire: release marks the row, and only
+   * {@link #sweep} deletes rows, long after they ended) is taken by an {@code UPDATE} of the row
+   * that {@code cand} found free and locked. {@code cand} checks the condition (released, or
+   * expired past the takeover delay) on the row version of the statement's snapshot before it
+   * locks anything: a live lease is refused without a row lock, a write or a WAL flush. A row that
+   * qualifies is locked with {@code SKIP LOCKED}: if a contender holds its lock (it is taking the
+   * key over, or a sweep is deleting it), the acquire is refused at once instead of queueing
+   * behind it, so contention never waits for a lock timeout (C18). If the row changed since the
+   * snapshot, PostgreSQL locks the newest version and checks the condition again on it. (The
+   * former {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} locked the row before it evaluated
+   * the condition, so every refusal wrote, waited for the holder's lock and for a WAL flush, and
+   * drew a fence.) The {@code UPDATE}'s {@code SET} list, {@code nextval} included, is computed
+   * again on the version it updates, which this statement holds locked: the fence comes from
+   * {@code nextval} evaluated after every earlier holder of the row committed its own fence, so it
+   * is higher than all of them (C3). A value drawn for an outdated version stays unused.
    *
-   * <p>The existing lease may be taken over when it was released, or when it expired at least the
-   * takeover delay ago; both by the statement's single database time. That time is read before
-   * the statement waits for the row lock, so a release that commits during the wait carries a
-   * later time than ours: the new lease then starts at the release's time ({@code GREATEST}), so
-   * that no lease ever starts before its predecessor ended (the torture run's checker found the
-   * microseconds of overlap this prevents). {@code took_over} records whether the run replaced an
-   * expired lease rather than a released one (live status tells takeovers apart by it).
-   * Parameters: account, session, run id, holder, ttl (microseconds), takeover delay
-   * (microseconds). Returns fence and start (the expiry is the start plus the ttl, exactly; and,
-   * for a notifying store, the void result of {@code pg_notify}).
+   * <p>A key without a row is inserted, its fence drawn in the insert's {@code SELECT} only when the
+   * snapshot has no row for the key. Two first acquires of one key race on the primary key: the
+   * loser waits for the winner's commit (bounded by the lock timeout), its insert does nothing
+   * (its drawn value stays unused, the one case where a refusal uses up a sequence value) and it
+   * is refused.
+   *
+   * <p>Expiry and takeover delay are decided by the statement's single database time. That time is
+   * read when the statement starts, before its snapshot and its row lock, so a release can commit
+   * with a later time than ours and still be seen: the new lease then starts at the release's
+   * time ({@code GREATEST}), so that no lease ever starts before its predecessor ended (the torture run's
+   * checker found the microseconds of overlap this prevents). {@code took_over} records whether
+   * the run replaced an expired lease rather than a released one (live status tells takeovers
+   * apart by it).
+   *
+   * <p>Parameters: see {@link #bindAcquire}. Returns one row: granted (true), then fence and start
+   * (the expiry is the start plus the ttl, exactly); or not granted (false), then the holder's fence, start, run id, holder, expiry and
+   * release time as the statement's snapshot saw them (a free-looking row means that a contender
+   * held its lock); and the statement's time. No row: the key had no row in the snapshot and
+   * another acquire inserted it meanwhile.
    */
   final String acquire;
 
@@ -113,6 +131,30 @@ final class LeaseSql {
    */
   final String auditSweep;
 
+  /**
+   * Binds {@link #acquire}'s fifteen parameters, which repeat the key and the new run's values
+   * because the update, the insert and the holder's row each need them.
+   */
+  static void bindAcquire(
+      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros, long takeoverDelayMicros)
+      throws SQLException {
+    ps.setString(1, key.accountId());
+    ps.setString(2, key.sessionId());
+    ps.setLong(3, takeoverDelayMicros);
+    ps.setObject(4, runId);
+    ps.setString(5, holder);
+    ps.setLong(6, ttlMicros);
+    ps.setString(7, key.accountId());
+    ps.setString(8, key.sessionId());
+    ps.setObject(9, runId);
+    ps.setString(10, holder);
+    ps.setLong(11, ttlMicros);
+    ps.setString(12, key.accountId());
+    ps.setString(13, key.sessionId());
+    ps.setString(14, key.accountId());
+    ps.setString(15, key.sessionId());
+  }
+
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */
   static String begin(Duration lockTimeout, Duration statementTimeout) {
     return begin(lockTimeout, statementTimeout, "");
@@ -139,8 +181,8 @@ final class LeaseSql {
    *     ({@link LeaseWatcher}): {@code pg_notify} on the channel named like the table, called from
    *     the statement's RETURNING list, so only for a row that changed and only if the change
    *     commits. Off by default in the store because PostgreSQL serializes the commits of all
-   *     notifying transactions (one lock for the whole server): at 16 clients that halved acquire
-   *     + release throughput. Payload: {@code "<event> <account id, hex> <session id, hex>
+   *     notifying transactions (one lock for the whole server; the cost is measured in
+   *     docs/performance.md). Payload: {@code "<event> <account id, hex> <session id, hex>
    *     <fence>"}; renewals are never published (100,000 held leases would mean 100,000
    *     notifications per renewal interval).
    */
@@ -149,25 +191,35 @@ final class LeaseSql {
     String seq = schema.sequence();
     String begin = begin(lockTimeout, statementTimeout);
 
+    String grantedNotice =
+        notify ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END") : "";
+    String start = "GREATEST(statement_timestamp(), l.released_at)";
     acquire =
         begin
-            + "INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
-            + " acquired_at, renewed_at, expires_at, released_at, took_over) "
-            + "VALUES (?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
-            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
-            + "ON CONFLICT (account_id, session_id) DO UPDATE SET"
-            + " run_id = EXCLUDED.run_id, fence = nextval('" + seq + "'), holder = EXCLUDED.holder,"
-            + " acquired_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
-            + " renewed_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
-            + " expires_at = GREATEST(EXCLUDED.acquired_at, l.released_at)"
-            + " + (EXCLUDED.expires_at - EXCLUDED.acquired_at), released_at = NULL,"
+            + "WITH cand AS (SELECT account_id, session_id FROM " + t
+            + " WHERE account_id = ? AND session_id = ? AND (released_at IS NOT NULL"
+            + " OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())"
+            + " FOR UPDATE SKIP LOCKED), "
+            + "upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
+            + " acquired_at = " + start + ", renewed_at = " + start + ","
+            + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
             + " took_over = l.released_at IS NULL "
-            + "WHERE l.released_at IS NOT NULL"
-            + " OR l.expires_at + ? * interval '1 microsecond' <= EXCLUDED.acquired_at "
-            + "RETURNING l.fence, l.acquired_at"
-            + (notify
-                ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END")
-                : "");
+            + "FROM cand WHERE l.account_id = cand.account_id AND l.session_id = cand.session_id "
+            + "RETURNING l.fence, l.acquired_at" + grantedNotice + "), "
+            + "ins AS (INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
+            + " acquired_at, renewed_at, expires_at, released_at, took_over) "
+            + "SELECT ?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
+            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false "
+            + "WHERE NOT EXISTS (SELECT 1 FROM " + t + " WHERE account_id = ? AND session_id = ?) "
+            + "ON CONFLICT (account_id, session_id) DO NOTHING "
+            + "RETURNING l.fence, l.acquired_at" + grantedNotice + ") "
+            + "SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz,"
+            + " statement_timestamp() FROM upd "
+            + "UNION ALL SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
+            + " NULL::timestamptz, statement_timestamp() FROM ins "
+            + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
+            + " statement_timestamp() FROM " + t + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+            + " AND NOT EXISTS (SELECT 1 FROM upd) AND NOT EXISTS (SELECT 1 FROM ins)";
 
     // The plan must fit the arrays' real length. Right after a burst of new leases the planner
     // underestimated the table and picked a nested loop over a sequential scan that took over

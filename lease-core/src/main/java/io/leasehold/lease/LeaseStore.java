@@ -1,34 +1,20 @@
 package io.leasehold.lease;
 
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.SigningKey;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -90,13 +76,17 @@ public final class LeaseStore implements AutoCloseable {
   private final String defaultHolder;
   private final SigningKey signingKey;
   private final LeaseSql sql;
+  private final StatementRunner runner;
+  private final BatchRenewer renewer;
   private final Keeper keeper;
+  private final AcquireWaits waits;
+  private final Control control = new Control();
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
   private final java.util.Set<Lease> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final AtomicInteger acquiresSincePrune = new AtomicInteger();
 
-  private LeaseStore(Builder b) {
+  LeaseStore(LeaseStoreBuilder b) {
     this.dataSource = b.dataSource;
     this.schema = b.schema;
     this.ttl = b.ttl;
@@ -110,7 +100,10 @@ public final class LeaseStore implements AutoCloseable {
     this.defaultHolder = b.defaultHolder;
     this.signingKey = b.signingKey;
     this.sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
-    this.keeper = new Keeper(this, b.scheduler, renewInterval);
+    this.runner = new StatementRunner(dataSource);
+    this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
+    this.keeper = new Keeper(renewer, b.scheduler, renewInterval);
+    this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
   }
 
   /**
@@ -120,8 +113,8 @@ public final class LeaseStore implements AutoCloseable {
    *     the table and USAGE on the sequence
    * @return the builder
    */
-  public static Builder builder(DataSource dataSource) {
-    return new Builder(dataSource);
+  public static LeaseStoreBuilder builder(DataSource dataSource) {
+    return new LeaseStoreBuilder(dataSource);
   }
 
   // ------------------------------------------------------------------ acquire
@@ -141,10 +134,12 @@ public final class LeaseStore implements AutoCloseable {
    * Tries to acquire the lease of a session for a new run, in one atomic statement.
    *
    * <p>First the access policy is asked (a refusal throws and never touches the table). Then one
-   * conditional UPSERT either grants this run the key (with a fresh run id and a fence higher than
-   * any earlier run's) or changes nothing, because a live lease exists or an expired one is still
-   * within the takeover delay. The answer is checked against the local deadline: if it arrived
-   * too late, the lease is released again and {@link AcquireResult.TooLate} is returned.
+   * statement either grants this run the key (with a fresh run id and a fence higher than any
+   * earlier run's) or changes nothing, because a live lease exists or an expired one is still
+   * within the takeover delay; a refusal takes no row lock and draws no fence, and reports the
+   * holder's row. Contention is an answer, never an error (CONTRACT C18): when a contender holds
+   * the row's lock longer than the lock timeout, the answer is {@link AcquireResult.Busy} too. The answer is checked
+   * against the local deadline: if it arrived too late, the lease is released again and {@link AcquireResult.TooLate} is returned.
    *
    * @param request what to acquire
    * @return {@link AcquireResult.Acquired}, {@link AcquireResult.Busy} or {@link
@@ -152,8 +147,8 @@ public final class LeaseStore implements AutoCloseable {
    * @throws AccessDeniedException if the access policy refuses the caller
    * @throws IllegalArgumentException if the request is null or its TTL is out of bounds
    * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails; the lease may or may not have been granted
-   *     (if it was, it expires)
+   * @throws LeaseStoreException if the database fails or the statement exceeds its statement
+   *     timeout; the lease may or may not have been granted (if it was, it expires)
    */
   public AcquireResult tryAcquire(AcquireRequest request) {
     if (request == null) {
@@ -170,28 +165,47 @@ public final class LeaseStore implements AutoCloseable {
     UUID runId = UUID.randomUUID();
 
     long sentAt = ticker.read();
-    Granted granted =
-        execute(
-            sql.acquire,
-            () -> "acquire " + key,
-            ps -> {
-              ps.setString(1, key.accountId());
-              ps.setString(2, key.sessionId());
-              ps.setObject(3, runId);
-              ps.setString(4, holder);
-              ps.setLong(5, micros(leaseTtl));
-              ps.setLong(6, micros(takeoverDelay));
-            },
-            (rs, opened) -> {
-              if (!rs.next()) {
-                return null;
-              }
-              // The statement set expires_at to acquired_at plus the ttl, to the microsecond.
-              Instant acquiredAt = instant(rs, 2);
-              return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(micros(leaseTtl), ChronoUnit.MICROS));
-            });
-    if (granted == null) {
+    Answer answer;
+    try {
+      answer =
+          runner.execute(
+              sql.acquire,
+              () -> "acquire " + key,
+              ps ->
+                  LeaseSql.bindAcquire(
+                      ps, key, runId, holder, StatementRunner.micros(leaseTtl), StatementRunner.micros(takeoverDelay)),
+              (rs, opened) -> {
+                if (!rs.next()) {
+                  return new Answer(null, null); // another first acquire inserted the key meanwhile
+                }
+                Instant acquiredAt = StatementRunner.instant(rs, 3);
+                if (rs.getBoolean(1)) {
+                  // The statement set expires_at to acquired_at plus the ttl, to the microsecond.
+                  Instant expiresAt = acquiredAt.plus(StatementRunner.micros(leaseTtl), ChronoUnit.MICROS);
+                  return new Answer(new Granted(rs.getLong(2), acquiredAt, expiresAt), null);
+                }
+                Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
+                LeaseOwner owner =
+                    new LeaseOwner(
+                        rs.getObject(4, UUID.class), rs.getLong(2), rs.getString(5), acquiredAt,
+                        StatementRunner.instant(rs, 6), releasedAt);
+                return new Answer(null, statusOf(key, owner, StatementRunner.instant(rs, 8)));
+              });
+    } catch (LeaseStoreException e) {
+      if (!StatementRunner.isLockTimeout(e)) {
+        throw e;
+      }
+      // CONTRACT C18: a contender held the row's lock longer than the lock timeout, so it was
+      // taking the key: the key is busy, which is an answer, not a failure.
       return new AcquireResult.Busy(statusUnchecked(key));
+    }
+    Granted granted = answer.granted();
+    if (granted == null) {
+      LeaseStatus seen = answer.refusedBy();
+      // A refusal whose snapshot shows the key free lost a race to a concurrent acquire, whose
+      // row the snapshot could not see yet: read who won.
+      return new AcquireResult.Busy(
+          seen == null || seen.state() == LeaseStatus.State.FREE ? statusUnchecked(key) : seen);
     }
     FencingToken unsigned = new FencingToken(key, granted.fence, runId);
     FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
@@ -205,7 +219,7 @@ public final class LeaseStore implements AutoCloseable {
       }
       return new AcquireResult.TooLate(token, released);
     }
-    Lease lease = new Lease(this, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline);
+    Lease lease = new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline);
     live.add(lease);
     if (closed.get()) {
       // close() ran while this acquire was in flight: it must not hand out a lease that lies.
@@ -216,7 +230,102 @@ public final class LeaseStore implements AutoCloseable {
     return new AcquireResult.Acquired(lease);
   }
 
+  /**
+   * Acquires the lease of a session, waiting at most {@code maxWait} while another run holds it:
+   * "wait until this session is mine, at most 5 s".
+   *
+   * <p>Tries at once; after each {@code Busy} it pauses until the holder's lease ends, and tries
+   * again. It learns of the end in three ways: a release through this store (or its {@link
+   * #forceRelease}) wakes it at once; so does a release or expiry that a {@link LeaseWatcher}
+   * started on this store hears of, which covers other processes whose stores publish ({@link
+   * LeaseStoreBuilder#notifyChanges}); otherwise it polls, by the database clock: at the holder's
+   * expiry plus the takeover delay (from the {@code Busy} answer), and meanwhile with a backoff
+   * that doubles from 10 ms to {@link LeaseStoreBuilder#waitPollCeiling} (500 ms; the first pause is a
+   * fiftieth of it), each pause drawn at random between half and all of it so
+   * that refused waiters spread out. No thread spins; a pause costs nothing but a timed wait.
+   * Waiters are not queued: after a release they all try, and the database picks one.
+   *
+   * @param request what to acquire
+   * @param maxWait how long to wait at most; {@link Duration#ZERO} tries once, like {@link
+   *     #tryAcquire(AcquireRequest)}; at most one day
+   * @return {@link AcquireResult.Acquired}; {@link AcquireResult.Busy} (the last refusal) if the
+   *     wait ended first; or {@link AcquireResult.TooLate}, returned as soon as it happens
+   * @throws InterruptedException if the thread is interrupted while it waits (a lease granted
+   *     before that is returned, not lost: the interrupt stays set)
+   * @throws AccessDeniedException if the access policy refuses the caller (on the first try)
+   * @throws IllegalArgumentException if the request is null or {@code maxWait} is out of bounds
+   * @throws IllegalStateException if the store is closed, or closes during the wait
+   * @throws LeaseStoreException if a try fails in the database; the wait ends with it
+   */
+  public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+    checkWait(request, maxWait);
+    return waits.await(request.key(), maxWait, () -> tryAcquire(request));
+  }
+
+  /**
+   * {@link #acquire(AcquireRequest, Duration)} without a waiting thread: each try runs as a short
+   * task on {@code executor} (it borrows a connection and sends one statement), and the pauses
+   * between tries are timer tasks on the store's scheduler that only hand the next try to the
+   * executor.
+   *
+   * <p>Cancelling the future ends the wait: no further try is made, and a lease granted by a try
+   * that was in flight is released at once rather than left to block the key for a TTL.
+   *
+   * @param request what to acquire
+   * @param maxWait how long to wait at most, at most one day
+   * @param executor where the tries run (they block on JDBC for one statement each); not the
+   *     store's scheduler
+   * @return a future completed with the answer, as {@link #acquire(AcquireRequest, Duration)}
+   *     returns it, or exceptionally with what a try threw ({@link AccessDeniedException}, {@link
+   *     LeaseStoreException}, {@link IllegalStateException} if the store closed)
+   * @throws IllegalArgumentException if an argument is null or {@code maxWait} is out of bounds
+   * @throws IllegalStateException if the store is closed
+   */
+  public CompletableFuture<AcquireResult> acquireAsync(AcquireRequest request, Duration maxWait, Executor executor) {
+    checkWait(request, maxWait);
+    if (executor == null) {
+      throw new IllegalArgumentException("executor must not be null");
+    }
+    return waits.async(request.key(), maxWait, () -> tryAcquire(request), executor, keeper.timer(), Lease::release);
+  }
+
+  /**
+   * Acquires with the store's defaults, waiting at most {@code maxWait}; see {@link
+   * #acquire(AcquireRequest, Duration)}.
+   *
+   * @param key the session
+   * @param caller the authenticated principal, passed to the access policy
+   * @param maxWait how long to wait at most
+   * @return the answer
+   * @throws InterruptedException if the thread is interrupted while it waits
+   */
+  public AcquireResult acquire(LeaseKey key, String caller, Duration maxWait) throws InterruptedException {
+    return acquire(AcquireRequest.of(key, caller), maxWait);
+  }
+
+  private void checkWait(AcquireRequest request, Duration maxWait) {
+    if (request == null) {
+      throw new IllegalArgumentException("request must not be null");
+    }
+    AcquireWaits.checkMaxWait(maxWait);
+    ensureOpen();
+    checkLeaseTtl(request.ttl().orElse(ttl));
+  }
+
+  /** How many acquires are waiting now. */
+  int waiterCount() {
+    return waits.waiterCount();
+  }
+
+  /** A lease on {@code key} ended, as a watcher heard: waiters for it try again now. */
+  void keyEnded(LeaseKey key) {
+    waits.ended(key);
+  }
+
   private record Granted(long fence, Instant acquiredAt, Instant expiresAt) {}
+
+  /** What the acquire statement answered: granted, or refused with the status it saw (if any). */
+  private record Answer(Granted granted, LeaseStatus refusedBy) {}
 
   // ------------------------------------------------------------------ status
 
@@ -247,7 +356,7 @@ public final class LeaseStore implements AutoCloseable {
   /** The status without the policy: for the store's own answers and its watchers. */
   LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();
-    return execute(
+    return runner.execute(
         sql.status,
         () -> "read status of " + key,
         ps -> {
@@ -256,15 +365,15 @@ public final class LeaseStore implements AutoCloseable {
         },
         (rs, opened) -> {
           rs.next();
-          Instant now = instant(rs, 1);
+          Instant now = StatementRunner.instant(rs, 1);
           UUID runId = rs.getObject(2, UUID.class);
           if (runId == null) {
             return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.empty(), now, now);
           }
-          Instant releasedAt = rs.getObject(7) == null ? null : instant(rs, 7);
+          Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
           LeaseOwner owner =
               new LeaseOwner(
-                  runId, rs.getLong(3), rs.getString(4), instant(rs, 5), instant(rs, 6), releasedAt);
+                  runId, rs.getLong(3), rs.getString(4), StatementRunner.instant(rs, 5), StatementRunner.instant(rs, 6), releasedAt);
           return statusOf(key, owner, now);
         });
   }
@@ -289,7 +398,7 @@ public final class LeaseStore implements AutoCloseable {
 
   // ------------------------------------------------------------------ renew
 
-  RenewResult renewOne(Lease lease) {
+  private RenewResult renewOne(Lease lease) {
     ensureOwn(lease);
     ensureOpen();
     lease.checkDeadline();
@@ -297,12 +406,12 @@ public final class LeaseStore implements AutoCloseable {
       // Locally lost or released: never extend it in the database again.
       return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
     }
-    if (!mayRenew(lease)) {
+    if (!renewer.mayRenew(lease)) {
       return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
     }
-    Renewals renewals = renewChunk(List.of(lease));
-    Instant expiresAt = renewals.expiries[0];
-    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), renewals.databaseNow);
+    BatchRenewer.Renewals renewals = renewer.renewChunk(List.of(lease));
+    Instant expiresAt = renewals.expiries()[0];
+    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), renewals.databaseNow());
   }
 
   /**
@@ -324,7 +433,7 @@ public final class LeaseStore implements AutoCloseable {
       ensureOwn(l);
     }
     ensureOpen();
-    return renewBatch(leases, false, leases.size() > RENEW_CHUNK ? keeper.helper() : null);
+    return renewer.renew(leases, false, leases.size() > RENEW_CHUNK ? keeper.helper() : null);
   }
 
   /**
@@ -345,182 +454,6 @@ public final class LeaseStore implements AutoCloseable {
       }
       lost = List.copyOf(lost);
     }
-  }
-
-  /**
-   * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the
-   * same queue as this thread, so two statements run at once (the database does the bulk of the
-   * work and has more than one core). If the helper never gets a thread (a busy or one-thread
-   * scheduler), this thread does every chunk itself: it waits only for a helper that started.
-   */
-  BatchRenewal renewBatch(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
-    List<Lease> live = new ArrayList<>(leases.size());
-    List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
-    for (Lease l : leases) {
-      l.checkDeadline();
-      if (!l.isEnded()) {
-        if (mayRenew(l)) {
-          live.add(l);
-        } else {
-          lostLeases.add(l);
-        }
-      }
-    }
-    int chunks = (live.size() + RENEW_CHUNK - 1) / RENEW_CHUNK;
-    AtomicInteger nextChunk = new AtomicInteger();
-    AtomicInteger renewedCount = new AtomicInteger();
-    AtomicReference<RuntimeException> failure = new AtomicReference<>();
-    Runnable work =
-        () -> {
-          for (int c; (c = nextChunk.getAndIncrement()) < chunks; ) {
-            List<Lease> chunk = live.subList(c * RENEW_CHUNK, Math.min(live.size(), (c + 1) * RENEW_CHUNK));
-            try {
-              Renewals renewals = renewChunk(chunk);
-              for (int i = 0; i < chunk.size(); i++) {
-                if (renewals.expiries[i] != null) {
-                  renewedCount.incrementAndGet();
-                } else {
-                  lostLeases.add(chunk.get(i));
-                }
-              }
-            } catch (RuntimeException e) {
-              // renewChunk marked the chunk's leases lost (a database failure), or a bug did:
-              // either way they count as lost, on whichever thread this ran.
-              lostLeases.addAll(chunk);
-              if (!swallowFailures || !(e instanceof LeaseStoreException)) {
-                failure.compareAndSet(null, e);
-                nextChunk.set(chunks); // start no further statement
-              }
-            }
-          }
-        };
-    // Whoever claims the helper's turn first: the helper (it then runs and counts down), or this
-    // thread once it ran out of chunks (the helper, if it starts later, does nothing).
-    AtomicBoolean helperClaimed = new AtomicBoolean();
-    CountDownLatch helperDone = new CountDownLatch(1);
-    boolean helping = false;
-    if (helper != null && chunks > 1) {
-      try {
-        helper.execute(
-            () -> {
-              if (helperClaimed.compareAndSet(false, true)) {
-                try {
-                  work.run();
-                } finally {
-                  helperDone.countDown();
-                }
-              }
-            });
-        helping = true;
-      } catch (RejectedExecutionException e) {
-        // The scheduler is shutting down: renew alone.
-      }
-    }
-    work.run();
-    if (helping && !helperClaimed.compareAndSet(false, true)) {
-      awaitUninterruptibly(helperDone);
-    }
-    if (failure.get() != null) {
-      throw failure.get();
-    }
-    return new BatchRenewal(renewedCount.get(), lostLeases);
-  }
-
-  /**
-   * Asks the access policy whether the run's caller may still renew (CONTRACT C17); a refusal or
-   * a policy that throws ends the lease, which is then lost with {@link
-   * LeaseLoss.Reason#ACCESS_REVOKED}.
-   */
-  private boolean mayRenew(Lease lease) {
-    boolean permitted;
-    RuntimeException failure = null;
-    try {
-      permitted = accessPolicy.permits(lease.caller(), lease.key(), AccessPolicy.Operation.RENEW);
-    } catch (RuntimeException e) {
-      permitted = false;
-      failure = e;
-    }
-    if (!permitted) {
-      lease.markLost(LeaseLoss.Reason.ACCESS_REVOKED, failure);
-    }
-    return permitted;
-  }
-
-  /** Waits for a helper that started; it stops after its current chunk, as the queue is empty. */
-  private static void awaitUninterruptibly(CountDownLatch done) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        done.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** The new expiry of each lease of a chunk, by position (null: not renewed). */
-  private record Renewals(Instant[] expiries, Instant databaseNow) {}
-
-  /** One renewal statement; confirms renewed leases and marks the others lost. */
-  private Renewals renewChunk(List<Lease> chunk) {
-    int n = chunk.size();
-    String[] accounts = new String[n];
-    String[] sessions = new String[n];
-    UUID[] runs = new UUID[n];
-    Long[] fences = new Long[n];
-    Long[] ttls = new Long[n];
-    for (int i = 0; i < n; i++) {
-      Lease l = chunk.get(i);
-      accounts[i] = l.key().accountId();
-      sessions[i] = l.key().sessionId();
-      runs[i] = l.runId();
-      fences[i] = l.fence();
-      ttls[i] = micros(l.ttl());
-    }
-    long sentAt = ticker.read();
-    Renewals renewed;
-    try {
-      renewed =
-          execute(
-              sql.renew,
-              () -> "renew " + n + " lease(s)",
-              (ps, c) -> {
-                ps.setArray(1, array(c, "text", accounts));
-                ps.setArray(2, array(c, "text", sessions));
-                ps.setArray(3, array(c, "uuid", runs));
-                ps.setArray(4, array(c, "bigint", fences));
-                ps.setArray(5, array(c, "bigint", ttls));
-              },
-              (rs, opened) -> {
-                rs.next();
-                Instant now = instant(rs, 1);
-                // The statement set each renewed lease's expiry to its time plus the lease's ttl.
-                Instant[] expiries = new Instant[n];
-                for (Object position : (Object[]) rs.getArray(2).getArray()) {
-                  int i = ((Number) position).intValue() - 1;
-                  expiries[i] = now.plus(ttls[i], ChronoUnit.MICROS);
-                }
-                return new Renewals(expiries, now);
-              });
-    } catch (LeaseStoreException e) {
-      for (Lease l : chunk) {
-        l.markLost(LeaseLoss.Reason.RENEWAL_FAILED, e);
-      }
-      throw e;
-    }
-    for (int i = 0; i < n; i++) {
-      Lease l = chunk.get(i);
-      if (renewed.expiries[i] != null) {
-        l.confirmRenewal(sentAt, renewed.expiries[i]);
-      } else {
-        l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
-      }
-    }
-    return renewed;
   }
 
   // ------------------------------------------------------------------ release
@@ -554,7 +487,7 @@ public final class LeaseStore implements AutoCloseable {
    * The release of a run's own handle: authorized by the acquire that made it. On a closed store
    * the lease was released by {@link #close()} already.
    */
-  ReleaseResult releaseOwn(Lease lease) {
+  private ReleaseResult releaseOwn(Lease lease) {
     ensureOwn(lease);
     if (closed.get()) {
       return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
@@ -614,7 +547,7 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
       throw new AccessDeniedException(caller, key, "force the release of " + key);
     }
-    return execute(
+    return runner.execute(
         sql.forceRelease,
         () -> "force the release of " + key,
         ps -> {
@@ -628,14 +561,17 @@ public final class LeaseStore implements AutoCloseable {
         (rs, opened) -> {
           rs.next();
           boolean released = rs.getObject(1) != null;
+          if (released) {
+            waits.ended(key);
+          }
           return new ReleaseResult(
               released ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
-              Optional.of(instant(rs, 3)));
+              Optional.of(StatementRunner.instant(rs, 3)));
         });
   }
 
   private ReleaseResult releaseUnchecked(FencingToken token) {
-    return execute(
+    return runner.execute(
             sql.release,
             () -> "release " + token,
             ps -> {
@@ -644,10 +580,13 @@ public final class LeaseStore implements AutoCloseable {
               ps.setObject(3, token.runId());
               ps.setLong(4, token.fence());
             },
-            (rs, opened) ->
-                rs.next()
-                    ? new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(instant(rs, 1)))
-                    : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get())));
+            (rs, opened) -> {
+              if (!rs.next()) {
+                return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()));
+              }
+              waits.ended(token.key());
+              return new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)));
+            });
   }
 
   // ------------------------------------------------------------------ sweep
@@ -692,14 +631,14 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
       throw new AccessDeniedException(caller, null, "sweep the lease table");
     }
-    long age = micros(deadFor);
+    long age = StatementRunner.micros(deadFor);
     long total = 0;
     // Keys are at least one character long: every key sorts after ("", "").
     SweepBatch batch = new SweepBatch(0, SWEEP_BATCH, "", "");
     while (batch.walked() == SWEEP_BATCH) {
       SweepBatch previous = batch;
       batch =
-          execute(
+          runner.execute(
               sql.sweep,
               () -> "sweep leases dead for " + deadFor,
               ps -> {
@@ -716,7 +655,7 @@ public final class LeaseStore implements AutoCloseable {
       total += batch.deleted();
     }
     long deleted = total;
-    execute(
+    runner.execute(
         sql.auditSweep,
         () -> "record the sweep in the audit table",
         ps -> {
@@ -758,56 +697,7 @@ public final class LeaseStore implements AutoCloseable {
     if (!(result instanceof AcquireResult.Acquired acquired)) {
       return new RunOutcome.NotAcquired<>(result);
     }
-    Lease lease = acquired.lease();
-    Thread worker = Thread.currentThread();
-    Object interruptLock = new Object();
-    boolean[] state = new boolean[2]; // [0]: work running, [1]: interrupted by us
-    state[0] = true;
-    Runnable unhook =
-        lease.onLost(
-            loss -> {
-              synchronized (interruptLock) {
-                if (state[0]) {
-                  state[1] = true;
-                  worker.interrupt();
-                }
-              }
-            });
-    try {
-      lease.keepAlive();
-      T value;
-      try {
-        value = work.run(lease);
-      } catch (Exception e) {
-        Optional<LeaseLoss> loss = lease.loss();
-        if (loss.isPresent()) {
-          return new RunOutcome.Lost<>(loss.get(), Optional.of(e));
-        }
-        if (e instanceof RuntimeException re) {
-          throw re;
-        }
-        throw new LeaseWorkException(e);
-      }
-      Optional<LeaseLoss> loss = lease.loss();
-      if (loss.isPresent()) {
-        return new RunOutcome.Lost<>(loss.get(), Optional.empty());
-      }
-      return new RunOutcome.Completed<>(value, lease.identity());
-    } finally {
-      unhook.run();
-      synchronized (interruptLock) {
-        state[0] = false;
-        if (state[1]) {
-          Thread.interrupted();
-        }
-      }
-      try {
-        lease.release();
-      } catch (LeaseStoreException e) {
-        System.getLogger(LeaseStore.class.getName())
-            .log(System.Logger.Level.WARNING, "release after exclusive run failed; it will expire", e);
-      }
-    }
+    return ExclusiveRun.run(acquired.lease(), work);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -825,6 +715,9 @@ public final class LeaseStore implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // Waiters try now and learn that the store closed; their pending timer tasks are cancelled
+    // before the scheduler stops.
+    waits.endedAll();
     java.util.Set<Lease> ending = new java.util.LinkedHashSet<>(keeper.stopAndDrain());
     ending.addAll(live);
     for (Lease lease : ending) {
@@ -884,23 +777,49 @@ public final class LeaseStore implements AutoCloseable {
 
   // ------------------------------------------------------------------ internals
 
+  /** The store as its leases see it (see {@link LeaseControl}). */
+  private final class Control implements LeaseControl {
+    @Override
+    public Ticker ticker() {
+      return ticker;
+    }
+
+    @Override
+    public long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
+      return LeaseStore.this.deadlineFrom(sentAtNanos, leaseTtl);
+    }
+
+    @Override
+    public void keep(Lease lease) {
+      ensureOwn(lease);
+      ensureOpen();
+      keeper.keep(lease);
+    }
+
+    @Override
+    public RenewResult renew(Lease lease) {
+      return renewOne(lease);
+    }
+
+    @Override
+    public ReleaseResult release(Lease lease) {
+      return releaseOwn(lease);
+    }
+
+    @Override
+    public void forget(Lease lease) {
+      keeper.forget(lease);
+      live.remove(lease);
+    }
+  }
+
+  /** The monotonic clock of local deadlines, for the store's watchers. */
   Ticker ticker() {
     return ticker;
   }
 
-  long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
+  private long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
     return sentAtNanos + leaseTtl.toNanos() - safetyMargin.toNanos();
-  }
-
-  void keep(Lease lease) {
-    ensureOwn(lease);
-    ensureOpen();
-    keeper.keep(lease);
-  }
-
-  void forget(Lease lease) {
-    keeper.forget(lease);
-    live.remove(lease);
   }
 
   private void ensureOpen() {
@@ -913,13 +832,13 @@ public final class LeaseStore implements AutoCloseable {
     if (lease == null) {
       throw new IllegalArgumentException("lease must not be null");
     }
-    if (lease.store() != this) {
+    if (lease.control() != control) {
       throw new IllegalArgumentException(lease + " was acquired from another lease store");
     }
   }
 
   private void checkLeaseTtl(Duration leaseTtl) {
-    checkRange("ttl", leaseTtl, MIN_TTL, MAX_TTL);
+    LeaseStoreBuilder.checkRange("ttl", leaseTtl, MIN_TTL, MAX_TTL);
     Duration needed = renewInterval.plus(statementTimeout).plus(safetyMargin);
     if (leaseTtl.compareTo(needed) < 0) {
       throw new IllegalArgumentException(
@@ -931,391 +850,4 @@ public final class LeaseStore implements AutoCloseable {
     }
   }
 
-  private static long micros(Duration d) {
-    return d.toNanos() / 1_000;
-  }
-
-  private static Instant instant(ResultSet rs, int column) throws SQLException {
-    return rs.getObject(column, OffsetDateTime.class).toInstant();
-  }
-
-  private static Array array(Connection c, String type, Object[] values) throws SQLException {
-    return c.createArrayOf(type, values);
-  }
-
-  @FunctionalInterface
-  private interface Binder {
-    void bind(PreparedStatement ps, Connection c) throws SQLException;
-  }
-
-  @FunctionalInterface
-  private interface SimpleBinder extends Binder {
-    void bind(PreparedStatement ps) throws SQLException;
-
-    @Override
-    default void bind(PreparedStatement ps, Connection c) throws SQLException {
-      bind(ps);
-    }
-  }
-
-  @FunctionalInterface
-  private interface Reader<T> {
-    /**
-     * @param rs the statement's result
-     * @param opened the database clock at the opening of the short transaction, read on demand
-     */
-    T read(ResultSet rs, OpeningTime opened) throws SQLException;
-  }
-
-  /** The opening's database time, parsed only when asked for. */
-  @FunctionalInterface
-  private interface OpeningTime {
-    Instant get() throws SQLException;
-  }
-
-  /** Reads the time from the opening's result set on first use. */
-  private static final class OpeningRow implements OpeningTime {
-    private final ResultSet row;
-    private Instant time;
-
-    OpeningRow(ResultSet row) {
-      this.row = row;
-    }
-
-    @Override
-    public Instant get() throws SQLException {
-      if (time == null) {
-        if (!row.next()) {
-          throw new SQLException("the opening returned no row");
-        }
-        time = instant(row, 1);
-      }
-      return time;
-    }
-  }
-
-  private <T> T execute(String statement, Supplier<String> what, SimpleBinder binder, Reader<T> reader) {
-    return execute(statement, what, (Binder) binder, reader);
-  }
-
-  /**
-   * Runs one pipelined short transaction (see {@link LeaseSql}) and reads its only result set.
-   */
-  private <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
-    try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (!autoCommit) {
-        c.setAutoCommit(true);
-      }
-      try (PreparedStatement ps = c.prepareStatement(statement)) {
-        binder.bind(ps, c);
-        boolean isResultSet = ps.execute();
-        // The first result set is the opening's row (time, set_config). It stays open (closing
-        // the statement closes it), and its time is parsed only if the reader asks for it.
-        ResultSet opening = null;
-        while (true) {
-          if (isResultSet) {
-            ResultSet rs = ps.getResultSet();
-            if (opening != null) {
-              try (rs) {
-                return reader.read(rs, new OpeningRow(opening));
-              }
-            }
-            opening = rs;
-            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
-          } else if (ps.getUpdateCount() == -1) {
-            throw new IllegalStateException("statement returned no result set: " + what.get());
-          } else {
-            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
-          }
-        }
-      } finally {
-        if (!autoCommit && !c.isClosed()) {
-          c.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw new LeaseStoreException(
-          "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
-    }
-  }
-
-  private static void checkRange(String name, Duration d, Duration min, Duration max) {
-    if (d == null) {
-      throw new IllegalArgumentException(name + " must not be null");
-    }
-    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-      throw new IllegalArgumentException(
-          name + " must be between " + min + " and " + max + ", was " + d);
-    }
-  }
-
-  /**
-   * Options of a {@link LeaseStore}. Every option has a default except the access policy, which
-   * the application must choose. Not thread-safe; {@link #build()} copies the options, so the
-   * builder may be reused.
-   */
-  public static final class Builder {
-    private final DataSource dataSource;
-    private LeaseSchema schema = LeaseSchema.defaults();
-    private Duration ttl = Duration.ofSeconds(30);
-    private Duration renewInterval;
-    private Duration safetyMargin;
-    private Duration lockTimeout;
-    private Duration statementTimeout;
-    private Duration takeoverDelay = Duration.ZERO;
-    private AccessPolicy accessPolicy;
-    private Ticker ticker = Ticker.system();
-    private ScheduledExecutorService scheduler;
-    private String defaultHolder = "pid " + ProcessHandle.current().pid();
-    private boolean notifyChanges = false;
-    private SigningKey signingKey;
-
-    private Builder(DataSource dataSource) {
-      if (dataSource == null) {
-        throw new IllegalArgumentException("dataSource must not be null");
-      }
-      this.dataSource = dataSource;
-    }
-
-    /**
-     * Table and sequence names. Default {@link LeaseSchema#defaults()}.
-     *
-     * @param schema the names
-     * @return this builder
-     */
-    public Builder schema(LeaseSchema schema) {
-      this.schema = require("schema", schema);
-      return this;
-    }
-
-    /**
-     * Default lease TTL, between {@link #MIN_TTL} and {@link #MAX_TTL}. Default 30 s.
-     *
-     * @param ttl the TTL
-     * @return this builder
-     */
-    public Builder ttl(Duration ttl) {
-      this.ttl = require("ttl", ttl);
-      return this;
-    }
-
-    /**
-     * How often the keeper renews kept leases. Default a third of the TTL.
-     *
-     * @param renewInterval the interval
-     * @return this builder
-     */
-    public Builder renewInterval(Duration renewInterval) {
-      this.renewInterval = require("renewInterval", renewInterval);
-      return this;
-    }
-
-    /**
-     * How much earlier than TTL the local deadline falls, to absorb clock-rate differences and
-     * scheduling delays. Default a tenth of the TTL.
-     *
-     * @param safetyMargin the margin, zero or more
-     * @return this builder
-     */
-    public Builder safetyMargin(Duration safetyMargin) {
-      this.safetyMargin = require("safetyMargin", safetyMargin);
-      return this;
-    }
-
-    /**
-     * PostgreSQL {@code lock_timeout} of every statement. Default the smaller of 1 s and a tenth
-     * of the TTL.
-     *
-     * @param lockTimeout the timeout, at least 1 ms
-     * @return this builder
-     */
-    public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = require("lockTimeout", lockTimeout);
-      return this;
-    }
-
-    /**
-     * PostgreSQL {@code statement_timeout} of every statement. Default the smaller of 5 s and a
-     * quarter of the TTL.
-     *
-     * @param statementTimeout the timeout, at least the lock timeout
-     * @return this builder
-     */
-    public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = require("statementTimeout", statementTimeout);
-      return this;
-    }
-
-    /**
-     * How long a key stays unacquirable after a lease <em>expired</em> (not after a clean
-     * release), so that side effects the vanished run still has in flight can drain before the
-     * next run starts (Chubby's lock-delay). Decided in the acquire statement by database time.
-     * Default zero.
-     *
-     * @param takeoverDelay the delay, between zero and {@link #MAX_TTL}
-     * @return this builder
-     */
-    public Builder takeoverDelay(Duration takeoverDelay) {
-      this.takeoverDelay = require("takeoverDelay", takeoverDelay);
-      return this;
-    }
-
-    /**
-     * Who may run which session (CONTRACT C8). Required: choose {@link AccessPolicy#allowAll()}
-     * explicitly if access is checked before the store.
-     *
-     * @param accessPolicy the policy
-     * @return this builder
-     */
-    public Builder accessPolicy(AccessPolicy accessPolicy) {
-      this.accessPolicy = require("accessPolicy", accessPolicy);
-      return this;
-    }
-
-    /**
-     * The monotonic time source of local deadlines. Default {@link Ticker#system()}.
-     *
-     * @param ticker the ticker
-     * @return this builder
-     */
-    public Builder ticker(Ticker ticker) {
-      this.ticker = require("ticker", ticker);
-      return this;
-    }
-
-    /**
-     * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should
-     * have at least two threads, so a renewal blocked on the database cannot delay the deadline
-     * watch, and a third lets a renewal of more than {@value LeaseStore#RENEW_CHUNK} leases run
-     * two statements at once. Default: the store creates and owns one on first use.
-     *
-     * @param scheduler the scheduler
-     * @return this builder
-     */
-    public Builder scheduler(ScheduledExecutorService scheduler) {
-      this.scheduler = require("scheduler", scheduler);
-      return this;
-    }
-
-    /**
-     * Holder description used when a request gives none. Default {@code "pid <pid>"}.
-     *
-     * @param holder the description
-     * @return this builder
-     */
-    public Builder defaultHolder(String holder) {
-      // AcquireRequest validates holder text; reuse it.
-      new AcquireRequest(LeaseKey.of("x", "x"), "x", require("holder", holder), Optional.empty());
-      this.defaultHolder = holder;
-      return this;
-    }
-
-    /**
-     * Whether this store publishes its acquires, takeovers and releases to {@link LeaseWatcher}s
-     * (LISTEN/NOTIFY, from the same transaction as the change). Default false: turn it on in the
-     * stores whose leases a screen watches. A watcher hears only the changes of stores that
-     * publish (it still notices expiry and renewal of the leases it follows, by their deadlines).
-     * Off by default because PostgreSQL serializes the commits of all notifying transactions of a
-     * server: on the benchmark machine publishing cost 10% of acquire + release throughput at 4
-     * clients and 40% at 16.
-     *
-     * @param notifyChanges true to publish changes
-     * @return this builder
-     */
-    public Builder notifyChanges(boolean notifyChanges) {
-      this.notifyChanges = notifyChanges;
-      return this;
-    }
-
-    /**
-     * Signs every token this store issues with the key (CONTRACT C15), so resources built with
-     * {@code TokenVerifier.signedBy(...)} admit them and refuse forged ones. Default: unsigned
-     * tokens, which only resources that trust every writer, or verify against the lease table,
-     * admit. To rotate, add the new key's verification key to every resource first, then
-     * restart the stores with the new signing key (docs/security.md).
-     *
-     * @param signingKey the key
-     * @return this builder
-     */
-    public Builder tokenSigningKey(SigningKey signingKey) {
-      this.signingKey = require("signingKey", signingKey);
-      return this;
-    }
-
-    /**
-     * Builds the store. No connection is opened here.
-     *
-     * @return the store
-     * @throws IllegalArgumentException if options do not fit together
-     * @throws IllegalStateException if no access policy was chosen
-     */
-    public LeaseStore build() {
-      if (accessPolicy == null) {
-        throw new IllegalStateException(
-            "choose an accessPolicy (AccessPolicy.allowAll() if access is checked elsewhere)");
-      }
-      checkRange("ttl", ttl, MIN_TTL, MAX_TTL);
-      checkRange("takeoverDelay", takeoverDelay, Duration.ZERO, MAX_TTL);
-      Builder copy = copy();
-      if (copy.renewInterval == null) {
-        copy.renewInterval = ttl.dividedBy(3);
-      }
-      if (copy.safetyMargin == null) {
-        copy.safetyMargin = ttl.dividedBy(10);
-      }
-      if (copy.lockTimeout == null) {
-        copy.lockTimeout = min(Duration.ofSeconds(1), ttl.dividedBy(10));
-      }
-      if (copy.statementTimeout == null) {
-        copy.statementTimeout = min(Duration.ofSeconds(5), ttl.dividedBy(4));
-      }
-      checkRange("renewInterval", copy.renewInterval, Duration.ofMillis(1), ttl);
-      checkRange("safetyMargin", copy.safetyMargin, Duration.ZERO, ttl);
-      checkRange("lockTimeout", copy.lockTimeout, Duration.ofMillis(1), ttl);
-      checkRange("statementTimeout", copy.statementTimeout, Duration.ofMillis(1), ttl);
-      if (copy.lockTimeout.compareTo(copy.statementTimeout) > 0) {
-        throw new IllegalArgumentException("lockTimeout must not exceed statementTimeout");
-      }
-      Duration needed = copy.renewInterval.plus(copy.statementTimeout).plus(copy.safetyMargin);
-      if (ttl.compareTo(needed) < 0) {
-        throw new IllegalArgumentException(
-            "ttl "
-                + ttl
-                + " is shorter than renewInterval + statementTimeout + safetyMargin ("
-                + needed
-                + "): a renewal could not complete before the local deadline");
-      }
-      return new LeaseStore(copy);
-    }
-
-    private Builder copy() {
-      Builder b = new Builder(dataSource);
-      b.schema = schema;
-      b.ttl = ttl;
-      b.renewInterval = renewInterval;
-      b.safetyMargin = safetyMargin;
-      b.lockTimeout = lockTimeout;
-      b.statementTimeout = statementTimeout;
-      b.takeoverDelay = takeoverDelay;
-      b.accessPolicy = accessPolicy;
-      b.ticker = ticker;
-      b.scheduler = scheduler;
-      b.defaultHolder = defaultHolder;
-      b.notifyChanges = notifyChanges;
-      b.signingKey = signingKey;
-      return b;
-    }
-
-    private static Duration min(Duration a, Duration b) {
-      return a.compareTo(b) <= 0 ? a : b;
-    }
-
-    private static <T> T require(String name, T value) {
-      if (value == null) {
-        throw new IllegalArgumentException(name + " must not be null");
-      }
-      return value;
-    }
-  }
 }

@@ -32,7 +32,7 @@ import org.postgresql.PGNotification;
  *
  * <h2>How it hears</h2>
  *
- * A store built with {@link LeaseStore.Builder#notifyChanges(boolean) notifyChanges(true)} calls
+ * A store built with {@link LeaseStoreBuilder#notifyChanges(boolean) notifyChanges(true)} calls
  * {@code pg_notify} from the statement that makes the change, so a change that rolled back is
  * never heard of. Stores publish nothing by default (notifying commits are serialized by
  * PostgreSQL, which costs throughput): build the stores whose leases are watched with it on; the
@@ -63,12 +63,13 @@ public final class LeaseWatcher implements AutoCloseable {
   private static final long POLL_MILLIS = 250;
 
   private final LeaseStore store;
+  private final Ticker ticker;
   private final java.util.concurrent.atomic.AtomicLong malformed = new java.util.concurrent.atomic.AtomicLong();
   private final DataSource listenSource;
   private final String channel;
   private final Map<LeaseKey, List<Consumer<LeaseEvent>>> byKey = new ConcurrentHashMap<>();
   private final List<Consumer<LeaseEvent>> all = new CopyOnWriteArrayList<>();
-  /** Local deadlines (System.nanoTime) at which a held key's lease would expire. */
+  /** Local deadlines (by the store's ticker) at which a held key's lease would expire. */
   private final Map<LeaseKey, Long> deadlines = new ConcurrentHashMap<>();
   /** Keys with a new subscriber that still needs its first status. */
   private final Set<LeaseKey> pendingFirstStatus = ConcurrentHashMap.newKeySet();
@@ -79,6 +80,7 @@ public final class LeaseWatcher implements AutoCloseable {
 
   private LeaseWatcher(LeaseStore store, DataSource listenSource) {
     this.store = store;
+    this.ticker = store.ticker();
     this.listenSource = listenSource;
     this.channel = store.schema().table();
     this.thread = new Thread(this::loop, "leasehold-watcher-" + channel);
@@ -282,24 +284,30 @@ public final class LeaseWatcher implements AutoCloseable {
         LeaseKey.of(
             new String(hex.parseHex(p[1]), StandardCharsets.UTF_8),
             new String(hex.parseHex(p[2]), StandardCharsets.UTF_8));
+    if (kind == LeaseEvent.Kind.RELEASED) {
+      store.keyEnded(key); // whoever waits in acquire(request, maxWait) tries now
+    }
     if (byKey.containsKey(key) || !all.isEmpty()) {
       emitStatus(key, kind, false);
     }
   }
 
   private void checkDeadlines() {
-    long now = System.nanoTime();
+    long now = ticker.read();
     for (Map.Entry<LeaseKey, Long> e : deadlines.entrySet()) {
       if (now - e.getValue() >= 0) {
         deadlines.remove(e.getKey(), e.getValue());
         LeaseStatus s = store.statusUnchecked(e.getKey());
+        if (!s.isHeld()) {
+          store.keyEnded(e.getKey());
+        }
         emit(s.isHeld() ? LeaseEvent.Kind.RENEWED : LeaseEvent.Kind.EXPIRED, s, false);
       }
     }
   }
 
   private long nextWaitMillis() {
-    long now = System.nanoTime();
+    long now = ticker.read();
     long wait = POLL_MILLIS;
     for (long d : deadlines.values()) {
       wait = Math.min(wait, Math.max(1, (d - now) / 1_000_000 + 1));
@@ -316,7 +324,7 @@ public final class LeaseWatcher implements AutoCloseable {
     if (status.isHeld()) {
       // The lease's end, by the database clock, as a local deadline (a few ms late on purpose).
       Duration left = Duration.between(status.databaseNow(), status.owner().orElseThrow().expiresAt());
-      deadlines.put(key, System.nanoTime() + left.toNanos() + 5_000_000);
+      deadlines.put(key, ticker.read() + left.toNanos() + 5_000_000);
     } else {
       deadlines.remove(key);
     }

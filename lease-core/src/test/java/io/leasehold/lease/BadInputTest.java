@@ -86,7 +86,7 @@ class BadInputTest {
   @Test
   void badBuilderOptions() {
     assertThatThrownBy(() -> LeaseStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
-    LeaseStore.Builder b = LeaseStore.builder(db.dataSource());
+    LeaseStoreBuilder b = LeaseStore.builder(db.dataSource());
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("accessPolicy");

@@ -112,12 +112,7 @@ class LeaseWatcherTest {
     try (Connection c = db.database().newConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
-        ps.setObject(3, UUID.randomUUID());
-        ps.setString(4, "rolled back");
-        ps.setLong(5, 60_000_000);
-        ps.setLong(6, 0);
+        LeaseSql.bindAcquire(ps, key, UUID.randomUUID(), "rolled back", 60_000_000, 0);
         assertThat(ps.execute()).isTrue();
         assertThat(ps.getMoreResults()).isTrue();
         try (ResultSet rs = ps.getResultSet()) {

@@ -178,12 +178,7 @@ class SweepTest {
       acquirer.setAutoCommit(false);
       UUID run = UUID.randomUUID();
       try (PreparedStatement ps = acquirer.prepareStatement(sql.acquire)) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
-        ps.setObject(3, run);
-        ps.setString(4, "reviver");
-        ps.setLong(5, 60_000_000);
-        ps.setLong(6, 0);
+        LeaseSql.bindAcquire(ps, key, run, "reviver", 60_000_000, 0);
         ps.execute();
         assertThat(ps.getMoreResults()).isTrue();
         try (ResultSet rs = ps.getResultSet()) {
@@ -191,39 +186,15 @@ class SweepTest {
         }
       }
 
-      int acquirerPid;
-      try (PreparedStatement ps = acquirer.prepareStatement("SELECT pg_backend_pid()");
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        acquirerPid = rs.getInt(1);
-      }
+      int acquirerPid = LockWaits.pid(acquirer);
       CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.sweep(TWO_DAYS, "ops"));
-      awaitABackendBlockedBy(acquirerPid);
+      LockWaits.awaitABackendBlockedBy(db, acquirerPid, "the sweep");
       acquirer.commit();
 
       assertThat(sweep.get(30, TimeUnit.SECONDS)).isZero();
       LeaseStatus status = store.status(key, "app");
       assertThat(status.isHeld()).isTrue();
       assertThat(status.owner().orElseThrow().runId()).isEqualTo(run);
-    }
-  }
-
-  private static void awaitABackendBlockedBy(int pid) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    try (Connection c = db.database().newConnection();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
-      ps.setInt(1, pid);
-      while (true) {
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (rs.getInt(1) > 0) {
-            return;
-          }
-        }
-        assertThat(System.nanoTime()).as("the sweep never waited for the row lock").isLessThan(deadline);
-        Thread.sleep(10);
-      }
     }
   }
 }

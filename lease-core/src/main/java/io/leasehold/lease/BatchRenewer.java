@@ -1,0 +1,212 @@
+package io.leasehold.lease;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Renews leases in as few statements as possible, for the {@link Keeper} (every renew interval)
+ * and for {@link LeaseStore#renewAll} and {@link Lease#renew()}: one statement per {@value
+ * LeaseStore#RENEW_CHUNK} leases, a lease renewed only if its row still names its run (CONTRACT
+ * C4) and the access policy still lets its caller renew (C17); a lease not renewed is lost from
+ * then on (C6).
+ */
+final class BatchRenewer {
+  private final StatementRunner runner;
+  private final String renewStatement;
+  private final Ticker ticker;
+  private final AccessPolicy accessPolicy;
+
+  BatchRenewer(StatementRunner runner, String renewStatement, Ticker ticker, AccessPolicy accessPolicy) {
+    this.runner = runner;
+    this.renewStatement = renewStatement;
+    this.ticker = ticker;
+    this.accessPolicy = accessPolicy;
+  }
+
+  /**
+   * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the
+   * same queue as this thread, so two statements run at once (the database does the bulk of the
+   * work and has more than one core). If the helper never gets a thread (a busy or one-thread
+   * scheduler), this thread does every chunk itself: it waits only for a helper that started.
+   */
+  LeaseStore.BatchRenewal renew(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
+    List<Lease> live = new ArrayList<>(leases.size());
+    List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
+    for (Lease l : leases) {
+      l.checkDeadline();
+      if (!l.isEnded()) {
+        if (mayRenew(l)) {
+          live.add(l);
+        } else {
+          lostLeases.add(l);
+        }
+      }
+    }
+    int chunks = (live.size() + LeaseStore.RENEW_CHUNK - 1) / LeaseStore.RENEW_CHUNK;
+    AtomicInteger nextChunk = new AtomicInteger();
+    AtomicInteger renewedCount = new AtomicInteger();
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Runnable work =
+        () -> {
+          for (int c; (c = nextChunk.getAndIncrement()) < chunks; ) {
+            List<Lease> chunk = live.subList(c * LeaseStore.RENEW_CHUNK, Math.min(live.size(), (c + 1) * LeaseStore.RENEW_CHUNK));
+            try {
+              Renewals renewals = renewChunk(chunk);
+              for (int i = 0; i < chunk.size(); i++) {
+                if (renewals.expiries[i] != null) {
+                  renewedCount.incrementAndGet();
+                } else {
+                  lostLeases.add(chunk.get(i));
+                }
+              }
+            } catch (RuntimeException e) {
+              // renewChunk marked the chunk's leases lost (a database failure), or a bug did:
+              // either way they count as lost, on whichever thread this ran.
+              lostLeases.addAll(chunk);
+              if (!swallowFailures || !(e instanceof LeaseStoreException)) {
+                failure.compareAndSet(null, e);
+                nextChunk.set(chunks); // start no further statement
+              }
+            }
+          }
+        };
+    // Whoever claims the helper's turn first: the helper (it then runs and counts down), or this
+    // thread once it ran out of chunks (the helper, if it starts later, does nothing).
+    AtomicBoolean helperClaimed = new AtomicBoolean();
+    CountDownLatch helperDone = new CountDownLatch(1);
+    boolean helping = false;
+    if (helper != null && chunks > 1) {
+      try {
+        helper.execute(
+            () -> {
+              if (helperClaimed.compareAndSet(false, true)) {
+                try {
+                  work.run();
+                } finally {
+                  helperDone.countDown();
+                }
+              }
+            });
+        helping = true;
+      } catch (RejectedExecutionException e) {
+        // The scheduler is shutting down: renew alone.
+      }
+    }
+    work.run();
+    if (helping && !helperClaimed.compareAndSet(false, true)) {
+      awaitUninterruptibly(helperDone);
+    }
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return new LeaseStore.BatchRenewal(renewedCount.get(), lostLeases);
+  }
+
+  /**
+   * Asks the access policy whether the run's caller may still renew (CONTRACT C17); a refusal or
+   * a policy that throws ends the lease, which is then lost with {@link
+   * LeaseLoss.Reason#ACCESS_REVOKED}.
+   */
+  boolean mayRenew(Lease lease) {
+    boolean permitted;
+    RuntimeException failure = null;
+    try {
+      permitted = accessPolicy.permits(lease.caller(), lease.key(), AccessPolicy.Operation.RENEW);
+    } catch (RuntimeException e) {
+      permitted = false;
+      failure = e;
+    }
+    if (!permitted) {
+      lease.markLost(LeaseLoss.Reason.ACCESS_REVOKED, failure);
+    }
+    return permitted;
+  }
+
+  /** Waits for a helper that started; it stops after its current chunk, as the queue is empty. */
+  private static void awaitUninterruptibly(CountDownLatch done) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The new expiry of each lease of a chunk, by position (null: not renewed). */
+  record Renewals(Instant[] expiries, Instant databaseNow) {}
+
+  /** One renewal statement; confirms renewed leases and marks the others lost. */
+  Renewals renewChunk(List<Lease> chunk) {
+    int n = chunk.size();
+    String[] accounts = new String[n];
+    String[] sessions = new String[n];
+    UUID[] runs = new UUID[n];
+    Long[] fences = new Long[n];
+    Long[] ttls = new Long[n];
+    for (int i = 0; i < n; i++) {
+      Lease l = chunk.get(i);
+      accounts[i] = l.key().accountId();
+      sessions[i] = l.key().sessionId();
+      runs[i] = l.runId();
+      fences[i] = l.fence();
+      ttls[i] = StatementRunner.micros(l.ttl());
+    }
+    long sentAt = ticker.read();
+    Renewals renewed;
+    try {
+      renewed =
+          runner.execute(
+              renewStatement,
+              () -> "renew " + n + " lease(s)",
+              (ps, c) -> {
+                ps.setArray(1, StatementRunner.array(c, "text", accounts));
+                ps.setArray(2, StatementRunner.array(c, "text", sessions));
+                ps.setArray(3, StatementRunner.array(c, "uuid", runs));
+                ps.setArray(4, StatementRunner.array(c, "bigint", fences));
+                ps.setArray(5, StatementRunner.array(c, "bigint", ttls));
+              },
+              (rs, opened) -> {
+                rs.next();
+                Instant now = StatementRunner.instant(rs, 1);
+                // The statement set each renewed lease's expiry to its time plus the lease's ttl.
+                Instant[] expiries = new Instant[n];
+                for (Object position : (Object[]) rs.getArray(2).getArray()) {
+                  int i = ((Number) position).intValue() - 1;
+                  expiries[i] = now.plus(ttls[i], ChronoUnit.MICROS);
+                }
+                return new Renewals(expiries, now);
+              });
+    } catch (LeaseStoreException e) {
+      for (Lease l : chunk) {
+        l.markLost(LeaseLoss.Reason.RENEWAL_FAILED, e);
+      }
+      throw e;
+    }
+    for (int i = 0; i < n; i++) {
+      Lease l = chunk.get(i);
+      if (renewed.expiries[i] != null) {
+        l.confirmRenewal(sentAt, renewed.expiries[i]);
+      } else {
+        l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
+      }
+    }
+    return renewed;
+  }
+}

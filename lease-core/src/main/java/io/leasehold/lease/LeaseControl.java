@@ -1,0 +1,24 @@
+package io.leasehold.lease;
+
+import java.time.Duration;
+
+/**
+ * What a {@link Lease} handle asks of the store that issued it: the clock of its local deadline,
+ * and its own keep, renew, release and forget. Narrow on purpose, so the handle cannot reach the
+ * rest of the store.
+ */
+interface LeaseControl {
+  Ticker ticker();
+
+  /** The local deadline of a lease whose statement was sent at {@code sentAtNanos}. */
+  long deadlineFrom(long sentAtNanos, Duration ttl);
+
+  void keep(Lease lease);
+
+  RenewResult renew(Lease lease);
+
+  ReleaseResult release(Lease lease);
+
+  /** The lease ended: stop keeping it and forget it. */
+  void forget(Lease lease);
+}

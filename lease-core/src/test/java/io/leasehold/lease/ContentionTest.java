@@ -1,0 +1,145 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDatabase;
+import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testkit.ChildJvm;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * CONTRACT C18: however many callers compete for a key, a refused acquire is an answer ({@code
+ * Busy}, with the holder's row), never an exception; and a refusal draws no fence.
+ */
+@Timeout(120)
+class ContentionTest {
+  @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+
+  private static LeaseStore store(Duration ttl) {
+    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(ttl).build();
+  }
+
+  /** Opens a transaction that holds the key's row lock, as a contender in mid-acquire would. */
+  private static Connection lockRow(LeaseKey key) throws Exception {
+    Connection c = db.database().newConnection();
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT 1 FROM " + LeaseSchema.defaults().table() + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.executeQuery().close();
+    }
+    return c;
+  }
+
+  @Test
+  void aFirstAcquireWaitingPastTheLockTimeoutForAnotherIsBusyNotAnError() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "first-race");
+    try (LeaseStore store = store(Duration.ofSeconds(30));
+        Connection inserter = db.database().newConnection()) {
+      // Another first acquire of the key, not yet committed: ours waits for it on the primary key.
+      inserter.setAutoCommit(false);
+      try (PreparedStatement ps =
+          inserter.prepareStatement(
+              new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false).acquire)) {
+        LeaseSql.bindAcquire(ps, key, java.util.UUID.randomUUID(), "other", 30_000_000, 0);
+        ps.execute();
+      }
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+      inserter.commit();
+      AcquireResult after = store.tryAcquire(key, "acct");
+      assertThat(after).isInstanceOfSatisfying(AcquireResult.Busy.class, b ->
+          assertThat(b.status().owner().orElseThrow().holder()).isEqualTo("other"));
+    }
+  }
+
+  @Test
+  void aRowLockHeldOnAnExpiredLeaseIsBusyNotAnError() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "locked-expired");
+    try (LeaseStore store = store(Duration.ofMillis(250))) {
+      store.tryAcquire(key, "acct"); // not kept: it expires
+      StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
+      try (Connection holder = lockRow(key)) {
+        AcquireResult r = store.tryAcquire(key, "acct");
+        assertThat(r).isInstanceOf(AcquireResult.Busy.class);
+        holder.rollback();
+      }
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
+    }
+  }
+
+  @Test
+  void aLiveLeaseWhoseRowIsLockedIsRefusedWithoutWaiting() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "locked-live");
+    try (LeaseStore store = store(Duration.ofSeconds(30))) {
+      AcquireResult.Acquired held = (AcquireResult.Acquired) store.tryAcquire(key, "acct");
+      try (Connection renewing = lockRow(key)) {
+        AcquireResult r = store.tryAcquire(key, "acct");
+        assertThat(r).isInstanceOfSatisfying(AcquireResult.Busy.class, b -> {
+          assertThat(b.status().state()).isEqualTo(LeaseStatus.State.HELD);
+          assertThat(b.status().owner().orElseThrow().runId()).isEqualTo(held.lease().runId());
+          assertThat(b.status().owner().orElseThrow().fence()).isEqualTo(held.lease().fence());
+        });
+        renewing.rollback();
+      }
+    }
+  }
+
+  @Test
+  void aRefusedAcquireDrawsNoFence() {
+    LeaseKey key = LeaseKey.of("acct", "dense");
+    try (LeaseStore store = store(Duration.ofSeconds(30))) {
+      Lease first = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
+      for (int i = 0; i < 10; i++) {
+        assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+      }
+      first.release();
+      Lease second = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
+      assertThat(second.fence()).isEqualTo(first.fence() + 1);
+    }
+  }
+
+  @Test
+  void sixteenThreadsOnOneKeyWithAShortTtlGetOnlyAnswers() throws Exception {
+    try (LeaseStore store = store(Duration.ofMillis(250))) {
+      HammerMain.Counts c = HammerMain.hammer(store, LeaseKey.of("acct", "hammered"), 16, 100);
+      assertThat(c.errors()).as("first error: %s", c.firstError()).isZero();
+      assertThat(c.acquired()).isPositive();
+      assertThat(c.acquired() + c.busy()).isEqualTo(1600);
+    }
+  }
+
+  @Test
+  void twoProcessesOnOneKeyWithAShortTtlGetOnlyAnswers() throws Exception {
+    TestDatabase database = db.database();
+    LeaseKey key = LeaseKey.of("acct", "two-processes");
+    try (LeaseStore store = store(Duration.ofMillis(250));
+        ChildJvm child =
+            ChildJvm.start(
+                HammerMain.class,
+                database.jdbcUrl(),
+                database.server().user(),
+                database.server().password(),
+                key.accountId(),
+                key.sessionId(),
+                "8",
+                "100",
+                "250")) {
+      child.awaitLine("READY", 60);
+      child.send("GO");
+      HammerMain.Counts mine = HammerMain.hammer(store, key, 8, 100);
+      String[] theirs = child.awaitLine("RESULT ", 120).split(" ", 5);
+
+      assertThat(mine.errors()).as("first error here: %s", mine.firstError()).isZero();
+      assertThat(Integer.parseInt(theirs[3])).as("first error in the child: %s", theirs[4]).isZero();
+      assertThat(mine.acquired() + Integer.parseInt(theirs[1])).isPositive();
+    }
+  }
+}

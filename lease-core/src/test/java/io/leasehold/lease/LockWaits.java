@@ -1,0 +1,43 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.concurrent.TimeUnit;
+
+/** Waits on what PostgreSQL reports, instead of sleeping and hoping a statement got there. */
+final class LockWaits {
+  private LockWaits() {}
+
+  /** The backend id of a connection. */
+  static int pid(Connection c) throws Exception {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_backend_pid()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /** Returns once some backend waits for a lock that the backend {@code pid} holds. */
+  static void awaitABackendBlockedBy(TestDatabaseExtension db, int pid, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+      ps.setInt(1, pid);
+      while (true) {
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) > 0) {
+            return;
+          }
+        }
+        assertThat(System.nanoTime()).as("%s never waited for the row lock", what).isLessThan(deadline);
+        Thread.sleep(10);
+      }
+    }
+  }
+}
