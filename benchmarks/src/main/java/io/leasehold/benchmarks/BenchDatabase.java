@@ -2,9 +2,7 @@ package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.leasehold.devdb.LocalPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -14,7 +12,7 @@ import java.util.Optional;
 
 /** The one PostgreSQL instance every benchmark runs on: embedded by default, or external. */
 final class BenchDatabase implements AutoCloseable {
-  private final EmbeddedPostgres embedded;
+  private final LocalPostgres embedded;
   final String url;
   final String user;
   final String password;
@@ -22,31 +20,21 @@ final class BenchDatabase implements AutoCloseable {
   private final List<AutoCloseable> opened = new ArrayList<>();
 
   BenchDatabase(Optional<String> jdbcUrl) {
-    try {
-      if (jdbcUrl.isPresent()) {
-        embedded = null;
-        url = jdbcUrl.get();
-        user = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_USER", "postgres");
-        password = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_PASSWORD", "");
-        port = -1;
-      } else {
-        // One instance serves every competitor; its settings are printed with the results. The
-        // embedded server's own defaults turn fsync and synchronous_commit off, which hides the
-        // commit cost users pay: turned back on, as users run PostgreSQL.
-        embedded =
-            EmbeddedPostgres.builder()
-                .setServerConfig("max_connections", "300")
-                .setServerConfig("fsync", "on")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("full_page_writes", "on")
-                .start();
-        port = embedded.getPort();
-        url = "jdbc:postgresql://localhost:" + port + "/postgres";
-        user = "postgres";
-        password = "postgres";
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    if (jdbcUrl.isPresent()) {
+      embedded = null;
+      url = jdbcUrl.get();
+      user = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_USER", "postgres");
+      password = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_PASSWORD", "");
+      port = -1;
+    } else {
+      // One instance serves every competitor; its settings are printed with the results.
+      // Durable commits (fsync, synchronous_commit on), as users run PostgreSQL: turned off,
+      // they hide the commit cost that is most of a lease's cost.
+      embedded = LocalPostgres.start();
+      port = embedded.port();
+      url = embedded.jdbcUrl();
+      user = embedded.user();
+      password = embedded.password();
     }
   }
 
@@ -72,17 +60,29 @@ final class BenchDatabase implements AutoCloseable {
     return ds;
   }
 
-  /** Closes every pool and connection opened so far (between benchmarks, to free connections). */
+  /**
+   * Closes every pool and connection opened so far (between benchmarks, to free connections).
+   *
+   * @throws IllegalStateException if one could not be closed (after trying all of them)
+   */
   void closeOpened() {
+    IllegalStateException failed = null;
     synchronized (opened) {
       for (AutoCloseable c : opened) {
         try {
           c.close();
         } catch (Exception e) {
-          // closing between benchmarks
+          if (failed == null) {
+            failed = new IllegalStateException("could not close a benchmark connection or pool", e);
+          } else {
+            failed.addSuppressed(e);
+          }
         }
       }
       opened.clear();
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
@@ -90,11 +90,7 @@ final class BenchDatabase implements AutoCloseable {
   public void close() {
     closeOpened();
     if (embedded != null) {
-      try {
-        embedded.close();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      embedded.close();
     }
   }
 }

@@ -54,8 +54,8 @@ final class PgBench {
     String session = "('c' || :client_id)";
     String run = "md5(:run::text)::uuid";
     return "\\set run random(1, 2000000000)\n"
-        + pipeline(bind(sql.acquire(), account, session, "0", run, "'pgbench'", "30000000", account, session, run,
-            "'pgbench'", "30000000", account, session, account, session))
+        + pipeline(bind(sql.acquire(), account, session, "0", account, session, "0", run, "'pgbench'", "30000000",
+            account, session, run, "'pgbench'", "30000000"))
         + pipeline(bind(sql.release(), account, session, run, "l.fence"));
   }
 

@@ -3,6 +3,7 @@ package io.leasehold.examples;
 import io.leasehold.fencing.TokenVerifier;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.devdb.LocalPostgres;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.LeaseKey;
@@ -56,9 +57,12 @@ public final class QuickStart {
           System.out.println("running with fence " + token.fence());
         } // close() releases
       } else if (result instanceof AcquireResult.Busy busy) {
-        LeaseStatus status = busy.status();
-        System.out.println("busy: " + status.owner().orElseThrow().holder()
-            + " runs until " + status.owner().orElseThrow().expiresAt());
+        LeaseStatus status = busy.status(); // who runs, and until when
+        System.out.println("busy: " + status.owner()
+            .map(owner -> owner.holder() + " runs until " + owner.expiresAt())
+            .orElse("another run is taking it over"));
+      } else { // AcquireResult.TooLate: granted after the local deadline, and released again
+        System.out.println("the database answered too late; try again");
       }
     }
     // endregion
@@ -85,6 +89,28 @@ public final class QuickStart {
     }
     // RunOutcome.NotAcquired (someone else runs) or RunOutcome.Lost (stopped mid-way)
     return null;
+    // endregion
+  }
+
+  /**
+   * A PostgreSQL 17 for development, without installing one: the lease schema applied, a lease
+   * taken, the server stopped.
+   *
+   * @return the fence of the lease taken
+   */
+  public static long onALocalPostgres() {
+    // region local-postgres
+    try (LocalPostgres pg = LocalPostgres.start(); // PostgreSQL 17, durable commits, a free port
+        HikariDataSource dataSource = new HikariDataSource()) {
+      dataSource.setJdbcUrl(pg.jdbcUrl());
+      dataSource.setUsername(pg.user());
+      dataSource.setPassword(pg.password());
+      LeaseSchema.defaults().apply(dataSource);
+      try (LeaseStore store = LeaseStore.builder(dataSource).accessPolicy(AccessPolicy.allowAll()).build()) {
+        AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
+        return r instanceof AcquireResult.Acquired a ? a.lease().fence() : -1;
+      }
+    } // stops the server and deletes its temporary data directory
     // endregion
   }
 

@@ -18,6 +18,11 @@ class QuickStartTest {
   @TempDir Path dir;
 
   @Test
+  void aLocalPostgresServesTheStoreAndStops() {
+    assertThat(QuickStart.onALocalPostgres()).isEqualTo(1);
+  }
+
+  @Test
   void quickStartRunsOnRealPostgres() throws Exception {
     TestDatabase d = db.database();
     QuickStart.run(d.jdbcUrl(), d.server().user(), d.server().password());

@@ -30,7 +30,8 @@ public interface Fenced {
    */
   static FencingToken present(Fenced fenced) {
     if (fenced == null) {
-      throw new IllegalArgumentException("token must not be null");
+      throw new IllegalArgumentException(
+          "the lease (or token) presented must not be null: pass the run's Lease or its FencingToken");
     }
     FencingToken token = fenced.token();
     if (token == null) {

@@ -13,9 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A separate JVM running a main class on this JVM's class path, for tests whose guarantee is
- * about processes. Its standard error goes to this JVM's; its standard output is read line by
- * line. Closing it kills the process if it still runs.
+ * A separate JVM running a main class on this JVM's class path, for tests, demos and torture runs
+ * whose guarantee is about processes: the project's one way to start a child JVM. Its standard
+ * error goes to this JVM's and its standard output is read line by line ({@link #awaitLine},
+ * {@link #forwardLines}), or both go to files ({@link #startLogged}). Closing it kills the process
+ * if it still runs.
  */
 public final class ChildJvm implements AutoCloseable {
   private final Process process;
@@ -27,6 +29,59 @@ public final class ChildJvm implements AutoCloseable {
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
+  private static List<String> command(Class<?> main, String... args) {
+    if (main == null) {
+      throw new IllegalArgumentException("main must not be null");
+    }
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /**
+   * Starts a JVM running {@code main} whose standard output and standard error go to files, for
+   * long runs whose output is read afterwards. {@link #awaitLine} does not apply to it.
+   *
+   * @param main a class with a {@code main} method, on this JVM's class path
+   * @param output the file for its standard output (replaced)
+   * @param error the file for its standard error (replaced)
+   * @param args its arguments
+   * @return the running child
+   * @throws IOException if the process cannot be started
+   */
+  public static ChildJvm startLogged(Class<?> main, Path output, Path error, String... args) throws IOException {
+    return new ChildJvm(
+        new ProcessBuilder(command(main, args)).redirectOutput(output.toFile()).redirectError(error.toFile()).start());
+  }
+
+  /**
+   * Hands every line the child prints to {@code sink}, on a daemon thread of its own, until the
+   * child closes its output; tells {@code sink} if reading failed (as a line {@code "output lost: ..."}). Use it instead of {@link #awaitLine}, not with it.
+   *
+   * @param name names the reading thread ({@code child-<name>-output})
+   * @param sink called with each line, on the reading thread
+   */
+  public void forwardLines(String name, java.util.function.Consumer<String> sink) {
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                for (String l = out.readLine(); l != null; l = out.readLine()) {
+                  sink.accept(l);
+                }
+              } catch (IOException e) {
+                sink.accept("output lost: " + e);
+              }
+            },
+            "child-" + name + "-output");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
   /**
    * Starts a JVM running {@code main} with the given arguments.
    *
@@ -36,14 +91,8 @@ public final class ChildJvm implements AutoCloseable {
    * @throws IOException if the process cannot be started
    */
   public static ChildJvm start(Class<?> main, String... args) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
-    command.addAll(List.of(args));
     return new ChildJvm(
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        new ProcessBuilder(command(main, args)).redirectError(ProcessBuilder.Redirect.INHERIT).start());
   }
 
   /**

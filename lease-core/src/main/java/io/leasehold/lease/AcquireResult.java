@@ -25,6 +25,45 @@ public sealed interface AcquireResult {
   }
 
   /**
+   * The holder's status, if refused.
+   *
+   * @return the status when this is {@link Busy}
+   */
+  default Optional<LeaseStatus> busyStatus() {
+    return this instanceof Busy b ? Optional.of(b.status()) : Optional.empty();
+  }
+
+  /**
+   * Turns the answer into a value, one function per outcome: {@code switch} over a sealed type
+   * without Java 21's patterns.
+   *
+   * <pre>{@code
+   * String shown = result.match(
+   *     lease -> "running with fence " + lease.fence(),
+   *     status -> "busy: " + status.owner().map(LeaseOwner::holder).orElse("someone"),
+   *     tooLate -> "the database answered too late; try again");
+   * }</pre>
+   *
+   * @param acquired called with the lease if acquired
+   * @param busy called with the holder's status if refused
+   * @param tooLate called if the grant came after the local deadline
+   * @param <T> the value's type
+   * @return what the matching function returned
+   */
+  default <T> T match(
+      java.util.function.Function<Lease, T> acquired,
+      java.util.function.Function<LeaseStatus, T> busy,
+      java.util.function.Function<TooLate, T> tooLate) {
+    if (this instanceof Acquired a) {
+      return acquired.apply(a.lease());
+    }
+    if (this instanceof Busy b) {
+      return busy.apply(b.status());
+    }
+    return tooLate.apply((TooLate) this);
+  }
+
+  /**
    * The run now holds the lease.
    *
    * @param lease the handle; release or close it when done

@@ -224,10 +224,18 @@ public final class Lease implements Fenced, AutoCloseable {
    * statement per renew interval and declares it lost when a renewal fails or the local deadline
    * passes.
    *
+   * <p>Idempotent: calling it again on a kept lease changes nothing. On a lease already lost it
+   * does nothing either (the loss was reported to the listeners, and {@link #token()} throws).
+   *
    * @return this lease
-   * @throws IllegalStateException if the store is closed
+   * @throws IllegalStateException if the lease was released (keeping it alive is then a mistake:
+   *     acquire a new lease), or the store is closed
    */
   public Lease keepAlive() {
+    if (end.get() == RELEASED) {
+      throw new IllegalStateException(
+          "lease " + token + " was released: it cannot be kept alive; acquire a new lease");
+    }
     control.keep(this);
     return this;
   }

@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.schema.Changelogs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -9,20 +10,6 @@ import java.sql.SQLException;
 import java.util.Map;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import liquibase.UpdateSummaryOutputEnum;
-import liquibase.Scope;
-import liquibase.changelog.ChangeLogParameters;
-import liquibase.command.CommandScope;
-import liquibase.command.core.UpdateCommandStep;
-import liquibase.command.core.helpers.DatabaseChangelogCommandStep;
-import liquibase.command.core.helpers.DbUrlConnectionArgumentsCommandStep;
-import liquibase.command.core.helpers.ShowSummaryArgument;
-import liquibase.database.Database;
-import liquibase.database.DatabaseFactory;
-import liquibase.database.jvm.JdbcConnection;
-import liquibase.exception.LiquibaseException;
-import liquibase.resource.ClassLoaderResourceAccessor;
-import liquibase.ui.LoggerUIService;
 
 /**
  * Names of the lease table and the fence sequence, and the means to create them.
@@ -80,10 +67,18 @@ public record LeaseSchema(String table, String sequence) {
     return new LeaseSchema(DEFAULT_TABLE, DEFAULT_SEQUENCE);
   }
 
+  /** The call that applies this schema, for error messages that name the repair. */
+  String describeApply() {
+    return equals(defaults())
+        ? "LeaseSchema.defaults().apply(dataSource)"
+        : "new LeaseSchema(\"" + table + "\", \"" + sequence + "\").apply(dataSource)";
+  }
+
   /**
    * Creates or upgrades the schema with the shipped Liquibase changelog. Safe to call on every
    * start: changesets already applied are skipped, and Liquibase's lock table keeps concurrent
-   * callers apart.
+   * callers apart. Quiet: Liquibase's messages go to the {@code java.util.logging} logger {@code
+   * io.leasehold.schema} at level {@code FINE} (see {@link Changelogs}).
    *
    * @param dataSource a data source whose user may create tables
    * @throws LeaseStoreException if the migration fails
@@ -92,36 +87,13 @@ public record LeaseSchema(String table, String sequence) {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
-    try (Connection connection = dataSource.getConnection()) {
-      Database database =
-          DatabaseFactory.getInstance()
-              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
-      database.setDatabaseChangeLogTableName(table + "_changelog");
-      database.setDatabaseChangeLogLockTableName(table + "_changelog_lock");
-      // The command API, a logger-backed UI and LOG summaries: Liquibase would otherwise print
-      // to standard output.
-      ChangeLogParameters parameters = new ChangeLogParameters(database);
-      parameters.set("leasehold.table", table);
-      parameters.set("leasehold.sequence", sequence);
-      Scope.child(
-          Map.of(
-              Scope.Attr.ui.name(), new LoggerUIService(),
-              Scope.Attr.resourceAccessor.name(),
-                  new ClassLoaderResourceAccessor(LeaseSchema.class.getClassLoader())),
-          () ->
-              new CommandScope(UpdateCommandStep.COMMAND_NAME)
-                  .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, CHANGELOG)
-                  .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
-                  .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, parameters)
-                  .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
-                  .execute());
-    } catch (SQLException e) {
-      throw new LeaseStoreException("could not connect to apply the lease schema", e);
-    } catch (LiquibaseException e) {
-      throw new LeaseStoreException("could not apply the lease schema: " + e.getMessage(), e);
-    } catch (Exception e) {
-      throw new LeaseStoreException("could not apply the lease schema: " + e, e);
-    }
+    Changelogs.apply(
+        dataSource,
+        CHANGELOG,
+        table + "_changelog",
+        Map.of("leasehold.table", table, "leasehold.sequence", sequence),
+        LeaseSchema.class.getClassLoader(),
+        (message, cause) -> new LeaseStoreException("could not apply the lease schema: " + message, cause));
   }
 
   /**

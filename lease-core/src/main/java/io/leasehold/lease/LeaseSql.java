@@ -33,24 +33,25 @@ final class LeaseSql {
    * Acquire (CONTRACT C1, C3, C18). One statement, which either grants the key to this run or
    * refuses and reports the holder's row, and which draws a fence only when it grants.
    *
-   * <p>A key that has a row (every key after its first acquire: release marks the row, and only
-   * {@link #sweep} deletes rows, long after they ended) is taken by an {@code UPDATE} of the row
-   * that {@code cand} found free and locked. {@code cand} checks the condition (released, or
-   * expired past the takeover delay) on the row version of the statement's snapshot before it
-   * locks anything: a live lease is refused without a row lock, a write or a WAL flush. A row that
-   * qualifies is locked with {@code SKIP LOCKED}: if a contender holds its lock (it is taking the
-   * key over, or a sweep is deleting it), the acquire is refused at once instead of queueing
-   * behind it, so contention never waits for a lock timeout (C18). If the row changed since the
-   * snapshot, PostgreSQL locks the newest version and checks the condition again on it. (The
-   * former {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} locked the row before it evaluated
-   * the condition, so every refusal wrote, waited for the holder's lock and for a WAL flush, and
-   * drew a fence.) The {@code UPDATE}'s {@code SET} list, {@code nextval} included, is computed
-   * again on the version it updates, which this statement holds locked: the fence comes from
-   * {@code nextval} evaluated after every earlier holder of the row committed its own fence, so it
-   * is higher than all of them (C3). A value drawn for an outdated version stays unused.
+   * <p>{@code cur} reads the key's row once, from the statement's snapshot; everything else
+   * decides on it. A key that has a row (every key after its first acquire: release marks the
+   * row, and only {@link #sweep} deletes rows, long after they ended) is free when the row is
+   * released, or expired past the takeover delay. If {@code cur} shows it is not free (a live
+   * lease), {@code cand}'s one-time filter is false and nothing else touches the table: the
+   * refusal is one primary-key read, with no row lock, no write and no WAL flush, and it returns
+   * {@code cur}, the holder's row. If it is free, {@code cand} locks the row with {@code SKIP
+   * LOCKED}, checking the condition again on the newest version: if a contender holds the lock
+   * (it is taking the key over, or a sweep is deleting it), the acquire is refused at once
+   * instead of queueing behind it, so contention never waits for a lock timeout (C18). (The former
+   * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} locked the row before it evaluated the
+   * condition, so every refusal wrote, waited for a WAL flush and drew a fence; the benchmarks
+   * measure both.) The {@code UPDATE}'s {@code SET} list, {@code nextval} included, is computed
+   * on the version it updates, which this statement holds locked: the fence comes from {@code
+   * nextval} evaluated after every earlier holder of the row committed its own fence, so it is
+   * higher than all of them (C3). A value drawn for an outdated version stays unused.
    *
-   * <p>A key without a row is inserted, its fence drawn in the insert's {@code SELECT} only when the
-   * snapshot has no row for the key. Two first acquires of one key race on the primary key: the
+   * <p>A key without a row is inserted, its fence drawn in the insert's {@code SELECT} only when
+   * {@code cur} found no row. Two first acquires of one key race on the primary key: the
    * loser waits for the winner's commit (bounded by the lock timeout), its insert does nothing
    * (its drawn value stays unused, the one case where a refusal uses up a sequence value) and it
    * is refused.
@@ -132,7 +133,7 @@ final class LeaseSql {
   final String auditSweep;
 
   /**
-   * Binds {@link #acquire}'s fifteen parameters, which repeat the key and the new run's values
+   * Binds {@link #acquire}'s fourteen parameters, which repeat the key and the new run's values
    * because the update, the insert and the holder's row each need them.
    */
   static void bindAcquire(
@@ -141,18 +142,17 @@ final class LeaseSql {
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());
     ps.setLong(3, takeoverDelayMicros);
-    ps.setObject(4, runId);
-    ps.setString(5, holder);
-    ps.setLong(6, ttlMicros);
-    ps.setString(7, key.accountId());
-    ps.setString(8, key.sessionId());
-    ps.setObject(9, runId);
-    ps.setString(10, holder);
-    ps.setLong(11, ttlMicros);
-    ps.setString(12, key.accountId());
-    ps.setString(13, key.sessionId());
-    ps.setString(14, key.accountId());
-    ps.setString(15, key.sessionId());
+    ps.setString(4, key.accountId());
+    ps.setString(5, key.sessionId());
+    ps.setLong(6, takeoverDelayMicros);
+    ps.setObject(7, runId);
+    ps.setString(8, holder);
+    ps.setLong(9, ttlMicros);
+    ps.setString(10, key.accountId());
+    ps.setString(11, key.sessionId());
+    ps.setObject(12, runId);
+    ps.setString(13, holder);
+    ps.setLong(14, ttlMicros);
   }
 
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */
@@ -194,12 +194,14 @@ final class LeaseSql {
     String grantedNotice =
         notify ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END") : "";
     String start = "GREATEST(statement_timestamp(), l.released_at)";
+    String free = "(released_at IS NOT NULL OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
     acquire =
         begin
-            + "WITH cand AS (SELECT account_id, session_id FROM " + t
-            + " WHERE account_id = ? AND session_id = ? AND (released_at IS NOT NULL"
-            + " OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())"
-            + " FOR UPDATE SKIP LOCKED), "
+            + "WITH cur AS (SELECT fence, acquired_at, run_id, holder, expires_at, released_at FROM " + t
+            + " WHERE account_id = ? AND session_id = ?), "
+            + "cand AS (SELECT account_id, session_id FROM " + t
+            + " WHERE (SELECT " + free + " FROM cur)"
+            + " AND account_id = ? AND session_id = ? AND " + free + " FOR UPDATE SKIP LOCKED), "
             + "upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
             + " acquired_at = " + start + ", renewed_at = " + start + ","
             + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
@@ -210,16 +212,15 @@ final class LeaseSql {
             + " acquired_at, renewed_at, expires_at, released_at, took_over) "
             + "SELECT ?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
             + " statement_timestamp() + ? * interval '1 microsecond', NULL, false "
-            + "WHERE NOT EXISTS (SELECT 1 FROM " + t + " WHERE account_id = ? AND session_id = ?) "
+            + "WHERE NOT EXISTS (SELECT 1 FROM cur) "
             + "ON CONFLICT (account_id, session_id) DO NOTHING "
             + "RETURNING l.fence, l.acquired_at" + grantedNotice + ") "
             + "SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz,"
             + " statement_timestamp() FROM upd "
             + "UNION ALL SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
             + " NULL::timestamptz, statement_timestamp() FROM ins "
-            + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
-            + " statement_timestamp() FROM " + t + " AS l WHERE l.account_id = ? AND l.session_id = ?"
-            + " AND NOT EXISTS (SELECT 1 FROM upd) AND NOT EXISTS (SELECT 1 FROM ins)";
+            + "UNION ALL SELECT false, fence, acquired_at, run_id, holder, expires_at, released_at,"
+            + " statement_timestamp() FROM cur WHERE NOT EXISTS (SELECT 1 FROM upd) AND NOT EXISTS (SELECT 1 FROM ins)";
 
     // The plan must fit the arrays' real length. Right after a burst of new leases the planner
     // underestimated the table and picked a nested loop over a sequential scan that took over

@@ -100,7 +100,7 @@ public final class LeaseStore implements AutoCloseable {
     this.defaultHolder = b.defaultHolder;
     this.signingKey = b.signingKey;
     this.sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
-    this.runner = new StatementRunner(dataSource);
+    this.runner = new StatementRunner(dataSource, schema);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, renewInterval);
     this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);

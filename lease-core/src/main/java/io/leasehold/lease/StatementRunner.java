@@ -21,10 +21,15 @@ final class StatementRunner {
   /** SQLSTATE of a lock wait that reached {@code lock_timeout}. */
   static final String LOCK_NOT_AVAILABLE = "55P03";
 
-  private final DataSource dataSource;
+  /** SQLSTATE of a table, sequence or other relation that does not exist. */
+  static final String UNDEFINED_TABLE = "42P01";
 
-  StatementRunner(DataSource dataSource) {
+  private final DataSource dataSource;
+  private final LeaseSchema schema;
+
+  StatementRunner(DataSource dataSource, LeaseSchema schema) {
     this.dataSource = dataSource;
+    this.schema = schema;
   }
 
   /** Binds a statement's parameters; may create arrays on the connection. */
@@ -120,8 +125,13 @@ final class StatementRunner {
         }
       }
     } catch (SQLException e) {
+      String repair =
+          UNDEFINED_TABLE.equals(e.getSQLState())
+              ? "; the lease schema is missing from this database: apply it first with "
+                  + schema.describeApply() + ", or run LeaseSchema.sqlScript()"
+              : "";
       throw new LeaseStoreException(
-          "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+          "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")" + repair, e);
     }
   }
 

@@ -154,7 +154,10 @@ class AcquireWaitTest {
   void closingTheStoreEndsItsWaits() throws Exception {
     LeaseKey key = newKey();
     LeaseStore store = pollingHourly();
-    held(store, key);
+    // Held through another store, so that closing this one releases nothing: a try in flight at
+    // the close is refused, and the next one learns that the store closed.
+    LeaseStore holder = pollingHourly();
+    held(holder, key);
     CompletableFuture<AcquireResult> blocking =
         CompletableFuture.supplyAsync(() -> acquireUnchecked(store, key, Duration.ofSeconds(50)), pool);
     CompletableFuture<AcquireResult> async =
@@ -166,6 +169,7 @@ class AcquireWaitTest {
     assertThatThrownBy(() -> async.get(20, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(IllegalStateException.class);
+    holder.close();
   }
 
   @Test

@@ -11,26 +11,42 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The keeper and the one-call form: CONTRACT C6 (stop on loss). */
+/**
+ * The keeper and the one-call form: CONTRACT C6 (stop on loss).
+ *
+ * <p>The keeper's time is a {@link FakeTicker} and its scheduler a {@link ManualScheduler}: a
+ * renewal round or a deadline check happens exactly when a test advances the ticker, on the
+ * test's thread. Leases last a minute in the database, so a stalled machine changes nothing; the
+ * rounds the test makes are what the keeper does.
+ */
 class KeeperTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
-  private static final Duration TTL = Duration.ofMillis(600);
+  private static final Duration TTL = Duration.ofSeconds(60);
   private static final AtomicInteger KEYS = new AtomicInteger();
+  private FakeTicker ticker;
+  private ManualScheduler keeperTime;
   private LeaseStore store;
   private LeaseStore other;
   private LeaseKey key;
 
   @BeforeEach
   void setUp() {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
+    ticker = new FakeTicker();
+    keeperTime = new ManualScheduler(ticker);
+    store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(TTL)
+            .ticker(ticker)
+            .scheduler(keeperTime)
+            .build();
     other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
     key = LeaseKey.of("acct", "kept-" + KEYS.incrementAndGet());
   }
@@ -54,32 +70,52 @@ class KeeperTest {
     return ((AcquireResult.Acquired) other.tryAcquire(key, "acct")).lease();
   }
 
+  private Instant expiresAt(LeaseKey k) {
+    return other.status(k, "app").owner().orElseThrow().expiresAt();
+  }
+
   @Test
-  void keptLeaseOutlivesManyTtls() throws Exception {
+  void keptLeaseOutlivesManyTtls() {
     Lease lease = acquire().keepAlive();
-    Instant goal = lease.acquiredAt().plus(TTL.multipliedBy(4));
-    LeaseStatus status =
-        StatusPolling.awaitStatus(
-            store, key, s -> s.owner().orElseThrow().expiresAt().isAfter(goal), TTL.multipliedBy(8));
-    assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
-    assertThat(status.owner().orElseThrow().runId()).isEqualTo(lease.runId());
+    Instant first = expiresAt(key);
+    // Ten renew intervals: over three TTLs of keeper time. Without a renewal the local deadline
+    // would pass after the first TTL and the watch would declare the lease lost.
+    for (int i = 0; i < 10; i++) {
+      keeperTime.advanceAndRun(store.renewInterval());
+    }
     assertThat(lease.isLost()).isFalse();
+    assertThat(expiresAt(key)).isAfter(first);
+    assertThat(other.status(key, "app").owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(store.keptLeaseCount()).isEqualTo(1);
   }
 
   @Test
-  void takeoverIsNoticedAtTheNextRenewalAndStopsTheRun() throws Exception {
+  void takeoverIsNoticedAtTheNextRenewalAndStopsTheRun() {
     Lease lease = acquire().keepAlive();
     AtomicInteger calls = new AtomicInteger();
     lease.onLost(loss -> calls.incrementAndGet());
     Lease rival = takeOver();
+    assertThat(lease.isLost()).as("nothing is known before the next renewal").isFalse();
 
-    LeaseLoss loss = lease.whenLost().get(5, TimeUnit.SECONDS);
+    keeperTime.advanceAndRun(store.renewInterval());
+    LeaseLoss loss = lease.loss().orElseThrow();
     assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
     assertThat(calls).hasValue(1);
     assertThatThrownBy(lease::token).isInstanceOf(LeaseLostException.class);
     assertThat(store.keptLeaseCount()).isZero();
     assertThat(store.status(key, "app").owner().orElseThrow().runId()).isEqualTo(rival.runId());
+  }
+
+  @Test
+  void aPassedLocalDeadlineIsALossWithoutAWordFromTheDatabase() {
+    Lease lease = acquire().keepAlive();
+    // The keeper's clock jumps past the deadline before any renewal ran (a process stalled for
+    // a whole TTL): the watch runs first and declares the lease lost, though the database would
+    // still renew it.
+    keeperTime.advanceAndRun(TTL);
+    assertThat(lease.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.DEADLINE_PASSED);
+    assertThatThrownBy(lease::token).isInstanceOf(LeaseLostException.class);
+    assertThat(store.keptLeaseCount()).isZero();
   }
 
   @Test
@@ -90,7 +126,8 @@ class KeeperTest {
       try (Statement s = side.createStatement()) {
         // Holding the row lock makes the renewal hit lock_timeout.
         s.execute("SELECT 1 FROM leasehold_lease WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
-        LeaseLoss loss = lease.whenLost().get(5, TimeUnit.SECONDS);
+        keeperTime.advanceAndRun(store.renewInterval());
+        LeaseLoss loss = lease.loss().orElseThrow();
         assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_FAILED);
         assertThat(loss.cause()).get().isInstanceOf(LeaseStoreException.class);
       }
@@ -109,11 +146,14 @@ class KeeperTest {
     LeaseKey otherKey = LeaseKey.of("acct", key.sessionId() + "-survivor");
     Lease survivor = ((AcquireResult.Acquired) store.tryAcquire(otherKey, "acct")).lease().keepAlive();
     takeOver();
-    doomed.whenLost().get(5, TimeUnit.SECONDS);
-    Instant goal = survivor.acquiredAt().plus(TTL.multipliedBy(3));
-    StatusPolling.awaitStatus(
-        store, otherKey, s -> s.owner().orElseThrow().expiresAt().isAfter(goal), TTL.multipliedBy(8));
+    keeperTime.advanceAndRun(store.renewInterval());
+    assertThat(doomed.isLost()).isTrue();
+    Instant before = expiresAt(otherKey);
+    for (int i = 0; i < 4; i++) {
+      keeperTime.advanceAndRun(store.renewInterval());
+    }
     assertThat(survivor.isLost()).isFalse();
+    assertThat(expiresAt(otherKey)).isAfter(before);
   }
 
   @Test
@@ -125,6 +165,7 @@ class KeeperTest {
               try {
                 working.await();
                 takeOver();
+                keeperTime.advanceAndRun(store.renewInterval()); // the round that hears of it
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -184,6 +225,9 @@ class KeeperTest {
 
   @Test
   void closeStopsKeptRunsReleasesTheirLeasesAndItsThreads() throws Exception {
+    store.close();
+    // A store with its own scheduler, whose threads close must stop.
+    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
     Lease lease = acquire().keepAlive();
     assertThat(keeperThreads()).isPositive();
     store.close();

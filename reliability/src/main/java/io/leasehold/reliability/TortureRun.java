@@ -1,8 +1,10 @@
 package io.leasehold.reliability;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.devdb.LocalPostgres;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.LeaseSchema;
+import io.leasehold.testkit.ChildJvm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -79,7 +81,8 @@ final class TortureRun {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
     out.println("torture run: " + String.join(" ", config.describe()));
     out.println("(replay with seed=" + config.seed() + ")");
-    RestartablePostgres pg = config.jdbcUrl().isEmpty() ? new RestartablePostgres() : null;
+    // Without fsync: the run is about interleavings and faults, not commit cost.
+    LocalPostgres pg = config.jdbcUrl().isEmpty() ? LocalPostgres.builder().durable(false).start() : null;
     String url = config.jdbcUrl().orElseGet(() -> pg.jdbcUrl());
     try (HikariDataSource admin = WorkerProcess.pool(url, "injector", 4);
         History faults = new History(dir.resolve("history-injector.jsonl"))) {
@@ -152,7 +155,7 @@ final class TortureRun {
     return faults;
   }
 
-  private void inject(List<Fault> schedule, HikariDataSource admin, RestartablePostgres pg, String url, History h)
+  private void inject(List<Fault> schedule, HikariDataSource admin, LocalPostgres pg, String url, History h)
       throws InterruptedException {
     for (Fault f : schedule) {
       long wait = f.atMillis() - elapsedMillis();
@@ -260,29 +263,23 @@ final class TortureRun {
 
   private void spawn(int i, String url, Duration duration) {
     String name = "p" + i + "-" + (++spawned);
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            TortureWorkerMain.class.getName(),
-            url,
-            dir.toString(),
-            name,
-            Integer.toString(config.workersPerProcess()),
-            Long.toString(config.seed() + 1000L * (i + 1)),
-            Long.toString(config.ttl().toMillis()),
-            Long.toString(duration.toMillis()),
-            Integer.toString(config.keys()),
-            Boolean.toString(config.broken()),
-            dir.resolve("history-" + name + ".jsonl").toString());
     try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectOutput(dir.resolve(name + ".out").toFile())
-              .redirectError(dir.resolve(name + ".err").toFile())
-              .start();
-      children.set(i, p);
+      ChildJvm child =
+          ChildJvm.startLogged(
+              TortureWorkerMain.class,
+              dir.resolve(name + ".out"),
+              dir.resolve(name + ".err"),
+              url,
+              dir.toString(),
+              name,
+              Integer.toString(config.workersPerProcess()),
+              Long.toString(config.seed() + 1000L * (i + 1)),
+              Long.toString(config.ttl().toMillis()),
+              Long.toString(duration.toMillis()),
+              Integer.toString(config.keys()),
+              Boolean.toString(config.broken()),
+              dir.resolve("history-" + name + ".jsonl").toString());
+      children.set(i, child.process());
       childNames.set(i, name);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

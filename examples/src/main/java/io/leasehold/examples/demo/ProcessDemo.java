@@ -1,5 +1,6 @@
 package io.leasehold.examples.demo;
 
+import io.leasehold.testkit.ChildJvm;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileOperation;
@@ -149,37 +150,19 @@ public final class ProcessDemo {
   }
 
   private static Process spawn(String device, DemoDatabase pg, Path root, Duration ttl, BlockingQueue<Line> lines) {
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            DeviceMain.class.getName(),
-            pg.jdbcUrl(),
-            pg.user(),
-            pg.password(),
-            device,
-            root.toString(),
-            Long.toString(ttl.toMillis()),
-            Integer.toString(PARTS));
     try {
-      Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                  for (String l = r.readLine(); l != null; l = r.readLine()) {
-                    lines.add(new Line(device, l));
-                  }
-                } catch (IOException e) {
-                  lines.add(new Line(device, "output lost: " + e));
-                }
-              },
-              "demo-" + device + "-output");
-      reader.setDaemon(true);
-      reader.start();
-      return p;
+      ChildJvm child =
+          ChildJvm.start(
+              DeviceMain.class,
+              pg.jdbcUrl(),
+              pg.user(),
+              pg.password(),
+              device,
+              root.toString(),
+              Long.toString(ttl.toMillis()),
+              Integer.toString(PARTS));
+      child.forwardLines("demo-" + device, l -> lines.add(new Line(device, l)));
+      return child.process();
     } catch (IOException e) {
       throw new UncheckedIOException("could not start " + device, e);
     }

@@ -125,12 +125,14 @@ class WebDemoBrowserTest {
     String refused = winner.findElement(By.cssSelector("#writes")).getText();
     assertThat(refused).contains("presented fence " + firstFence + " < highest " + secondFence).contains("REFUSED locally");
 
+    // The screenshots of docs/live-status.md (docs/images/web-demo-*.png), by role.
     Path target = Path.of("target");
-    for (WebDriver d : List.of(desktop, browser)) {
-      String name = d == desktop ? "desktop" : "browser";
+    for (WebDriver d : List.of(winner, loser)) {
+      String name = d == winner ? "frozen" : "runner";
       File shot = ((TakesScreenshot) d).getScreenshotAs(OutputType.FILE);
       Files.copy(shot.toPath(), target.resolve("web-demo-" + name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
-    assertThat(target.resolve("web-demo-desktop.png")).exists();
+    assertThat(target.resolve("web-demo-runner.png")).exists();
+    assertThat(target.resolve("web-demo-frozen.png")).exists();
   }
 }

@@ -742,8 +742,21 @@ public final class FencedFileStore {
         Files.createDirectories(root);
         return new FencedFileStore(root.toRealPath(), this);
       } catch (IOException e) {
-        throw new ResourceAccessException("could not open file store at " + root + ": " + e, e);
+        throw new ResourceAccessException(
+            "could not open file store at " + root + ": " + describe(e)
+                + " (the root must be a directory this process can create, write and set extended"
+                + " attributes in)",
+            e);
       }
     }
+  }
+
+  /** An I/O failure in words: what failed, on which file, and why (often hidden in the cause). */
+  static String describe(IOException e) {
+    if (e instanceof java.nio.file.FileSystemException f) {
+      String what = e.getClass().getSimpleName();
+      return what + " on " + f.getFile() + (f.getReason() == null ? "" : ": " + f.getReason());
+    }
+    return e.toString();
   }
 }

@@ -1,0 +1,327 @@
+package io.leasehold.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.AcquireRequest;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSqlForBenchmarks;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseWatcher;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * What contention costs: the latency of a refused attempt, and how long waiters wait for a key
+ * that they take in turns.
+ */
+final class ContentionBench {
+  /** Leasehold's acquire statement before issue 17 (git 30d2285), on the default table. */
+  static final String FORMER_ACQUIRE =
+      "INSERT INTO leasehold_lease AS l (account_id, session_id, run_id, fence, holder,"
+          + " acquired_at, renewed_at, expires_at, released_at, took_over) "
+          + "VALUES (?, ?, ?, nextval('leasehold_fence_seq'), ?, statement_timestamp(), statement_timestamp(),"
+          + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
+          + "ON CONFLICT (account_id, session_id) DO UPDATE SET"
+          + " run_id = EXCLUDED.run_id, fence = nextval('leasehold_fence_seq'), holder = EXCLUDED.holder,"
+          + " acquired_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
+          + " renewed_at = GREATEST(EXCLUDED.acquired_at, l.released_at),"
+          + " expires_at = GREATEST(EXCLUDED.acquired_at, l.released_at)"
+          + " + (EXCLUDED.expires_at - EXCLUDED.acquired_at), released_at = NULL,"
+          + " took_over = l.released_at IS NULL "
+          + "WHERE l.released_at IS NOT NULL"
+          + " OR l.expires_at + ? * interval '1 microsecond' <= EXCLUDED.acquired_at "
+          + "RETURNING l.fence";
+
+  private final BenchDatabase db;
+  private final Duration window;
+  private final int windows;
+
+  ContentionBench(BenchDatabase db, Duration window, int windows) {
+    this.db = db;
+    this.window = window;
+    this.windows = windows;
+  }
+
+  /** One thread's refused attempt; returns normally only if it was refused. */
+  @FunctionalInterface
+  interface Refusal {
+    void attempt() throws Exception;
+  }
+
+  @FunctionalInterface
+  interface RefusalFactory {
+    Refusal create(int thread) throws Exception;
+  }
+
+  /** Latency percentiles of one competitor, in microseconds. */
+  record Latency(double p50, double p99, long samples) {}
+
+  /**
+   * Refused attempts on a key someone holds, from {@code threads} threads at once: Leasehold's
+   * {@code tryAcquire}, its acquire statement from bare JDBC, ShedLock's {@code lock}, Leasehold's
+   * former acquire and status read from bare JDBC, and a plain failed {@code UPDATE ... WHERE
+   * until <= now()} (what ShedLock sends), window by window in turn.
+   */
+  List<Latency> refusals(int threads) throws Exception {
+    try (Connection c = db.connection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS plain_lock (name text PRIMARY KEY, until timestamptz NOT NULL)");
+      s.execute(
+          "INSERT INTO plain_lock VALUES ('held', now() + interval '1 day')"
+              + " ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until");
+    }
+    HikariDataSource pool = db.pool(threads + 2);
+    LeaseStore store = LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).build();
+    LeaseKey key = LeaseKey.of("bench", "refused");
+    Lease holder = ((AcquireResult.Acquired) store.tryAcquire(key, "bench")).lease();
+    JdbcTemplateLockProvider shedLock =
+        new JdbcTemplateLockProvider(
+            JdbcTemplateLockProvider.Configuration.builder()
+                .withJdbcTemplate(new JdbcTemplate(pool))
+                .usingDbTime()
+                .build());
+    Optional<SimpleLock> shedHeld =
+        shedLock.lock(new LockConfiguration(Instant.now(), "refused", Duration.ofMinutes(30), Duration.ZERO));
+    if (shedHeld.isEmpty()) {
+      throw new IllegalStateException("could not take the ShedLock lock to refuse others");
+    }
+    LeaseSqlForBenchmarks sql = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    List<RefusalFactory> competitors =
+        List.of(
+            t -> () -> {
+              if (!(store.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
+                throw new IllegalStateException("not refused");
+              }
+            },
+            t -> {
+              PreparedStatement acquire = db.connection().prepareStatement(sql.acquire());
+              return () -> {
+                LeaseSqlForBenchmarks.bindAcquire(acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
+                if (Competitors.grantedFence(acquire) != null) {
+                  throw new IllegalStateException("not refused");
+                }
+              };
+            },
+            t -> () -> {
+              if (shedLock.lock(new LockConfiguration(Instant.now(), "refused", Duration.ofSeconds(30), Duration.ZERO))
+                  .isPresent()) {
+                throw new IllegalStateException("not refused");
+              }
+            },
+            t -> {
+              // The acquire before issue 17, for the before/after figure: a conditional UPSERT
+              // (which locks the row and waits for a WAL flush even when it refuses, and draws a
+              // fence) followed by a status read for the Busy answer, each with the opening.
+              String opening =
+                  "SELECT statement_timestamp(), set_config('lock_timeout', '1000', true),"
+                      + " set_config('statement_timeout', '5000', true); ";
+              Connection c = db.connection();
+              PreparedStatement upsert = c.prepareStatement(opening + FORMER_ACQUIRE);
+              PreparedStatement status =
+                  c.prepareStatement(
+                      opening + "SELECT statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at,"
+                          + " l.expires_at, l.released_at FROM (SELECT) AS now LEFT JOIN leasehold_lease AS l"
+                          + " ON l.account_id = ? AND l.session_id = ?");
+              return () -> {
+                upsert.setString(1, "bench");
+                upsert.setString(2, "refused");
+                upsert.setObject(3, UUID.randomUUID());
+                upsert.setString(4, "bench");
+                upsert.setLong(5, 30_000_000);
+                upsert.setLong(6, 0);
+                if (Competitors.firstLong(upsert) != null) {
+                  throw new IllegalStateException("not refused");
+                }
+                status.setString(1, "bench");
+                status.setString(2, "refused");
+                Competitors.firstLong(status);
+              };
+            },
+            t -> {
+              PreparedStatement update =
+                  db.connection()
+                      .prepareStatement(
+                          "UPDATE plain_lock SET until = now() + interval '30 seconds' WHERE name = ? AND until <= now()");
+              return () -> {
+                update.setString(1, "held");
+                if (update.executeUpdate() != 0) {
+                  throw new IllegalStateException("not refused");
+                }
+              };
+            });
+    try {
+      List<List<Refusal>> ops = new ArrayList<>();
+      for (RefusalFactory f : competitors) {
+        List<Refusal> perThread = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          perThread.add(f.create(t));
+        }
+        ops.add(perThread);
+      }
+      List<List<long[]>> samples = new ArrayList<>();
+      for (List<Refusal> op : ops) {
+        timed(op); // warm-up
+        samples.add(new ArrayList<>());
+      }
+      for (int w = 0; w < windows; w++) {
+        for (int c = 0; c < ops.size(); c++) {
+          samples.get(c).add(timed(ops.get(c)));
+        }
+      }
+      List<Latency> result = new ArrayList<>();
+      for (List<long[]> s : samples) {
+        long[] all = s.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        result.add(new Latency(all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3, all.length));
+      }
+      return result;
+    } finally {
+      shedHeld.get().unlock();
+      holder.release();
+      store.close();
+      db.closeOpened();
+    }
+  }
+
+  /** Runs the threads for one window; returns every attempt's latency in nanoseconds. */
+  private long[] timed(List<Refusal> perThread) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(perThread.size());
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      AtomicBoolean stop = new AtomicBoolean();
+      List<Future<long[]>> futures = new ArrayList<>();
+      for (Refusal r : perThread) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  long[] lat = new long[1 << 16];
+                  int n = 0;
+                  start.await();
+                  while (!stop.get()) {
+                    long t = System.nanoTime();
+                    r.attempt();
+                    long d = System.nanoTime() - t;
+                    if (n == lat.length) {
+                      lat = Arrays.copyOf(lat, n * 2);
+                    }
+                    lat[n++] = d;
+                  }
+                  return Arrays.copyOf(lat, n);
+                }));
+      }
+      start.countDown();
+      Thread.sleep(window.toMillis());
+      stop.set(true);
+      List<long[]> parts = new ArrayList<>();
+      for (Future<long[]> f : futures) {
+        parts.add(f.get());
+      }
+      return parts.stream().flatMapToLong(Arrays::stream).toArray();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** How waiters fared: waits in milliseconds, and how many tries the database saw per grant. */
+  record Waits(double p50, double p90, double max, double totalMillis, int grants) {}
+
+  /**
+   * {@code waiters} callers each wait for one key with {@code acquire(request, 60 s)}, hold it
+   * for {@code hold} and release it, all at once; repeated {@code rounds} times.
+   *
+   * @param mode {@code "one store"} (every waiter in one store: a release wakes the others in
+   *     the process), {@code "store per waiter, polling"} (like separate processes that publish
+   *     nothing), {@code "store per waiter, watcher"} (each process publishes and runs a watcher)
+   */
+  Waits waits(String mode, int waiters, Duration hold, int rounds) throws Exception {
+    boolean perWaiter = !mode.equals("one store");
+    boolean watch = mode.endsWith("watcher");
+    List<LeaseStore> stores = new ArrayList<>();
+    List<LeaseWatcher> watchers = new ArrayList<>();
+    HikariDataSource shared = db.pool(waiters + 2);
+    for (int i = 0; i < (perWaiter ? waiters : 1); i++) {
+      HikariDataSource pool = perWaiter ? db.pool(2) : shared;
+      LeaseStore s =
+          LeaseStore.builder(pool)
+              .accessPolicy(AccessPolicy.allowAll())
+              .ttl(Duration.ofSeconds(30))
+              .notifyChanges(watch)
+              .build();
+      stores.add(s);
+      if (watch) {
+        watchers.add(LeaseWatcher.start(s, db.pool(1)));
+      }
+    }
+    List<Double> waits = new ArrayList<>();
+    long total = 0;
+    ExecutorService pool = Executors.newFixedThreadPool(waiters);
+    try {
+      for (int round = 0; round < rounds; round++) {
+        LeaseKey key = LeaseKey.of("bench-wait", mode.replace(' ', '-') + "-" + round);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger holding = new AtomicInteger();
+        List<Future<Double>> futures = new ArrayList<>();
+        for (int w = 0; w < waiters; w++) {
+          LeaseStore store = stores.get(perWaiter ? w : 0);
+          futures.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    long t = System.nanoTime();
+                    AcquireResult r = store.acquire(AcquireRequest.of(key, "bench-wait"), Duration.ofSeconds(60));
+                    double waited = (System.nanoTime() - t) / 1e6;
+                    if (!(r instanceof AcquireResult.Acquired a)) {
+                      throw new IllegalStateException("a waiter was not served within 60 s: " + r);
+                    }
+                    if (holding.incrementAndGet() != 1) {
+                      throw new IllegalStateException("two holders at once");
+                    }
+                    Thread.sleep(hold.toMillis()); // the work under the lease
+                    holding.decrementAndGet();
+                    a.lease().release();
+                    return waited;
+                  }));
+        }
+        long t0 = System.nanoTime();
+        start.countDown();
+        for (Future<Double> f : futures) {
+          waits.add(f.get(5, TimeUnit.MINUTES));
+        }
+        total += System.nanoTime() - t0;
+      }
+    } finally {
+      pool.shutdownNow();
+      watchers.forEach(LeaseWatcher::close);
+      stores.forEach(LeaseStore::close);
+      db.closeOpened();
+    }
+    double[] sorted = waits.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return new Waits(
+        sorted[sorted.length / 2],
+        sorted[(int) (sorted.length * 0.9)],
+        sorted[sorted.length - 1],
+        total / 1e6 / rounds,
+        sorted.length);
+  }
+}
