@@ -21,7 +21,6 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
-import io.leasehold.lease.LeaseSqlForBenchmarks;
 import io.leasehold.lease.LeaseStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -774,8 +773,8 @@ public final class BenchMain {
           + " EXECUTE FUNCTION ablation_idle()");
     }
     db.closeOpened();
-    LeaseSqlForBenchmarks quiet = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
-    LeaseSqlForBenchmarks loud = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5), true);
+    LeaseStatements quiet = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements loud = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), true);
     String twoUpdates =
         "UPDATE %1$s SET expires_at = statement_timestamp() + interval '30 s', renewed_at = statement_timestamp()"
             + " WHERE account_id = 'pgb' AND session_id = 'c' || :client_id;\n";

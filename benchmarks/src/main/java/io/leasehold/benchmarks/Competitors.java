@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
-import io.leasehold.lease.LeaseSqlForBenchmarks;
 import io.leasehold.lease.LeaseStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -67,7 +66,7 @@ final class Competitors {
    * floor of its own overhead.
    */
   Throughput.OpFactory leaseholdSql(boolean contended) {
-    LeaseSqlForBenchmarks sql = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return (i, n) -> {
       Connection c = db.connection();
       PreparedStatement acquire = c.prepareStatement(sql.acquire());
@@ -75,7 +74,7 @@ final class Competitors {
       String k = key(i, contended);
       return () -> {
         UUID run = UUID.randomUUID();
-        LeaseSqlForBenchmarks.bindAcquire(acquire, "bench-sql", k, run, "bench", TTL.toNanos() / 1000, 0);
+        LeaseStatements.bindAcquire(acquire, "bench-sql", k, run, "bench", TTL.toNanos() / 1000, 0);
         // One statement answers both ways: granted with the fence, or refused with the holder's
         // row (which the store turns into its Busy answer without another round trip).
         Long fence = grantedFence(acquire);

@@ -6,7 +6,6 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
-import io.leasehold.lease.LeaseSqlForBenchmarks;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
 import java.sql.Connection;
@@ -107,7 +106,7 @@ final class ContentionBench {
     if (shedHeld.isEmpty()) {
       throw new IllegalStateException("could not take the ShedLock lock to refuse others");
     }
-    LeaseSqlForBenchmarks sql = new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
     List<RefusalFactory> competitors =
         List.of(
             t -> () -> {
@@ -118,7 +117,7 @@ final class ContentionBench {
             t -> {
               PreparedStatement acquire = db.connection().prepareStatement(sql.acquire());
               return () -> {
-                LeaseSqlForBenchmarks.bindAcquire(acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
+                LeaseStatements.bindAcquire(acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
                 if (Competitors.grantedFence(acquire) != null) {
                   throw new IllegalStateException("not refused");
                 }

@@ -1,6 +1,5 @@
 package io.leasehold.benchmarks;
 
-import io.leasehold.lease.LeaseSqlForBenchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +31,7 @@ final class PgBench {
    * pipeline into the next ({@code \gset} is not allowed in pipeline mode), so this release
    * matches the fence column against itself.
    */
-  static final String LEASEHOLD = leaseholdScript(new LeaseSqlForBenchmarks(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+  static final String LEASEHOLD = leaseholdScript(new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 
   /**
    * Leasehold's acquire + release as pgbench script, on another table with the same columns.
@@ -41,7 +40,7 @@ final class PgBench {
    * @param table the table to run them on
    * @param opening false to leave out each pipeline's opening (the timeouts)
    */
-  static String leaseholdScript(LeaseSqlForBenchmarks sql, String table, boolean opening) {
+  static String leaseholdScript(LeaseStatements sql, String table, boolean opening) {
     String script = leaseholdScript(sql).replace("leasehold_lease", table);
     if (opening) {
       return script;
@@ -49,7 +48,7 @@ final class PgBench {
     return script.replaceAll("(?m)^SELECT statement_timestamp\\(\\), set_config.*;\n", "");
   }
 
-  private static String leaseholdScript(LeaseSqlForBenchmarks sql) {
+  private static String leaseholdScript(LeaseStatements sql) {
     String account = "'pgb'";
     String session = "('c' || :client_id)";
     String run = "md5(:run::text)::uuid";
