@@ -38,6 +38,9 @@ import java.util.UUID;
  * your mapper. Requires {@code jackson-databind} 2.x on the class path (an optional dependency of
  * this module).
  */
+// Jackson is an optional dependency of this module (requires static): whoever uses this class
+// has Jackson, and reads it on their own.
+@SuppressWarnings("exports")
 public final class FencingJsonModule extends SimpleModule {
   private static final long serialVersionUID = 1L;
 

@@ -1,0 +1,17 @@
+/**
+ * Fencing tokens and the guards that refuse stale writers: what a resource owner needs, without
+ * the lease store. Jackson and Liquibase are optional: the JSON module needs the first, and the
+ * schema helper (for the other Leasehold modules only) the second.
+ */
+module io.leasehold.fencing {
+  requires static com.fasterxml.jackson.databind;
+  requires static liquibase.core;
+  requires static transitive java.sql;
+  requires static java.logging;
+
+  exports io.leasehold.fencing;
+  exports io.leasehold.fencing.json;
+  // Support for the other Leasehold modules' schema classes, not an API (see its package doc).
+  // Exported to all: a qualified export would name modules this one cannot see when it compiles.
+  exports io.leasehold.fencing.schema;
+}
