@@ -80,6 +80,8 @@ public final class LeaseStore implements AutoCloseable {
   private final BatchRenewer renewer;
   private final Keeper keeper;
   private final AcquireWaits waits;
+  /** The shutdown hook of {@link LeaseStoreBuilder#closeOnJvmExit}, or null. */
+  private final Thread closeAtExit;
   private final Control control = new Control();
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
@@ -104,6 +106,21 @@ public final class LeaseStore implements AutoCloseable {
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, renewInterval);
     this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
+    if (b.closeOnJvmExit) {
+      this.closeAtExit = new Thread(this::closeAtJvmExit, "leasehold-store-close-at-exit");
+      Runtime.getRuntime().addShutdownHook(closeAtExit);
+    } else {
+      this.closeAtExit = null;
+    }
+  }
+
+  private void closeAtJvmExit() {
+    try {
+      close();
+    } catch (RuntimeException e) {
+      System.getLogger(LeaseStore.class.getName())
+          .log(System.Logger.Level.WARNING, "closing the lease store at JVM exit failed; its leases will expire", e);
+    }
   }
 
   /**
@@ -728,6 +745,13 @@ public final class LeaseStore implements AutoCloseable {
     }
     live.clear();
     keeper.shutdown();
+    if (closeAtExit != null && Thread.currentThread() != closeAtExit) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(closeAtExit);
+      } catch (IllegalStateException e) {
+        // The JVM is exiting already; the hook finds the store closed.
+      }
+    }
   }
 
   /**

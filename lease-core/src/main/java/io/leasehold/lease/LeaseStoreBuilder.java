@@ -28,6 +28,7 @@ public final class LeaseStoreBuilder {
   boolean notifyChanges = false;
   SigningKey signingKey;
   Duration waitPollCeiling = Duration.ofMillis(500);
+  boolean closeOnJvmExit = false;
 
   LeaseStoreBuilder(DataSource dataSource) {
     if (dataSource == null) {
@@ -219,6 +220,23 @@ public final class LeaseStoreBuilder {
   }
 
   /**
+   * Whether the store closes itself when the JVM exits normally (the end of {@code main},
+   * {@code System.exit}, SIGTERM or Ctrl-C; not SIGKILL or a crash): its held leases are released
+   * then, so the next process takes the sessions over at once instead of waiting out the TTL.
+   * Off by default: it registers a JVM shutdown hook, which {@link LeaseStore#close()} removes
+   * again. Shutdown hooks run in no particular order: if the store's {@code DataSource} also
+   * closes itself at exit, close the store first from your own hook instead (or let a framework
+   * order it, as the Spring Boot integration does). Default false.
+   *
+   * @param closeOnJvmExit true to release held leases at JVM exit
+   * @return this builder
+   */
+  public LeaseStoreBuilder closeOnJvmExit(boolean closeOnJvmExit) {
+    this.closeOnJvmExit = closeOnJvmExit;
+    return this;
+  }
+
+  /**
    * Builds the store. No connection is opened here.
    *
    * @return the store
@@ -280,6 +298,7 @@ public final class LeaseStoreBuilder {
     b.notifyChanges = notifyChanges;
     b.signingKey = signingKey;
     b.waitPollCeiling = waitPollCeiling;
+    b.closeOnJvmExit = closeOnJvmExit;
     return b;
   }
 

@@ -7,7 +7,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * Child process of {@link KilledProcessTest}: acquires a lease, keeps it alive, reports it on
  * standard output and then waits to be killed. Arguments: JDBC URL, user, password, account,
- * session, TTL in milliseconds.
+ * session, TTL in milliseconds, and optionally {@code closeOnJvmExit}.
  */
 public final class AcquireAndHangMain {
   private AcquireAndHangMain() {}
@@ -21,6 +21,7 @@ public final class AcquireAndHangMain {
         LeaseStore.builder(ds)
             .accessPolicy(AccessPolicy.allowAll())
             .ttl(Duration.ofMillis(Long.parseLong(args[5])))
+            .closeOnJvmExit(args.length > 6 && args[6].equals("closeOnJvmExit"))
             .build();
     AcquireResult r = store.tryAcquire(LeaseKey.of(args[3], args[4]), args[3]);
     if (!(r instanceof AcquireResult.Acquired a)) {

@@ -124,7 +124,10 @@ class BatchRenewalTest {
 
       assertThat(result.renewed()).isEqualTo(n - stale.size());
       assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet())).isEqualTo(stale);
-      assertThat(scheduler.getCompletedTaskCount()).as("the helper ran chunks").isEqualTo(1);
+      // The helper was handed the work of a second statement. Whether it took a chunk before
+      // this thread took them all depends on scheduling (a loaded machine may start it late):
+      // the result is the same either way, which the expiries below check.
+      assertThat(scheduler.getTaskCount()).as("work handed to the helper").isEqualTo(1);
       Map<UUID, Instant> inDatabase = expiries("chunks");
       for (Lease l : leases) {
         if (!stale.contains(l.runId())) {

@@ -104,4 +104,21 @@ class FencedFileStoreTest {
     assertThatThrownBy(() -> b.write(token(9), "f", bytes("b"))).isInstanceOf(StaleFenceException.class);
     assertThat(b.highWaterMark(key)).hasValue(10);
   }
+
+  @Test
+  void aRootThatCannotBeUsedSaysWhyAndANullLeaseIsNamed() throws Exception {
+    // A regular file where the root should be: the reason must be in the message, not only in
+    // the cause.
+    java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> FencedFileStore.open(file.resolve("root"), TokenVerifier.trustEveryWriter()))
+        .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
+        .hasMessageContaining("Exception on " + file)
+        .hasMessageContaining("root must be a directory");
+
+    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.write(null, "f.txt", new byte[] {1}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease (or token) presented must not be null");
+  }
 }

@@ -1,0 +1,39 @@
+package example;
+
+import io.leasehold.devdb.LocalPostgres;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStore;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+
+/** A user's first program: a local PostgreSQL, the schema, a lease, and the answer printed. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    try (LocalPostgres pg = LocalPostgres.start()) {
+      // On the module path, the schema as plain SQL: Liquibase 4 is an automatic module whose own
+      // dependencies a modular application would have to add by hand.
+      try (Connection c = pg.dataSource().getConnection();
+          Statement s = c.createStatement()) {
+        s.execute(LeaseSchema.defaults().sqlScript());
+      }
+      String version;
+      try (Connection c = pg.dataSource().getConnection();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SHOW server_version")) {
+        rs.next();
+        version = rs.getString(1);
+      }
+      try (LeaseStore store = LeaseStore.builder(pg.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+        Lease lease = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7").acquiredLease().orElseThrow();
+        System.out.println("MODULAR CONSUMER OK: fence " + lease.fence() + " on PostgreSQL " + version);
+        lease.release();
+      }
+    }
+  }
+}

@@ -1,0 +1,4 @@
+module example {
+  requires io.leasehold.lease;
+  requires io.leasehold.devdb;
+}
