@@ -55,11 +55,29 @@ public final class LocalPostgres implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("could not create a data directory for PostgreSQL", e);
     }
-    this.stopAtExit = new Thread(this::stopAtJvmExit, "leasehold-local-postgres-stop");
-    startServer();
+    // In the root thread group: a hook created in a group that is destroyed before the JVM exits
+    // (mvn exec:java destroys the group its main ran in) cannot start, and the server was left
+    // running after 3 of 5 exec:java runs.
+    this.stopAtExit = new Thread(rootThreadGroup(), this::stopAtJvmExit, "leasehold-local-postgres-stop");
+    try {
+      startServer();
+    } catch (RuntimeException e) {
+      if (temporaryData) {
+        deleteDataDirectory(); // nothing of a server that never started stays behind
+      }
+      throw e;
+    }
     // One hook of ours, not the library's: it also deletes a temporary data directory, and
     // close() withdraws it, so closed servers leave nothing registered behind.
     Runtime.getRuntime().addShutdownHook(stopAtExit);
+  }
+
+  private static ThreadGroup rootThreadGroup() {
+    ThreadGroup g = Thread.currentThread().getThreadGroup();
+    while (g.getParent() != null) {
+      g = g.getParent();
+    }
+    return g;
   }
 
   private void stopAtJvmExit() {
@@ -216,13 +234,20 @@ public final class LocalPostgres implements AutoCloseable {
     closed = true;
     stopServer();
     if (temporaryData) {
-      try (var paths = Files.walk(dataDirectory)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("could not delete the data directory " + dataDirectory, e);
+      deleteDataDirectory();
+    }
+  }
+
+  private void deleteDataDirectory() {
+    if (!Files.exists(dataDirectory)) {
+      return;
+    }
+    try (var paths = Files.walk(dataDirectory)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete the data directory " + dataDirectory, e);
     }
   }
 

@@ -35,11 +35,28 @@ final class Keeper {
   private ScheduledFuture<?> renewTask;
   private ScheduledFuture<?> watchTask;
   private boolean stopped;
+  private final Ticker ticker;
+  private final LeaseStoreListener listener;
+  /** Ticker time of the last successful renewal round; Long.MIN_VALUE before the first. */
+  private volatile long lastRound = Long.MIN_VALUE;
 
-  Keeper(BatchRenewer renewer, ScheduledExecutorService givenScheduler, Duration renewInterval) {
+  Keeper(
+      BatchRenewer renewer,
+      ScheduledExecutorService givenScheduler,
+      Duration renewInterval,
+      Ticker ticker,
+      LeaseStoreListener listener) {
     this.renewer = renewer;
     this.givenScheduler = givenScheduler;
     this.renewInterval = renewInterval;
+    this.ticker = ticker;
+    this.listener = listener;
+  }
+
+  /** Time since the last successful renewal round, if there was one. */
+  java.util.Optional<Duration> sinceLastRound() {
+    long last = lastRound;
+    return last == Long.MIN_VALUE ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(ticker.read() - last));
   }
 
   void keep(Lease lease) {
@@ -128,7 +145,18 @@ final class Keeper {
       if (kept.isEmpty()) {
         return;
       }
-      LeaseStore.BatchRenewal result = renewer.renew(new ArrayList<>(kept.values()), true, scheduler);
+      List<Lease> round = new ArrayList<>(kept.values());
+      long start = ticker.read();
+      LeaseStore.BatchRenewal result;
+      try {
+        result = renewer.renew(round, true, scheduler);
+      } catch (RuntimeException e) {
+        listener.renewalFailed(round.size(), Duration.ofNanos(ticker.read() - start), e);
+        throw e;
+      }
+      long end = ticker.read();
+      lastRound = end;
+      listener.renewalRound(round.size(), result.lost().size(), Duration.ofNanos(end - start));
       if (!result.lost().isEmpty()) {
         LOG.log(Level.DEBUG, () -> result.lost().size() + " kept lease(s) lost at renewal");
       }

@@ -303,6 +303,7 @@ public final class Lease implements Fenced, AutoCloseable {
       return;
     }
     control.forget(this);
+    control.lost(loss);
     LOG.log(Level.DEBUG, () -> "lease " + token + " lost: " + loss);
     for (Consumer<LeaseLoss> listener : listeners) {
       if (listeners.remove(listener)) {

@@ -21,4 +21,7 @@ interface LeaseControl {
 
   /** The lease ended: stop keeping it and forget it. */
   void forget(Lease lease);
+
+  /** The lease was lost (after {@link #forget}), for the store's listeners. */
+  void lost(LeaseLoss loss);
 }

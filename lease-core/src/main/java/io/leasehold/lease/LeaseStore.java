@@ -80,6 +80,7 @@ public final class LeaseStore implements AutoCloseable {
   private final BatchRenewer renewer;
   private final Keeper keeper;
   private final AcquireWaits waits;
+  private final ListenerList listeners = new ListenerList();
   /** The shutdown hook of {@link LeaseStoreBuilder#closeOnJvmExit}, or null. */
   private final Thread closeAtExit;
   private final Control control = new Control();
@@ -104,10 +105,16 @@ public final class LeaseStore implements AutoCloseable {
     this.sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
     this.runner = new StatementRunner(dataSource, schema);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
-    this.keeper = new Keeper(renewer, b.scheduler, renewInterval);
+    this.keeper = new Keeper(renewer, b.scheduler, renewInterval, ticker, listeners);
     this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
     if (b.closeOnJvmExit) {
-      this.closeAtExit = new Thread(this::closeAtJvmExit, "leasehold-store-close-at-exit");
+      // In the root thread group: a hook created in a group that is gone by the time the JVM
+      // exits (mvn exec:java destroys the group its main ran in) cannot start.
+      ThreadGroup root = Thread.currentThread().getThreadGroup();
+      while (root.getParent() != null) {
+        root = root.getParent();
+      }
+      this.closeAtExit = new Thread(root, this::closeAtJvmExit, "leasehold-store-close-at-exit");
       Runtime.getRuntime().addShutdownHook(closeAtExit);
     } else {
       this.closeAtExit = null;
@@ -179,9 +186,28 @@ public final class LeaseStore implements AutoCloseable {
       throw new AccessDeniedException(request.caller(), key);
     }
     String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
-    UUID runId = UUID.randomUUID();
+    long startedAt = ticker.read();
+    AcquireResult result;
+    try {
+      result = acquireOnce(request, key, leaseTtl, holder, startedAt);
+    } catch (LeaseStoreException e) {
+      listeners.acquireEnded(LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
+      throw e;
+    }
+    listeners.acquireEnded(
+        result instanceof AcquireResult.Acquired
+            ? LeaseStoreListener.AcquireOutcome.ACQUIRED
+            : result instanceof AcquireResult.Busy
+                ? LeaseStoreListener.AcquireOutcome.BUSY
+                : LeaseStoreListener.AcquireOutcome.TOO_LATE,
+        Duration.ofNanos(ticker.read() - startedAt));
+    return result;
+  }
 
-    long sentAt = ticker.read();
+  /** One acquire; {@code sentAt} starts the local deadline (CONTRACT C2), read before sending. */
+  private AcquireResult acquireOnce(
+      AcquireRequest request, LeaseKey key, Duration leaseTtl, String holder, long sentAt) {
+    UUID runId = UUID.randomUUID();
     Answer answer;
     try {
       answer =
@@ -799,6 +825,32 @@ public final class LeaseStore implements AutoCloseable {
     return keeper.size();
   }
 
+  /**
+   * How long ago the keeper's last renewal round succeeded: a growing value means kept leases are
+   * about to be lost (the database is slow or unreachable).
+   *
+   * @return the time since the last successful round, by the store's ticker; empty before the
+   *     first round
+   */
+  public Optional<Duration> keeperLag() {
+    return keeper.sinceLastRound();
+  }
+
+  /**
+   * Adds a listener for what this store does (acquire outcomes and latency, renewal rounds, lost
+   * leases), for metrics and logs.
+   *
+   * @param listener the listener; called on the threads that do the work
+   * @return closing it removes the listener
+   * @throws IllegalArgumentException if null
+   */
+  public AutoCloseable addListener(LeaseStoreListener listener) {
+    if (listener == null) {
+      throw new IllegalArgumentException("listener must not be null");
+    }
+    return listeners.add(listener);
+  }
+
   // ------------------------------------------------------------------ internals
 
   /** The store as its leases see it (see {@link LeaseControl}). */
@@ -834,6 +886,11 @@ public final class LeaseStore implements AutoCloseable {
     public void forget(Lease lease) {
       keeper.forget(lease);
       live.remove(lease);
+    }
+
+    @Override
+    public void lost(LeaseLoss loss) {
+      listeners.leaseLost(loss.reason());
     }
   }
 

@@ -1,0 +1,137 @@
+package io.leasehold.micrometer;
+
+import io.leasehold.lease.LeaseLoss;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Micrometer meters for one {@link LeaseStore}, without Spring:
+ *
+ * <pre>{@code
+ * AutoCloseable metrics = LeaseholdMetrics.bind(store, registry);
+ * }</pre>
+ *
+ * <table>
+ *   <caption>Meters (every one tagged {@code table}, the store's lease table)</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>what it counts</th></tr>
+ *   <tr><td>{@code leasehold.acquire}</td><td>timer</td><td>{@code outcome}: acquired, busy,
+ *       too_late, error</td><td>acquire attempts and their latency</td></tr>
+ *   <tr><td>{@code leasehold.renewal}</td><td>timer</td><td></td><td>the keeper's renewal rounds
+ *       (one statement per 10,000 kept leases)</td></tr>
+ *   <tr><td>{@code leasehold.renewal.failures}</td><td>counter</td><td></td><td>rounds that failed
+ *       as a whole (their leases are lost)</td></tr>
+ *   <tr><td>{@code leasehold.leases.kept}</td><td>gauge</td><td></td><td>leases the keeper
+ *       renews now</td></tr>
+ *   <tr><td>{@code leasehold.leases.lost}</td><td>counter</td><td>{@code reason}: the {@link
+ *       LeaseLoss.Reason}, lower case</td><td>leases this store handed out that were lost</td></tr>
+ *   <tr><td>{@code leasehold.keeper.lag}</td><td>gauge, seconds</td><td></td><td>time since the
+ *       last successful renewal round (NaN before the first)</td></tr>
+ * </table>
+ *
+ * <p>Tags are low-cardinality on purpose: never a session id, an account or a run id. What each
+ * meter means for operations, and the alerts worth setting, is in docs/operations.md.
+ */
+public final class LeaseholdMetrics {
+  private LeaseholdMetrics() {}
+
+  /**
+   * Registers the store's meters and starts counting.
+   *
+   * @param store the store to measure
+   * @param registry where the meters go
+   * @return closing it stops counting and removes the meters from the registry
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static AutoCloseable bind(LeaseStore store, MeterRegistry registry) {
+    if (store == null || registry == null) {
+      throw new IllegalArgumentException("store and registry must not be null");
+    }
+    Tags tags = Tags.of("table", store.schema().table());
+    List<Meter> meters = new ArrayList<>();
+    Map<LeaseStoreListener.AcquireOutcome, Timer> acquire = new EnumMap<>(LeaseStoreListener.AcquireOutcome.class);
+    for (LeaseStoreListener.AcquireOutcome o : LeaseStoreListener.AcquireOutcome.values()) {
+      Timer t =
+          Timer.builder("leasehold.acquire")
+              .description("acquire attempts and their latency, by outcome")
+              .tags(tags.and("outcome", o.name().toLowerCase(Locale.ROOT)))
+              .register(registry);
+      acquire.put(o, t);
+      meters.add(t);
+    }
+    Map<LeaseLoss.Reason, Counter> lost = new EnumMap<>(LeaseLoss.Reason.class);
+    for (LeaseLoss.Reason r : LeaseLoss.Reason.values()) {
+      Counter c =
+          Counter.builder("leasehold.leases.lost")
+              .description("leases this store handed out that were lost, by reason")
+              .tags(tags.and("reason", r.name().toLowerCase(Locale.ROOT)))
+              .register(registry);
+      lost.put(r, c);
+      meters.add(c);
+    }
+    Timer renewal =
+        Timer.builder("leasehold.renewal").description("the keeper's renewal rounds").tags(tags).register(registry);
+    Counter renewalFailures =
+        Counter.builder("leasehold.renewal.failures")
+            .description("renewal rounds that failed as a whole")
+            .tags(tags)
+            .register(registry);
+    meters.add(renewal);
+    meters.add(renewalFailures);
+    meters.add(
+        Gauge.builder("leasehold.leases.kept", store, LeaseStore::keptLeaseCount)
+            .description("leases the keeper renews now")
+            .tags(tags)
+            .register(registry));
+    meters.add(
+        Gauge.builder("leasehold.keeper.lag", store, s -> s.keeperLag().map(LeaseholdMetrics::seconds).orElse(Double.NaN))
+            .description("seconds since the keeper's last successful renewal round")
+            .baseUnit("seconds")
+            .tags(tags)
+            .register(registry));
+
+    AutoCloseable listening =
+        store.addListener(
+            new LeaseStoreListener() {
+              @Override
+              public void acquireEnded(AcquireOutcome outcome, Duration latency) {
+                acquire.get(outcome).record(latency);
+              }
+
+              @Override
+              public void renewalRound(int leases, int lostLeases, Duration latency) {
+                renewal.record(latency);
+              }
+
+              @Override
+              public void renewalFailed(int leases, Duration latency, Throwable error) {
+                renewal.record(latency);
+                renewalFailures.increment();
+              }
+
+              @Override
+              public void leaseLost(LeaseLoss.Reason reason) {
+                lost.get(reason).increment();
+              }
+            });
+    return () -> {
+      listening.close();
+      meters.forEach(registry::remove);
+    };
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
+  }
+}
