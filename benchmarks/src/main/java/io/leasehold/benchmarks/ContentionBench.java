@@ -10,7 +10,6 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;

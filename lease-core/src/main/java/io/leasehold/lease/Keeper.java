@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -54,9 +55,9 @@ final class Keeper {
   }
 
   /** Time since the last successful renewal round, if there was one. */
-  java.util.Optional<Duration> sinceLastRound() {
+  Optional<Duration> sinceLastRound() {
     long last = lastRound;
-    return last == Long.MIN_VALUE ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(ticker.read() - last));
+    return last == Long.MIN_VALUE ? Optional.empty() : Optional.of(Duration.ofNanos(ticker.read() - last));
   }
 
   void keep(Lease lease) {

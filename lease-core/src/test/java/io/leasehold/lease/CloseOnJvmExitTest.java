@@ -6,7 +6,6 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
-import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
