@@ -37,6 +37,9 @@ public final class InMemoryFenceGuard implements FenceGuard {
   /** Default bound on remembered keys. */
   public static final int DEFAULT_MAX_KEYS = 100_000;
 
+  /** The resource kind this guard reports to its {@link GuardListener}. */
+  public static final String RESOURCE = "memory";
+
   private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
   private final AtomicLong floor = new AtomicLong();
   private final TokenVerifier verifier;
@@ -44,8 +47,10 @@ public final class InMemoryFenceGuard implements FenceGuard {
   private final AdminPolicy adminPolicy;
   private final Clock clock;
   private final List<MarkReset> resets = new ArrayList<>();
+  private final GuardListener listener;
 
   private InMemoryFenceGuard(Builder b) {
+    this.listener = b.listener;
     this.verifier = b.verifier;
     this.maxKeys = b.maxKeys;
     this.adminPolicy = b.adminPolicy;
@@ -98,14 +103,30 @@ public final class InMemoryFenceGuard implements FenceGuard {
   }
 
   private <T> T runFenced(Fenced fenced, java.util.function.Function<Admission, T> write) {
-    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    FencingToken token;
+    try {
+      token = TokenVerifier.presentVerified(fenced, verifier);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      GuardListener.report(listener, RESOURCE, GuardListener.refusalOf(e));
+      throw e;
+    }
     while (true) {
       Mark mark = markOf(token.key());
       synchronized (mark) {
         if (mark.forgotten) {
           continue; // removed meanwhile: take the key's new mark, which starts at the floor
         }
-        Admission admission = mark.admit(token);
+        Admission admission;
+        try {
+          admission = mark.admit(token);
+        } catch (StaleFenceException e) {
+          GuardListener.report(listener, RESOURCE, GuardListener.Decision.STALE);
+          throw e;
+        }
+        // Reported before the write: once admitted, the mark is raised whatever the write does.
+        GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
         return write.apply(admission);
       }
     }
@@ -233,8 +254,24 @@ public final class InMemoryFenceGuard implements FenceGuard {
     private int maxKeys = DEFAULT_MAX_KEYS;
     private AdminPolicy adminPolicy = AdminPolicy.nobody();
     private Clock clock = Clock.systemUTC();
+    private GuardListener listener = GuardListener.NONE;
 
     private Builder() {}
+
+    /**
+     * Who hears each decision (resource kind {@value InMemoryFenceGuard#RESOURCE}). Default
+     * {@link GuardListener#NONE}.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
+    public Builder listener(GuardListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
+    }
 
     /**
      * How tokens are verified (CONTRACT C15). Required.

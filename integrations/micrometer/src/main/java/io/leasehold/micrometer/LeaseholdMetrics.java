@@ -1,5 +1,6 @@
 package io.leasehold.micrometer;
 
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.lease.LeaseLoss;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreListener;
@@ -15,12 +16,17 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Micrometer meters for one {@link LeaseStore}, without Spring:
+ * Micrometer meters for one {@link LeaseStore}, and for guards, without Spring:
  *
  * <pre>{@code
  * AutoCloseable metrics = LeaseholdMetrics.bind(store, registry);
+ * FencedFileStore files = FencedFileStore.builder(root)
+ *     .verifier(verifier)
+ *     .listener(LeaseholdMetrics.guardListener(registry))
+ *     .open();
  * }</pre>
  *
  * <table>
@@ -40,7 +46,7 @@ import java.util.Map;
  *       last successful renewal round (NaN before the first)</td></tr>
  * </table>
  *
- * <p>Tags are low-cardinality on purpose: never a session id, an account or a run id. What each
+ * <p>The guard meters are listed at {@link #guardListener}. Tags are low-cardinality on purpose: never a session id, an account or a run id. What each
  * meter means for operations, and the alerts worth setting, is in docs/operations.md.
  */
 public final class LeaseholdMetrics {
@@ -129,6 +135,48 @@ public final class LeaseholdMetrics {
       listening.close();
       meters.forEach(registry::remove);
     };
+  }
+
+  /**
+   * A listener for guards (give it to a guard builder's {@code listener(...)}) that counts their
+   * decisions:
+   *
+   * <table>
+   *   <caption>Guard meters</caption>
+   *   <tr><th>name</th><th>type</th><th>tags</th><th>what it counts</th></tr>
+   *   <tr><td>{@code leasehold.guard.admissions}</td><td>counter</td><td>{@code resource}: memory,
+   *       file, tool, jdbc</td><td>writes a guard admitted</td></tr>
+   *   <tr><td>{@code leasehold.guard.rejections}</td><td>counter</td><td>{@code resource}, and
+   *       {@code reason}: stale, unverified, lease_lost, duplicate, fail_closed</td><td>writes a
+   *       guard refused</td></tr>
+   * </table>
+   *
+   * <p>One listener can serve every guard of an application; the meters stay in the registry.
+   *
+   * @param registry where the meters go
+   * @return the listener
+   * @throws IllegalArgumentException if the registry is null
+   */
+  public static GuardListener guardListener(MeterRegistry registry) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry must not be null");
+    }
+    Map<String, Counter> counters = new ConcurrentHashMap<>();
+    return (resource, decision) ->
+        counters.computeIfAbsent(resource + "/" + decision, k -> guardCounter(registry, resource, decision)).increment();
+  }
+
+  private static Counter guardCounter(MeterRegistry registry, String resource, GuardListener.Decision decision) {
+    if (decision == GuardListener.Decision.ADMITTED) {
+      return Counter.builder("leasehold.guard.admissions")
+          .description("writes a guard admitted")
+          .tag("resource", resource)
+          .register(registry);
+    }
+    return Counter.builder("leasehold.guard.rejections")
+        .description("writes a guard refused, by reason")
+        .tags("resource", resource, "reason", decision.name().toLowerCase(Locale.ROOT))
+        .register(registry);
   }
 
   private static double seconds(Duration d) {

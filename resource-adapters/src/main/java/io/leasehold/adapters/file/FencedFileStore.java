@@ -7,6 +7,7 @@ import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
@@ -89,6 +90,9 @@ import java.util.UUID;
  * <p>Thread-safe, and safe for several processes sharing the root.
  */
 public final class FencedFileStore {
+  /** The resource kind this guard reports to its {@link GuardListener}. */
+  public static final String RESOURCE = "file";
+
   /** Extended attribute that holds the text form of the writer's token. */
   public static final String TOKEN_ATTRIBUTE = "leasehold.token";
   /** The store's own directory inside the root. */
@@ -111,12 +115,14 @@ public final class FencedFileStore {
   private final TokenVerifier verifier;
   private final AdminPolicy adminPolicy;
   private final Clock clock;
+  private final GuardListener listener;
 
   private FencedFileStore(Path root, Builder b) throws IOException {
     this.root = root;
     this.verifier = b.verifier;
     this.adminPolicy = b.adminPolicy;
     this.clock = b.clock;
+    this.listener = b.listener;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
@@ -192,6 +198,10 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation write(Fenced fenced, String path, byte[] content) {
+    return GuardListener.observe(listener, RESOURCE, () -> writeUnobserved(fenced, path, content));
+  }
+
+  private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
     if (content == null) {
       throw new IllegalArgumentException("content must not be null");
     }
@@ -248,6 +258,10 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
+    return GuardListener.observe(listener, RESOURCE, () -> deleteUnobserved(fenced, path));
+  }
+
+  private FileOperation deleteUnobserved(Fenced fenced, String path) {
     String relative = checkPath(path);
     FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     return locked(
@@ -666,6 +680,23 @@ public final class FencedFileStore {
 
     private Builder(Path root) {
       this.root = root;
+    }
+
+    private GuardListener listener = GuardListener.NONE;
+
+    /**
+     * Who hears each decision (resource kind {@value FencedFileStore#RESOURCE}). Default {@link
+     * GuardListener#NONE}.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
+    public Builder listener(GuardListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
     }
 
     /**

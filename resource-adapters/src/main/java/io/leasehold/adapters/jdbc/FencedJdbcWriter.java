@@ -5,6 +5,7 @@ import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.MarkReset;
@@ -79,6 +80,9 @@ import javax.sql.DataSource;
  * <p>Thread-safe.
  */
 public final class FencedJdbcWriter {
+  /** The resource kind this guard reports to its {@link GuardListener}. */
+  public static final String RESOURCE = "jdbc";
+
   /** The SQLSTATE of a refusal in the admission-at-commit pipeline. */
   private static final String DIVISION_BY_ZERO = "22012";
 
@@ -89,6 +93,7 @@ public final class FencedJdbcWriter {
   private final TokenVerifier verifier;
   private final AdminPolicy adminPolicy;
   private final Duration lockTimeout;
+  private final GuardListener listener;
 
   /**
    * The admission: raise the mark or return nothing when stale. ON CONFLICT locks the key's row
@@ -153,6 +158,7 @@ public final class FencedJdbcWriter {
     this.leaseTable = qualify(b.databaseSchema, b.leaseTable);
     this.verifyTable = qualify(b.databaseSchema, b.verifyTable);
     this.verifier = b.verifier;
+    this.listener = b.listener;
     this.adminPolicy = b.adminPolicy;
     this.lockTimeout = b.lockTimeout;
     this.admitAtCommit = b.admitAtCommit;
@@ -225,6 +231,10 @@ public final class FencedJdbcWriter {
    * @throws ResourceAccessException if the database or the work fails; rolled back
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
+    return GuardListener.observe(listener, RESOURCE, () -> writeUnobserved(fenced, work));
+  }
+
+  private <T> T writeUnobserved(Fenced fenced, JdbcWork<T> work) {
     if (work == null) {
       throw new IllegalArgumentException("work must not be null");
     }
@@ -541,6 +551,23 @@ public final class FencedJdbcWriter {
         throw new IllegalArgumentException("dataSource must not be null");
       }
       this.dataSource = dataSource;
+    }
+
+    private GuardListener listener = GuardListener.NONE;
+
+    /**
+     * Who hears each decision (resource kind {@value FencedJdbcWriter#RESOURCE}). Default {@link
+     * GuardListener#NONE}.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
+    public Builder listener(GuardListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
     }
 
     /**

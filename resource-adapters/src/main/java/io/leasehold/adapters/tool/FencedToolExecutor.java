@@ -6,6 +6,7 @@ import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
@@ -58,11 +59,15 @@ import java.util.UUID;
  * <p>Thread-safe.
  */
 public final class FencedToolExecutor {
+  /** The resource kind this guard reports to its {@link GuardListener}. */
+  public static final String RESOURCE = "tool";
+
   private final Map<String, FencedTool> tools;
   private final ToolJournal journal;
   private final TokenVerifier verifier;
   private final AdminPolicy adminPolicy;
   private final Clock clock;
+  private final GuardListener listener;
   private final JournalRedaction redaction;
 
   private FencedToolExecutor(Builder b) {
@@ -72,6 +77,7 @@ public final class FencedToolExecutor {
     this.verifier = b.verifier;
     this.adminPolicy = b.adminPolicy;
     this.clock = b.clock;
+    this.listener = b.listener;
   }
 
   /**
@@ -103,6 +109,10 @@ public final class FencedToolExecutor {
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written
    */
   public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
+    return observed(() -> callUnobserved(fenced, toolName, arguments));
+  }
+
+  private ToolResult callUnobserved(Fenced fenced, String toolName, JsonNode arguments) {
     FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     if (toolName == null || !tools.containsKey(toolName)) {
       throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
@@ -128,6 +138,10 @@ public final class FencedToolExecutor {
    * @throws IllegalArgumentException if the tool, its name or an argument is null
    */
   public ToolResult call(Fenced fenced, FencedTool tool, JsonNode arguments) {
+    return observed(() -> callUnobserved(fenced, tool, arguments));
+  }
+
+  private ToolResult callUnobserved(Fenced fenced, FencedTool tool, JsonNode arguments) {
     FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
     if (tool == null || tool.name() == null || tool.name().isBlank()) {
       throw new IllegalArgumentException("tool and its name must not be null or blank");
@@ -149,9 +163,38 @@ public final class FencedToolExecutor {
    * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
    */
   public RunStart startRun(Fenced run) {
+    return observed(() -> startRunUnobserved(run));
+  }
+
+  private RunStart startRunUnobserved(Fenced run) {
     FencingToken token = TokenVerifier.presentVerified(run, verifier);
     Admission admission = journal.admit(token);
     return new RunStart(admission, inDoubtBefore(token));
+  }
+
+  /**
+   * Runs a call and reports its decision: a tool that threw ran all the same (admitted), a
+   * duplicate is a refusal of its own, and the rest is classified as {@link
+   * GuardListener#observe} does.
+   */
+  private <T> T observed(java.util.function.Supplier<T> call) {
+    T result;
+    try {
+      result = call.get();
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (ToolCallFailedException e) {
+      GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
+      throw e;
+    } catch (DuplicateCallException e) {
+      GuardListener.report(listener, RESOURCE, GuardListener.Decision.DUPLICATE);
+      throw e;
+    } catch (RuntimeException | Error e) {
+      GuardListener.report(listener, RESOURCE, GuardListener.refusalOf(e));
+      throw e;
+    }
+    GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
+    return result;
   }
 
   /**
@@ -297,6 +340,23 @@ public final class FencedToolExecutor {
     private JournalRedaction redaction = JournalRedaction.none();
 
     private Builder() {}
+
+    private GuardListener listener = GuardListener.NONE;
+
+    /**
+     * Who hears each decision (resource kind {@value FencedToolExecutor#RESOURCE}). Default {@link
+     * GuardListener#NONE}.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
+    public Builder listener(GuardListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.listener = listener;
+      return this;
+    }
 
     /**
      * What the journal records in place of arguments, results and errors. Default {@link
