@@ -38,7 +38,7 @@ final class Keeper {
   private boolean stopped;
   private final Ticker ticker;
   private final LeaseStoreListener listener;
-  /** Ticker time of the last successful renewal round; Long.MIN_VALUE before the first. */
+  /** Ticker time of the last successful renewal round (or of the start); Long.MIN_VALUE before. */
   private volatile long lastRound = Long.MIN_VALUE;
 
   Keeper(
@@ -54,7 +54,7 @@ final class Keeper {
     this.listener = listener;
   }
 
-  /** Time since the last successful renewal round, if there was one. */
+  /** Time since the last successful renewal round (or since the keeper started), once started. */
   Optional<Duration> sinceLastRound() {
     long last = lastRound;
     return last == Long.MIN_VALUE ? Optional.empty() : Optional.of(Duration.ofNanos(ticker.read() - last));
@@ -131,6 +131,10 @@ final class Keeper {
       return;
     }
     ensureScheduler();
+    if (lastRound == Long.MIN_VALUE) {
+      // Lag counts from the start: a keeper whose very first round hangs is lagging too.
+      lastRound = ticker.read();
+    }
     long renewNanos = renewInterval.toNanos();
     // The watch runs often enough that a passed deadline is noticed within a tenth of the
     // renew interval (at most every millisecond).
@@ -144,6 +148,9 @@ final class Keeper {
   private void renewTick() {
     try {
       if (kept.isEmpty()) {
+        // Nothing to renew is a round done: the lag measures the keeper, not the workload, so
+        // the first lease after an idle hour does not read as an hour of lag.
+        lastRound = ticker.read();
         return;
       }
       List<Lease> round = new ArrayList<>(kept.values());

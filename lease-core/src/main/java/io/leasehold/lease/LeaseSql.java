@@ -98,6 +98,20 @@ final class LeaseSql {
   final String status;
 
   /**
+   * The live leases, for an operator's listing ({@link LeaseStore#heldLeases}): rows neither
+   * released nor expired by database time, soonest expiry first. A scan of the whole table (there
+   * is no index on expiry, and the acquire path should not pay for one): an occasional query, not a
+   * hot path. Columns as {@link #status}'s, then the key. Parameter: the most rows to return.
+   */
+  final String held;
+
+  /**
+   * A health probe: the database clock, read through the lease table so that a missing schema or
+   * missing privileges show up (the subquery reads no row). No parameters.
+   */
+  final String probe;
+
+  /**
    * Sweep, one batch: walk the next rows in primary-key order after the given key, and delete
    * those that ended (released, or expired without release) before a cutoff, by database time.
    * Released rows carry their release time in {@code expires_at}, so one condition covers both.
@@ -293,6 +307,15 @@ final class LeaseSql {
             + "SELECT statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at, l.expires_at,"
             + " l.released_at FROM (SELECT) AS now "
             + "LEFT JOIN " + t + " AS l ON l.account_id = ? AND l.session_id = ?";
+
+    held =
+        begin
+            + "SELECT statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at, l.expires_at,"
+            + " l.released_at, l.account_id, l.session_id FROM " + t + " AS l"
+            + " WHERE l.released_at IS NULL AND l.expires_at > statement_timestamp()"
+            + " ORDER BY l.expires_at, l.account_id, l.session_id LIMIT ?";
+
+    probe = begin + "SELECT statement_timestamp(), EXISTS (SELECT 1 FROM " + t + " WHERE false)";
   }
 
   /** A {@code pg_notify} call on the table's channel for the changed row {@code l}. */

@@ -7,6 +7,7 @@ import io.leasehold.fencing.SigningKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -394,6 +395,80 @@ public final class LeaseStore implements AutoCloseable {
       throw new AccessDeniedException(caller, key, "read the status of " + key);
     }
     return statusUnchecked(key);
+  }
+
+  /** Most rows {@link #heldLeases} returns. */
+  public static final int MAX_LISTED = 10_000;
+
+  /**
+   * The leases held now, across every process that uses this table, for an operator's view (the
+   * Spring Boot starter's {@code leasehold} actuator endpoint lists them). Only keys the access
+   * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned:
+   * the statuses name run ids and fences (CONTRACT C17). Reads the whole table once; not for a hot
+   * path.
+   *
+   * @param caller the authenticated principal, passed to the access policy for each key
+   * @param limit the most live leases to read, 1 to {@value #MAX_LISTED}; those expiring soonest
+   *     come first
+   * @return the held leases the caller may see, soonest expiry first
+   * @throws IllegalArgumentException if the limit is out of range
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails
+   */
+  public List<LeaseStatus> heldLeases(String caller, int limit) {
+    if (limit < 1 || limit > MAX_LISTED) {
+      throw new IllegalArgumentException("limit must be between 1 and " + MAX_LISTED + ", was " + limit);
+    }
+    ensureOpen();
+    List<LeaseStatus> all =
+        runner.execute(
+            sql.held,
+            () -> "list held leases",
+            ps -> ps.setInt(1, limit),
+            (rs, opened) -> {
+              List<LeaseStatus> rows = new ArrayList<>();
+              while (rs.next()) {
+                Instant now = StatementRunner.instant(rs, 1);
+                Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
+                LeaseOwner owner =
+                    new LeaseOwner(
+                        rs.getObject(2, UUID.class),
+                        rs.getLong(3),
+                        rs.getString(4),
+                        StatementRunner.instant(rs, 5),
+                        StatementRunner.instant(rs, 6),
+                        releasedAt);
+                rows.add(statusOf(LeaseKey.of(rs.getString(8), rs.getString(9)), owner, now));
+              }
+              return rows;
+            });
+    List<LeaseStatus> visible = new ArrayList<>();
+    for (LeaseStatus s : all) {
+      if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
+        visible.add(s);
+      }
+    }
+    return List.copyOf(visible);
+  }
+
+  /**
+   * Reads the database clock through the lease table: a health probe, which fails if the
+   * database is unreachable, the schema is missing or this store's user may not read the table.
+   *
+   * @return the database's current time
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails, naming the repair for a missing schema
+   */
+  public Instant databaseTime() {
+    ensureOpen();
+    return runner.execute(
+        sql.probe,
+        () -> "read the database time",
+        ps -> {},
+        (rs, opened) -> {
+          rs.next();
+          return StatementRunner.instant(rs, 1);
+        });
   }
 
   /** The status without the policy: for the store's own answers and its watchers. */
@@ -827,10 +902,11 @@ public final class LeaseStore implements AutoCloseable {
 
   /**
    * How long ago the keeper's last renewal round succeeded: a growing value means kept leases are
-   * about to be lost (the database is slow or unreachable).
+   * about to be lost (the database is slow or unreachable). A round with nothing to renew counts
+   * as a success, so the lag stays small while the store is idle.
    *
-   * @return the time since the last successful round, by the store's ticker; empty before the
-   *     first round
+   * @return the time since the last successful round (since the keeper started, before its first
+   *     round), by the store's ticker; empty until the first lease is kept
    */
   public Optional<Duration> keeperLag() {
     return keeper.sinceLastRound();

@@ -90,6 +90,23 @@ class KeeperTest {
   }
 
   @Test
+  void keeperLagCountsFromTheStartAndFromEachRoundAndAnIdleRoundCounts() {
+    assertThat(store.keeperLag()).isEmpty();
+    Lease lease = acquire().keepAlive();
+    // Counted from the keeper's start, so a first round that hangs shows as lag.
+    assertThat(store.keeperLag()).hasValue(Duration.ZERO);
+    ticker.advance(Duration.ofSeconds(3));
+    assertThat(store.keeperLag()).hasValue(Duration.ofSeconds(3));
+    keeperTime.advanceAndRun(store.renewInterval());
+    assertThat(store.keeperLag()).hasValue(Duration.ZERO);
+    lease.release();
+    // Nothing to renew is a round done: an idle store does not read as lagging.
+    keeperTime.advanceAndRun(store.renewInterval());
+    keeperTime.advanceAndRun(Duration.ofMinutes(10));
+    assertThat(store.keeperLag().orElseThrow()).isLessThan(store.renewInterval());
+  }
+
+  @Test
   void takeoverIsNoticedAtTheNextRenewalAndStopsTheRun() {
     Lease lease = acquire().keepAlive();
     AtomicInteger calls = new AtomicInteger();

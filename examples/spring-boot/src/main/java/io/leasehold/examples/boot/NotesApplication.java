@@ -1,0 +1,60 @@
+package io.leasehold.examples.boot;
+
+import io.leasehold.devdb.LocalPostgres;
+import io.leasehold.lease.AccessPolicy;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A small service on the Leasehold starter: one fenced endpoint ({@link NotesController}) that
+ * writes a session's note only while its run holds the session's lease. Everything else (the
+ * store, the file store guard, meters, health, the held-lease endpoint, release at shutdown) comes
+ * from the starter and {@code application.properties}.
+ *
+ * <p>{@code mvn -pl examples/spring-boot exec:java} runs it on a local PostgreSQL 17 that it
+ * starts (and stops at exit) when no {@code --spring.datasource.url} is given.
+ */
+@SpringBootApplication
+public class NotesApplication {
+  /**
+   * Who may run which session: the starter requires this bean. Here the caller (a header in the
+   * controller; an authenticated principal in a real service) must own the account.
+   *
+   * @return the policy
+   */
+  @Bean
+  AccessPolicy accessPolicy() {
+    return (caller, key) -> caller.equals(key.accountId());
+  }
+
+  /**
+   * Starts the service.
+   *
+   * @param args Spring Boot arguments
+   */
+  public static void main(String[] args) {
+    start(args);
+  }
+
+  /**
+   * Starts the service, on a local PostgreSQL when no data source URL is given.
+   *
+   * @param args Spring Boot arguments
+   * @return the running context
+   */
+  public static ConfigurableApplicationContext start(String... args) {
+    List<String> all = new ArrayList<>(Arrays.asList(args));
+    if (all.stream().noneMatch(a -> a.startsWith("--spring.datasource.url="))) {
+      LocalPostgres db = LocalPostgres.start();
+      all.add("--spring.datasource.url=" + db.jdbcUrl());
+      all.add("--spring.datasource.username=" + db.user());
+      all.add("--spring.datasource.password=" + db.password());
+    }
+    return SpringApplication.run(NotesApplication.class, all.toArray(String[]::new));
+  }
+}
