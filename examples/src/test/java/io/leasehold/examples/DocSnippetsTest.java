@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every Java sample in README.md and docs/ is marked {@code <!-- snippet: File.java#region -->}
- * and must equal that region of compiled code in this module (main or test sources), so the docs cannot drift from the
+ * and must equal that region of compiled code in this module or the Spring Boot example (main or test sources), so the docs cannot drift from the
  * API. An unmarked Java block fails the test.
  */
 class DocSnippetsTest {
@@ -47,8 +47,10 @@ class DocSnippetsTest {
 
   private static String region(String file, String name) throws IOException {
     Path source;
-    try (Stream<Path> s = Files.walk(ROOT.resolve("examples/src"))) {
-      source = s.filter(p -> p.endsWith(file)).findFirst().orElseThrow(
+    // This module's sources, and the Spring Boot example's (examples/spring-boot/src).
+    try (Stream<Path> s = Files.walk(ROOT.resolve("examples"))) {
+      source = s.filter(p -> p.endsWith(file) && ROOT.resolve("examples").relativize(p).toString().matches("(spring-boot/)?src/.*"))
+          .findFirst().orElseThrow(
           () -> new AssertionError("no source file " + file));
     }
     List<String> lines = Files.readAllLines(source);

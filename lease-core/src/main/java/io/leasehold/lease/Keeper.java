@@ -154,11 +154,12 @@ final class Keeper {
         return;
       }
       List<Lease> round = new ArrayList<>(kept.values());
+      listener.started(LeaseStoreListener.Operation.RENEWAL);
       long start = ticker.read();
       LeaseStore.BatchRenewal result;
       try {
         result = renewer.renew(round, true, scheduler);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         listener.renewalFailed(round.size(), Duration.ofNanos(ticker.read() - start), e);
         throw e;
       }

@@ -187,11 +187,12 @@ public final class LeaseStore implements AutoCloseable {
       throw new AccessDeniedException(request.caller(), key);
     }
     String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
+    listeners.started(LeaseStoreListener.Operation.ACQUIRE);
     long startedAt = ticker.read();
     AcquireResult result;
     try {
       result = acquireOnce(request, key, leaseTtl, holder, startedAt);
-    } catch (LeaseStoreException e) {
+    } catch (RuntimeException | Error e) {
       listeners.acquireEnded(LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
       throw e;
     }
@@ -689,6 +690,24 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   private ReleaseResult releaseUnchecked(FencingToken token) {
+    listeners.started(LeaseStoreListener.Operation.RELEASE);
+    long startedAt = ticker.read();
+    ReleaseResult result;
+    try {
+      result = releaseStatement(token);
+    } catch (RuntimeException | Error e) {
+      listeners.releaseEnded(LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
+      throw e;
+    }
+    listeners.releaseEnded(
+        result.outcome() == ReleaseResult.Outcome.RELEASED
+            ? LeaseStoreListener.ReleaseOutcome.RELEASED
+            : LeaseStoreListener.ReleaseOutcome.NOT_HELD,
+        Duration.ofNanos(ticker.read() - startedAt));
+    return result;
+  }
+
+  private ReleaseResult releaseStatement(FencingToken token) {
     return runner.execute(
             sql.release,
             () -> "release " + token,

@@ -28,6 +28,16 @@ final class ListenerList implements LeaseStoreListener {
   }
 
   @Override
+  public void started(Operation operation) {
+    each(l -> l.started(operation));
+  }
+
+  @Override
+  public void releaseEnded(ReleaseOutcome outcome, Duration latency) {
+    each(l -> l.releaseEnded(outcome, latency));
+  }
+
+  @Override
   public void acquireEnded(AcquireOutcome outcome, Duration latency) {
     each(l -> l.acquireEnded(outcome, latency));
   }

@@ -27,10 +27,12 @@ public class NotesApplication {
    *
    * @return the policy
    */
+  // region policy
   @Bean
   AccessPolicy accessPolicy() {
     return (caller, key) -> caller.equals(key.accountId());
   }
+  // endregion
 
   /**
    * Starts the service.

@@ -32,6 +32,7 @@ class NotesController {
     this.notes = notes;
   }
 
+  // region fenced-endpoint
   @PutMapping("/accounts/{account}/sessions/{session}/note")
   ResponseEntity<String> write(
       @PathVariable String account,
@@ -51,6 +52,7 @@ class NotesController {
                 .body("session busy: " + busy.owner().map(o -> "held by " + o.holder()).orElse("being taken") + "\n"),
         tooLate -> ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("the database answered too late; retry\n"));
   }
+  // endregion
 
   @ExceptionHandler(AccessDeniedException.class)
   ResponseEntity<String> denied(AccessDeniedException e) {

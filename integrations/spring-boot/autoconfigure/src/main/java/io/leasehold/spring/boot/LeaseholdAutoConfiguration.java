@@ -58,6 +58,7 @@ public class LeaseholdAutoConfiguration {
       config.setUsername(own.getUsername());
       config.setPassword(own.getPassword());
       config.setMaximumPoolSize(own.getMaximumPoolSize());
+      config.setConnectionTimeout(own.getConnectionTimeout().toMillis());
       config.setPoolName("leasehold");
       return LeaseholdDataSource.owned(new HikariDataSource(config));
     }
@@ -170,14 +171,19 @@ public class LeaseholdAutoConfiguration {
     };
   }
 
-  /** Meters for the store and the guards, when Micrometer and leasehold-micrometer are present. */
+  /**
+   * Meters for the store and the guards, and observations (tracing) for the store, when Micrometer
+   * and leasehold-micrometer are present.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry", "io.leasehold.micrometer.LeaseholdMetrics"})
   static class Metrics {
     @Bean(destroyMethod = "close")
     LeaseholdMeters leaseholdMeters(
-        ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry, ObjectProvider<LeaseStore> stores) {
-      return LeaseholdMeters.bind(registry.getIfUnique(), stores.orderedStream().toList());
+        ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry,
+        ObjectProvider<io.micrometer.observation.ObservationRegistry> observations,
+        ObjectProvider<LeaseStore> stores) {
+      return LeaseholdMeters.bind(registry.getIfUnique(), observations.getIfUnique(), stores.orderedStream().toList());
     }
 
     @Bean

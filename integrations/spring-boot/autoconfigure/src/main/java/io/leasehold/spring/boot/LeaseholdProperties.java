@@ -99,6 +99,21 @@ public class LeaseholdProperties {
     /** Most connections in the pool. */
     private int maximumPoolSize = 10;
 
+    /**
+     * How long an operation waits for a connection before it fails. Shorter than HikariCP's 30 s
+     * default: a lease operation that waits longer than its TTL is of no use, and a health check
+     * must answer while the database is away.
+     */
+    private Duration connectionTimeout = Duration.ofSeconds(5);
+
+    public Duration getConnectionTimeout() {
+      return connectionTimeout;
+    }
+
+    public void setConnectionTimeout(Duration connectionTimeout) {
+      this.connectionTimeout = connectionTimeout;
+    }
+
     public String getUrl() {
       return url;
     }

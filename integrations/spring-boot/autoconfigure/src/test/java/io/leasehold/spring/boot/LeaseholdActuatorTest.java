@@ -76,7 +76,8 @@ class LeaseholdActuatorTest {
               "leasehold.datasource.url=" + server.jdbcUrl(),
               "leasehold.datasource.username=" + server.user(),
               "leasehold.datasource.password=" + server.password(),
-              "leasehold.datasource.maximum-pool-size=2")
+              "leasehold.datasource.maximum-pool-size=2",
+              "leasehold.datasource.connection-timeout=1s")
           .run(context -> {
             LeaseholdHealthIndicator health = context.getBean(LeaseholdHealthIndicator.class);
             Health up = health.health();

@@ -31,6 +31,21 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Every branch of the auto-configuration, on real PostgreSQL. */
 class LeaseholdAutoConfigurationTest {
+  /** Names of stopped observations. */
+  static final class ObservationNames implements io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> {
+    final java.util.List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void onStop(io.micrometer.observation.Observation.Context context) {
+      stopped.add(context.getName());
+    }
+
+    @Override
+    public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+      return true;
+    }
+  }
+
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
@@ -171,9 +186,15 @@ class LeaseholdAutoConfigurationTest {
   }
 
   @Test
-  void metersCountAcquiresAndGuardRejections(@TempDir Path root) {
+  void metersAndObservationsCountAcquiresAndGuardRejections(@TempDir Path root) {
+    ObservationNames names = new ObservationNames();
     withDatabaseAndPolicy()
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(io.micrometer.observation.ObservationRegistry.class, () -> {
+          io.micrometer.observation.ObservationRegistry r = io.micrometer.observation.ObservationRegistry.create();
+          r.observationConfig().observationHandler(names);
+          return r;
+        })
         .withPropertyValues(
             "leasehold.tokens.verification=trust-every-writer", "leasehold.guards.file-store-root=" + root)
         .run(context -> {
@@ -185,6 +206,7 @@ class LeaseholdAutoConfigurationTest {
           assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
           assertThat(registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
           assertThat(registry.get("leasehold.acquire").tag("outcome", "busy").timer().count()).isEqualTo(1);
+          assertThat(names.stopped).containsExactly("leasehold.lease.acquire", "leasehold.lease.acquire");
 
           FencedFileStore files = context.getBean(FencedFileStore.class);
           files.write(lease, "notes.txt", "new".getBytes(StandardCharsets.UTF_8));
