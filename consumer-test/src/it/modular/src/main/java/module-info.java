@@ -1,4 +1,5 @@
 module example {
   requires io.leasehold.lease;
   requires io.leasehold.devdb;
+  requires io.leasehold.micrometer;
 }

@@ -112,6 +112,14 @@ final class LeaseSql {
   final String probe;
 
   /**
+   * What failover safety depends on ({@link LeaseStore#failoverSafety}): fsync, the session's
+   * synchronous_commit, synchronous_standby_names, the standbys streaming from this server and
+   * how many are synchronous (sync_state is hidden, so null, from a user without pg_monitor or
+   * pg_read_all_stats: counted as -1), and whether this server is itself a standby.
+   */
+  final String failoverSafety;
+
+  /**
    * Sweep, one batch: walk the next rows in primary-key order after the given key, and delete
    * those that ended (released, or expired without release) before a cutoff, by database time.
    * Released rows carry their release time in {@code expires_at}, so one condition covers both.
@@ -316,6 +324,15 @@ final class LeaseSql {
             + " ORDER BY l.expires_at, l.account_id, l.session_id LIMIT ?";
 
     probe = begin + "SELECT statement_timestamp(), EXISTS (SELECT 1 FROM " + t + " WHERE false)";
+
+    failoverSafety =
+        begin
+            + "SELECT current_setting('fsync') = 'on', current_setting('synchronous_commit'),"
+            + " current_setting('synchronous_standby_names'),"
+            + " (SELECT count(*) FROM pg_stat_replication),"
+            + " CASE WHEN EXISTS (SELECT 1 FROM pg_stat_replication WHERE sync_state IS NULL) THEN -1"
+            + " ELSE (SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) END,"
+            + " pg_is_in_recovery()";
   }
 
   /** A {@code pg_notify} call on the table's channel for the changed row {@code l}. */

@@ -472,6 +472,29 @@ public final class LeaseStore implements AutoCloseable {
         });
   }
 
+  /**
+   * Reads whether the database keeps leases and fences across a failover: fsync, synchronous
+   * commit and synchronous standbys (see {@link FailoverSafety} and docs/high-availability.md).
+   * For a start-up check or a health indicator; it reads settings and {@code pg_stat_replication},
+   * which shows standbys' sync state only to {@code pg_monitor}.
+   *
+   * @return the settings and what is unsafe in them
+   * @throws IllegalStateException if the store is closed
+   * @throws LeaseStoreException if the database fails
+   */
+  public FailoverSafety failoverSafety() {
+    ensureOpen();
+    return runner.execute(
+        sql.failoverSafety,
+        () -> "read the failover settings",
+        ps -> {},
+        (rs, opened) -> {
+          rs.next();
+          return FailoverSafety.judge(
+              rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5), rs.getBoolean(6));
+        });
+  }
+
   /** The status without the policy: for the store's own answers and its watchers. */
   LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();

@@ -57,15 +57,17 @@ final class TortureRun {
 
   private final TortureConfig config;
   private final PrintStream out;
+  private final DatabaseFaults databaseFaults;
   private final Path dir;
   private final long startNanos = System.nanoTime();
   private final List<Process> children = new ArrayList<>();
   private final List<String> childNames = new ArrayList<>();
   private int spawned;
 
-  private TortureRun(TortureConfig config, PrintStream out) {
+  private TortureRun(TortureConfig config, PrintStream out, DatabaseFaults databaseFaults) {
     this.config = config;
     this.out = out;
+    this.databaseFaults = databaseFaults;
     try {
       this.dir = Files.createTempDirectory("leasehold-torture-");
     } catch (IOException e) {
@@ -74,7 +76,15 @@ final class TortureRun {
   }
 
   static Report run(TortureConfig config, PrintStream out) {
-    return new TortureRun(config, out).execute();
+    return new TortureRun(config, out, null).execute();
+  }
+
+  /**
+   * A run against a database that can fail over: besides the configured faults, {@code
+   * databaseFaults} injects one database fault per its interval while the workers run.
+   */
+  static Report run(TortureConfig config, PrintStream out, DatabaseFaults databaseFaults) {
+    return new TortureRun(config, out, databaseFaults).execute();
   }
 
   private Report execute() {
@@ -146,6 +156,12 @@ final class TortureRun {
     for (long t = 500 + random.nextInt(1000); t < end && !kinds.isEmpty(); t += 400 + random.nextInt(1200)) {
       faults.add(new Fault(t, kinds.get(random.nextInt(kinds.size())), random.nextInt(1 << 16)));
     }
+    if (databaseFaults != null) {
+      long every = databaseFaults.every().toMillis();
+      for (long t = every; t + every / 2 < config.duration().toMillis(); t += every) {
+        faults.add(new Fault(t, "database", (int) (t / every)));
+      }
+    }
     if (canRestart && config.faults().contains("restart")) {
       for (long t = config.duration().toMillis() * 4 / 10; t < end; t += 120_000) {
         faults.add(new Fault(t, "restart", 0));
@@ -169,6 +185,7 @@ final class TortureRun {
           case "conn" -> killConnection(admin, f.target());
           case "lock" -> holdRowLock(url, f.target());
           case "kill" -> killProcess(f.target(), url);
+          case "database" -> databaseFaults.inject(f.target());
           case "restart" -> {
             pg.restart();
             yield "restarted PostgreSQL";

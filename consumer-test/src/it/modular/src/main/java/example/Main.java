@@ -6,6 +6,8 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.micrometer.LeaseholdMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -29,9 +31,13 @@ public final class Main {
         rs.next();
         version = rs.getString(1);
       }
-      try (LeaseStore store = LeaseStore.builder(pg.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      try (LeaseStore store = LeaseStore.builder(pg.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+          AutoCloseable metrics = LeaseholdMetrics.bind(store, registry)) {
         Lease lease = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7").acquiredLease().orElseThrow();
-        System.out.println("MODULAR CONSUMER OK: fence " + lease.fence() + " on PostgreSQL " + version);
+        long acquired = registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count();
+        System.out.println("MODULAR CONSUMER OK: fence " + lease.fence() + " on PostgreSQL " + version
+            + ", acquires metered " + acquired);
         lease.release();
       }
     }

@@ -1,0 +1,511 @@
+package io.leasehold.reliability.ha;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A real PostgreSQL HA cluster on loopback: one etcd and three PostgreSQL nodes managed by Patroni
+ * (Debian's packages, installed by {@code reliability/ha/install.sh}), with synchronous replication
+ * ({@code synchronous_mode} and {@code synchronous_mode_strict}) or, for the negative control,
+ * asynchronous. Clients reach the primary through pgjdbc's multi-host URL ({@link #jdbcUrl}).
+ *
+ * <p>Patroni and PostgreSQL run as the {@code postgres} user with a clean environment (an
+ * inherited {@code PGPASSWORD} or {@code PGUSER} breaks pg_rewind and replication), so this needs
+ * root. Every port is chosen free at start; {@link #close} kills every process and deletes the
+ * directory.
+ */
+public final class PatroniCluster implements AutoCloseable {
+  /** Superuser name and password; the torture workers' defaults. */
+  public static final String USER = "postgres";
+
+  /** The superuser's password. */
+  public static final String PASSWORD = "postgres";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Path PG_BIN = Path.of("/usr/lib/postgresql/15/bin");
+
+  private final Path dir;
+  private final boolean synchronous;
+  private final PrintStream log;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final int etcdPort;
+  private final int etcdPeerPort;
+  private final List<Node> nodes = new ArrayList<>();
+  private Process etcd;
+
+  /** One PostgreSQL node and its Patroni. */
+  private static final class Node {
+    final String name;
+    final int pgPort;
+    final int restPort;
+    final Path home;
+    Process patroni;
+
+    Node(String name, int pgPort, int restPort, Path home) {
+      this.name = name;
+      this.pgPort = pgPort;
+      this.restPort = restPort;
+      this.home = home;
+    }
+  }
+
+  private PatroniCluster(boolean synchronous, PrintStream log) throws IOException {
+    this.synchronous = synchronous;
+    this.log = log;
+    this.dir = Files.createTempDirectory("leasehold-ha-");
+    this.etcdPort = freePort();
+    this.etcdPeerPort = freePort();
+    for (int i = 1; i <= 3; i++) {
+      nodes.add(new Node("node" + i, freePort(), freePort(), dir.resolve("node" + i)));
+    }
+  }
+
+  /**
+   * Starts etcd and three Patroni nodes and waits until a leader accepts writes and, when
+   * synchronous, a synchronous standby is attached.
+   *
+   * @param synchronous synchronous replication (the safe configuration) or asynchronous
+   * @param log where progress lines go
+   * @return the running cluster
+   * @throws IllegalStateException if Patroni, etcd or PostgreSQL 15 is missing (run
+   *     reliability/ha/install.sh), or the cluster does not come up in time
+   */
+  public static PatroniCluster start(boolean synchronous, PrintStream log) {
+    requireInstalled();
+    PatroniCluster c;
+    try {
+      c = new PatroniCluster(synchronous, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      c.startAll();
+      return c;
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private static void requireInstalled() {
+    List<String> missing = new ArrayList<>();
+    for (Path p : List.of(Path.of("/usr/bin/patroni"), Path.of("/usr/bin/etcd"), PG_BIN.resolve("postgres"))) {
+      if (!Files.isExecutable(p)) {
+        missing.add(p.toString());
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "missing " + missing + ": run reliability/ha/install.sh (as root: apt-get install patroni etcd-server"
+              + " postgresql-15)");
+    }
+  }
+
+  private void startAll() {
+    try {
+      Files.createDirectories(dir.resolve("etcd"));
+      etcd =
+          new ProcessBuilder(
+                  "/usr/bin/etcd",
+                  "--name", "ha",
+                  "--data-dir", dir.resolve("etcd").toString(),
+                  "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
+                  "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
+                  "--listen-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                  "--initial-advertise-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                  "--initial-cluster", "ha=http://127.0.0.1:" + etcdPeerPort)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("etcd.log").toFile())
+              .start();
+      for (Node n : nodes) {
+        Files.createDirectories(n.home);
+        Files.writeString(n.home.resolve("patroni.yml"), config(n));
+      }
+      run("chown", "-R", "postgres:postgres", dir.toString());
+      run("chmod", "755", dir.toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    // The first node bootstraps alone, so it is the leader; the others then clone it.
+    startPatroni(nodes.get(0));
+    awaitLeader(Duration.ofSeconds(60));
+    startPatroni(nodes.get(1));
+    startPatroni(nodes.get(2));
+    awaitHealthy(Duration.ofSeconds(90));
+    log.println("ha: cluster up, leader " + leader().orElse("?") + (synchronous ? ", synchronous" : ", asynchronous"));
+  }
+
+  private String config(Node n) {
+    String sync = synchronous ? "true" : "false";
+    return String.join(
+        "\n",
+        "scope: leasehold-ha",
+        "namespace: /leasehold/",
+        "name: " + n.name,
+        "log:",
+        "  level: WARNING",
+        "restapi:",
+        "  listen: 127.0.0.1:" + n.restPort,
+        "  connect_address: 127.0.0.1:" + n.restPort,
+        "etcd3:",
+        "  hosts: 127.0.0.1:" + etcdPort,
+        "bootstrap:",
+        "  dcs:",
+        "    ttl: 10",
+        "    loop_wait: 1",
+        "    retry_timeout: 4",
+        "    maximum_lag_on_failover: 1048576",
+        "    synchronous_mode: " + sync,
+        "    synchronous_mode_strict: " + sync,
+        "    postgresql:",
+        "      use_pg_rewind: true",
+        "      use_slots: true",
+        "      parameters:",
+        "        wal_log_hints: 'on'",
+        "        wal_retrieve_retry_interval: 500ms",
+        "        max_connections: 200",
+        "        fsync: 'on'",
+        "        synchronous_commit: 'on'",
+        "  initdb:",
+        "    - encoding: UTF8",
+        "    - data-checksums",
+        "  pg_hba:",
+        "    - local all all trust",
+        "    - host replication replicator 127.0.0.1/32 md5",
+        "    - host all all 127.0.0.1/32 md5",
+        "postgresql:",
+        "  listen: 127.0.0.1:" + n.pgPort,
+        "  connect_address: 127.0.0.1:" + n.pgPort,
+        "  data_dir: " + n.home.resolve("data"),
+        "  bin_dir: " + PG_BIN,
+        "  pgpass: " + n.home.resolve("pgpass"),
+        "  authentication:",
+        "    replication:",
+        "      username: replicator",
+        "      password: replicator",
+        "    superuser:",
+        "      username: " + USER,
+        "      password: " + PASSWORD,
+        "    rewind:",
+        "      username: rewinder",
+        "      password: rewinder",
+        "  parameters:",
+        "    unix_socket_directories: '" + n.home + "'",
+        "");
+  }
+
+  private void startPatroni(Node n) {
+    try {
+      n.patroni =
+          new ProcessBuilder(
+                  "runuser", "-u", "postgres", "--",
+                  "env", "-i", "PATH=/usr/bin:/bin", "HOME=" + n.home, "LANG=C.UTF-8",
+                  "/usr/bin/patroni", n.home.resolve("patroni.yml").toString())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(n.home.resolve("patroni.log").toFile()))
+              .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The JDBC URL that reaches the current primary: all three nodes, {@code
+   * targetServerType=primary}, short connect and recheck times.
+   *
+   * @return the URL
+   */
+  public String jdbcUrl() {
+    StringBuilder hosts = new StringBuilder();
+    for (Node n : nodes) {
+      if (hosts.length() > 0) {
+        hosts.append(',');
+      }
+      hosts.append("127.0.0.1:").append(n.pgPort);
+    }
+    return "jdbc:postgresql://" + hosts + "/postgres?targetServerType=primary&hostRecheckSeconds=1"
+        + "&connectTimeout=2&loginTimeout=4&socketTimeout=20";
+  }
+
+  /**
+   * The JDBC URL of one node, for checks on a specific server.
+   *
+   * @param name the node
+   * @return its URL
+   */
+  public String nodeUrl(String name) {
+    return "jdbc:postgresql://127.0.0.1:" + node(name).pgPort + "/postgres";
+  }
+
+  /**
+   * The node names.
+   *
+   * @return node1, node2, node3
+   */
+  public List<String> nodeNames() {
+    return nodes.stream().map(n -> n.name).toList();
+  }
+
+  private Node node(String name) {
+    return nodes.stream().filter(n -> n.name.equals(name)).findFirst().orElseThrow(
+        () -> new IllegalArgumentException("no node " + name));
+  }
+
+  /**
+   * Patroni's view of the cluster, from any node that answers.
+   *
+   * @return the {@code /cluster} document, or empty if no node answers
+   */
+  public Optional<JsonNode> cluster() {
+    for (Node n : nodes) {
+      try {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + n.restPort + "/cluster"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return Optional.of(JSON.readTree(r.body()));
+        }
+      } catch (IOException e) {
+        // that node is down; ask the next
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The current leader, by Patroni.
+   *
+   * @return its name, or empty while there is none
+   */
+  public Optional<String> leader() {
+    return cluster().flatMap(c -> members(c).stream()
+        .filter(m -> m.path("role").asText().equals("leader") && m.path("state").asText().equals("running"))
+        .map(m -> m.path("name").asText())
+        .findFirst());
+  }
+
+  private static List<JsonNode> members(JsonNode cluster) {
+    List<JsonNode> out = new ArrayList<>();
+    cluster.path("members").forEach(out::add);
+    return out;
+  }
+
+  /** Whether every node runs, one leads, and (when synchronous) one is its synchronous standby. */
+  private boolean healthy() {
+    Optional<JsonNode> c = cluster();
+    if (c.isEmpty()) {
+      return false;
+    }
+    List<JsonNode> members = members(c.get());
+    long running = members.stream().filter(m -> m.path("state").asText().matches("running|streaming")).count();
+    long leaders = members.stream().filter(m -> m.path("role").asText().equals("leader")).count();
+    long syncs = members.stream().filter(m -> m.path("role").asText().equals("sync_standby")).count();
+    return members.size() == 3 && running == 3 && leaders == 1 && (!synchronous || syncs >= 1);
+  }
+
+  private void awaitLeader(Duration max) {
+    await(max, () -> leader().isPresent(), "no leader");
+  }
+
+  /**
+   * Waits until every node runs and replicates again.
+   *
+   * @param max the longest wait
+   * @throws IllegalStateException if it does not happen in time
+   */
+  public void awaitHealthy(Duration max) {
+    await(max, this::healthy, "cluster not healthy");
+  }
+
+  private void await(Duration max, java.util.function.BooleanSupplier ok, String what) {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!ok.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(what + " after " + max + ": " + cluster().map(JsonNode::toString).orElse("no answer")
+            + "; logs in " + dir);
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+  }
+
+  /**
+   * Kills the leader the hard way: SIGKILL of its Patroni and of its postmaster (the postmaster
+   * survives its Patroni otherwise). The node stays down until {@link #restart}.
+   *
+   * @return the killed node's name
+   * @throws IllegalStateException if there is no leader
+   */
+  public String killLeader() {
+    String name = leader().orElseThrow(() -> new IllegalStateException("no leader to kill"));
+    kill(node(name));
+    return name;
+  }
+
+  private void kill(Node n) {
+    Optional<Long> postmaster = postmasterPid(n);
+    if (n.patroni != null) {
+      n.patroni.descendants().forEach(ProcessHandle::destroyForcibly);
+      n.patroni.destroyForcibly();
+      try {
+        n.patroni.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    postmaster.ifPresent(pid -> {
+      run("kill", "-9", Long.toString(pid));
+      ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join());
+    });
+  }
+
+  private static Optional<Long> postmasterPid(Node n) {
+    Path pidFile = n.home.resolve("data/postmaster.pid");
+    try {
+      if (!Files.exists(pidFile)) {
+        return Optional.empty();
+      }
+      return Optional.of(Long.parseLong(Files.readAllLines(pidFile).get(0).trim()));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Starts a killed node's Patroni again; it rejoins as a replica (through pg_rewind if its
+   * timeline diverged).
+   *
+   * @param name the node
+   */
+  public void restart(String name) {
+    Node n = node(name);
+    if (n.patroni != null && n.patroni.isAlive()) {
+      return;
+    }
+    startPatroni(n);
+  }
+
+  /**
+   * A planned switchover to another running node, through Patroni's REST API.
+   *
+   * @return "old -> new"
+   * @throws IllegalStateException if Patroni refuses
+   */
+  public String switchover() {
+    JsonNode c = cluster().orElseThrow(() -> new IllegalStateException("no node answers"));
+    String from = leader().orElseThrow(() -> new IllegalStateException("no leader"));
+    String to =
+        members(c).stream()
+            .filter(m -> !m.path("name").asText().equals(from))
+            .filter(m -> m.path("state").asText().matches("running|streaming"))
+            .filter(m -> !synchronous || m.path("role").asText().equals("sync_standby"))
+            .map(m -> m.path("name").asText())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no candidate for a switchover: " + c));
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node(from).restPort + "/switchover"))
+                  .timeout(Duration.ofSeconds(30))
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"leader\":\"" + from + "\",\"candidate\":\"" + to + "\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new IllegalStateException("switchover " + from + " -> " + to + " refused: " + r.statusCode() + " " + r.body());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+    return from + " -> " + to;
+  }
+
+  /**
+   * Whether replication is synchronous.
+   *
+   * @return true for synchronous_mode with synchronous_mode_strict
+   */
+  public boolean synchronous() {
+    return synchronous;
+  }
+
+  /**
+   * The directory with every node's data and log.
+   *
+   * @return the directory
+   */
+  public Path directory() {
+    return dir;
+  }
+
+  /** Kills every process and deletes the directory. */
+  @Override
+  public void close() {
+    for (Node n : nodes) {
+      kill(n);
+    }
+    if (etcd != null) {
+      etcd.destroyForcibly();
+      try {
+        etcd.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      log.println("ha: could not delete " + dir + ": " + e);
+    }
+  }
+
+  private static void run(String... command) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
