@@ -31,9 +31,17 @@ final class FailoverRun implements DatabaseFaults {
    * @param switchovers planned switchovers
    * @param unavailableMillis per fault, from the fault to the first acknowledged write
    * @param sequenceJumps per fault, the fence sequence's last value after minus before
+   * @param acknowledgedWrites inserts the probe writer saw acknowledged
+   * @param lostWrites of those, how many the final primary does not have
    */
   record Report(
-      TortureRun.Report torture, int failovers, int switchovers, List<Long> unavailableMillis, List<Long> sequenceJumps) {
+      TortureRun.Report torture,
+      int failovers,
+      int switchovers,
+      List<Long> unavailableMillis,
+      List<Long> sequenceJumps,
+      int acknowledgedWrites,
+      int lostWrites) {
     long p50() {
       return percentile(0.5);
     }
@@ -103,10 +111,27 @@ final class FailoverRun implements DatabaseFaults {
             torture.keys(), torture.ttl(), torture.faults(), torture.broken(), Optional.of(cluster.jdbcUrl()));
     out.println("failover run: " + (cluster.synchronous() ? "synchronous" : "asynchronous") + " replication, "
         + faults + " database faults every " + every.toSeconds() + " s");
-    TortureRun.Report report = TortureRun.run(config, out, run);
-    Report r = new Report(report, run.failovers, run.switchovers, List.copyOf(run.unavailable), List.copyOf(run.jumps));
+    AckProbe probe = new AckProbe(cluster.jdbcUrl());
+    Thread writer = new Thread(probe, "failover-ack-probe");
+    writer.start();
+    TortureRun.Report report;
+    try {
+      report = TortureRun.run(config, out, run);
+    } finally {
+      probe.stop = true;
+      try {
+        writer.join(60_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    int lost = probe.lost();
+    Report r =
+        new Report(report, run.failovers, run.switchovers, List.copyOf(run.unavailable), List.copyOf(run.jumps),
+            probe.acknowledged.size(), lost);
     out.println("failovers: " + r.failovers() + ", switchovers: " + r.switchovers() + ", unavailable p50 "
         + r.p50() + " ms, max " + r.max() + " ms; fence sequence moved by " + r.sequenceJumps()
+        + "; probe writes acknowledged " + r.acknowledgedWrites() + ", lost " + lost
         + "; violations: " + report.violations().size());
     return r;
   }
@@ -152,6 +177,66 @@ final class FailoverRun implements DatabaseFaults {
         + ", fence sequence " + before + " -> " + after;
     out.println("ha: " + detail);
     return detail.replace(':', ' ');
+  }
+
+  /**
+   * Inserts rows as fast as one connection can, through the multi-host URL, and records every id
+   * whose insert was acknowledged. A lease is a committed row like these: an acknowledged insert
+   * that the final primary lacks is what a failover to a standby that missed it looks like.
+   */
+  private static final class AckProbe implements Runnable {
+    private final String url;
+    final List<Long> acknowledged = java.util.Collections.synchronizedList(new ArrayList<>());
+    volatile boolean stop;
+
+    AckProbe(String url) {
+      this.url = url;
+    }
+
+    @Override
+    public void run() {
+      long next = 1;
+      while (!stop) {
+        try (Connection c = DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD)) {
+          try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS ha_acks (id bigint PRIMARY KEY)");
+          }
+          try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO ha_acks VALUES (?)")) {
+            while (!stop) {
+              ps.setLong(1, next);
+              ps.executeUpdate();
+              acknowledged.add(next);
+              next++;
+            }
+          }
+        } catch (SQLException e) {
+          next++; // that insert's outcome is unknown: never counted
+          try {
+            Thread.sleep(50);
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
+      }
+    }
+
+    /** How many acknowledged ids the primary lacks now. */
+    int lost() {
+      java.util.Set<Long> present = new java.util.HashSet<>();
+      try (Connection c = DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD);
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT id FROM ha_acks")) {
+        while (rs.next()) {
+          present.add(rs.getLong(1));
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException("could not read the probe's rows back", e);
+      }
+      synchronized (acknowledged) {
+        return (int) acknowledged.stream().filter(id -> !present.contains(id)).count();
+      }
+    }
   }
 
   /** Retries a write through the multi-host URL until one is acknowledged; returns its nanoTime. */

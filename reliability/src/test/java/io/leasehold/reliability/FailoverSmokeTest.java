@@ -114,6 +114,8 @@ class FailoverSmokeTest {
             cluster, 1, Duration.ofSeconds(20),
             TortureConfig.parse("seed=20261202", "faults=pause,kill,conn,lock", "ttl=2s"), System.out);
     assertThat(r.torture().violations()).as("violations").isEmpty();
+    assertThat(r.acknowledgedWrites()).isPositive();
+    assertThat(r.lostWrites()).as("acknowledged writes missing after the failover").isZero();
     assertThat(r.failovers()).isEqualTo(1);
     assertThat(r.unavailableMillis()).hasSize(1);
     assertThat(r.sequenceJumps()).allSatisfy(j -> assertThat(j).as("the fence sequence went back").isNotNegative());
