@@ -78,15 +78,19 @@ class FailoverSmokeTest {
       // The pool and the store recover on the promoted standby: a new run gets a higher fence,
       // and its renewals succeed.
       Lease next = null;
+      RuntimeException lastError = null;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (next == null) {
-        assertThat(System.nanoTime()).as("no acquire succeeded after the failover").isLessThan(deadline);
+        assertThat(System.nanoTime())
+            .as("no acquire succeeded after the failover; last error: %s", lastError)
+            .isLessThan(deadline);
         try {
           if (store.tryAcquire(LeaseKey.of("ha", "after"), "ha") instanceof AcquireResult.Acquired a) {
             next = a.lease();
           }
         } catch (RuntimeException e) {
-          Thread.sleep(200); // no primary yet
+          lastError = e; // no primary yet: the store answers at once, and we try again
+          Thread.sleep(200);
         }
       }
       assertThat(cluster.leader()).isPresent().get().isNotEqualTo(killed);
