@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,14 +95,7 @@ class ListenerPairingTest {
   @Test
   void aFailingDatabaseStillEndsWhatStarted() {
     Pairs pairs = new Pairs();
-    DataSource down =
-        (DataSource)
-            java.lang.reflect.Proxy.newProxyInstance(
-                DataSource.class.getClassLoader(),
-                new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                  throw new SQLException("connection refused", "08001");
-                });
+    DataSource down = TestDataSources.unreachable();
     try (LeaseStore store = LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
       store.addListener(pairs);
       assertThatThrownBy(() -> store.tryAcquire(LeaseKey.of("acct", "down"), "acct"))

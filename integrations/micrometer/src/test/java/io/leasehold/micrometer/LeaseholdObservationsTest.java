@@ -10,11 +10,11 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -111,14 +111,7 @@ class LeaseholdObservationsTest {
     Recorder recorder = new Recorder();
     ObservationRegistry registry = ObservationRegistry.create();
     registry.observationConfig().observationHandler(recorder);
-    DataSource down =
-        (DataSource)
-            java.lang.reflect.Proxy.newProxyInstance(
-                DataSource.class.getClassLoader(),
-                new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                  throw new SQLException("connection refused", "08001");
-                });
+    DataSource down = TestDataSources.unreachable();
     try (LeaseStore store = LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdObservations.bind(store, registry);
       assertThatThrownBy(() -> store.tryAcquire(LeaseKey.of("acct", "down"), "acct"))

@@ -10,6 +10,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.security.Principal;
 import java.sql.Connection;
@@ -49,7 +50,7 @@ class LeaseholdActuatorTest {
       new ApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(LeaseholdAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class))
-          .withBean(DataSource.class, () -> LeaseholdAutoConfigurationTest.unclosable(db.dataSource()))
+          .withBean(DataSource.class, () -> TestDataSources.unclosable(db.dataSource()))
           .withBean(AccessPolicy.class, () -> POLICY)
           .withPropertyValues("management.endpoints.web.exposure.include=leasehold,leaseholdadmin");
 

@@ -14,6 +14,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -57,26 +58,8 @@ class LeaseholdAutoConfigurationTest {
           .withConfiguration(
               AutoConfigurations.of(LeaseholdAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class));
 
-  /**
-   * The shared test pool behind a plain DataSource: Spring closes AutoCloseable beans with the
-   * context, and the next test still needs the pool.
-   */
-  static DataSource unclosable(DataSource dataSource) {
-    return (DataSource)
-        java.lang.reflect.Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              try {
-                return method.invoke(dataSource, args);
-              } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
-
   private ApplicationContextRunner withDatabase() {
-    return runner.withBean(DataSource.class, () -> unclosable(db.dataSource()));
+    return runner.withBean(DataSource.class, () -> TestDataSources.unclosable(db.dataSource()));
   }
 
   private ApplicationContextRunner withDatabaseAndPolicy() {
@@ -126,7 +109,7 @@ class LeaseholdAutoConfigurationTest {
   @Test
   void propertiesReachTheStoreAndTheSchemaCanBeApplied() {
     runner
-        .withBean(DataSource.class, () -> unclosable(empty.dataSource()))
+        .withBean(DataSource.class, () -> TestDataSources.unclosable(empty.dataSource()))
         .withBean(AccessPolicy.class, AccessPolicy::allowAll)
         .withPropertyValues(
             "leasehold.ttl=12s", "leasehold.renew-interval=2s", "leasehold.schema.apply=true")
