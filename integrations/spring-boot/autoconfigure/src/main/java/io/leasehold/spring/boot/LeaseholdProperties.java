@@ -11,6 +11,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "leasehold")
 public class LeaseholdProperties {
+  /** Properties at their defaults; Spring binds {@code leasehold.*} onto them. */
+  public LeaseholdProperties() {}
+
   /** Whether to configure Leasehold at all. */
   private boolean enabled = true;
 
@@ -47,6 +50,9 @@ public class LeaseholdProperties {
 
   /** The lease table. */
   public static class Schema {
+    /** Properties at their defaults. */
+    public Schema() {}
+
     /** The lease table's name. */
     private String table = "leasehold_lease";
 
@@ -87,6 +93,9 @@ public class LeaseholdProperties {
 
   /** A connection pool of Leasehold's own, instead of the application's DataSource. */
   public static class Datasource {
+    /** Properties at their defaults. */
+    public Datasource() {}
+
     /** JDBC URL. When set, Leasehold uses a pool of its own instead of the application's DataSource. */
     private String url;
 
@@ -149,6 +158,9 @@ public class LeaseholdProperties {
 
   /** Fencing tokens: signing by the store, verification by the guards (CONTRACT C15). */
   public static class Tokens {
+    /** Properties at their defaults. */
+    public Tokens() {}
+
     /**
      * The store's signing key, in the text form SigningKey.toText() writes. Keep it secret (an
      * environment variable or a secret store, not a file in the repository).
@@ -193,6 +205,9 @@ public class LeaseholdProperties {
 
   /** Guards that become beans when configured. */
   public static class Guards {
+    /** Properties at their defaults. */
+    public Guards() {}
+
     /** A FencedFileStore bean on this directory. */
     private Path fileStoreRoot;
 
@@ -243,6 +258,9 @@ public class LeaseholdProperties {
 
   /** The health indicator. */
   public static class Health {
+    /** Properties at their defaults. */
+    public Health() {}
+
     /**
      * Keeper lag past which health is DOWN while leases are kept. Default twice the renew
      * interval: one missed round is noise, two mean leases are about to be lost.
@@ -260,6 +278,9 @@ public class LeaseholdProperties {
 
   /** Administrative operations over actuator. */
   public static class Admin {
+    /** Properties at their defaults. */
+    public Admin() {}
+
     /**
      * Offer force release over the "leaseholdadmin" actuator endpoint. Off by default; even when
      * on, each call goes through the access policy (FORCE_RELEASE) and is audited.
