@@ -6,7 +6,6 @@ import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.SigningKey;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -60,7 +59,7 @@ public final class LeaseStore implements AutoCloseable {
   static final int RENEW_CHUNK = 10_000;
 
   /** Rows deleted per statement by {@link #sweep}. */
-  static final int SWEEP_BATCH = 10_000;
+  static final int SWEEP_BATCH = LeaseRows.SWEEP_BATCH;
 
   private static final Duration MAX_SWEEP_AGE = Duration.ofDays(36_500);
 
@@ -76,8 +75,7 @@ public final class LeaseStore implements AutoCloseable {
   private final Ticker ticker;
   private final String defaultHolder;
   private final SigningKey signingKey;
-  private final LeaseSql sql;
-  private final StatementRunner runner;
+  private final LeaseRows rows;
   private final BatchRenewer renewer;
   private final Keeper keeper;
   private final AcquireWaits waits;
@@ -103,8 +101,9 @@ public final class LeaseStore implements AutoCloseable {
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
     this.signingKey = b.signingKey;
-    this.sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
-    this.runner = new StatementRunner(dataSource, schema);
+    LeaseSql sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
+    StatementRunner runner = new StatementRunner(dataSource, schema);
+    this.rows = new LeaseRows(runner, sql, takeoverDelay);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, renewInterval, ticker, listeners);
     this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
@@ -210,32 +209,9 @@ public final class LeaseStore implements AutoCloseable {
   private AcquireResult acquireOnce(
       AcquireRequest request, LeaseKey key, Duration leaseTtl, String holder, long sentAt) {
     UUID runId = UUID.randomUUID();
-    Answer answer;
+    LeaseRows.AcquireAnswer answer;
     try {
-      answer =
-          runner.execute(
-              sql.acquire,
-              () -> "acquire " + key,
-              ps ->
-                  LeaseSql.bindAcquire(
-                      ps, key, runId, holder, StatementRunner.micros(leaseTtl), StatementRunner.micros(takeoverDelay)),
-              (rs, opened) -> {
-                if (!rs.next()) {
-                  return new Answer(null, null); // another first acquire inserted the key meanwhile
-                }
-                Instant acquiredAt = StatementRunner.instant(rs, 3);
-                if (rs.getBoolean(1)) {
-                  // The statement set expires_at to acquired_at plus the ttl, to the microsecond.
-                  Instant expiresAt = acquiredAt.plus(StatementRunner.micros(leaseTtl), ChronoUnit.MICROS);
-                  return new Answer(new Granted(rs.getLong(2), acquiredAt, expiresAt), null);
-                }
-                Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
-                LeaseOwner owner =
-                    new LeaseOwner(
-                        rs.getObject(4, UUID.class), rs.getLong(2), rs.getString(5), acquiredAt,
-                        StatementRunner.instant(rs, 6), releasedAt);
-                return new Answer(null, statusOf(key, owner, StatementRunner.instant(rs, 8)));
-              });
+      answer = rows.acquire(key, runId, holder, leaseTtl);
     } catch (LeaseStoreException e) {
       if (!StatementRunner.isLockTimeout(e)) {
         throw e;
@@ -244,15 +220,14 @@ public final class LeaseStore implements AutoCloseable {
       // taking the key: the key is busy, which is an answer, not a failure.
       return new AcquireResult.Busy(statusUnchecked(key));
     }
-    Granted granted = answer.granted();
-    if (granted == null) {
-      LeaseStatus seen = answer.refusedBy();
+    if (!(answer instanceof LeaseRows.Granted granted)) {
+      LeaseStatus seen = ((LeaseRows.Refused) answer).seen();
       // A refusal whose snapshot shows the key free lost a race to a concurrent acquire, whose
       // row the snapshot could not see yet: read who won.
       return new AcquireResult.Busy(
           seen == null || seen.state() == LeaseStatus.State.FREE ? statusUnchecked(key) : seen);
     }
-    FencingToken unsigned = new FencingToken(key, granted.fence, runId);
+    FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
     FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
     long deadline = deadlineFrom(sentAt, leaseTtl);
     if (ticker.read() - deadline >= 0) {
@@ -264,7 +239,7 @@ public final class LeaseStore implements AutoCloseable {
       }
       return new AcquireResult.TooLate(token, released);
     }
-    Lease lease = new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt, granted.expiresAt, deadline);
+    Lease lease = new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline);
     live.add(lease);
     if (closed.get()) {
       // close() ran while this acquire was in flight: it must not hand out a lease that lies.
@@ -367,11 +342,6 @@ public final class LeaseStore implements AutoCloseable {
     waits.ended(key);
   }
 
-  private record Granted(long fence, Instant acquiredAt, Instant expiresAt) {}
-
-  /** What the acquire statement answered: granted, or refused with the status it saw (if any). */
-  private record Answer(Granted granted, LeaseStatus refusedBy) {}
-
   // ------------------------------------------------------------------ status
 
   /**
@@ -421,28 +391,7 @@ public final class LeaseStore implements AutoCloseable {
       throw new IllegalArgumentException("limit must be between 1 and " + MAX_LISTED + ", was " + limit);
     }
     ensureOpen();
-    List<LeaseStatus> all =
-        runner.execute(
-            sql.held,
-            () -> "list held leases",
-            ps -> ps.setInt(1, limit),
-            (rs, opened) -> {
-              List<LeaseStatus> rows = new ArrayList<>();
-              while (rs.next()) {
-                Instant now = StatementRunner.instant(rs, 1);
-                Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
-                LeaseOwner owner =
-                    new LeaseOwner(
-                        rs.getObject(2, UUID.class),
-                        rs.getLong(3),
-                        rs.getString(4),
-                        StatementRunner.instant(rs, 5),
-                        StatementRunner.instant(rs, 6),
-                        releasedAt);
-                rows.add(statusOf(LeaseKey.of(rs.getString(8), rs.getString(9)), owner, now));
-              }
-              return rows;
-            });
+    List<LeaseStatus> all = rows.held(limit);
     List<LeaseStatus> visible = new ArrayList<>();
     for (LeaseStatus s : all) {
       if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
@@ -462,14 +411,7 @@ public final class LeaseStore implements AutoCloseable {
    */
   public Instant databaseTime() {
     ensureOpen();
-    return runner.execute(
-        sql.probe,
-        () -> "read the database time",
-        ps -> {},
-        (rs, opened) -> {
-          rs.next();
-          return StatementRunner.instant(rs, 1);
-        });
+    return rows.databaseTime();
   }
 
   /**
@@ -484,58 +426,13 @@ public final class LeaseStore implements AutoCloseable {
    */
   public FailoverSafety failoverSafety() {
     ensureOpen();
-    return runner.execute(
-        sql.failoverSafety,
-        () -> "read the failover settings",
-        ps -> {},
-        (rs, opened) -> {
-          rs.next();
-          return FailoverSafety.judge(
-              rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5), rs.getBoolean(6));
-        });
+    return rows.failoverSafety();
   }
 
   /** The status without the policy: for the store's own answers and its watchers. */
   LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();
-    return runner.execute(
-        sql.status,
-        () -> "read status of " + key,
-        ps -> {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-        },
-        (rs, opened) -> {
-          rs.next();
-          Instant now = StatementRunner.instant(rs, 1);
-          UUID runId = rs.getObject(2, UUID.class);
-          if (runId == null) {
-            return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.empty(), now, now);
-          }
-          Instant releasedAt = rs.getObject(7) == null ? null : StatementRunner.instant(rs, 7);
-          LeaseOwner owner =
-              new LeaseOwner(
-                  runId, rs.getLong(3), rs.getString(4), StatementRunner.instant(rs, 5), StatementRunner.instant(rs, 6), releasedAt);
-          return statusOf(key, owner, now);
-        });
-  }
-
-  private LeaseStatus statusOf(LeaseKey key, LeaseOwner owner, Instant now) {
-    if (owner.releasedAt() != null) {
-      return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.of(owner), now, owner.releasedAt());
-    }
-    if (owner.expiresAt().isAfter(now)) {
-      return new LeaseStatus(
-          key,
-          LeaseStatus.State.HELD,
-          Optional.of(owner),
-          now,
-          owner.expiresAt().plus(takeoverDelay));
-    }
-    Instant acquirable = owner.expiresAt().plus(takeoverDelay);
-    LeaseStatus.State state =
-        acquirable.isAfter(now) ? LeaseStatus.State.DRAINING : LeaseStatus.State.FREE;
-    return new LeaseStatus(key, state, Optional.of(owner), now, acquirable);
+    return rows.status(key);
   }
 
   // ------------------------------------------------------------------ renew
@@ -689,27 +586,11 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
       throw new AccessDeniedException(caller, key, "force the release of " + key);
     }
-    return runner.execute(
-        sql.forceRelease,
-        () -> "force the release of " + key,
-        ps -> {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-          ps.setString(3, caller);
-          ps.setString(4, key.accountId());
-          ps.setString(5, key.sessionId());
-          ps.setString(6, reason);
-        },
-        (rs, opened) -> {
-          rs.next();
-          boolean released = rs.getObject(1) != null;
-          if (released) {
-            waits.ended(key);
-          }
-          return new ReleaseResult(
-              released ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
-              Optional.of(StatementRunner.instant(rs, 3)));
-        });
+    ReleaseResult result = rows.forceRelease(key, caller, reason);
+    if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
+      waits.ended(key);
+    }
+    return result;
   }
 
   private ReleaseResult releaseUnchecked(FencingToken token) {
@@ -731,22 +612,11 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   private ReleaseResult releaseStatement(FencingToken token) {
-    return runner.execute(
-            sql.release,
-            () -> "release " + token,
-            ps -> {
-              ps.setString(1, token.key().accountId());
-              ps.setString(2, token.key().sessionId());
-              ps.setObject(3, token.runId());
-              ps.setLong(4, token.fence());
-            },
-            (rs, opened) -> {
-              if (!rs.next()) {
-                return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()));
-              }
-              waits.ended(token.key());
-              return new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)));
-            });
+    ReleaseResult result = rows.release(token);
+    if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
+      waits.ended(token.key());
+    }
+    return result;
   }
 
   // ------------------------------------------------------------------ sweep
@@ -791,44 +661,8 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
       throw new AccessDeniedException(caller, null, "sweep the lease table");
     }
-    long age = StatementRunner.micros(deadFor);
-    long total = 0;
-    // Keys are at least one character long: every key sorts after ("", "").
-    SweepBatch batch = new SweepBatch(0, SWEEP_BATCH, "", "");
-    while (batch.walked() == SWEEP_BATCH) {
-      SweepBatch previous = batch;
-      batch =
-          runner.execute(
-              sql.sweep,
-              () -> "sweep leases dead for " + deadFor,
-              ps -> {
-                ps.setString(1, previous.lastAccount());
-                ps.setString(2, previous.lastSession());
-                ps.setInt(3, SWEEP_BATCH);
-                ps.setLong(4, age);
-                ps.setLong(5, age);
-              },
-              (rs, opened) -> {
-                rs.next();
-                return new SweepBatch(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4));
-              });
-      total += batch.deleted();
-    }
-    long deleted = total;
-    runner.execute(
-        sql.auditSweep,
-        () -> "record the sweep in the audit table",
-        ps -> {
-          ps.setString(1, caller);
-          ps.setString(2, "rows of leases dead for at least " + deadFor);
-          ps.setString(3, "deleted " + deleted + " row(s)");
-        },
-        (rs, opened) -> rs.next());
-    return total;
+    return rows.sweep(deadFor, caller);
   }
-
-  /** One sweep statement: rows deleted, rows walked, and the last key walked (null if none). */
-  private record SweepBatch(long deleted, long walked, String lastAccount, String lastSession) {}
 
   // ------------------------------------------------------------------ run exclusive
 
