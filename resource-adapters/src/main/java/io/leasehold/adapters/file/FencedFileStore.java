@@ -34,6 +34,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -76,10 +77,16 @@ import java.util.UUID;
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
- * A mark file that cannot be read, or a key whose marks are gone while a file it wrote exists,
- * refuses every operation of the key with {@link ResourceAccessException} naming the repair:
- * {@link #resetMark} (or {@code ResetMarkCommand}) to the key's true fence. The store's own
- * files (marks, logs, lock) are created readable by their owner only.
+ * A mark file that cannot be read (damaged, not a regular file, larger than a mark), or a key
+ * whose marks are gone while the operation's target was written by it, refuses every operation
+ * of the key with {@link ResourceAccessException} naming the repair: {@link #resetMark} (or
+ * {@code ResetMarkCommand}) to the key's true fence. A store opened on a root whose two mark
+ * directories are both missing (restored without {@code .leasehold}, say) walks the root once
+ * and records every key that wrote a file still there as lost, refused the same way, so that no
+ * key starts fresh; a file whose token attribute cannot be read stops the open, naming the
+ * file. A key that only deleted files, or whose files are all gone, leaves no evidence: restore
+ * {@code .leasehold} with the data. The store's own files (marks, logs, lock) are created
+ * readable by their owner only.
  *
  * <h2>Limits</h2>
  *
@@ -134,15 +141,30 @@ public final class FencedFileStore {
     this.audit = b.auditLog;
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
-    DurableFiles.ownDirectory(primaryMarks);
-    boolean singleCopyStore = !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS);
-    DurableFiles.ownDirectory(copyMarks);
     DurableFiles.ownDirectory(tmp);
     this.lock = new CrossProcessLock(lockFile);
     locked(
         () -> {
-          if (singleCopyStore) {
-            marks.migrateFromSingleCopy();
+          // Under the lock, so that of two processes opening a new store only the first decides.
+          if (!Files.exists(primaryMarks, LinkOption.NOFOLLOW_LINKS)
+              && !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS)) {
+            // A new store, or one whose marks were lost (a root restored without .leasehold).
+            Collection<FencingToken> lost = keysWithFiles();
+            marks.create(lost);
+            if (!lost.isEmpty()) {
+              LOG.log(
+                  System.Logger.Level.WARNING,
+                  () -> "the high-water marks under " + root + " were missing: " + lost.size() + " key(s)"
+                      + " with files here are refused until an operator resets their marks"
+                      + " (ResetMarkCommand, to the lease table's current fence for the key)");
+            }
+          } else {
+            DurableFiles.ownDirectory(primaryMarks);
+            boolean singleCopyStore = !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS);
+            DurableFiles.ownDirectory(copyMarks);
+            if (singleCopyStore) {
+              marks.migrateFromSingleCopy();
+            }
           }
           removeLeftoverTemporaryFiles();
           probeExtendedAttributes();
@@ -505,6 +527,50 @@ public final class FencedFileStore {
       marks.write(token);
     }
     return new Admission(token, mark);
+  }
+
+  /**
+   * Opening a root without mark directories: every key that wrote a file still under the root
+   * (its token is in the file's attribute) had a mark, which is lost. Returns the highest token
+   * found for each such key, to be recorded as lost, so the key is refused until an operator
+   * resets its mark rather than starting fresh and admitting a stale run on a path it never wrote
+   * (CONTRACT C16). Keys with no file here were never admitted, or only deleted; a new store's
+   * walk finds nothing. One walk of the root, without following links; the caller holds the lock.
+   *
+   * @throws IOException if a file's token attribute cannot be read (the message names the file)
+   */
+  private Collection<FencingToken> keysWithFiles() throws IOException {
+    java.util.Map<LeaseKey, FencingToken> highest = new java.util.HashMap<>();
+    Path meta = root.resolve(META_DIR);
+    Files.walkFileTree(
+        root,
+        new java.nio.file.SimpleFileVisitor<>() {
+          @Override
+          public java.nio.file.FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+            return d.equals(meta) ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+            if (attrs.isRegularFile()) {
+              Optional<FencingToken> writer;
+              try {
+                writer = readTokenAttribute(file);
+              } catch (IllegalArgumentException e) {
+                throw new IOException(
+                    "the store's marks are missing, and " + file + " carries a user." + TOKEN_ATTRIBUTE
+                        + " attribute that is not a token (" + e.getMessage() + "), so the store cannot"
+                        + " tell which key wrote it. Restore the file, or remove the attribute if the store"
+                        + " did not write it (setfattr -x user." + TOKEN_ATTRIBUTE + " <file>), and open the"
+                        + " store again",
+                    e);
+              }
+              writer.ifPresent(t -> highest.merge(t.key(), t, (a, b) -> a.fence() >= b.fence() ? a : b));
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+        });
+    return List.copyOf(highest.values());
   }
 
   private Optional<FencingToken> readTokenAttributeQuietly(Path file) {

@@ -13,9 +13,11 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -30,10 +32,26 @@ import java.util.UUID;
  * by an atomic rename, the primary first, so a crash between the two leaves the primary ahead)
  * and after tampering with one copy (deleted, or a lower value written into it: the other still
  * holds the mark). A copy that cannot be parsed is neither: the key fails closed until an
- * operator resets its mark. Both copies missing means the key never wrote, unless the caller's
- * evidence says otherwise (see {@link FencedFileStore}). The caller holds the store's lock.
+ * operator resets its mark, and so is anything that is not a small regular file (a named pipe
+ * would block the reader forever, holding the store's lock; a huge file would exhaust the heap).
+ * Both copies missing means the key never wrote, unless the caller's evidence says otherwise
+ * (see {@link FencedFileStore}); a key whose marks were lost with the store's mark directories is
+ * recorded as lost (see {@link #create}), which refuses like a damaged mark. The caller holds the
+ * store's lock.
  */
 final class MarkFiles {
+  /**
+   * Largest mark file read: a fence, a space, a token's text and a newline fit with room to
+   * spare.
+   */
+  static final int MAX_MARK_BYTES = 4096;
+
+  /** First word of a mark recorded as lost, instead of a fence. */
+  private static final String LOST = "lost";
+
+  /** A mark file's name: the hex SHA-256 of its key. */
+  private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+
   private static final Set<OpenOption> CREATE_PRIVATE =
       Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
 
@@ -45,6 +63,50 @@ final class MarkFiles {
     this.primary = primary;
     this.copy = copy;
     this.tmp = tmp;
+  }
+
+  /**
+   * Creates both mark directories, of a new store or of one whose marks were lost, with the
+   * {@code lost} keys recorded as lost in them. Each directory is filled
+   * under a name of its own and renamed into place, the copy first: a crash before the renames
+   * leaves both missing (the next open decides again), one between them leaves the copy, which
+   * refuses the lost keys by itself.
+   */
+  void create(Collection<FencingToken> lost) throws IOException {
+    Path newPrimary = fresh(primary);
+    Path newCopy = fresh(copy);
+    for (FencingToken seen : lost) {
+      byte[] bytes = lostRecord(seen);
+      replace(newPrimary.resolve(name(seen.key())), bytes);
+      replace(newCopy.resolve(name(seen.key())), bytes);
+    }
+    DurableFiles.forceDirectory(newPrimary);
+    DurableFiles.forceDirectory(newCopy);
+    Files.move(newCopy, copy, StandardCopyOption.ATOMIC_MOVE);
+    DurableFiles.forceDirectory(copy.getParent());
+    Files.move(newPrimary, primary, StandardCopyOption.ATOMIC_MOVE);
+    DurableFiles.forceDirectory(primary.getParent());
+  }
+
+  /** An empty directory to fill for {@code dir}, after removing one a crashed creation left. */
+  private Path fresh(Path dir) throws IOException {
+    Path filling = dir.resolveSibling(dir.getFileName() + ".new");
+    if (Files.exists(filling, LinkOption.NOFOLLOW_LINKS)) {
+      DurableFiles.ownDirectory(filling); // refuses a link or a file planted under this name
+      try (var s = Files.newDirectoryStream(filling)) {
+        for (Path p : s) {
+          if (!MARK_NAME.matcher(p.getFileName().toString()).matches() || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(
+                filling + " holds " + p.getFileName() + ", which the store never writes there; move it"
+                    + " aside and open the store again");
+          }
+          Files.delete(p);
+        }
+      }
+      Files.delete(filling);
+    }
+    DurableFiles.ownDirectory(filling);
+    return filling;
   }
 
   /** Copies the primary marks of a store made before the second copy existed. */
@@ -89,6 +151,14 @@ final class MarkFiles {
     DurableFiles.forceDirectory(copy);
   }
 
+  /**
+   * What a lost key's mark holds instead of a fence: every operation of the key is refused,
+   * naming the highest fence found in its files, until an operator resets the mark.
+   */
+  private static byte[] lostRecord(FencingToken highestSeen) {
+    return (LOST + " " + highestSeen.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
+  }
+
   /** Removes the key's mark (an operator's reset to 0). */
   void delete(LeaseKey key) throws IOException {
     String name = name(key);
@@ -117,20 +187,28 @@ final class MarkFiles {
   }
 
   private static OptionalLong readOne(Path file, LeaseKey key) throws IOException {
-    if (Files.isSymbolicLink(file)) {
-      throw damaged(file, key, "it is a symbolic link", null);
-    }
     String text;
     try {
-      text = Files.readString(file, StandardCharsets.US_ASCII).strip();
+      text = readSmallRegularFile(file, key).strip();
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
-    } catch (java.nio.charset.MalformedInputException e) {
-      throw damaged(file, key, "it is not ASCII", e);
     }
     // "<fence> <token of the run that raised it>": the token names the key, guarding against a
     // hash collision or a stray file.
     String[] parts = text.split(" ");
+    if (parts.length == 2 && parts[0].equals(LOST)) {
+      String seen;
+      try {
+        seen = "files under the root show fence " + FencingToken.parse(parts[1]).fence() + " of this key";
+      } catch (IllegalArgumentException e) {
+        seen = "the record of the highest fence seen is damaged too";
+      }
+      throw damaged(
+          file, key,
+          "the store's mark directories were lost and the key's mark with them; " + seen
+              + ", and deleted files may have had higher",
+          null);
+    }
     try {
       if (parts.length != 2) {
         throw new IllegalArgumentException("expected '<fence> <token>'");
@@ -143,6 +221,47 @@ final class MarkFiles {
       return OptionalLong.of(fence);
     } catch (IllegalArgumentException e) {
       throw damaged(file, key, e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The file's text, if it is a regular file (never followed through a link) of at most {@value
+   * #MAX_MARK_BYTES} bytes of ASCII. The type is checked before the file is opened: opening a
+   * named pipe blocks until someone writes to it.
+   *
+   * @throws NoSuchFileException if it does not exist
+   * @throws IOException if it is anything else (the message names the repair)
+   */
+  private static String readSmallRegularFile(Path file, LeaseKey key) throws IOException {
+    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (attributes.isSymbolicLink()) {
+      throw damaged(file, key, "it is a symbolic link", null);
+    }
+    if (!attributes.isRegularFile()) {
+      throw damaged(file, key, "it is not a regular file", null);
+    }
+    if (attributes.size() > MAX_MARK_BYTES) {
+      throw damaged(file, key, "it holds " + attributes.size() + " bytes, more than a mark's " + MAX_MARK_BYTES, null);
+    }
+    ByteBuffer buf = ByteBuffer.allocate(MAX_MARK_BYTES + 1);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      while (buf.hasRemaining() && ch.read(buf) >= 0) {
+        // read until the end, or until the file proves longer than a mark
+      }
+    }
+    if (!buf.hasRemaining()) {
+      throw damaged(file, key, "it grew past " + MAX_MARK_BYTES + " bytes while it was read", null);
+    }
+    buf.flip();
+    try {
+      return StandardCharsets.US_ASCII
+          .newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(buf)
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw damaged(file, key, "it is not ASCII", e);
     }
   }
 
