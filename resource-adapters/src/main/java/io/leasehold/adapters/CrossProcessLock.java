@@ -76,6 +76,12 @@ public final class CrossProcessLock {
   @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
   public <T> T call(Action<T> action) throws IOException {
     jvmLock.lock();
+    try {
+      StateFiles.requireRegularFileOrAbsent(lockFile);
+    } catch (IOException | RuntimeException e) {
+      jvmLock.unlock();
+      throw e;
+    }
     try (FileChannel ch =
             FileChannel.open(
                 lockFile,

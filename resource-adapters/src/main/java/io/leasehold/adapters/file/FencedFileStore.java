@@ -2,6 +2,7 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.StateFiles;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -399,6 +400,7 @@ public final class FencedFileStore {
           if (!Files.exists(auditLog)) {
             return ops;
           }
+          StateFiles.requireRegularFileOrAbsent(auditLog);
           List<String> lines = Files.readAllLines(auditLog, StandardCharsets.ISO_8859_1);
           for (int i = 0; i < lines.size(); i++) {
             try {
@@ -478,6 +480,7 @@ public final class FencedFileStore {
           if (!Files.exists(adminLog, LinkOption.NOFOLLOW_LINKS)) {
             return out;
           }
+          StateFiles.requireRegularFileOrAbsent(adminLog);
           List<String> lines = Files.readAllLines(adminLog, StandardCharsets.US_ASCII);
           for (int i = 0; i < lines.size(); i++) {
             out.add(AdminLog.parse(lines.get(i), adminLog, i + 1));
@@ -493,7 +496,15 @@ public final class FencedFileStore {
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
     try {
-      return lock.call(action);
+      return lock.call(
+          () -> {
+            if (audit) {
+              // Before anything is admitted: an audit log that cannot be appended to must not
+              // leave a write done but unacknowledged.
+              StateFiles.requireRegularFileOrAbsent(auditLog);
+            }
+            return action.run();
+          });
     } catch (IOException e) {
       throw new ResourceAccessException("file store operation failed under " + root + ": " + e, e);
     } catch (UncheckedIOException e) {
@@ -600,6 +611,7 @@ public final class FencedFileStore {
   }
 
   private static void appendLine(Path log, String line) throws IOException {
+    StateFiles.requireRegularFileOrAbsent(log);
     try (FileChannel ch =
         FileChannel.open(
             log,

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.StateFiles;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -416,6 +417,7 @@ public final class FileToolJournal implements ToolJournal {
   }
 
   private void catchUpJournal() throws IOException {
+    StateFiles.requireRegularFileOrAbsent(file);
     if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       createOwnerOnly(file);
     }
@@ -459,6 +461,7 @@ public final class FileToolJournal implements ToolJournal {
   }
 
   private void catchUpMarks() throws IOException {
+    StateFiles.requireRegularFileOrAbsent(marksFile);
     if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       if (marksReadUpTo > 0) {
         throw shrank(marksFile, marksReadUpTo, 0);
