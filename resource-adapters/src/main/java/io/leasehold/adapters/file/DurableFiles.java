@@ -1,7 +1,10 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.StateFiles;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -9,9 +12,30 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
-/** Small file-system steps the file store repeats: forcing a directory, owning a directory. */
+/**
+ * Small file-system steps the file store repeats: forcing a directory, owning a directory,
+ * appending a line to a log.
+ */
 final class DurableFiles {
   private DurableFiles() {}
+
+  /** Appends a line, forced to disk, to one of the store's logs, created {@code rw-------}. */
+  static void appendLine(Path log, String line) throws IOException {
+    StateFiles.requireRegularFileOrAbsent(log);
+    try (FileChannel ch =
+        FileChannel.open(
+            log,
+            java.util.Set.of(
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+            // Only the store's user reads the logs: they hold full tokens.
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+      ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(false);
+    }
+  }
 
   static void forceDirectory(Path dir) throws IOException {
     try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {

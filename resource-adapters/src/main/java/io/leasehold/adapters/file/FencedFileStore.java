@@ -18,7 +18,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -26,17 +25,11 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.UserDefinedFileAttributeView;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -114,11 +107,9 @@ public final class FencedFileStore {
   private final Path lockFile;
   private final Path tmp;
   private final MarkFiles marks;
-  private final Path auditLog;
+  private final AuditLog auditLog;
   private static final System.Logger LOG = System.getLogger(FencedFileStore.class.getName());
-  private final java.util.concurrent.atomic.AtomicInteger damagedAuditLines = new java.util.concurrent.atomic.AtomicInteger();
   private final Path adminLog;
-  private final boolean audit;
   private final CrossProcessLock lock;
   private final TokenVerifier verifier;
   private final AdminPolicy adminPolicy;
@@ -137,9 +128,8 @@ public final class FencedFileStore {
     Path primaryMarks = meta.resolve("marks");
     Path copyMarks = meta.resolve("marks-copy");
     this.marks = new MarkFiles(primaryMarks, copyMarks, tmp);
-    this.auditLog = meta.resolve("audit.log");
+    this.auditLog = new AuditLog(meta.resolve("audit.log"), b.auditLog);
     this.adminLog = meta.resolve("admin.log");
-    this.audit = b.auditLog;
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
@@ -150,7 +140,7 @@ public final class FencedFileStore {
           if (!Files.exists(primaryMarks, LinkOption.NOFOLLOW_LINKS)
               && !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS)) {
             // A new store, or one whose marks were lost (a root restored without .leasehold).
-            Collection<FencingToken> lost = keysWithFiles();
+            Collection<FencingToken> lost = TokenAttributes.highestPerKey(root, meta);
             marks.create(lost);
             if (!lost.isEmpty()) {
               LOG.log(
@@ -168,7 +158,7 @@ public final class FencedFileStore {
             }
           }
           removeLeftoverTemporaryFiles();
-          probeExtendedAttributes();
+          TokenAttributes.probe(root, tmp);
           return null;
         });
   }
@@ -251,8 +241,7 @@ public final class FencedFileStore {
                 while (buf.hasRemaining()) {
                   ch.write(buf);
                 }
-                Files.getFileAttributeView(tempFile, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode(token.toText()));
+                TokenAttributes.write(tempFile, token);
                 ch.force(true);
               }
               target.moveIn(temps, temp);
@@ -262,7 +251,7 @@ public final class FencedFileStore {
             }
             target.force();
             FileOperation op = new FileOperation(FileOperation.Kind.WRITE, relative, admission, before != null);
-            appendAudit(op);
+            auditLog.append(op);
             return op;
           }
         });
@@ -304,7 +293,7 @@ public final class FencedFileStore {
               dir.get().force();
             }
             FileOperation op = new FileOperation(FileOperation.Kind.DELETE, relative, admission, before != null);
-            appendAudit(op);
+            auditLog.append(op);
             return op;
           } finally {
             if (dir.isPresent()) {
@@ -341,7 +330,7 @@ public final class FencedFileStore {
         Optional<FencingToken> writer;
         byte[] content;
         try {
-          writer = readTokenAttribute(target);
+          writer = TokenAttributes.read(target);
           content = Files.readAllBytes(target);
         } catch (NoSuchFileException e) {
           return Optional.empty(); // deleted meanwhile
@@ -378,7 +367,7 @@ public final class FencedFileStore {
    * @return the count
    */
   public int damagedAuditLines() {
-    return damagedAuditLines.get();
+    return auditLog.damagedLines();
   }
 
   /**
@@ -391,42 +380,10 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public List<FileOperation> auditLog() {
-    if (!audit) {
+    if (!auditLog.enabled()) {
       throw new IllegalStateException("this store was opened without an audit log");
     }
-    return locked(
-        () -> {
-          List<FileOperation> ops = new ArrayList<>();
-          if (!Files.exists(auditLog)) {
-            return ops;
-          }
-          StateFiles.requireRegularFileOrAbsent(auditLog);
-          List<String> lines = Files.readAllLines(auditLog, StandardCharsets.ISO_8859_1);
-          for (int i = 0; i < lines.size(); i++) {
-            try {
-              String[] f = lines.get(i).split(" ", -1);
-              if (f.length != 5 || !(f[4].equals("true") || f[4].equals("false"))) {
-                throw new IllegalArgumentException("expected 5 fields");
-              }
-              FencingToken token = FencingToken.parse(f[1]);
-              ops.add(
-                  new FileOperation(
-                      FileOperation.Kind.valueOf(f[0]),
-                      checkPath(new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
-                      new Admission(token, Long.parseLong(f[3])),
-                      Boolean.parseBoolean(f[4])));
-            } catch (IllegalArgumentException e) {
-              int number = i + 1;
-              // One damaged line (a torn append, an edit) must not hide the rest of the record;
-              // the marks do not depend on this log.
-              damagedAuditLines.incrementAndGet();
-              LOG.log(
-                  System.Logger.Level.WARNING,
-                  () -> auditLog + " line " + number + " is damaged and was skipped: " + e.getMessage());
-            }
-          }
-          return ops;
-        });
+    return locked(auditLog::read);
   }
 
   /**
@@ -456,7 +413,7 @@ public final class FencedFileStore {
             previous = 0; // the reset is the repair of a damaged mark; the log says so below
           }
           MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, clock.instant());
-          appendLine(adminLog, AdminLog.format(reset));
+          DurableFiles.appendLine(adminLog, AdminLog.format(reset));
           if (newMark == 0) {
             marks.delete(key);
           } else {
@@ -498,11 +455,9 @@ public final class FencedFileStore {
     try {
       return lock.call(
           () -> {
-            if (audit) {
-              // Before anything is admitted: an audit log that cannot be appended to must not
-              // leave a write done but unacknowledged.
-              StateFiles.requireRegularFileOrAbsent(auditLog);
-            }
+            // Before anything is admitted: an audit log that cannot be appended to must not
+            // leave a write done but unacknowledged.
+            auditLog.checkAppendable();
             return action.run();
           });
     } catch (IOException e) {
@@ -520,7 +475,7 @@ public final class FencedFileStore {
   private Admission admit(FencingToken token, Path existing) throws IOException {
     OptionalLong stored = marks.read(token.key());
     if (stored.isEmpty() && existing != null) {
-      Optional<FencingToken> writer = readTokenAttributeQuietly(existing);
+      Optional<FencingToken> writer = TokenAttributes.readQuietly(existing);
       if (writer.isPresent() && writer.get().key().equals(token.key())) {
         throw new IOException(
             "the high-water mark of " + token.key() + " is missing, but " + existing + " was written"
@@ -540,129 +495,11 @@ public final class FencedFileStore {
     return new Admission(token, mark);
   }
 
-  /**
-   * Opening a root without mark directories: every key that wrote a file still under the root
-   * (its token is in the file's attribute) had a mark, which is lost. Returns the highest token
-   * found for each such key, to be recorded as lost, so the key is refused until an operator
-   * resets its mark rather than starting fresh and admitting a stale run on a path it never wrote
-   * (CONTRACT C16). Keys with no file here were never admitted, or only deleted; a new store's
-   * walk finds nothing. One walk of the root, without following links; the caller holds the lock.
-   *
-   * @throws IOException if a file's token attribute cannot be read (the message names the file)
-   */
-  private Collection<FencingToken> keysWithFiles() throws IOException {
-    java.util.Map<LeaseKey, FencingToken> highest = new java.util.HashMap<>();
-    Path meta = root.resolve(META_DIR);
-    Files.walkFileTree(
-        root,
-        new java.nio.file.SimpleFileVisitor<>() {
-          @Override
-          public java.nio.file.FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
-            return d.equals(meta) ? java.nio.file.FileVisitResult.SKIP_SUBTREE : java.nio.file.FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-            if (attrs.isRegularFile()) {
-              Optional<FencingToken> writer;
-              try {
-                writer = readTokenAttribute(file);
-              } catch (IllegalArgumentException e) {
-                throw new IOException(
-                    "the store's marks are missing, and " + file + " carries a user." + TOKEN_ATTRIBUTE
-                        + " attribute that is not a token (" + e.getMessage() + "), so the store cannot"
-                        + " tell which key wrote it. Restore the file, or remove the attribute if the store"
-                        + " did not write it (setfattr -x user." + TOKEN_ATTRIBUTE + " <file>), and open the"
-                        + " store again",
-                    e);
-              }
-              writer.ifPresent(t -> highest.merge(t.key(), t, (a, b) -> a.fence() >= b.fence() ? a : b));
-            }
-            return java.nio.file.FileVisitResult.CONTINUE;
-          }
-        });
-    return List.copyOf(highest.values());
-  }
-
-  private Optional<FencingToken> readTokenAttributeQuietly(Path file) {
-    try {
-      return readTokenAttribute(file);
-    } catch (IOException | IllegalArgumentException e) {
-      return Optional.empty();
-    }
-  }
-
-  private void appendAudit(FileOperation op) throws IOException {
-    if (!audit) {
-      return;
-    }
-    String line =
-        op.kind()
-            + " "
-            + op.admission().token().toText()
-            + " "
-            + Base64.getUrlEncoder().withoutPadding().encodeToString(op.path().getBytes(StandardCharsets.UTF_8))
-            + " "
-            + op.admission().previousMark()
-            + " "
-            + op.existed()
-            + "\n";
-    appendLine(auditLog, line);
-  }
-
-  private static void appendLine(Path log, String line) throws IOException {
-    StateFiles.requireRegularFileOrAbsent(log);
-    try (FileChannel ch =
-        FileChannel.open(
-            log,
-            java.util.Set.of(
-                StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
-            // Only the store's user reads the logs: they hold full tokens.
-            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
-      ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(false);
-    }
-  }
-
   private static Object fileKey(Path file) throws IOException {
     try {
       return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
     } catch (NoSuchFileException e) {
       return null;
-    }
-  }
-
-  private Optional<FencingToken> readTokenAttribute(Path file) throws IOException {
-    UserDefinedFileAttributeView view =
-        Files.getFileAttributeView(file, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-    if (!view.list().contains(TOKEN_ATTRIBUTE)) {
-      return Optional.empty();
-    }
-    ByteBuffer buf = ByteBuffer.allocate(view.size(TOKEN_ATTRIBUTE));
-    view.read(TOKEN_ATTRIBUTE, buf);
-    buf.flip();
-    return Optional.of(FencingToken.parse(StandardCharsets.US_ASCII.decode(buf).toString()));
-  }
-
-  private void probeExtendedAttributes() throws IOException {
-    Path probe = tmp.resolve("probe-" + UUID.randomUUID());
-    Files.createFile(probe);
-    try {
-      UserDefinedFileAttributeView view =
-          Files.getFileAttributeView(probe, UserDefinedFileAttributeView.class);
-      if (view == null) {
-        throw new IOException("the file system of " + root + " has no user extended attributes");
-      }
-      view.write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode("probe"));
-    } catch (FileSystemException e) {
-      throw new IOException(
-          "the file system of " + root + " does not support user extended attributes: " + e, e);
-    } finally {
-      Files.deleteIfExists(probe);
     }
   }
 
