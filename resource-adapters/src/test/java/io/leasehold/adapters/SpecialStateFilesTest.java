@@ -22,9 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16 for the state files the file store and the tool journal open under their lock.
- * What broke: a named pipe in place of one of them (the lock file, the audit log, the journal or
- * its marks) made the next operation block forever in open(2), holding the lock that every
- * thread and process of the resource waits for. Each is now refused, naming the repair, and the
+ * What broke: a named pipe in place of one of them (a mark, the lock file, the audit log, the
+ * journal or its marks) made the next operation block forever in open(2), holding the lock that
+ * every thread and process of the resource waits for. Each is now refused, naming the repair, and the
  * resource is untouched.
  */
 class SpecialStateFilesTest {
@@ -70,6 +70,23 @@ class SpecialStateFilesTest {
 
   private static FencedFileStore store(Path root) {
     return FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
+  }
+
+  @Test
+  void aPipeInPlaceOfAMarkIsADamagedMarkNotAHang() throws Exception {
+    Path root = dir.resolve("root");
+    FencedFileStore files = store(root);
+    files.write(token(10), "chat-1/a.md", "ten".getBytes());
+    Path fifo;
+    try (var marks = Files.list(root.resolve(".leasehold/marks"))) {
+      fifo = marks.findFirst().orElseThrow(); // the one key's mark
+    }
+    mkfifo(fifo);
+    assertThat(refusal(fifo, () -> files.write(token(11), "chat-1/a.md", "eleven".getBytes())))
+        .isInstanceOf(ResourceAccessException.class)
+        .hasMessageContaining("not a regular file")
+        .hasMessageContaining("resetMark");
+    assertThat(files.read("chat-1/a.md").orElseThrow().content()).isEqualTo("ten".getBytes());
   }
 
   @Test
