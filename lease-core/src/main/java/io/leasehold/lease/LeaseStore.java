@@ -63,12 +63,10 @@ public final class LeaseStore implements AutoCloseable {
 
   private static final Duration MAX_SWEEP_AGE = Duration.ofDays(36_500);
 
-  private final DataSource dataSource;
   private final LeaseSchema schema;
   private final Duration ttl;
   private final Duration renewInterval;
   private final Duration safetyMargin;
-  private final Duration lockTimeout;
   private final Duration statementTimeout;
   private final Duration takeoverDelay;
   private final AccessPolicy accessPolicy;
@@ -89,20 +87,18 @@ public final class LeaseStore implements AutoCloseable {
   private final AtomicInteger acquiresSincePrune = new AtomicInteger();
 
   LeaseStore(LeaseStoreBuilder b) {
-    this.dataSource = b.dataSource;
     this.schema = b.schema;
     this.ttl = b.ttl;
     this.renewInterval = b.renewInterval;
     this.safetyMargin = b.safetyMargin;
-    this.lockTimeout = b.lockTimeout;
     this.statementTimeout = b.statementTimeout;
     this.takeoverDelay = b.takeoverDelay;
     this.accessPolicy = b.accessPolicy;
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
     this.signingKey = b.signingKey;
-    LeaseSql sql = new LeaseSql(schema, lockTimeout, statementTimeout, b.notifyChanges);
-    StatementRunner runner = new StatementRunner(dataSource, schema);
+    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, statementTimeout, b.notifyChanges);
+    StatementRunner runner = new StatementRunner(b.dataSource, schema);
     this.rows = new LeaseRows(runner, sql, takeoverDelay);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, renewInterval, ticker, listeners);

@@ -136,6 +136,8 @@ public final class FencedFileStore {
     this.lock = new CrossProcessLock(lockFile);
     locked(
         () -> {
+          // First: the walk below reads the attribute, and must not meet a file system without one.
+          TokenAttributes.probe(root, tmp);
           // Under the lock, so that of two processes opening a new store only the first decides.
           if (!Files.exists(primaryMarks, LinkOption.NOFOLLOW_LINKS)
               && !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS)) {
@@ -158,7 +160,6 @@ public final class FencedFileStore {
             }
           }
           removeLeftoverTemporaryFiles();
-          TokenAttributes.probe(root, tmp);
           return null;
         });
   }
