@@ -1,6 +1,5 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.StateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,9 +18,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class DurableFiles {
   private DurableFiles() {}
 
-  /** Appends a line, forced to disk, to one of the store's logs, created {@code rw-------}. */
+  /**
+   * Appends a line, forced to disk, to one of the store's logs, created {@code rw-------}. The
+   * caller has checked, before admitting anything, that the log is a regular file or absent
+   * ({@link io.leasehold.adapters.StateFiles}).
+   */
   static void appendLine(Path log, String line) throws IOException {
-    StateFiles.requireRegularFileOrAbsent(log);
     try (FileChannel ch =
         FileChannel.open(
             log,

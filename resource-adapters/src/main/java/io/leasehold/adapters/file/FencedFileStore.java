@@ -414,6 +414,7 @@ public final class FencedFileStore {
             previous = 0; // the reset is the repair of a damaged mark; the log says so below
           }
           MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, clock.instant());
+          StateFiles.requireRegularFileOrAbsent(adminLog);
           DurableFiles.appendLine(adminLog, AdminLog.format(reset));
           if (newMark == 0) {
             marks.delete(key);
