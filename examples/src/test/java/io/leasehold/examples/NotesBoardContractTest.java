@@ -4,7 +4,6 @@ import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.FenceGuardContract;
 import io.leasehold.testkit.GuardHarness;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -46,11 +44,6 @@ class NotesBoardContractTest extends FenceGuardContract {
     }
 
     @Override
-    public OptionalLong mark(LeaseKey key) {
-      return guard.highWaterMark(key);
-    }
-
-    @Override
     public GuardHarness reopen() {
       return this; // in memory: the "restarted" board is the same board
     }
@@ -63,16 +56,6 @@ class NotesBoardContractTest extends FenceGuardContract {
     @Override
     public boolean finalValueFollowsHighestFence() {
       return true;
-    }
-
-    @Override
-    public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-      return guard.resetMark(key, newMark, operator, reason);
-    }
-
-    @Override
-    public List<MarkReset> markResets() {
-      return guard.markResets();
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.leasehold.fencing;
 
-import java.util.OptionalLong;
-
 /**
  * The guard contract (CONTRACT C9): per lease key, a guard remembers the highest fence it has
  * admitted (its high-water mark) and admits a token if and only if the token's fence is at least
@@ -16,14 +14,20 @@ import java.util.OptionalLong;
  * <h2>For implementers</h2>
  *
  * <p>A guard is built with an explicit {@link TokenVerifier} (CONTRACT C15) and calls {@link
- * TokenVerifier#presentVerified} first, so an unverifiable token is refused before the mark is
+ * GuardOptions#verify} first, so an unverifiable token is refused before the mark is
  * looked at. It fails closed (CONTRACT C16): when it cannot prove that a write is safe (its state
  * is damaged, missing or unreadable, or anything throws), it refuses and leaves the mark as it
  * was, with an error that says how to repair.
  *
+ * <p>The options every guard shares (verification, listener, admin policy, clock) come from
+ * {@link GuardBuilder}, which a guard's builder extends, and are applied through {@link
+ * GuardOptions}: a new guard gets them, and the same decision reporting, by using both. A guard's
+ * marks can be reset by an operator ({@link ResettableMarks}); the guard testkit checks all of
+ * this against this interface.
+ *
  * <p>Implementations are thread-safe.
  */
-public interface FenceGuard {
+public interface FenceGuard extends ResettableMarks {
   /**
    * Admits a token or refuses it.
    *
@@ -36,12 +40,4 @@ public interface FenceGuard {
    * @throws IllegalArgumentException if {@code fenced} is null
    */
   Admission admit(Fenced fenced);
-
-  /**
-   * The highest fence admitted for a key.
-   *
-   * @param key the lease key
-   * @return the high-water mark, or empty if no token for the key was ever admitted
-   */
-  OptionalLong highWaterMark(LeaseKey key);
 }

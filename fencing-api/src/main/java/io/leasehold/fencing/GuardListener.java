@@ -1,7 +1,5 @@
 package io.leasehold.fencing;
 
-import java.util.function.Supplier;
-
 /**
  * What a guard decided about each write it was asked to admit, for metrics (see {@code
  * leasehold-micrometer}'s {@code LeaseholdMetrics.guardListener}) and logs. Give one to a guard's
@@ -47,66 +45,17 @@ public interface GuardListener {
   void decided(String resource, Decision decision);
 
   /**
-   * Runs a guard's admission-and-write and reports the decision its outcome shows: normal return
-   * is {@link Decision#ADMITTED}; a {@link StaleFenceException}, {@link
-   * TokenVerificationException} or {@link LeaseLostException} is that refusal; an {@link
-   * IllegalArgumentException} is not reported; anything else is {@link Decision#FAIL_CLOSED}.
-   * For the guards' own use; a guard with finer knowledge (a tool that threw after admission)
-   * reports through {@link #report} instead.
-   *
-   * @param listener the listener
-   * @param resource the kind of resource
-   * @param write the admission and the write
-   * @param <T> the write's result
-   * @return what the write returned
+   * An exception that names the decision it stands for, when that is not what its type alone
+   * would suggest: a tool that threw after it was admitted ran all the same ({@link
+   * Decision#ADMITTED}), a duplicate call is a refusal of its own ({@link Decision#DUPLICATE}).
+   * {@link GuardOptions#decisionOf} reads it.
    */
-  static <T> T observe(GuardListener listener, String resource, Supplier<T> write) {
-    T result;
-    try {
-      result = write.get();
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException | Error e) {
-      report(listener, resource, refusalOf(e));
-      throw e;
-    }
-    report(listener, resource, Decision.ADMITTED);
-    return result;
-  }
-
-  /**
-   * The refusal an exception from a guard stands for.
-   *
-   * @param e what the guard threw
-   * @return {@link Decision#STALE}, {@link Decision#UNVERIFIED}, {@link Decision#LEASE_LOST} or
-   *     {@link Decision#FAIL_CLOSED}
-   */
-  static Decision refusalOf(Throwable e) {
-    if (e instanceof StaleFenceException) {
-      return Decision.STALE;
-    }
-    if (e instanceof TokenVerificationException) {
-      return Decision.UNVERIFIED;
-    }
-    if (e instanceof LeaseLostException) {
-      return Decision.LEASE_LOST;
-    }
-    return Decision.FAIL_CLOSED;
-  }
-
-  /**
-   * Calls a listener, logging and ignoring what it throws.
-   *
-   * @param listener the listener
-   * @param resource the kind of resource
-   * @param decision the decision
-   */
-  static void report(GuardListener listener, String resource, Decision decision) {
-    try {
-      listener.decided(resource, decision);
-    } catch (RuntimeException e) {
-      System.getLogger(GuardListener.class.getName())
-          .log(System.Logger.Level.WARNING, "guard listener " + listener + " threw; ignored", e);
-    }
+  interface Classified {
+    /**
+     * The decision.
+     *
+     * @return what the guard decided
+     */
+    Decision decision();
   }
 }

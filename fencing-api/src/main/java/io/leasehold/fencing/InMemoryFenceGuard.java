@@ -1,6 +1,5 @@
 package io.leasehold.fencing;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -42,19 +41,13 @@ public final class InMemoryFenceGuard implements FenceGuard {
 
   private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
   private final AtomicLong floor = new AtomicLong();
-  private final TokenVerifier verifier;
+  private final GuardOptions options;
   private final int maxKeys;
-  private final AdminPolicy adminPolicy;
-  private final Clock clock;
   private final List<MarkReset> resets = new ArrayList<>();
-  private final GuardListener listener;
 
-  private InMemoryFenceGuard(Builder b) {
-    this.listener = b.listener;
-    this.verifier = b.verifier;
-    this.maxKeys = b.maxKeys;
-    this.adminPolicy = b.adminPolicy;
-    this.clock = b.clock;
+  private InMemoryFenceGuard(GuardOptions options, int maxKeys) {
+    this.options = options;
+    this.maxKeys = maxKeys;
   }
 
   /**
@@ -105,11 +98,11 @@ public final class InMemoryFenceGuard implements FenceGuard {
   private <T> T runFenced(Fenced fenced, java.util.function.Function<Admission, T> write) {
     FencingToken token;
     try {
-      token = TokenVerifier.presentVerified(fenced, verifier);
+      token = options.verify(fenced);
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException e) {
-      GuardListener.report(listener, RESOURCE, GuardListener.refusalOf(e));
+      options.report(GuardOptions.decisionOf(e));
       throw e;
     }
     while (true) {
@@ -122,11 +115,11 @@ public final class InMemoryFenceGuard implements FenceGuard {
         try {
           admission = mark.admit(token);
         } catch (StaleFenceException e) {
-          GuardListener.report(listener, RESOURCE, GuardListener.Decision.STALE);
+          options.report(GuardListener.Decision.STALE);
           throw e;
         }
         // Reported before the write: once admitted, the mark is raised whatever the write does.
-        GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
+        options.report(GuardListener.Decision.ADMITTED);
         return write.apply(admission);
       }
     }
@@ -188,28 +181,21 @@ public final class InMemoryFenceGuard implements FenceGuard {
   }
 
   /**
-   * Sets a key's mark, for recovery after a forged token or a leaked key raised it beyond reach
-   * (docs/security.md). Allowed only to operators the guard's {@link AdminPolicy} names, and
-   * recorded in {@link #markResets()}.
+   * {@inheritDoc}
    *
-   * @param key the key
-   * @param newMark the new mark; 0 forgets the key's mark (the floor of forgotten keys still
-   *     applies)
-   * @param operator who resets it
-   * @param reason why
-   * @return the recorded reset
-   * @throws AdminDeniedException if the policy refuses the operator; nothing changed
-   * @throws IllegalArgumentException if an argument is invalid; nothing changed
+   * <p>Allowed only to operators the guard's {@link AdminPolicy} names; recorded in memory. A
+   * new mark of 0 forgets the key's mark, but the floor of forgotten keys still applies.
    */
+  @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
+    options.checkReset(key, newMark, operator, reason);
     while (true) {
       Mark mark = marks.computeIfAbsent(key, k -> new Mark(floor.get()));
       synchronized (mark) {
         if (mark.forgotten) {
           continue;
         }
-        MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, clock.instant());
+        MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, options.clock().instant());
         mark.highest = newMark;
         synchronized (resets) {
           resets.add(reset);
@@ -219,11 +205,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
     }
   }
 
-  /**
-   * Every mark reset this guard made, oldest first.
-   *
-   * @return the resets
-   */
+  @Override
   public List<MarkReset> markResets() {
     synchronized (resets) {
       return List.copyOf(resets);
@@ -248,42 +230,18 @@ public final class InMemoryFenceGuard implements FenceGuard {
     }
   }
 
-  /** Options of an {@link InMemoryFenceGuard}. Not thread-safe. */
-  public static final class Builder {
-    private TokenVerifier verifier;
+  /**
+   * Options of an {@link InMemoryFenceGuard}: the shared ones of {@link GuardBuilder} (the
+   * listener hears resource kind {@value InMemoryFenceGuard#RESOURCE}) and the bound on keys. Not
+   * thread-safe.
+   */
+  public static final class Builder extends GuardBuilder<Builder> {
     private int maxKeys = DEFAULT_MAX_KEYS;
-    private AdminPolicy adminPolicy = AdminPolicy.nobody();
-    private Clock clock = Clock.systemUTC();
-    private GuardListener listener = GuardListener.NONE;
 
     private Builder() {}
 
-    /**
-     * Who hears each decision (resource kind {@value InMemoryFenceGuard#RESOURCE}). Default
-     * {@link GuardListener#NONE}.
-     *
-     * @param listener the listener
-     * @return this builder
-     */
-    public Builder listener(GuardListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
-      this.listener = listener;
-      return this;
-    }
-
-    /**
-     * How tokens are verified (CONTRACT C15). Required.
-     *
-     * @param verifier the verifier
-     * @return this builder
-     */
-    public Builder verifier(TokenVerifier verifier) {
-      if (verifier == null) {
-        throw new IllegalArgumentException("verifier must not be null");
-      }
-      this.verifier = verifier;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -302,47 +260,13 @@ public final class InMemoryFenceGuard implements FenceGuard {
     }
 
     /**
-     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
-     *
-     * @param adminPolicy the policy
-     * @return this builder
-     */
-    public Builder adminPolicy(AdminPolicy adminPolicy) {
-      if (adminPolicy == null) {
-        throw new IllegalArgumentException("adminPolicy must not be null");
-      }
-      this.adminPolicy = adminPolicy;
-      return this;
-    }
-
-    /**
-     * The clock that dates mark resets. Default the system clock (UTC).
-     *
-     * @param clock the clock
-     * @return this builder
-     */
-    public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
-      return this;
-    }
-
-    /**
      * Builds the guard.
      *
      * @return the guard
      * @throws IllegalStateException if no verifier was chosen
      */
     public InMemoryFenceGuard build() {
-      if (verifier == null) {
-        throw new IllegalStateException(
-            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)), or"
-                + " verifier(TokenVerifier.trustEveryWriter()) if every writer is trusted code in"
-                + " this process");
-      }
-      return new InMemoryFenceGuard(this);
+      return new InMemoryFenceGuard(options(RESOURCE), maxKeys);
     }
   }
 }

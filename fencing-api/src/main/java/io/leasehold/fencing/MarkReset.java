@@ -35,30 +35,6 @@ public record MarkReset(
     checkText("reason", reason);
   }
 
-  /**
-   * What every guard's {@code resetMark} checks before anything else: the arguments, then the
-   * operator against the guard's policy. Nothing has changed when it throws.
-   *
-   * @param policy the guard's administrators
-   * @param key the key
-   * @param newMark the new mark, 0 or more
-   * @param operator who asks
-   * @param reason why
-   * @throws IllegalArgumentException if an argument is invalid
-   * @throws AdminDeniedException if the policy refuses the operator
-   */
-  public static void checkRequest(AdminPolicy policy, LeaseKey key, long newMark, String operator, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    checkMark("newMark", newMark);
-    checkText("operator", operator);
-    checkText("reason", reason);
-    if (!policy.mayResetMark(operator, key)) {
-      throw new AdminDeniedException(operator, "reset the mark of " + key);
-    }
-  }
-
   static void checkMark(String name, long mark) {
     if (mark < 0) {
       throw new IllegalArgumentException(name + " must be 0 (none) or a fence, was " + mark);

@@ -76,23 +76,6 @@ public interface TokenVerifier {
   static TokenVerifier trustEveryWriter() {
     return TrustEveryWriter.INSTANCE;
   }
-
-  /**
-   * What a guard calls first: asks {@code fenced} for its token (so a lost lease refuses here,
-   * CONTRACT C6), then verifies it.
-   *
-   * @param fenced the presenter
-   * @param verifier the guard's verifier
-   * @return the verified token
-   * @throws IllegalArgumentException if {@code fenced} or its token is null
-   * @throws LeaseLostException if the presenter knows its lease is lost
-   * @throws TokenVerificationException if the token fails verification
-   */
-  static FencingToken presentVerified(Fenced fenced, TokenVerifier verifier) {
-    FencingToken token = Fenced.present(fenced);
-    verifier.verify(token);
-    return token;
-  }
 }
 
 /** The named opt-out. */

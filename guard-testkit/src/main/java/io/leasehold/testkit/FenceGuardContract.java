@@ -266,6 +266,52 @@ public abstract class FenceGuardContract {
     }
   }
 
+  // ------------------------------------------------------------------ admission without a write
+
+  /**
+   * Issue 26: the guard type. {@link io.leasehold.fencing.FenceGuard#admit} alone raises the mark
+   * (a new run shutting older ones out before its first write), refuses a lower fence with the
+   * mark unchanged, and admits the same fence again.
+   */
+  @Test
+  void admitAloneRaisesTheMarkAndShutsOlderRunsOut() {
+    GuardHarness h = harness();
+    h.write(key, token(3), "three");
+    io.leasehold.fencing.Admission admitted = h.guard().admit(token(5));
+    assertThat(admitted.previousMark()).isEqualTo(3);
+    assertThat(admitted.raisedMark()).isTrue();
+    assertThat(h.mark(key)).hasValue(5);
+    assertThat(h.guard().highWaterMark(key)).hasValue(5);
+    assertThatThrownBy(() -> h.write(key, token(4), "four"))
+        .isInstanceOfSatisfying(StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(5));
+    assertThatThrownBy(() -> h.guard().admit(token(4))).isInstanceOf(StaleFenceException.class);
+    assertThat(h.guard().admit(token(5)).raisedMark()).isFalse();
+    assertThat(h.value(key)).contains("three");
+    assertThat(h.reopen().mark(key)).hasValue(5);
+    h.write(key, token(5), "five");
+    assertThat(h.value(key)).contains("five");
+  }
+
+  /** Admission alone refuses what a write refuses, before the mark: lost leases, forgeries, null. */
+  @Test
+  void admitAloneRefusesLostLeasesForgeriesAndNullWithTheMarkUnchanged() {
+    SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
+    GuardHarness h = harness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
+    h.guard().admit(store.sign(token(2)));
+    FencingToken lostToken = store.sign(token(4));
+    Fenced lost =
+        () -> {
+          throw new LeaseLostException(lostToken, "test");
+        };
+    assertThatThrownBy(() -> h.guard().admit(lost)).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> h.guard().admit(token(9)))
+        .isInstanceOfSatisfying(
+            TokenVerificationException.class,
+            e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.UNSIGNED));
+    assertThatThrownBy(() -> h.guard().admit(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(h.mark(key)).hasValue(2);
+  }
+
   // ------------------------------------------------------------------ C15: authentic tokens
 
   /** Asserts that a write with {@code forged} is refused by verification and changes nothing. */

@@ -42,6 +42,7 @@ class InMemoryGuardContractTest extends FencedResourceContract implements io.lea
   private record MapHarness(
       InMemoryFenceGuard guard, Map<LeaseKey, String> values, Map<LeaseKey, List<Long>> log)
       implements GuardHarness {
+
     @Override
     public void write(LeaseKey key, Fenced fenced, String value) {
       guard.runFenced(
@@ -59,11 +60,6 @@ class InMemoryGuardContractTest extends FencedResourceContract implements io.lea
     }
 
     @Override
-    public OptionalLong mark(LeaseKey key) {
-      return guard.highWaterMark(key);
-    }
-
-    @Override
     public GuardHarness reopen() {
       return this;
     }
@@ -76,16 +72,6 @@ class InMemoryGuardContractTest extends FencedResourceContract implements io.lea
     @Override
     public boolean finalValueFollowsHighestFence() {
       return true;
-    }
-
-    @Override
-    public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-      return guard.resetMark(key, newMark, operator, reason);
-    }
-
-    @Override
-    public List<MarkReset> markResets() {
-      return guard.markResets();
     }
   }
 }

@@ -1,13 +1,18 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.StateFiles;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * The line format of {@code .leasehold/admin.log}: one line per mark reset, ASCII, fields
@@ -17,6 +22,26 @@ import java.util.Base64;
  */
 final class AdminLog {
   private AdminLog() {}
+
+  /** Appends a reset, forced to disk; the caller holds the store's lock. */
+  static void append(Path log, MarkReset reset) throws IOException {
+    StateFiles.requireRegularFileOrAbsent(log);
+    DurableFiles.appendLine(log, format(reset));
+  }
+
+  /** Every reset in the log, oldest first; the caller holds the store's lock. */
+  static List<MarkReset> readAll(Path log) throws IOException {
+    List<MarkReset> out = new ArrayList<>();
+    if (!Files.exists(log, LinkOption.NOFOLLOW_LINKS)) {
+      return out;
+    }
+    StateFiles.requireRegularFileOrAbsent(log);
+    List<String> lines = Files.readAllLines(log, StandardCharsets.US_ASCII);
+    for (int i = 0; i < lines.size(); i++) {
+      out.add(parse(lines.get(i), log, i + 1));
+    }
+    return out;
+  }
 
   static String format(MarkReset r) {
     return "reset "

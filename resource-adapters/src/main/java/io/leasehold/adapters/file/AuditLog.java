@@ -78,7 +78,7 @@ final class AuditLog {
         ops.add(
             new FileOperation(
                 FileOperation.Kind.valueOf(f[0]),
-                FencedFileStore.checkPath(new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
+                StorePaths.check(new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
                 new Admission(token, Long.parseLong(f[3])),
                 Boolean.parseBoolean(f[4])));
       } catch (IllegalArgumentException e) {

@@ -39,6 +39,28 @@ final class DurableFiles {
     }
   }
 
+  /** A step on a new file before it is forced to disk (setting its extended attributes). */
+  @FunctionalInterface
+  interface BeforeForce {
+    void apply(Path file) throws IOException;
+  }
+
+  /**
+   * Writes a file that must not exist yet, never through a link, runs {@code beforeForce} on it,
+   * and forces content and metadata to disk before it returns.
+   */
+  static void writeNew(Path file, byte[] content, BeforeForce beforeForce) throws IOException {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer buf = ByteBuffer.wrap(content);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      beforeForce.apply(file);
+      ch.force(true);
+    }
+  }
+
   static void forceDirectory(Path dir) throws IOException {
     try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       ch.force(true);

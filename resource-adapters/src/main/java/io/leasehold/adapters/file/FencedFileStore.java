@@ -2,22 +2,21 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
-import io.leasehold.adapters.StateFiles;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FenceGuard;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
+import io.leasehold.fencing.GuardOptions;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -25,10 +24,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -90,7 +86,7 @@ import java.util.UUID;
  *
  * <p>Thread-safe, and safe for several processes sharing the root.
  */
-public final class FencedFileStore {
+public final class FencedFileStore implements FenceGuard {
   /** The resource kind this guard reports to its {@link GuardListener}. */
   public static final String RESOURCE = "file";
 
@@ -108,60 +104,24 @@ public final class FencedFileStore {
   private final Path tmp;
   private final MarkFiles marks;
   private final AuditLog auditLog;
-  private static final System.Logger LOG = System.getLogger(FencedFileStore.class.getName());
   private final Path adminLog;
   private final CrossProcessLock lock;
-  private final TokenVerifier verifier;
-  private final AdminPolicy adminPolicy;
-  private final Clock clock;
-  private final GuardListener listener;
+  private final GuardOptions options;
 
-  private FencedFileStore(Path root, Builder b) throws IOException {
+  private FencedFileStore(Path root, GuardOptions options, boolean auditLog) throws IOException {
     this.root = root;
-    this.verifier = b.verifier;
-    this.adminPolicy = b.adminPolicy;
-    this.clock = b.clock;
-    this.listener = b.listener;
+    this.options = options;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
-    Path primaryMarks = meta.resolve("marks");
-    Path copyMarks = meta.resolve("marks-copy");
-    this.marks = new MarkFiles(primaryMarks, copyMarks, tmp);
-    this.auditLog = new AuditLog(meta.resolve("audit.log"), b.auditLog);
+    this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
+    this.auditLog = new AuditLog(meta.resolve("audit.log"), auditLog);
     this.adminLog = meta.resolve("admin.log");
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
     this.lock = new CrossProcessLock(lockFile);
-    locked(
-        () -> {
-          // First: the walk below reads the attribute, and must not meet a file system without one.
-          TokenAttributes.probe(root, tmp);
-          // Under the lock, so that of two processes opening a new store only the first decides.
-          if (!Files.exists(primaryMarks, LinkOption.NOFOLLOW_LINKS)
-              && !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS)) {
-            // A new store, or one whose marks were lost (a root restored without .leasehold).
-            Collection<FencingToken> lost = TokenAttributes.highestPerKey(root, meta);
-            marks.create(lost);
-            if (!lost.isEmpty()) {
-              LOG.log(
-                  System.Logger.Level.WARNING,
-                  () -> "the high-water marks under " + root + " were missing: " + lost.size() + " key(s)"
-                      + " with files here are refused until an operator resets their marks"
-                      + " (ResetMarkCommand, to the lease table's current fence for the key)");
-            }
-          } else {
-            DurableFiles.ownDirectory(primaryMarks);
-            boolean singleCopyStore = !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS);
-            DurableFiles.ownDirectory(copyMarks);
-            if (singleCopyStore) {
-              marks.migrateFromSingleCopy();
-            }
-          }
-          removeLeftoverTemporaryFiles();
-          return null;
-        });
+    locked(() -> StoreOpening.prepare(root, meta, marks, tmp));
   }
 
   /**
@@ -212,15 +172,15 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation write(Fenced fenced, String path, byte[] content) {
-    return GuardListener.observe(listener, RESOURCE, () -> writeUnobserved(fenced, path, content));
+    return options.observe(() -> writeUnobserved(fenced, path, content));
   }
 
   private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
     if (content == null) {
       throw new IllegalArgumentException("content must not be null");
     }
-    String relative = checkPath(path);
-    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    String relative = StorePaths.check(path);
+    FencingToken token = options.verify(fenced);
     return locked(
         () -> {
           try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
@@ -235,16 +195,7 @@ public final class FencedFileStore {
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
-              try (FileChannel ch =
-                  FileChannel.open(
-                      tempFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                ByteBuffer buf = ByteBuffer.wrap(content);
-                while (buf.hasRemaining()) {
-                  ch.write(buf);
-                }
-                TokenAttributes.write(tempFile, token);
-                ch.force(true);
-              }
+              DurableFiles.writeNew(tempFile, content, file -> TokenAttributes.write(file, token));
               target.moveIn(temps, temp);
             } catch (IOException | RuntimeException e) {
               Files.deleteIfExists(tempFile);
@@ -271,12 +222,12 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
-    return GuardListener.observe(listener, RESOURCE, () -> deleteUnobserved(fenced, path));
+    return options.observe(() -> deleteUnobserved(fenced, path));
   }
 
   private FileOperation deleteUnobserved(Fenced fenced, String path) {
-    String relative = checkPath(path);
-    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    String relative = StorePaths.check(path);
+    FencingToken token = options.verify(fenced);
     return locked(
         () -> {
           Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
@@ -314,38 +265,29 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails
    */
   public Optional<StoredFile> read(String path) {
-    String relative = checkPath(path);
-    try {
-      Path target = resolveExisting(relative);
-      if (target == null) {
-        return Optional.empty();
-      }
-      // Java cannot read an attribute through an open descriptor, so check that the path still
-      // names the same file (writers never modify a file in place, they rename a new one over
-      // it) before the attribute and after the content; retry if a writer got in between.
-      for (int attempt = 0; ; attempt++) {
-        Object before = fileKey(target);
-        if (before == null) {
-          return Optional.empty();
-        }
-        Optional<FencingToken> writer;
-        byte[] content;
-        try {
-          writer = TokenAttributes.read(target);
-          content = Files.readAllBytes(target);
-        } catch (NoSuchFileException e) {
-          return Optional.empty(); // deleted meanwhile
-        }
-        if (before.equals(fileKey(target))) {
-          return Optional.of(new StoredFile(relative, content, writer));
-        }
-        if (attempt == 100) {
-          throw new IOException(relative + " kept changing while it was read");
-        }
-      }
-    } catch (IOException e) {
-      throw new ResourceAccessException("could not read " + relative, e);
-    }
+    return StorePaths.read(root, StorePaths.check(path));
+  }
+
+  /**
+   * Admits a token without touching a file: raises the key's mark to its fence, durably, so that
+   * from now on no lower fence writes or deletes here. A new run can call it as it starts, to
+   * shut out older runs before its first write.
+   *
+   * @param fenced the run's lease or token
+   * @return the admission, with the mark before it
+   * @throws StaleFenceException if a newer run has been admitted for the key; nothing changed
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing changed
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
+   * @throws ResourceAccessException if the file system fails or the key's mark is damaged
+   */
+  @Override
+  public Admission admit(Fenced fenced) {
+    return options.observe(
+        () -> {
+          FencingToken token = options.verify(fenced);
+          return locked(() -> admit(token, null));
+        });
   }
 
   /**
@@ -355,6 +297,7 @@ public final class FencedFileStore {
    * @return the mark, or empty if no operation for the key was ever admitted
    * @throws ResourceAccessException if the file system fails
    */
+  @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     if (key == null) {
       throw new IllegalArgumentException("key must not be null");
@@ -403,8 +346,9 @@ public final class FencedFileStore {
    * @throws IllegalArgumentException if an argument is invalid; nothing changed
    * @throws ResourceAccessException if the file system fails
    */
+  @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
+    options.checkReset(key, newMark, operator, reason);
     return locked(
         () -> {
           long previous;
@@ -413,9 +357,8 @@ public final class FencedFileStore {
           } catch (IOException damaged) {
             previous = 0; // the reset is the repair of a damaged mark; the log says so below
           }
-          MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, clock.instant());
-          StateFiles.requireRegularFileOrAbsent(adminLog);
-          DurableFiles.appendLine(adminLog, AdminLog.format(reset));
+          MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, options.clock().instant());
+          AdminLog.append(adminLog, reset);
           if (newMark == 0) {
             marks.delete(key);
           } else {
@@ -432,20 +375,9 @@ public final class FencedFileStore {
    * @throws ResourceAccessException if the file system fails or the log is damaged (the message
    *     names the line)
    */
+  @Override
   public List<MarkReset> markResets() {
-    return locked(
-        () -> {
-          List<MarkReset> out = new ArrayList<>();
-          if (!Files.exists(adminLog, LinkOption.NOFOLLOW_LINKS)) {
-            return out;
-          }
-          StateFiles.requireRegularFileOrAbsent(adminLog);
-          List<String> lines = Files.readAllLines(adminLog, StandardCharsets.US_ASCII);
-          for (int i = 0; i < lines.size(); i++) {
-            out.add(AdminLog.parse(lines.get(i), adminLog, i + 1));
-          }
-          return out;
-        });
+    return locked(() -> AdminLog.readAll(adminLog));
   }
 
   // ------------------------------------------------------------------ internals
@@ -497,136 +429,21 @@ public final class FencedFileStore {
     return new Admission(token, mark);
   }
 
-  private static Object fileKey(Path file) throws IOException {
-    try {
-      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-  }
-
-  /** The names of the store's own temporary files: nothing else in tmp is ever deleted. */
-  private static final java.util.regex.Pattern OWN_TEMPORARY =
-      java.util.regex.Pattern.compile("(probe-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\\.tmp|\\.mark)?");
-
   /**
-   * Temporary files of writers that crashed; safe to remove because we hold the lock. Only the
-   * store's own names, only regular files, never through a link (tmp itself was checked to be a
-   * real directory).
+   * Options of a {@link FencedFileStore}: the shared ones of {@link GuardBuilder} (the listener
+   * hears resource kind {@value FencedFileStore#RESOURCE}; the clock dates mark resets) and the
+   * audit log. Not thread-safe.
    */
-  private void removeLeftoverTemporaryFiles() throws IOException {
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(tmp)) {
-      for (Path p : s) {
-        if (OWN_TEMPORARY.matcher(p.getFileName().toString()).matches()
-            && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-          Files.deleteIfExists(p);
-        }
-      }
-    }
-  }
-
-  static String checkPath(String path) {
-    if (path == null) {
-      throw new IllegalArgumentException("path must not be null");
-    }
-    if (path.isEmpty() || path.length() > MAX_PATH_LENGTH) {
-      throw new IllegalArgumentException("path must have 1 to " + MAX_PATH_LENGTH + " characters");
-    }
-    if (path.startsWith("/") || path.endsWith("/")) {
-      throw new IllegalArgumentException("path must be relative and name a file: " + path);
-    }
-    if (path.indexOf('\\') >= 0 || path.chars().anyMatch(Character::isISOControl)) {
-      throw new IllegalArgumentException("path must not contain backslashes or control characters");
-    }
-    String[] segments = path.split("/", -1);
-    for (String s : segments) {
-      if (s.isEmpty() || s.equals(".") || s.equals("..")) {
-        throw new IllegalArgumentException("path must not contain empty, '.' or '..' segments: " + path);
-      }
-      // Checked before anything is admitted: a name the file system refuses must not raise a mark.
-      if (s.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
-        throw new IllegalArgumentException(
-            "path segment longer than " + MAX_SEGMENT_BYTES + " bytes (UTF-8): " + s.substring(0, 16) + "...");
-      }
-    }
-    io.leasehold.fencing.MarkReset.checkText("path", path); // well-formed UTF-16 too
-    if (segments[0].equals(META_DIR)) {
-      throw new IllegalArgumentException(META_DIR + " is reserved for the store itself");
-    }
-    return path;
-  }
-
-  /** The target if it exists as a regular file inside the root, null if it does not exist. */
-  private Path resolveExisting(String relative) throws IOException {
-    Path target = root.resolve(relative);
-    checkNoLinkEscape(relative);
-    if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-      return null;
-    }
-    if (Files.isSymbolicLink(target)) {
-      throw new IllegalArgumentException("path names a symbolic link: " + relative);
-    }
-    if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IllegalArgumentException("path does not name a regular file: " + relative);
-    }
-    if (!target.getParent().toRealPath().startsWith(root)) {
-      throw new IllegalArgumentException("path leaves the store root through a link: " + relative);
-    }
-    return target;
-  }
-
-  /** Refuses a path whose existing directories include a symbolic link. */
-  private void checkNoLinkEscape(String relative) {
-    Path current = root;
-    String[] segments = relative.split("/");
-    for (int i = 0; i < segments.length - 1; i++) {
-      current = current.resolve(segments[i]);
-      if (Files.isSymbolicLink(current)) {
-        throw new IllegalArgumentException("path goes through a symbolic link: " + relative);
-      }
-    }
-  }
-
-  /** Options of a {@link FencedFileStore}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends GuardBuilder<Builder> {
     private final Path root;
-    private TokenVerifier verifier;
     private boolean auditLog;
-    private AdminPolicy adminPolicy = AdminPolicy.nobody();
-    private Clock clock = Clock.systemUTC();
 
     private Builder(Path root) {
       this.root = root;
     }
 
-    private GuardListener listener = GuardListener.NONE;
-
-    /**
-     * Who hears each decision (resource kind {@value FencedFileStore#RESOURCE}). Default {@link
-     * GuardListener#NONE}.
-     *
-     * @param listener the listener
-     * @return this builder
-     */
-    public Builder listener(GuardListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
-      this.listener = listener;
-      return this;
-    }
-
-    /**
-     * How tokens are verified (CONTRACT C15). Required.
-     *
-     * @param verifier the verifier
-     * @return this builder
-     */
-    public Builder verifier(TokenVerifier verifier) {
-      if (verifier == null) {
-        throw new IllegalArgumentException("verifier must not be null");
-      }
-      this.verifier = verifier;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -644,34 +461,6 @@ public final class FencedFileStore {
     }
 
     /**
-     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
-     *
-     * @param adminPolicy the policy
-     * @return this builder
-     */
-    public Builder adminPolicy(AdminPolicy adminPolicy) {
-      if (adminPolicy == null) {
-        throw new IllegalArgumentException("adminPolicy must not be null");
-      }
-      this.adminPolicy = adminPolicy;
-      return this;
-    }
-
-    /**
-     * The clock that dates mark resets. Default the system clock (UTC).
-     *
-     * @param clock the clock
-     * @return this builder
-     */
-    public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
-      return this;
-    }
-
-    /**
      * Opens (creating if needed) the store.
      *
      * @return the store
@@ -680,15 +469,10 @@ public final class FencedFileStore {
      *     attributes
      */
     public FencedFileStore open() {
-      if (verifier == null) {
-        throw new IllegalStateException(
-            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)),"
-                + " verifier(LeaseTableVerifier...), or verifier(TokenVerifier.trustEveryWriter())"
-                + " if every writer is trusted code");
-      }
+      GuardOptions options = options(RESOURCE);
       try {
         Files.createDirectories(root);
-        return new FencedFileStore(root.toRealPath(), this);
+        return new FencedFileStore(root.toRealPath(), options, auditLog);
       } catch (IOException e) {
         throw new ResourceAccessException(
             "could not open file store at " + root + ": " + describe(e)

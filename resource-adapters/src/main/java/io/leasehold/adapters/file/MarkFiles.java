@@ -40,6 +40,12 @@ import java.util.UUID;
  * store's lock.
  */
 final class MarkFiles {
+  /** The primary copies' directory, inside the store's own directory. */
+  static final String PRIMARY = "marks";
+
+  /** The second copies' directory. */
+  static final String COPY = "marks-copy";
+
   /**
    * Largest mark file read: a fence, a space, a token's text and a newline fit with room to
    * spare.

@@ -3,9 +3,13 @@ package io.leasehold.adapters.jdbc;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FenceGuard;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
+import io.leasehold.fencing.GuardOptions;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.MarkReset;
@@ -13,10 +17,9 @@ import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 
@@ -77,134 +80,40 @@ import javax.sql.DataSource;
  * writer's admitted commit. Use it when the work does not read what another writer of the key
  * writes, or locks what it reads.
  *
+ * <h2>As a {@link FenceGuard}</h2>
+ *
+ * {@link #admit} runs the admission alone, in a transaction of its own (with strict mode's check),
+ * for a caller that wants to shut older runs out before it has anything to write. Mark resets are
+ * recorded in {@code <table>_audit} and dated by the database's clock; the builder's clock is not
+ * used.
+ *
  * <p>Thread-safe.
  */
-public final class FencedJdbcWriter {
+public final class FencedJdbcWriter implements FenceGuard {
   /** The resource kind this guard reports to its {@link GuardListener}. */
   public static final String RESOURCE = "jdbc";
 
-  /** The SQLSTATE of a refusal in the admission-at-commit pipeline. */
-  private static final String DIVISION_BY_ZERO = "22012";
-
-  private final DataSource dataSource;
-  private final HighWaterSchema schema;
-  private final String leaseTable;
-  private final String verifyTable;
-  private final TokenVerifier verifier;
-  private final AdminPolicy adminPolicy;
-  private final Duration lockTimeout;
-  private final GuardListener listener;
-
-  /**
-   * The admission: raise the mark or return nothing when stale. ON CONFLICT locks the key's row
-   * whether or not the WHERE holds, so the mark cannot move until this transaction ends. (A plain
-   * UPDATE with an INSERT for a key's first write, in one statement, measured no faster.)
-   *
-   * <p>The {@code cfg} CTE sets the transaction's {@code lock_timeout} within the same statement:
-   * the insert's values are produced from it, so the setting is made before the insert can wait
-   * for the row lock (PostgreSQL reads {@code lock_timeout} when a wait begins), and one statement
-   * costs less than two. Parameters: see {@link #bindAdmission}.
-   */
-  private final String admitSql;
-
-  /** The mark of a refused token, read under the row lock the admission took. */
-  private final String markSql;
-
-  /**
-   * Strict mode's last statement: the run's lease is live by database time. FOR SHARE keeps the
-   * lease row from being renewed, released or taken over until the commit. Parameters: account,
-   * session, run id, fence.
-   */
-  private final String liveLeaseSql;
-
-  /**
-   * Admission at commit: the admission (with its timeout), strict mode's check and the COMMIT,
-   * one round trip. Each check divides by the number of rows it found, so a refusal is an error
-   * (division by zero, SQLSTATE 22012) that makes PostgreSQL skip the rest of the pipeline,
-   * COMMIT included; the caller then rolls back and reads the mark to say which check refused.
-   * Parameters: the admission's (see {@link #bindAdmission}), then strict mode's account,
-   * session, run id, fence.
-   */
-  private final String admitAndCommitSql;
-
+  private final GuardOptions options;
+  private final HighWaterSql sql;
+  private final JdbcTransactions transactions;
   private final boolean admitAtCommit;
-
-  /**
-   * The online check alone, run only to explain a refusal: does the lease table know this fence
-   * and run for the key? Parameters: account, session, fence, fence, run id.
-   */
-  private final String issuedSql;
-
-  /**
-   * Mark reset, audited in the same transaction: lock the key's row (if any), then set or delete
-   * it, then append the audit record. See {@link #resetMark}.
-   */
-  private final String lockMarkSql;
-
-  private final String setMarkSql;
-  private final String deleteMarkSql;
-  private final String auditResetSql;
-
-  private final HighWaterTableCheck tableCheck;
+  /** For messages: the lease tables of online verification and of strict mode, or null. */
+  private final String verifyTable;
+  private final String leaseTable;
 
   private static String qualify(String databaseSchema, String table) {
     return table == null || table.indexOf('.') >= 0 ? table : databaseSchema + "." + table;
   }
 
-  private FencedJdbcWriter(Builder b) {
-    this.dataSource = b.dataSource;
-    this.schema = b.schema;
+  private FencedJdbcWriter(Builder b, GuardOptions options) {
+    this.options = options;
     // Every name schema-qualified: a look-alike table earlier on the search_path is never used.
     this.leaseTable = qualify(b.databaseSchema, b.leaseTable);
     this.verifyTable = qualify(b.databaseSchema, b.verifyTable);
-    this.verifier = b.verifier;
-    this.listener = b.listener;
-    this.adminPolicy = b.adminPolicy;
-    this.lockTimeout = b.lockTimeout;
     this.admitAtCommit = b.admitAtCommit;
-    String t = b.databaseSchema + "." + schema.table();
-    this.tableCheck = new HighWaterTableCheck(t);
-    String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
-    // Online verification: the proposed row exists only if the lease table issued the fence for
-    // the key (a lower fence than the key's current one was issued to an earlier run; the current
-    // one must name the same run). No proposed row means no conflict, no lock, no admission.
-    String issued =
-        verifyTable == null
-            ? ""
-            : " WHERE EXISTS (SELECT 1 FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?"
-                + " AND (l.fence > ? OR (l.fence = ? AND l.run_id = ?)))";
-    this.issuedSql =
-        verifyTable == null ? null : "SELECT 1 FROM (SELECT) AS one" + issued;
-    String admission =
-        "INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
-            + " SELECT ?, ?, ?, ?, clock_timestamp() FROM cfg" + issued
-            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
-            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
-            + " WHERE h.fence <= EXCLUDED.fence";
-    this.admitSql = "WITH " + cfg + " " + admission + " RETURNING h.fence";
-    this.markSql = "SELECT fence FROM " + t + " WHERE account_id = ? AND session_id = ?";
-    this.liveLeaseSql =
-        leaseTable == null
-            ? null
-            : "SELECT 1 FROM " + leaseTable
-                + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
-                + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
-    this.admitAndCommitSql =
-        "WITH " + cfg + ", admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; "
-            + (leaseTable == null
-                ? ""
-                : "SELECT 1 / count(*) FROM (" + liveLeaseSql + ") AS live; ")
-            + "COMMIT";
-    this.lockMarkSql = "SELECT fence FROM " + t + " WHERE account_id = ? AND session_id = ? FOR UPDATE";
-    this.setMarkSql =
-        "INSERT INTO " + t + " AS h (account_id, session_id, fence, run_id, admitted_at)"
-            + " VALUES (?, ?, ?, '00000000-0000-0000-0000-000000000000', clock_timestamp())"
-            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
-            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
-    this.deleteMarkSql = "DELETE FROM " + t + " WHERE account_id = ? AND session_id = ?";
-    this.auditResetSql =
-        "INSERT INTO " + t + "_audit (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
-            + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
+    String table = b.databaseSchema + "." + b.schema.table();
+    this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
+    this.transactions = new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table));
   }
 
   /**
@@ -231,17 +140,16 @@ public final class FencedJdbcWriter {
    * @throws ResourceAccessException if the database or the work fails; rolled back
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
-    return GuardListener.observe(listener, RESOURCE, () -> writeUnobserved(fenced, work));
+    return options.observe(() -> writeUnobserved(fenced, work));
   }
 
   private <T> T writeUnobserved(Fenced fenced, JdbcWork<T> work) {
     if (work == null) {
       throw new IllegalArgumentException("work must not be null");
     }
-    FencingToken token =
-        verifier == null ? Fenced.present(fenced) : TokenVerifier.presentVerified(fenced, verifier);
+    FencingToken token = options.verify(fenced);
     try {
-      return inTransaction(
+      return transactions.run(
           c -> {
             T result;
             if (admitAtCommit) {
@@ -252,9 +160,7 @@ public final class FencedJdbcWriter {
               admit(c, token);
               result = work.run(WorkConnection.wrap(c), token);
               requireOpenTransaction(c, token);
-              if (liveLeaseSql != null) {
-                checkLiveLease(c, token);
-              }
+              checkLiveLease(c, token);
               c.commit();
             }
             return result;
@@ -265,38 +171,39 @@ public final class FencedJdbcWriter {
     }
   }
 
-  /** A transaction's body; it commits (by whichever statement) before it returns. */
-  @FunctionalInterface
-  private interface Body<T> {
-    T run(Connection c) throws SQLException;
-  }
-
   /**
-   * Runs a body on a connection of its own with auto-commit off, after the table's shape check.
-   * Any throwable, Errors and sneaky checked exceptions included, rolls back first: restoring
-   * auto-commit on an open transaction would commit it (CONTRACT C16).
+   * Admits a token without work: raises the key's mark in a transaction of its own (strict mode:
+   * only while the run holds a live lease), so that from now on no lower fence commits here.
+   *
+   * @param fenced the run's lease or token
+   * @return the admission, with the mark before it
+   * @throws StaleFenceException if a newer run has been admitted for the key; nothing changed
+   * @throws TokenVerificationException if the token fails verification; nothing changed
+   * @throws LeaseLostException if the lease is known lost, or in strict mode not live; nothing
+   *     changed
+   * @throws ResourceAccessException if the database fails; rolled back
    */
-  private <T> T inTransaction(Body<T> body) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      tableCheck.ensure(c);
-      boolean autoCommit = c.getAutoCommit();
-      c.setAutoCommit(false);
-      boolean committed = false;
-      try {
-        T result = body.run(c);
-        committed = true;
-        return result;
-      } catch (Throwable e) {
-        rollback(c, e);
-        throw e;
-      } finally {
-        if (committed) {
-          c.setAutoCommit(autoCommit);
-        } else {
-          restoreAfterRollback(c, autoCommit);
-        }
-      }
-    }
+  @Override
+  public Admission admit(Fenced fenced) {
+    return options.observe(
+        () -> {
+          FencingToken token = options.verify(fenced);
+          try {
+            return transactions.run(
+                c -> {
+                  // Locked from the read to the commit, so the previous mark is exact (unless the
+                  // key had no row yet and another writer inserted one first: then 0 or lower).
+                  long previous = sql.lockedMark(c, token.key());
+                  admit(c, token);
+                  checkLiveLease(c, token);
+                  c.commit();
+                  return new Admission(token, Math.min(previous, token.fence()));
+                });
+          } catch (SQLException e) {
+            throw new ResourceAccessException(
+                "admission of " + token + " failed and was rolled back: " + e.getMessage(), e);
+          }
+        });
   }
 
   /**
@@ -306,28 +213,21 @@ public final class FencedJdbcWriter {
    * @return the mark, or empty if none
    * @throws ResourceAccessException if the database fails
    */
+  @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     if (key == null) {
       throw new IllegalArgumentException("key must not be null");
     }
-    try (Connection c = dataSource.getConnection()) {
-      tableCheck.ensure(c);
-      return readMark(c, key);
+    try {
+      return transactions.read(c -> sql.mark(c, key));
     } catch (SQLException e) {
       throw new ResourceAccessException("could not read the high-water mark of " + key, e);
     }
   }
 
   private void admit(Connection c, FencingToken token) throws SQLException {
-    boolean admitted;
-    try (PreparedStatement ps = c.prepareStatement(admitSql)) {
-      bindAdmission(ps, token);
-      try (ResultSet rs = ps.executeQuery()) {
-        admitted = rs.next();
-      }
-    }
-    if (!admitted) {
-      long highest = readMark(c, token.key()).orElse(0);
+    if (!sql.admit(c, token)) {
+      long highest = sql.mark(c, token.key()).orElse(0);
       if (highest > token.fence()) {
         throw new StaleFenceException(token, highest);
       }
@@ -354,74 +254,17 @@ public final class FencedJdbcWriter {
     }
   }
 
-  private OptionalLong readMark(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(markSql)) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
-      }
-    }
-  }
-
-  /**
-   * Binds the admission's parameters: account, session, fence, run id.
-   *
-   * @return the next parameter index
-   */
-  private int bindAdmission(PreparedStatement ps, FencingToken token) throws SQLException {
-    ps.setString(1, token.key().accountId());
-    ps.setString(2, token.key().sessionId());
-    ps.setLong(3, token.fence());
-    ps.setObject(4, token.runId());
-    if (verifyTable == null) {
-      return 5;
-    }
-    return bindIssued(ps, token, 5);
-  }
-
-  /** Binds the online check (account, session, fence, fence, run id) from parameter {@code first}. */
-  private static int bindIssued(PreparedStatement ps, FencingToken token, int first) throws SQLException {
-    ps.setString(first, token.key().accountId());
-    ps.setString(first + 1, token.key().sessionId());
-    ps.setLong(first + 2, token.fence());
-    ps.setLong(first + 3, token.fence());
-    ps.setObject(first + 4, token.runId());
-    return first + 5;
-  }
-
-  private boolean issued(Connection c, FencingToken token) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(issuedSql)) {
-      bindIssued(ps, token, 1);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */
-  private static void bindLiveLease(PreparedStatement ps, FencingToken token, int first) throws SQLException {
-    ps.setString(first, token.key().accountId());
-    ps.setString(first + 1, token.key().sessionId());
-    ps.setObject(first + 2, token.runId());
-    ps.setLong(first + 3, token.fence());
-  }
-
   private void admitAndCommit(Connection c, FencingToken token) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(admitAndCommitSql)) {
-      int next = bindAdmission(ps, token);
-      if (leaseTable != null) {
-        bindLiveLease(ps, token, next);
-      }
-      ps.execute();
+    try {
+      sql.admitAndCommit(c, token);
     } catch (SQLException e) {
-      if (!DIVISION_BY_ZERO.equals(e.getSQLState())) {
+      if (!HighWaterSql.REFUSED_IN_PIPELINE.equals(e.getSQLState())) {
         throw e;
       }
       // Refused: the pipeline stopped before its COMMIT. Roll back, then say which check it was.
       c.rollback();
-      long highest = readMark(c, token.key()).orElse(0);
-      boolean wasIssued = issuedSql == null || issued(c, token);
+      long highest = sql.mark(c, token.key()).orElse(0);
+      boolean wasIssued = sql.issued(c, token);
       c.rollback();
       if (highest > token.fence()) {
         throw new StaleFenceException(token, highest);
@@ -429,51 +272,17 @@ public final class FencedJdbcWriter {
       if (!wasIssued) {
         throw notIssued(token);
       }
-      if (leaseTable != null) {
+      if (sql.strict()) {
         throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
       }
       throw e;
     }
   }
 
+  /** Strict mode's check; nothing without strict mode. */
   private void checkLiveLease(Connection c, FencingToken token) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(liveLeaseSql)) {
-      bindLiveLease(ps, token, 1);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
-        }
-      }
-    }
-  }
-
-  private static void rollback(Connection c, Throwable failure) {
-    try {
-      c.rollback();
-    } catch (SQLException | RuntimeException e) {
-      failure.addSuppressed(e);
-    }
-  }
-
-  /**
-   * Turns auto-commit back on only on a connection whose transaction was rolled back; if the
-   * rollback failed, the connection is closed unusable instead (a pool then discards it), so
-   * nothing can commit what the rollback should have undone.
-   */
-  private static void restoreAfterRollback(Connection c, boolean autoCommit) throws SQLException {
-    if (!autoCommit) {
-      return;
-    }
-    try {
-      c.rollback();
-      c.setAutoCommit(true);
-    } catch (SQLException e) {
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException ignored) {
-        e.addSuppressed(ignored);
-      }
-      throw e;
+    if (sql.strict() && !sql.liveLease(c, token)) {
+      throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
     }
   }
 
@@ -493,55 +302,46 @@ public final class FencedJdbcWriter {
    * @throws IllegalArgumentException if an argument is invalid; nothing changed
    * @throws ResourceAccessException if the database fails; rolled back
    */
+  @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
+    options.checkReset(key, newMark, operator, reason);
     try {
-      return inTransaction(c -> {
-        long previous;
-        try (PreparedStatement ps = c.prepareStatement(lockMarkSql)) {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-          try (ResultSet rs = ps.executeQuery()) {
-            previous = rs.next() ? rs.getLong(1) : 0;
-          }
-        }
-        try (PreparedStatement ps = c.prepareStatement(newMark == 0 ? deleteMarkSql : setMarkSql)) {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-          if (newMark != 0) {
-            ps.setLong(3, newMark);
-          }
-          ps.executeUpdate();
-        }
-        java.time.Instant at;
-        try (PreparedStatement ps = c.prepareStatement(auditResetSql)) {
-          ps.setString(1, operator);
-          ps.setString(2, key.accountId());
-          ps.setString(3, key.sessionId());
-          ps.setLong(4, previous);
-          ps.setLong(5, newMark);
-          ps.setString(6, reason);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            at = rs.getObject(1, java.time.OffsetDateTime.class).toInstant();
-          }
-        }
-        c.commit();
-        return new MarkReset(key, previous, newMark, operator, reason, at);
-      });
+      return transactions.run(
+          c -> {
+            MarkReset reset = sql.reset(c, key, newMark, operator, reason);
+            c.commit();
+            return reset;
+          });
     } catch (SQLException e) {
       throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage(), e);
     }
   }
 
-  /** Options of a {@link FencedJdbcWriter}. Not thread-safe. */
-  public static final class Builder {
+  /**
+   * Every mark reset recorded in {@code <table>_audit}, oldest first.
+   *
+   * @return the resets
+   * @throws ResourceAccessException if the database fails
+   */
+  @Override
+  public List<MarkReset> markResets() {
+    try {
+      return transactions.read(sql::resets);
+    } catch (SQLException e) {
+      throw new ResourceAccessException("could not read the mark resets: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Options of a {@link FencedJdbcWriter}: the shared ones of {@link GuardBuilder} (the listener
+   * hears resource kind {@value FencedJdbcWriter#RESOURCE}; the database's clock dates mark
+   * resets), the tables, the lock timeout and admission at commit. Not thread-safe.
+   */
+  public static final class Builder extends GuardBuilder<Builder> {
     private final DataSource dataSource;
     private HighWaterSchema schema = HighWaterSchema.defaults();
     private String leaseTable;
     private String verifyTable;
-    private TokenVerifier verifier;
-    private AdminPolicy adminPolicy = AdminPolicy.nobody();
     private Duration lockTimeout = Duration.ofSeconds(5);
     private String databaseSchema = "public";
     private boolean admitAtCommit;
@@ -553,20 +353,8 @@ public final class FencedJdbcWriter {
       this.dataSource = dataSource;
     }
 
-    private GuardListener listener = GuardListener.NONE;
-
-    /**
-     * Who hears each decision (resource kind {@value FencedJdbcWriter#RESOURCE}). Default {@link
-     * GuardListener#NONE}.
-     *
-     * @param listener the listener
-     * @return this builder
-     */
-    public Builder listener(GuardListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
-      this.listener = listener;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -601,24 +389,10 @@ public final class FencedJdbcWriter {
     }
 
     /**
-     * Verifies tokens with a verifier (CONTRACT C15), before the transaction opens. One of this
-     * and {@link #verifyAgainstLeaseTable(String)} is required.
-     *
-     * @param verifier the verifier, for example {@code TokenVerifier.signedBy(keys)}
-     * @return this builder
-     */
-    public Builder verifier(TokenVerifier verifier) {
-      if (verifier == null) {
-        throw new IllegalArgumentException("verifier must not be null");
-      }
-      this.verifier = verifier;
-      return this;
-    }
-
-    /**
      * Verifies tokens online against the lease table in this same database, inside the admission
      * statement (no extra round trip): a fence the table never issued for the key is refused.
-     * One of this and {@link #verifier(TokenVerifier)} is required.
+     * One of this and {@link #verifier(TokenVerifier)} (checked before the transaction opens) is
+     * required.
      *
      * @param leaseTable the lease table's name (lease-core's default is {@code leasehold_lease}),
      *     optionally schema-qualified
@@ -648,20 +422,6 @@ public final class FencedJdbcWriter {
             "database schema '" + databaseSchema + "' is not a lower-case SQL identifier of at most 40 characters");
       }
       this.databaseSchema = databaseSchema;
-      return this;
-    }
-
-    /**
-     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
-     *
-     * @param adminPolicy the policy
-     * @return this builder
-     */
-    public Builder adminPolicy(AdminPolicy adminPolicy) {
-      if (adminPolicy == null) {
-        throw new IllegalArgumentException("adminPolicy must not be null");
-      }
-      this.adminPolicy = adminPolicy;
       return this;
     }
 
@@ -700,13 +460,33 @@ public final class FencedJdbcWriter {
      * @throws IllegalStateException if no verification was chosen, or both
      */
     public FencedJdbcWriter build() {
-      if ((verifier == null) == (verifyTable == null)) {
+      if (hasVerifier() == (verifyTable != null)) {
         throw new IllegalStateException(
             "choose exactly one way to verify tokens: verifier(TokenVerifier.signedBy(keys)),"
                 + " verifyAgainstLeaseTable(\"leasehold_lease\"), or"
                 + " verifier(TokenVerifier.trustEveryWriter()) if every writer is trusted code");
       }
-      return new FencedJdbcWriter(this);
+      String online = verifyTable;
+      GuardOptions options = verifyTable == null ? options(RESOURCE) : options(RESOURCE, new InStatement(online));
+      return new FencedJdbcWriter(this, options);
+    }
+  }
+
+  /**
+   * The verification of {@link Builder#verifyAgainstLeaseTable}: done by the admission statement
+   * itself, so nothing to do before it but refuse a null token.
+   */
+  private record InStatement(String leaseTable) implements TokenVerifier {
+    @Override
+    public void verify(FencingToken token) {
+      if (token == null) {
+        throw new IllegalArgumentException("token must not be null");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "verified in the admission statement against " + leaseTable;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseholdException;
 import java.util.UUID;
 
@@ -9,7 +10,7 @@ import java.util.UUID;
  * the tool once. The refused call is journaled as refused and the tool did not run. Retry after
  * the first call finished: the retry is answered from the journal.
  */
-public class DuplicateCallException extends LeaseholdException {
+public class DuplicateCallException extends LeaseholdException implements GuardListener.Classified {
   private static final long serialVersionUID = 1L;
 
   private final UUID inFlight;
@@ -34,5 +35,15 @@ public class DuplicateCallException extends LeaseholdException {
    */
   public UUID inFlight() {
     return inFlight;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @return {@link GuardListener.Decision#DUPLICATE}
+   */
+  @Override
+  public GuardListener.Decision decision() {
+    return GuardListener.Decision.DUPLICATE;
   }
 }

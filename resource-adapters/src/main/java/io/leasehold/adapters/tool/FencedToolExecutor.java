@@ -4,19 +4,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FenceGuard;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
+import io.leasehold.fencing.GuardOptions;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 
@@ -58,26 +61,20 @@ import java.util.UUID;
  *
  * <p>Thread-safe.
  */
-public final class FencedToolExecutor {
+public final class FencedToolExecutor implements FenceGuard {
   /** The resource kind this guard reports to its {@link GuardListener}. */
   public static final String RESOURCE = "tool";
 
   private final Map<String, FencedTool> tools;
   private final ToolJournal journal;
-  private final TokenVerifier verifier;
-  private final AdminPolicy adminPolicy;
-  private final Clock clock;
-  private final GuardListener listener;
+  private final GuardOptions options;
   private final JournalRedaction redaction;
 
-  private FencedToolExecutor(Builder b) {
+  private FencedToolExecutor(Builder b, GuardOptions options) {
     this.redaction = b.redaction;
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
-    this.verifier = b.verifier;
-    this.adminPolicy = b.adminPolicy;
-    this.clock = b.clock;
-    this.listener = b.listener;
+    this.options = options;
   }
 
   /**
@@ -109,11 +106,11 @@ public final class FencedToolExecutor {
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written
    */
   public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
-    return observed(() -> callUnobserved(fenced, toolName, arguments));
+    return options.observe(() -> callUnobserved(fenced, toolName, arguments));
   }
 
   private ToolResult callUnobserved(Fenced fenced, String toolName, JsonNode arguments) {
-    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    FencingToken token = options.verify(fenced);
     if (toolName == null || !tools.containsKey(toolName)) {
       throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
     }
@@ -138,11 +135,11 @@ public final class FencedToolExecutor {
    * @throws IllegalArgumentException if the tool, its name or an argument is null
    */
   public ToolResult call(Fenced fenced, FencedTool tool, JsonNode arguments) {
-    return observed(() -> callUnobserved(fenced, tool, arguments));
+    return options.observe(() -> callUnobserved(fenced, tool, arguments));
   }
 
   private ToolResult callUnobserved(Fenced fenced, FencedTool tool, JsonNode arguments) {
-    FencingToken token = TokenVerifier.presentVerified(fenced, verifier);
+    FencingToken token = options.verify(fenced);
     if (tool == null || tool.name() == null || tool.name().isBlank()) {
       throw new IllegalArgumentException("tool and its name must not be null or blank");
     }
@@ -163,38 +160,42 @@ public final class FencedToolExecutor {
    * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
    */
   public RunStart startRun(Fenced run) {
-    return observed(() -> startRunUnobserved(run));
+    return options.observe(() -> startRunUnobserved(run));
   }
 
   private RunStart startRunUnobserved(Fenced run) {
-    FencingToken token = TokenVerifier.presentVerified(run, verifier);
+    FencingToken token = options.verify(run);
     Admission admission = journal.admit(token);
     return new RunStart(admission, inDoubtBefore(token));
   }
 
   /**
-   * Runs a call and reports its decision: a tool that threw ran all the same (admitted), a
-   * duplicate is a refusal of its own, and the rest is classified as {@link
-   * GuardListener#observe} does.
+   * Admits a run's token without a call: {@link #startRun} without the list of in-doubt calls.
+   *
+   * @param fenced the run's lease or token
+   * @return the admission, with the mark before it
+   * @throws StaleFenceException if a newer run has been admitted for the key; nothing changed
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing changed
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
    */
-  private <T> T observed(java.util.function.Supplier<T> call) {
-    T result;
-    try {
-      result = call.get();
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (ToolCallFailedException e) {
-      GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
-      throw e;
-    } catch (DuplicateCallException e) {
-      GuardListener.report(listener, RESOURCE, GuardListener.Decision.DUPLICATE);
-      throw e;
-    } catch (RuntimeException | Error e) {
-      GuardListener.report(listener, RESOURCE, GuardListener.refusalOf(e));
-      throw e;
+  @Override
+  public Admission admit(Fenced fenced) {
+    return options.observe(() -> journal.admit(options.verify(fenced)));
+  }
+
+  /**
+   * The highest fence admitted for a key, from the journal.
+   *
+   * @param key the lease key
+   * @return the mark, or empty if none
+   */
+  @Override
+  public OptionalLong highWaterMark(LeaseKey key) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
     }
-    GuardListener.report(listener, RESOURCE, GuardListener.Decision.ADMITTED);
-    return result;
+    return journal.highWaterMark(key);
   }
 
   /**
@@ -277,7 +278,7 @@ public final class FencedToolExecutor {
    * @return the in-doubt calls of runs with a lower fence, oldest first
    */
   public List<ToolCall> inDoubt(Fenced current) {
-    return inDoubtBefore(TokenVerifier.presentVerified(current, verifier));
+    return inDoubtBefore(options.verify(current));
   }
 
   private List<ToolCall> inDoubtBefore(FencingToken token) {
@@ -303,9 +304,20 @@ public final class FencedToolExecutor {
    * @throws AdminDeniedException if the policy refuses the operator; nothing changed
    * @throws IllegalArgumentException if an argument is invalid; nothing changed
    */
+  @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    MarkReset.checkRequest(adminPolicy, key, newMark, operator, reason);
-    return journal.resetMark(key, newMark, operator, reason, clock.instant());
+    options.checkReset(key, newMark, operator, reason);
+    return journal.resetMark(key, newMark, operator, reason);
+  }
+
+  /**
+   * Every mark reset recorded in the journal, oldest first.
+   *
+   * @return the resets
+   */
+  @Override
+  public List<MarkReset> markResets() {
+    return journal.markResets();
   }
 
   /**
@@ -330,31 +342,21 @@ public final class FencedToolExecutor {
     return tools.keySet();
   }
 
-  /** Options of a {@link FencedToolExecutor}. Not thread-safe. */
-  public static final class Builder {
+  /**
+   * Options of a {@link FencedToolExecutor}: the shared ones of {@link GuardBuilder} (the
+   * listener hears resource kind {@value FencedToolExecutor#RESOURCE}; the journal, not the
+   * clock, dates mark resets), the journal, the tools and the journal's redaction. Not
+   * thread-safe.
+   */
+  public static final class Builder extends GuardBuilder<Builder> {
     private final Map<String, FencedTool> tools = new LinkedHashMap<>();
     private ToolJournal journal;
-    private TokenVerifier verifier;
-    private AdminPolicy adminPolicy = AdminPolicy.nobody();
-    private Clock clock = Clock.systemUTC();
     private JournalRedaction redaction = JournalRedaction.none();
 
     private Builder() {}
 
-    private GuardListener listener = GuardListener.NONE;
-
-    /**
-     * Who hears each decision (resource kind {@value FencedToolExecutor#RESOURCE}). Default {@link
-     * GuardListener#NONE}.
-     *
-     * @param listener the listener
-     * @return this builder
-     */
-    public Builder listener(GuardListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
-      this.listener = listener;
+    @Override
+    protected Builder self() {
       return this;
     }
 
@@ -370,48 +372,6 @@ public final class FencedToolExecutor {
         throw new IllegalArgumentException("redaction must not be null");
       }
       this.redaction = redaction;
-      return this;
-    }
-
-    /**
-     * How tokens are verified (CONTRACT C15). Required.
-     *
-     * @param verifier the verifier
-     * @return this builder
-     */
-    public Builder verifier(TokenVerifier verifier) {
-      if (verifier == null) {
-        throw new IllegalArgumentException("verifier must not be null");
-      }
-      this.verifier = verifier;
-      return this;
-    }
-
-    /**
-     * Who may reset marks. Default {@link AdminPolicy#nobody()}.
-     *
-     * @param adminPolicy the policy
-     * @return this builder
-     */
-    public Builder adminPolicy(AdminPolicy adminPolicy) {
-      if (adminPolicy == null) {
-        throw new IllegalArgumentException("adminPolicy must not be null");
-      }
-      this.adminPolicy = adminPolicy;
-      return this;
-    }
-
-    /**
-     * The clock that dates mark resets. Default the system clock (UTC).
-     *
-     * @param clock the clock
-     * @return this builder
-     */
-    public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
       return this;
     }
 
@@ -456,16 +416,12 @@ public final class FencedToolExecutor {
      * @throws IllegalStateException if no verifier or no journal was given
      */
     public FencedToolExecutor build() {
-      if (verifier == null) {
-        throw new IllegalStateException(
-            "choose how tokens are verified: verifier(TokenVerifier.signedBy(keys)),"
-                + " verifier(LeaseTableVerifier...), or verifier(TokenVerifier.trustEveryWriter())"
-                + " if every caller is trusted code");
-      }
+      GuardOptions options = options(RESOURCE);
       if (journal == null) {
-        throw new IllegalStateException("choose a journal (FileToolJournal or MemoryToolJournal)");
+        throw new IllegalStateException(
+            "choose a journal (FileToolJournal, JdbcToolJournal or MemoryToolJournal)");
       }
-      return new FencedToolExecutor(this);
+      return new FencedToolExecutor(this, options);
     }
   }
 }

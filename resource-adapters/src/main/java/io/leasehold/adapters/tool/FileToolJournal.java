@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -71,22 +72,38 @@ public final class FileToolJournal implements ToolJournal {
   private long marksReadUpTo;
   private long marksLinesRead;
 
-  private FileToolJournal(Path file) {
+  private final Clock clock;
+
+  private FileToolJournal(Path file, Clock clock) {
     this.file = file;
+    this.clock = clock;
     this.marksFile = file.resolveSibling(file.getFileName() + ".marks");
     this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"));
   }
 
   /**
-   * Opens (creating if needed) a journal file and reads it.
+   * Opens (creating if needed) a journal file and reads it; mark resets are dated by the system
+   * clock (UTC).
    *
    * @param file the journal file; its directory must exist
    * @return the journal
    * @throws ResourceAccessException if the file cannot be read or created
    */
   public static FileToolJournal open(Path file) {
-    if (file == null) {
-      throw new IllegalArgumentException("file must not be null");
+    return open(file, Clock.systemUTC());
+  }
+
+  /**
+   * Opens (creating if needed) a journal file and reads it.
+   *
+   * @param file the journal file; its directory must exist
+   * @param clock dates mark resets
+   * @return the journal
+   * @throws ResourceAccessException if the file cannot be read or created
+   */
+  public static FileToolJournal open(Path file, Clock clock) {
+    if (file == null || clock == null) {
+      throw new IllegalArgumentException("file and clock must not be null");
     }
     Path absolute = file.toAbsolutePath().normalize();
     Path canonical;
@@ -96,7 +113,7 @@ public final class FileToolJournal implements ToolJournal {
     } catch (IOException e) {
       throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
     }
-    FileToolJournal journal = new FileToolJournal(canonical);
+    FileToolJournal journal = new FileToolJournal(canonical, clock);
     journal.locked(() -> null);
     if (journal.readUpTo > COMPACT_ON_OPEN_BYTES) {
       journal.compact();
@@ -205,9 +222,10 @@ public final class FileToolJournal implements ToolJournal {
   }
 
   @Override
-  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at) {
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     return locked(
         () -> {
+          Instant at = clock.instant();
           MarkReset reset =
               new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, at);
           appendMark("reset", key, newMark);

@@ -13,7 +13,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +36,8 @@ import javax.sql.DataSource;
  *     .tool(sendEmail)
  *     .build();
  * }</pre>
+ *
+ * <p>Mark resets are dated by the database's clock.
  *
  * <p>Thread-safe.
  */
@@ -343,7 +344,7 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   @Override
-  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at) {
+  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     return tx("reset the mark of " + key, c -> {
       long previous = lockMark(c, key);
       try (PreparedStatement ps =
@@ -356,17 +357,19 @@ public final class JdbcToolJournal implements ToolJournal {
       try (PreparedStatement ps =
           c.prepareStatement(
               "INSERT INTO " + resetTable + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
-                  + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-        ps.setObject(1, OffsetDateTime.ofInstant(at, java.time.ZoneOffset.UTC));
-        ps.setString(2, operator);
-        ps.setString(3, key.accountId());
-        ps.setString(4, key.sessionId());
-        ps.setLong(5, previous);
-        ps.setLong(6, newMark);
-        ps.setString(7, reason);
-        ps.executeUpdate();
+                  + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at")) {
+        ps.setString(1, operator);
+        ps.setString(2, key.accountId());
+        ps.setString(3, key.sessionId());
+        ps.setLong(4, previous);
+        ps.setLong(5, newMark);
+        ps.setString(6, reason);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return new MarkReset(
+              key, previous, newMark, operator, reason, rs.getObject(1, OffsetDateTime.class).toInstant());
+        }
       }
-      return new MarkReset(key, previous, newMark, operator, reason, at);
     });
   }
 

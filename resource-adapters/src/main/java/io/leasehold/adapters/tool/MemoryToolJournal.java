@@ -6,7 +6,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
-import java.time.Instant;
+import java.time.Clock;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -18,9 +18,24 @@ import java.util.UUID;
  */
 public final class MemoryToolJournal implements ToolJournal {
   private final JournalState state = new JournalState();
+  private final Clock clock;
 
-  /** Creates an empty journal. */
-  public MemoryToolJournal() {}
+  /** Creates an empty journal that dates mark resets by the system clock (UTC). */
+  public MemoryToolJournal() {
+    this(Clock.systemUTC());
+  }
+
+  /**
+   * Creates an empty journal.
+   *
+   * @param clock dates mark resets
+   */
+  public MemoryToolJournal(Clock clock) {
+    if (clock == null) {
+      throw new IllegalArgumentException("clock must not be null");
+    }
+    this.clock = clock;
+  }
 
   @Override
   public synchronized void intended(ToolCall call) {
@@ -72,9 +87,8 @@ public final class MemoryToolJournal implements ToolJournal {
   }
 
   @Override
-  public synchronized MarkReset resetMark(
-      LeaseKey key, long newMark, String operator, String reason, Instant at) {
-    return state.reset(key, newMark, operator, reason, at);
+  public synchronized MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    return state.reset(key, newMark, operator, reason, clock.instant());
   }
 
   @Override

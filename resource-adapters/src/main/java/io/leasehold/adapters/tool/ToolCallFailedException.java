@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseholdException;
 import java.util.UUID;
 
@@ -8,7 +9,7 @@ import java.util.UUID;
  * failed. Whether retrying helps depends on the tool and the cause; its effect may have happened
  * in part.
  */
-public class ToolCallFailedException extends LeaseholdException {
+public class ToolCallFailedException extends LeaseholdException implements GuardListener.Classified {
   private static final long serialVersionUID = 1L;
 
   private final UUID callId;
@@ -43,5 +44,15 @@ public class ToolCallFailedException extends LeaseholdException {
    */
   public String tool() {
     return tool;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @return {@link GuardListener.Decision#ADMITTED}
+   */
+  @Override
+  public GuardListener.Decision decision() {
+    return GuardListener.Decision.ADMITTED;
   }
 }

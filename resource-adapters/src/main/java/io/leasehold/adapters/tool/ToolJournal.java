@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.ResettableMarks;
 import io.leasehold.fencing.StaleFenceException;
-import java.time.Instant;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
@@ -17,9 +15,14 @@ import java.util.UUID;
  * guard: {@link FileToolJournal} makes it hold across processes, {@link MemoryToolJournal} only
  * within one.
  *
+ * <p>Its marks are read and reset through {@link ResettableMarks}. A journal does not check who
+ * resets a mark (whoever holds the journal is its administrator): give operators the executor,
+ * whose {@link FencedToolExecutor#resetMark} checks its admin policy first. Each journal dates its
+ * resets where its records live (its own clock, or the database's).
+ *
  * <p>Implementations are thread-safe.
  */
-public interface ToolJournal {
+public interface ToolJournal extends ResettableMarks {
   /**
    * Records a call before anything else happens to it.
    *
@@ -79,27 +82,6 @@ public interface ToolJournal {
   List<ToolCall> calls(LeaseKey key);
 
   /**
-   * The highest fence admitted for a key.
-   *
-   * @param key the lease key
-   * @return the mark, or empty if none
-   */
-  OptionalLong highWaterMark(LeaseKey key);
-
-  /**
-   * Sets a key's mark and records who, when and why, atomically (the executor has checked the
-   * operator already).
-   *
-   * @param key the key
-   * @param newMark the new mark, 0 to remove it
-   * @param operator who
-   * @param reason why
-   * @param at when
-   * @return the recorded reset, with the mark it replaced
-   */
-  MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason, Instant at);
-
-  /**
    * The result of the first finished call of a key with this tool and idempotency key, for
    * answering a repeated call. The default scans {@link #calls}; the shipped journals keep an
    * index.
@@ -119,11 +101,4 @@ public interface ToolJournal {
     }
     return java.util.Optional.empty();
   }
-
-  /**
-   * Every mark reset recorded, oldest first.
-   *
-   * @return the resets
-   */
-  List<MarkReset> markResets();
 }

@@ -50,6 +50,11 @@ public final class FileHarness implements GuardHarness {
   }
 
   @Override
+  public io.leasehold.fencing.FenceGuard guard() {
+    return store;
+  }
+
+  @Override
   public void write(LeaseKey key, Fenced fenced, String value) {
     store.write(fenced, path(key), value.getBytes(StandardCharsets.UTF_8));
   }
@@ -57,11 +62,6 @@ public final class FileHarness implements GuardHarness {
   @Override
   public Optional<String> value(LeaseKey key) {
     return store.read(path(key)).map(f -> new String(f.content(), StandardCharsets.UTF_8));
-  }
-
-  @Override
-  public OptionalLong mark(LeaseKey key) {
-    return store.highWaterMark(key);
   }
 
   @Override
@@ -80,15 +80,5 @@ public final class FileHarness implements GuardHarness {
   @Override
   public boolean finalValueFollowsHighestFence() {
     return true;
-  }
-
-  @Override
-  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    return store.resetMark(key, newMark, operator, reason);
-  }
-
-  @Override
-  public List<MarkReset> markResets() {
-    return store.markResets();
   }
 }

@@ -10,11 +10,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import io.leasehold.fencing.AdminPolicy;
-import io.leasehold.fencing.MarkReset;
 import java.util.List;
 import java.util.Set;
 import java.util.Optional;
-import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /** The database writer as a register: one row per key, and a log of admitted writes. */
@@ -40,6 +38,11 @@ public final class RegisterHarness implements GuardHarness {
    */
   public RegisterHarness(DataSource ds, boolean admitAtCommit) {
     this(ds, FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(admitAtCommit));
+  }
+
+  @Override
+  public io.leasehold.fencing.FenceGuard guard() {
+    return writer;
   }
 
   @Override
@@ -92,11 +95,6 @@ public final class RegisterHarness implements GuardHarness {
   }
 
   @Override
-  public OptionalLong mark(LeaseKey key) {
-    return writer.highWaterMark(key);
-  }
-
-  @Override
   public GuardHarness reopen() {
     return new RegisterHarness(ds, builder);
   }
@@ -113,37 +111,6 @@ public final class RegisterHarness implements GuardHarness {
   @Override
   public boolean finalValueFollowsHighestFence() {
     return true;
-  }
-
-  @Override
-  public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    return writer.resetMark(key, newMark, operator, reason);
-  }
-
-  /** The audit table, as records. */
-  @Override
-  public List<MarkReset> markResets() {
-    List<MarkReset> out = new ArrayList<>();
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at"
-                    + " FROM leasehold_high_water_audit ORDER BY id");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(
-            new MarkReset(
-                LeaseKey.of(rs.getString(1), rs.getString(2)),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getString(5),
-                rs.getString(6),
-                rs.getObject(7, java.time.OffsetDateTime.class).toInstant()));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-    return out;
   }
 
   private List<String> query(String sql, LeaseKey key) {

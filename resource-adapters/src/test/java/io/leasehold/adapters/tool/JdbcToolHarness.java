@@ -46,6 +46,11 @@ final class JdbcToolHarness implements GuardHarness {
   }
 
   @Override
+  public io.leasehold.fencing.FenceGuard guard() {
+    return executor;
+  }
+
+  @Override
   public void write(LeaseKey key, Fenced fenced, String value) {
     ObjectNode args = JSON.createObjectNode().put("key", name(key)).put("value", value);
     executor.call(fenced, "set", args);

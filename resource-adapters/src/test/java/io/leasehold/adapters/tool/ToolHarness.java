@@ -54,6 +54,11 @@ public final class ToolHarness implements GuardHarness {
   }
 
   @Override
+  public io.leasehold.fencing.FenceGuard guard() {
+    return executor;
+  }
+
+  @Override
   public void write(LeaseKey key, Fenced fenced, String value) {
     ObjectNode args = JSON.createObjectNode().put("key", key.accountId() + "\u0000" + key.sessionId()).put("value", value);
     executor.call(fenced, "set", args);

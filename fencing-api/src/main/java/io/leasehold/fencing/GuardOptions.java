@@ -1,0 +1,138 @@
+package io.leasehold.fencing;
+
+import java.time.Clock;
+import java.util.function.Supplier;
+
+/**
+ * The shared options of one guard, as its {@link GuardBuilder} set them, and the steps every
+ * guard takes with them: verify a presented token, report each decision to the listener, and
+ * check a mark reset against the admin policy. Written once here so that every guard verifies,
+ * reports and checks the same way.
+ *
+ * @param resource the guard's resource kind, as its listener hears it ({@code "file"}); never a
+ *     key, a path or a run
+ * @param verifier how tokens are verified
+ * @param listener who hears each decision
+ * @param adminPolicy who may reset marks
+ * @param clock dates the records the guard keeps itself
+ */
+public record GuardOptions(
+    String resource, TokenVerifier verifier, GuardListener listener, AdminPolicy adminPolicy, Clock clock) {
+  /**
+   * Checks the components.
+   *
+   * @throws IllegalArgumentException if a component is null or the resource kind is blank
+   */
+  public GuardOptions {
+    if (resource == null || resource.isBlank()) {
+      throw new IllegalArgumentException("resource must not be blank");
+    }
+    if (verifier == null || listener == null || adminPolicy == null || clock == null) {
+      throw new IllegalArgumentException("verifier, listener, adminPolicy and clock are required");
+    }
+  }
+
+  /**
+   * What a guard calls first: asks {@code fenced} for its token (so a lease known lost refuses
+   * here, CONTRACT C6), then verifies it (C15). Reports nothing: call it inside {@link #observe},
+   * or report the refusal yourself.
+   *
+   * @param fenced the presenter
+   * @return the verified token
+   * @throws IllegalArgumentException if {@code fenced} or its token is null
+   * @throws LeaseLostException if the presenter knows its lease is lost
+   * @throws TokenVerificationException if the token fails verification
+   */
+  public FencingToken verify(Fenced fenced) {
+    FencingToken token = Fenced.present(fenced);
+    verifier.verify(token);
+    return token;
+  }
+
+  /**
+   * Runs a guard operation (its admission and its write) and reports the decision its outcome
+   * shows: a normal return is {@link GuardListener.Decision#ADMITTED}; an exception is the
+   * decision {@link #decisionOf} gives it; an {@link IllegalArgumentException} is the caller's
+   * error and is not reported.
+   *
+   * @param operation the admission and the write
+   * @param <T> the result
+   * @return what the operation returned
+   */
+  public <T> T observe(Supplier<T> operation) {
+    T result;
+    try {
+      result = operation.get();
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException | Error e) {
+      report(decisionOf(e));
+      throw e;
+    }
+    report(GuardListener.Decision.ADMITTED);
+    return result;
+  }
+
+  /**
+   * The decision an exception from a guard operation stands for: the one a {@link
+   * GuardListener.Classified} exception names, {@link GuardListener.Decision#STALE}, {@link
+   * GuardListener.Decision#UNVERIFIED} or {@link GuardListener.Decision#LEASE_LOST} for those
+   * refusals, and {@link GuardListener.Decision#FAIL_CLOSED} for anything else.
+   *
+   * @param e what the operation threw
+   * @return the decision
+   */
+  public static GuardListener.Decision decisionOf(Throwable e) {
+    if (e instanceof GuardListener.Classified c) {
+      return c.decision();
+    }
+    if (e instanceof StaleFenceException) {
+      return GuardListener.Decision.STALE;
+    }
+    if (e instanceof TokenVerificationException) {
+      return GuardListener.Decision.UNVERIFIED;
+    }
+    if (e instanceof LeaseLostException) {
+      return GuardListener.Decision.LEASE_LOST;
+    }
+    return GuardListener.Decision.FAIL_CLOSED;
+  }
+
+  /**
+   * Tells the listener, logging and ignoring what it throws: a broken listener never changes
+   * what the guard decided.
+   *
+   * @param decision the decision
+   */
+  public void report(GuardListener.Decision decision) {
+    try {
+      listener.decided(resource, decision);
+    } catch (RuntimeException e) {
+      System.getLogger(GuardListener.class.getName())
+          .log(System.Logger.Level.WARNING, "guard listener " + listener + " threw; ignored", e);
+    }
+  }
+
+  /**
+   * What every guard's {@code resetMark} checks before anything else: the arguments, then the
+   * operator against the admin policy. Nothing has changed when it throws.
+   *
+   * @param key the key
+   * @param newMark the new mark, 0 or more
+   * @param operator who asks
+   * @param reason why
+   * @throws IllegalArgumentException if an argument is invalid
+   * @throws AdminDeniedException if the policy refuses the operator
+   */
+  public void checkReset(LeaseKey key, long newMark, String operator, String reason) {
+    if (key == null) {
+      throw new IllegalArgumentException("key must not be null");
+    }
+    MarkReset.checkMark("newMark", newMark);
+    MarkReset.checkText("operator", operator);
+    MarkReset.checkText("reason", reason);
+    if (!adminPolicy.mayResetMark(operator, key)) {
+      throw new AdminDeniedException(operator, "reset the mark of " + key);
+    }
+  }
+}

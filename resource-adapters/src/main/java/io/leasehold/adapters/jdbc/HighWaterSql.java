@@ -1,0 +1,291 @@
+package io.leasehold.adapters.jdbc;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Every statement of the database writer, with the reasoning for each, and the binding and row
+ * mapping that go with it. The admission policy (which statement runs when, and what a refusal
+ * means) is {@link FencedJdbcWriter}'s. Every table name is schema-qualified: a look-alike table
+ * earlier on the {@code search_path} is never used.
+ */
+final class HighWaterSql {
+  /** The SQLSTATE of a refusal in the admission-at-commit pipeline (a division by zero). */
+  static final String REFUSED_IN_PIPELINE = "22012";
+
+  /** The run id recorded in a mark an operator set: no run ever has it. */
+  private static final String RESET_RUN = "00000000-0000-0000-0000-000000000000";
+
+  /**
+   * The admission: raise the mark or return nothing when stale. ON CONFLICT locks the key's row
+   * whether or not the WHERE holds, so the mark cannot move until this transaction ends. (A plain
+   * UPDATE with an INSERT for a key's first write, in one statement, measured no faster.)
+   *
+   * <p>The {@code cfg} CTE sets the transaction's {@code lock_timeout} within the same statement:
+   * the insert's values are produced from it, so the setting is made before the insert can wait
+   * for the row lock (PostgreSQL reads {@code lock_timeout} when a wait begins), and one statement
+   * costs less than two. With online verification, the proposed row exists only if the lease
+   * table issued the fence for the key (a lower fence than the key's current one was issued to an
+   * earlier run; the current one must name the same run): no proposed row means no conflict, no
+   * lock, no admission. Parameters: see {@link #bindAdmission}.
+   */
+  private final String admit;
+
+  /** The mark of a key; after a refused admission, read under the row lock it took. */
+  private final String mark;
+
+  /**
+   * Strict mode's last statement: the run's lease is live by database time. FOR SHARE keeps the
+   * lease row from being renewed, released or taken over until the commit. Parameters: account,
+   * session, run id, fence.
+   */
+  private final String liveLease;
+
+  /**
+   * Admission at commit: the admission (with its timeout), strict mode's check and the COMMIT,
+   * one round trip. Each check divides by the number of rows it found, so a refusal is an error
+   * (division by zero, {@value #REFUSED_IN_PIPELINE}) that makes PostgreSQL skip the rest of the
+   * pipeline, COMMIT included; the caller then rolls back and reads the mark to say which check
+   * refused. Parameters: the admission's, then strict mode's.
+   */
+  private final String admitAndCommit;
+
+  /**
+   * The online check alone, run only to explain a refusal: does the lease table know this fence
+   * and run for the key? Parameters: account, session, fence, fence, run id.
+   */
+  private final String issued;
+
+  /**
+   * Mark reset, step 1: lock the key's row (if any), so no admission moves the mark between the
+   * read of the previous value and the change.
+   */
+  private final String lockMark;
+
+  /** Mark reset, step 2: set the mark, with a run id no run has. */
+  private final String setMark;
+
+  /** Mark reset, step 2 for a new mark of 0: forget the key. */
+  private final String deleteMark;
+
+  /**
+   * Mark reset, step 3, in the same transaction: the audit record, dated by the database's
+   * clock, like every other time this writer keeps.
+   */
+  private final String auditReset;
+
+  /** The audit records, oldest first (the id is a sequence). */
+  private final String readResets;
+
+  private final boolean online;
+  private final boolean strict;
+
+  /**
+   * @param table the high-water table, schema-qualified
+   * @param verifyTable the lease table for online verification, qualified, or null
+   * @param leaseTable the lease table for strict mode, qualified, or null
+   */
+  HighWaterSql(String table, String verifyTable, String leaseTable, Duration lockTimeout) {
+    this.online = verifyTable != null;
+    this.strict = leaseTable != null;
+    String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
+    String issuedWhere =
+        verifyTable == null
+            ? ""
+            : " WHERE EXISTS (SELECT 1 FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+                + " AND (l.fence > ? OR (l.fence = ? AND l.run_id = ?)))";
+    this.issued = verifyTable == null ? null : "SELECT 1 FROM (SELECT) AS one" + issuedWhere;
+    String admission =
+        "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
+            + " SELECT ?, ?, ?, ?, clock_timestamp() FROM cfg" + issuedWhere
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
+            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
+            + " WHERE h.fence <= EXCLUDED.fence";
+    this.admit = "WITH " + cfg + " " + admission + " RETURNING h.fence";
+    this.mark = "SELECT fence FROM " + table + " WHERE account_id = ? AND session_id = ?";
+    this.liveLease =
+        leaseTable == null
+            ? null
+            : "SELECT 1 FROM " + leaseTable
+                + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
+                + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
+    this.admitAndCommit =
+        "WITH " + cfg + ", admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; "
+            + (leaseTable == null ? "" : "SELECT 1 / count(*) FROM (" + liveLease + ") AS live; ")
+            + "COMMIT";
+    this.lockMark = mark + " FOR UPDATE";
+    this.setMark =
+        "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
+            + " VALUES (?, ?, ?, '" + RESET_RUN + "', clock_timestamp())"
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
+            + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
+    this.deleteMark = "DELETE FROM " + table + " WHERE account_id = ? AND session_id = ?";
+    this.auditReset =
+        "INSERT INTO " + table + "_audit (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
+            + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
+    this.readResets =
+        "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM " + table
+            + "_audit ORDER BY id";
+  }
+
+  /** Whether tokens are verified online, inside the admission. */
+  boolean online() {
+    return online;
+  }
+
+  /** Whether strict mode's live-lease check runs before the commit. */
+  boolean strict() {
+    return strict;
+  }
+
+  /** Runs the admission; true if the mark was raised or kept, false if refused. */
+  boolean admit(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(admit)) {
+      bindAdmission(ps, token);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** Sends the admission, strict mode's check and the COMMIT in one round trip. */
+  void admitAndCommit(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(admitAndCommit)) {
+      int next = bindAdmission(ps, token);
+      if (strict) {
+        bindLiveLease(ps, token, next);
+      }
+      ps.execute();
+    }
+  }
+
+  OptionalLong mark(Connection c, LeaseKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(mark)) {
+      bindKey(ps, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    }
+  }
+
+  /** The key's mark, its row locked until the transaction ends (if there is a row). */
+  long lockedMark(Connection c, LeaseKey key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(lockMark)) {
+      bindKey(ps, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  /** Whether the lease table issued the token's fence to its run; true without online checks. */
+  boolean issued(Connection c, FencingToken token) throws SQLException {
+    if (issued == null) {
+      return true;
+    }
+    try (PreparedStatement ps = c.prepareStatement(issued)) {
+      bindIssued(ps, token, 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** Whether the run holds a live lease, locking the lease row until the commit. */
+  boolean liveLease(Connection c, FencingToken token) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(liveLease)) {
+      bindLiveLease(ps, token, 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** The three steps of a reset, in the caller's transaction; returns the recorded reset. */
+  MarkReset reset(Connection c, LeaseKey key, long newMark, String operator, String reason) throws SQLException {
+    long previous = lockedMark(c, key);
+    try (PreparedStatement ps = c.prepareStatement(newMark == 0 ? deleteMark : setMark)) {
+      bindKey(ps, key);
+      if (newMark != 0) {
+        ps.setLong(3, newMark);
+      }
+      ps.executeUpdate();
+    }
+    try (PreparedStatement ps = c.prepareStatement(auditReset)) {
+      ps.setString(1, operator);
+      ps.setString(2, key.accountId());
+      ps.setString(3, key.sessionId());
+      ps.setLong(4, previous);
+      ps.setLong(5, newMark);
+      ps.setString(6, reason);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new MarkReset(
+            key, previous, newMark, operator, reason, rs.getObject(1, OffsetDateTime.class).toInstant());
+      }
+    }
+  }
+
+  List<MarkReset> resets(Connection c) throws SQLException {
+    List<MarkReset> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(readResets);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new MarkReset(
+                LeaseKey.of(rs.getString(1), rs.getString(2)),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getObject(7, OffsetDateTime.class).toInstant()));
+      }
+    }
+    return out;
+  }
+
+  private static void bindKey(PreparedStatement ps, LeaseKey key) throws SQLException {
+    ps.setString(1, key.accountId());
+    ps.setString(2, key.sessionId());
+  }
+
+  /**
+   * Binds the admission's parameters: account, session, fence, run id, then the online check's.
+   *
+   * @return the next parameter index
+   */
+  private int bindAdmission(PreparedStatement ps, FencingToken token) throws SQLException {
+    bindKey(ps, token.key());
+    ps.setLong(3, token.fence());
+    ps.setObject(4, token.runId());
+    return online ? bindIssued(ps, token, 5) : 5;
+  }
+
+  /** Binds the online check (account, session, fence, fence, run id) from parameter {@code first}. */
+  private static int bindIssued(PreparedStatement ps, FencingToken token, int first) throws SQLException {
+    ps.setString(first, token.key().accountId());
+    ps.setString(first + 1, token.key().sessionId());
+    ps.setLong(first + 2, token.fence());
+    ps.setLong(first + 3, token.fence());
+    ps.setObject(first + 4, token.runId());
+    return first + 5;
+  }
+
+  /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */
+  private static void bindLiveLease(PreparedStatement ps, FencingToken token, int first) throws SQLException {
+    ps.setString(first, token.key().accountId());
+    ps.setString(first + 1, token.key().sessionId());
+    ps.setObject(first + 2, token.runId());
+    ps.setLong(first + 3, token.fence());
+  }
+}
