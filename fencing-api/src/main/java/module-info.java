@@ -12,6 +12,5 @@ module io.leasehold.fencing {
   exports io.leasehold.fencing;
   exports io.leasehold.fencing.json;
   // Support for the other Leasehold modules' schema classes, not an API (see its package doc).
-  // Exported to all: a qualified export would name modules this one cannot see when it compiles.
-  exports io.leasehold.fencing.schema;
+  exports io.leasehold.fencing.schema to io.leasehold.lease, io.leasehold.adapters;
 }

@@ -1,9 +1,9 @@
 /**
  * The lease store: which run of a session may act now, kept by PostgreSQL.
  *
- * <p>The package is open, not only exported, because its Liquibase changelog and SQL script are
- * resources in it, which Liquibase reads through the class loader: resources of a named module's
- * package are found only in open packages.
+ * <p>Nothing is opened: the Liquibase changelog and the SQL script live under {@code
+ * META-INF/leasehold/}, which is not a package, so Liquibase finds them through the class loader
+ * on the module path too.
  */
 module io.leasehold.lease {
   requires transitive io.leasehold.fencing;
@@ -12,5 +12,4 @@ module io.leasehold.lease {
   requires liquibase.core;
 
   exports io.leasehold.lease;
-  opens io.leasehold.lease;
 }

@@ -2,16 +2,19 @@
  * Resources that refuse stale writers: the file store, the tool executor and its journals, the
  * database writer, and agent-tool fencing. Depends on the fencing API, not on the lease store.
  *
- * <p>The JDBC and tool packages are open, not only exported, because their Liquibase changelogs
- * are resources in them, read through the class loader.
+ * <p>The file store and the in-process parts need nothing else. pgjdbc is needed only by {@code
+ * ResetMarkCommand} (it builds a data source from a JDBC URL), and Liquibase only by {@code
+ * HighWaterSchema.apply} and {@code ToolJournalSchema.apply}: both are optional, so an
+ * application that uses them requires them itself. Nothing is opened: the changelogs live under
+ * {@code META-INF/leasehold/}, which is not a package. {@code io.leasehold.adapters.internal} is
+ * not exported.
  */
 module io.leasehold.adapters {
   requires transitive io.leasehold.fencing;
   requires transitive java.sql;
   requires transitive com.fasterxml.jackson.databind;
-  requires org.postgresql.jdbc;
-  requires java.naming; // PGSimpleDataSource is Referenceable
-  requires liquibase.core;
+  requires static org.postgresql.jdbc;
+  requires static java.naming; // PGSimpleDataSource is Referenceable
 
   exports io.leasehold.adapters;
   exports io.leasehold.adapters.admin;
@@ -19,6 +22,4 @@ module io.leasehold.adapters {
   exports io.leasehold.adapters.file;
   exports io.leasehold.adapters.jdbc;
   exports io.leasehold.adapters.tool;
-  opens io.leasehold.adapters.jdbc;
-  opens io.leasehold.adapters.tool;
 }

@@ -37,9 +37,9 @@ public record LeaseSchema(String table, String sequence) {
   /** Longest accepted table or sequence name. */
   public static final int MAX_NAME_LENGTH = 40;
   /** Class-path location of the Liquibase changelog. */
-  public static final String CHANGELOG = "io/leasehold/lease/db.changelog.xml";
+  public static final String CHANGELOG = "META-INF/leasehold/lease/db.changelog.xml";
   /** Class-path location of the plain SQL schema (default names). */
-  public static final String SQL_SCRIPT = "io/leasehold/lease/leasehold-schema.sql";
+  public static final String SQL_SCRIPT = "META-INF/leasehold/lease/leasehold-schema.sql";
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
 

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.StateFiles;
+import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.internal.StateFiles;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import java.io.IOException;
@@ -26,7 +27,7 @@ final class AdminLog {
   /** Appends a reset, forced to disk; the caller holds the store's lock. */
   static void append(Path log, MarkReset reset) throws IOException {
     StateFiles.requireRegularFileOrAbsent(log);
-    DurableFiles.appendLine(log, format(reset));
+    DurableFiles.append(log, format(reset).getBytes(StandardCharsets.US_ASCII));
   }
 
   /** Every reset in the log, oldest first; the caller holds the store's lock. */

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.StateFiles;
+import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.internal.StateFiles;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import java.io.IOException;
@@ -50,11 +51,11 @@ final class AuditLog {
     if (!enabled) {
       return;
     }
-    DurableFiles.appendLine(
+    DurableFiles.append(
         file,
-        op.kind() + " " + op.admission().token().toText() + " "
+        (op.kind() + " " + op.admission().token().toText() + " "
             + Base64.getUrlEncoder().withoutPadding().encodeToString(op.path().getBytes(StandardCharsets.UTF_8))
-            + " " + op.admission().previousMark() + " " + op.existed() + "\n");
+            + " " + op.admission().previousMark() + " " + op.existed() + "\n").getBytes(StandardCharsets.US_ASCII));
   }
 
   /**

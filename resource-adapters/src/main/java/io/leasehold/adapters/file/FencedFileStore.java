@@ -1,6 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.CrossProcessLock;
+import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
@@ -17,15 +18,11 @@ import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -195,7 +192,7 @@ public final class FencedFileStore implements FenceGuard {
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
-              DurableFiles.writeNew(tempFile, content, file -> TokenAttributes.write(file, token));
+              DurableFiles.writeNew(tempFile, content, false, file -> TokenAttributes.write(file, token));
               target.moveIn(temps, temp);
             } catch (IOException | RuntimeException e) {
               Files.deleteIfExists(tempFile);

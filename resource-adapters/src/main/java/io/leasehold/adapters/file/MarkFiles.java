@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import java.io.IOException;
@@ -9,18 +10,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -57,9 +55,6 @@ final class MarkFiles {
 
   /** A mark file's name: the hex SHA-256 of its key. */
   private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
-
-  private static final Set<OpenOption> CREATE_PRIVATE =
-      Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
 
   private final Path primary;
   private final Path copy;
@@ -176,14 +171,7 @@ final class MarkFiles {
 
   private void replace(Path target, byte[] bytes) throws IOException {
     Path temp = tmp.resolve(UUID.randomUUID() + ".mark");
-    try (FileChannel ch =
-        FileChannel.open(temp, CREATE_PRIVATE, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
+    DurableFiles.writeNew(temp, bytes, true, f -> {});
     try {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {

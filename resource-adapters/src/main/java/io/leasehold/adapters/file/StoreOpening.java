@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.fencing.FencingToken;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

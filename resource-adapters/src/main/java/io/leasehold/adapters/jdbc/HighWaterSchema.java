@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.Changelogs;
 import io.leasehold.adapters.ResourceAccessException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,9 +22,9 @@ public record HighWaterSchema(String table) {
   /** Default table name. */
   public static final String DEFAULT_TABLE = "leasehold_high_water";
   /** Class-path location of the changelog. */
-  public static final String CHANGELOG = "io/leasehold/adapters/jdbc/high-water.changelog.xml";
+  public static final String CHANGELOG = "META-INF/leasehold/adapters/high-water.changelog.xml";
   /** Class-path location of the plain SQL schema (default name). */
-  public static final String SQL_SCRIPT = "io/leasehold/adapters/jdbc/high-water-schema.sql";
+  public static final String SQL_SCRIPT = "META-INF/leasehold/adapters/high-water-schema.sql";
 
   static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
   static final Pattern QUALIFIED_IDENTIFIER =

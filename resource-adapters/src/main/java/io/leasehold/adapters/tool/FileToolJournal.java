@@ -3,16 +3,16 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.leasehold.adapters.CrossProcessLock;
+import io.leasehold.adapters.internal.CrossProcessLock;
+import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.adapters.ResourceAccessException;
-import io.leasehold.adapters.StateFiles;
+import io.leasehold.adapters.internal.StateFiles;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,9 +57,6 @@ public final class FileToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Path file;
   private final CrossProcessLock lock;
-  private static final java.nio.file.attribute.FileAttribute<?> OWNER_ONLY =
-      java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
   private final Path marksFile;
   /** Journals larger than this are compacted when opened. */
   public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
@@ -125,14 +122,7 @@ public final class FileToolJournal implements ToolJournal {
   public void intended(ToolCall call) {
     locked(
         () -> {
-          ObjectNode line = JSON.createObjectNode();
-          line.put("event", "intended");
-          line.put("call", call.callId().toString());
-          line.put("tool", call.tool());
-          line.put("token", call.token().toText());
-          line.set("arguments", call.arguments());
-          call.idempotencyKey().ifPresent(k -> line.put("idempotencyKey", k));
-          append(line);
+          append(JournalLines.intended(call));
           state.intended(call);
           return null;
         });
@@ -144,9 +134,7 @@ public final class FileToolJournal implements ToolJournal {
         () -> {
           Optional<ToolCall> duplicate = state.inFlightDuplicate(callId);
           if (duplicate.isPresent()) {
-            ObjectNode line = event("refused", callId);
-            line.put("duplicateOf", duplicate.get().callId().toString());
-            append(line);
+            append(JournalLines.refusedDuplicate(callId, duplicate.get().callId()));
             state.refusedDuplicate(callId, duplicate.get().callId());
             ToolCall c = state.call(callId);
             throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
@@ -155,18 +143,14 @@ public final class FileToolJournal implements ToolJournal {
           try {
             mark = state.check(token);
           } catch (StaleFenceException e) {
-            ObjectNode line = event("refused", callId);
-            line.put("highest", e.highestFence());
-            append(line);
+            append(JournalLines.refusedStale(callId, e.highestFence()));
             state.refused(callId, e.highestFence());
             throw e;
           }
           if (token.fence() > mark) {
             appendMark("raise", token.key(), token.fence());
           }
-          ObjectNode line = event("started", callId);
-          line.put("token", token.toText());
-          append(line);
+          append(JournalLines.started(callId, token));
           return state.started(token, callId);
         });
   }
@@ -191,9 +175,7 @@ public final class FileToolJournal implements ToolJournal {
   public void finished(UUID callId, JsonNode result) {
     locked(
         () -> {
-          ObjectNode line = event("finished", callId);
-          line.set("result", result);
-          append(line);
+          append(JournalLines.finished(callId, result));
           state.finished(callId, result);
           return null;
         });
@@ -203,9 +185,7 @@ public final class FileToolJournal implements ToolJournal {
   public void failed(UUID callId, String error) {
     locked(
         () -> {
-          ObjectNode line = event("failed", callId);
-          line.put("error", error);
-          append(line);
+          append(JournalLines.failed(callId, error));
           state.failed(callId, error);
           return null;
         });
@@ -229,16 +209,7 @@ public final class FileToolJournal implements ToolJournal {
           MarkReset reset =
               new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, at);
           appendMark("reset", key, newMark);
-          ObjectNode line = JSON.createObjectNode();
-          line.put("event", "mark_reset");
-          line.put("accountId", key.accountId());
-          line.put("sessionId", key.sessionId());
-          line.put("previous", reset.previousMark());
-          line.put("mark", newMark);
-          line.put("operator", operator);
-          line.put("reason", reason);
-          line.put("at", at.toString());
-          append(line);
+          append(JournalLines.reset(reset));
           state.applyReset(reset);
           return reset;
         });
@@ -283,17 +254,14 @@ public final class FileToolJournal implements ToolJournal {
           // 1. The marks, one exact line per key.
           Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
           StringBuilder marksText = new StringBuilder();
-          state.allMarks().forEach(
-              (key, fence) ->
-                  marksText.append("reset ").append(encode(key.accountId())).append(' ')
-                      .append(encode(key.sessionId())).append(' ').append(fence).append('\n'));
-          writeDurably(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII));
+          state.allMarks().forEach((key, fence) -> marksText.append(JournalLines.markLine("reset", key, fence)));
+          DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), true, f -> {});
           Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
           // 2. The journal: audit records and live calls, in their order.
           Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
-          StringBuilder out = new StringBuilder();
+          java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
           for (MarkReset r : state.resets()) {
-            out.append(JSON.writeValueAsString(resetLine(r))).append('\n');
+            out.write(JournalLines.bytes(JournalLines.reset(r)));
           }
           int kept = 0;
           for (ToolCall c : state.allCalls()) {
@@ -302,45 +270,22 @@ public final class FileToolJournal implements ToolJournal {
               continue;
             }
             kept++;
-            out.append(JSON.writeValueAsString(intendedLine(c))).append('\n');
+            out.write(JournalLines.bytes(JournalLines.intended(c)));
             if (c.state() != ToolCall.State.INTENDED) {
-              ObjectNode started = event("started", c.callId());
-              started.put("token", c.token().toText());
-              out.append(JSON.writeValueAsString(started)).append('\n');
+              out.write(JournalLines.bytes(JournalLines.started(c.callId(), c.token())));
             }
             if (c.state() == ToolCall.State.FINISHED) {
-              ObjectNode finished = event("finished", c.callId());
-              finished.set("result", c.result().orElseThrow());
-              out.append(JSON.writeValueAsString(finished)).append('\n');
+              out.write(JournalLines.bytes(JournalLines.finished(c.callId(), c.result().orElseThrow())));
             }
           }
-          byte[] bytes = out.toString().getBytes(StandardCharsets.UTF_8);
-          writeDurably(temp, bytes);
+          byte[] bytes = out.toByteArray();
+          DurableFiles.writeNew(temp, bytes, true, f -> {});
           Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-          forceDirectory(file.getParent());
+          DurableFiles.forceDirectory(file.getParent());
           forgetEverything();
           catchUp();
           return new Compaction(before, bytes.length, kept);
         });
-  }
-
-  private static void writeDurably(Path f, byte[] bytes) throws IOException {
-    try (FileChannel ch =
-        FileChannel.open(
-            f, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
-            OWNER_ONLY)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(true);
-    }
-  }
-
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
   }
 
   /** Drops what was read, so the next catch-up reads the files from the start. */
@@ -353,39 +298,6 @@ public final class FileToolJournal implements ToolJournal {
     marksLinesRead = 0;
     journalIdentity = null;
     marksIdentity = null;
-  }
-
-  private static ObjectNode intendedLine(ToolCall call) {
-    ObjectNode line = JSON.createObjectNode();
-    line.put("event", "intended");
-    line.put("call", call.callId().toString());
-    line.put("tool", call.tool());
-    line.put("token", call.token().toText());
-    line.set("arguments", call.arguments());
-    call.idempotencyKey().ifPresent(k -> line.put("idempotencyKey", k));
-    return line;
-  }
-
-  private static ObjectNode resetLine(MarkReset r) {
-    ObjectNode line = JSON.createObjectNode();
-    line.put("event", "mark_reset");
-    line.put("accountId", r.key().accountId());
-    line.put("sessionId", r.key().sessionId());
-    line.put("previous", r.previousMark());
-    line.put("mark", r.newMark());
-    line.put("operator", r.operator());
-    line.put("reason", r.reason());
-    line.put("at", r.at().toString());
-    return line;
-  }
-
-  // ------------------------------------------------------------------ internals
-
-  private static ObjectNode event(String name, UUID callId) {
-    ObjectNode line = JSON.createObjectNode();
-    line.put("event", name);
-    line.put("call", callId.toString());
-    return line;
   }
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
@@ -437,7 +349,7 @@ public final class FileToolJournal implements ToolJournal {
   private void catchUpJournal() throws IOException {
     StateFiles.requireRegularFileOrAbsent(file);
     if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      createOwnerOnly(file);
+      DurableFiles.createOwnerOnly(file);
     }
     try (FileChannel ch =
         FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
@@ -459,7 +371,7 @@ public final class FileToolJournal implements ToolJournal {
           }
           linesRead++;
           try {
-            apply(JSON.readTree(text));
+            JournalLines.apply(JSON.readTree(text), state, file);
           } catch (IOException | RuntimeException e) {
             throw damaged(file, linesRead, e);
           }
@@ -496,20 +408,7 @@ public final class FileToolJournal implements ToolJournal {
         marksLinesRead++;
         String text = new String(all, start, i - start, StandardCharsets.US_ASCII);
         try {
-          String[] f = text.split(" ", -1);
-          if (f.length != 4 || !(f[0].equals("raise") || f[0].equals("reset"))) {
-            throw new IllegalArgumentException("expected 'raise|reset <account> <session> <fence>'");
-          }
-          LeaseKey key = LeaseKey.of(decode(f[1]), decode(f[2]));
-          long fence = Long.parseLong(f[3]);
-          if (fence < 0) {
-            throw new IllegalArgumentException("negative fence");
-          }
-          if (f[0].equals("raise")) {
-            fileMarks.merge(key, fence, Math::max);
-          } else {
-            fileMarks.put(key, fence);
-          }
+          JournalLines.applyMark(text, fileMarks);
         } catch (RuntimeException e) {
           throw damaged(marksFile, marksLinesRead, e);
         }
@@ -521,34 +420,10 @@ public final class FileToolJournal implements ToolJournal {
 
   private void appendMark(String kind, LeaseKey key, long fence) throws IOException {
     if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      createOwnerOnly(marksFile);
+      DurableFiles.createOwnerOnly(marksFile);
     }
-    String line = kind + ' ' + encode(key.accountId()) + ' ' + encode(key.sessionId()) + ' ' + fence + '\n';
-    try (FileChannel ch =
-        FileChannel.open(marksFile, StandardOpenOption.WRITE, StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(false);
-    }
+    DurableFiles.append(marksFile, JournalLines.markLine(kind, key, fence).getBytes(StandardCharsets.US_ASCII));
     catchUpMarks();
-  }
-
-  private static void createOwnerOnly(Path f) throws IOException {
-    try {
-      Files.createFile(f, OWNER_ONLY);
-    } catch (java.nio.file.FileAlreadyExistsException e) {
-      // another process made it first
-    }
-  }
-
-  private static String encode(String s) {
-    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static String decode(String s) {
-    return new String(java.util.Base64.getUrlDecoder().decode(s), StandardCharsets.UTF_8);
   }
 
   private static IOException damaged(Path f, long line, Exception cause) {
@@ -568,79 +443,9 @@ public final class FileToolJournal implements ToolJournal {
   }
 
   private void append(ObjectNode line) throws IOException {
-    byte[] bytes = (JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8);
-    try (FileChannel ch =
-        FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer buf = ByteBuffer.wrap(bytes);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
-      }
-      ch.force(false);
-    }
+    byte[] bytes = JournalLines.bytes(line);
+    DurableFiles.append(file, bytes);
     readUpTo += bytes.length;
     linesRead++;
   }
-
-  /** Applies a line another process (or an earlier run of this one) appended. */
-  private void apply(JsonNode line) throws IOException {
-    if (line == null || !line.isObject()) {
-      throw new IllegalArgumentException("not a JSON object");
-    }
-    if ("mark_reset".equals(line.path("event").asText())) {
-      state.applyReset(
-          new MarkReset(
-              LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()),
-              req(line, "previous").asLong(),
-              req(line, "mark").asLong(),
-              req(line, "operator").asText(),
-              req(line, "reason").asText(),
-              Instant.parse(req(line, "at").asText())));
-      return;
-    }
-    UUID callId = UUID.fromString(req(line, "call").asText());
-    switch (req(line, "event").asText()) {
-      case "intended" -> {
-        JsonNode key = line.get("idempotencyKey");
-        state.intended(
-            new ToolCall(
-                callId,
-                req(line, "tool").asText(),
-                FencingToken.parse(req(line, "token").asText()),
-                present(line, "arguments"),
-                key == null ? Optional.empty() : Optional.of(key.asText()),
-                ToolCall.State.INTENDED,
-                Optional.empty(),
-                Optional.empty()));
-      }
-      case "started" -> state.replayStarted(FencingToken.parse(req(line, "token").asText()), callId);
-      case "finished" -> state.finished(callId, present(line, "result"));
-      case "failed" -> state.failed(callId, req(line, "error").asText());
-      case "refused" -> {
-        if (line.has("duplicateOf")) {
-          state.refusedDuplicate(callId, UUID.fromString(req(line, "duplicateOf").asText()));
-        } else {
-          state.refused(callId, req(line, "highest").asLong());
-        }
-      }
-      default -> throw new IOException("unknown journal event in " + file + ": " + line);
-    }
-  }
-  /** A required member that may be JSON null (arguments, results). */
-  private static JsonNode present(JsonNode line, String name) {
-    JsonNode v = line.get(name);
-    if (v == null) {
-      throw new IllegalArgumentException("missing member '" + name + "'");
-    }
-    return v;
-  }
-
-  /** A required member; its absence is damage, reported with the line, never a null. */
-  private static JsonNode req(JsonNode line, String name) {
-    JsonNode v = line.get(name);
-    if (v == null || v.isNull()) {
-      throw new IllegalArgumentException("missing member '" + name + "'");
-    }
-    return v;
-  }
-
 }

@@ -1,6 +1,6 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.adapters.jdbc.Changelogs;
+import io.leasehold.adapters.internal.Changelogs;
 import java.util.Map;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -17,7 +17,7 @@ public record ToolJournalSchema(String prefix) {
   /** Default prefix. */
   public static final String DEFAULT_PREFIX = "leasehold_tool";
   /** Class-path location of the changelog. */
-  public static final String CHANGELOG = "io/leasehold/adapters/tool/tool-journal.changelog.xml";
+  public static final String CHANGELOG = "META-INF/leasehold/adapters/tool-journal.changelog.xml";
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
 

@@ -1,4 +1,4 @@
-package io.leasehold.adapters;
+package io.leasehold.adapters.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.leasehold.adapters.jdbc;
+package io.leasehold.adapters.internal;
 
 import io.leasehold.adapters.ResourceAccessException;
 import java.util.Map;

@@ -1,0 +1,3 @@
+module example.files {
+  requires io.leasehold.adapters;
+}

@@ -1,0 +1,4 @@
+module example.jdbc {
+  requires io.leasehold.adapters;
+  requires io.leasehold.devdb;
+}

@@ -1,0 +1,196 @@
+package io.leasehold.adapters.tool;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The file journal's two line formats, apart from its locking and files ({@link
+ * FileToolJournal}).
+ *
+ * <ul>
+ *   <li>The journal: one JSON object per line, {@code "event"} one of {@code intended}, {@code
+ *       started}, {@code finished}, {@code failed}, {@code refused} and {@code mark_reset}.
+ *   <li>The marks file: ASCII lines {@code raise|reset <account> <session> <fence>}, the key's
+ *       parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
+ * </ul>
+ */
+final class JournalLines {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private JournalLines() {}
+
+  static ObjectNode intended(ToolCall call) {
+    ObjectNode line = event("intended", call.callId());
+    line.put("tool", call.tool());
+    line.put("token", call.token().toText());
+    line.set("arguments", call.arguments());
+    call.idempotencyKey().ifPresent(k -> line.put("idempotencyKey", k));
+    return line;
+  }
+
+  static ObjectNode started(UUID callId, FencingToken token) {
+    ObjectNode line = event("started", callId);
+    line.put("token", token.toText());
+    return line;
+  }
+
+  static ObjectNode finished(UUID callId, JsonNode result) {
+    ObjectNode line = event("finished", callId);
+    line.set("result", result);
+    return line;
+  }
+
+  static ObjectNode failed(UUID callId, String error) {
+    ObjectNode line = event("failed", callId);
+    line.put("error", error);
+    return line;
+  }
+
+  static ObjectNode refusedStale(UUID callId, long highest) {
+    ObjectNode line = event("refused", callId);
+    line.put("highest", highest);
+    return line;
+  }
+
+  static ObjectNode refusedDuplicate(UUID callId, UUID duplicateOf) {
+    ObjectNode line = event("refused", callId);
+    line.put("duplicateOf", duplicateOf.toString());
+    return line;
+  }
+
+  static ObjectNode reset(MarkReset r) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "mark_reset");
+    line.put("accountId", r.key().accountId());
+    line.put("sessionId", r.key().sessionId());
+    line.put("previous", r.previousMark());
+    line.put("mark", r.newMark());
+    line.put("operator", r.operator());
+    line.put("reason", r.reason());
+    line.put("at", r.at().toString());
+    return line;
+  }
+
+  /** A journal line as appended: the object's JSON and a newline, in UTF-8. */
+  static byte[] bytes(ObjectNode line) throws JsonProcessingException {
+    return (JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static ObjectNode event(String name, UUID callId) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", name);
+    line.put("call", callId.toString());
+    return line;
+  }
+
+  /** A marks-file line; {@code kind} is {@code raise} or {@code reset}. */
+  static String markLine(String kind, LeaseKey key, long fence) {
+    return kind + ' ' + encode(key.accountId()) + ' ' + encode(key.sessionId()) + ' ' + fence + '\n';
+  }
+
+  /**
+   * Applies one marks-file line (without its newline): a raise keeps the higher fence, a reset
+   * sets it.
+   *
+   * @throws IllegalArgumentException if the line is damaged
+   */
+  static void applyMark(String text, Map<LeaseKey, Long> marks) {
+    String[] f = text.split(" ", -1);
+    if (f.length != 4 || !(f[0].equals("raise") || f[0].equals("reset"))) {
+      throw new IllegalArgumentException("expected 'raise|reset <account> <session> <fence>'");
+    }
+    LeaseKey key = LeaseKey.of(decode(f[1]), decode(f[2]));
+    long fence = Long.parseLong(f[3]);
+    if (fence < 0) {
+      throw new IllegalArgumentException("negative fence");
+    }
+    if (f[0].equals("raise")) {
+      marks.merge(key, fence, Math::max);
+    } else {
+      marks.put(key, fence);
+    }
+  }
+
+  private static String encode(String s) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String decode(String s) {
+    return new String(Base64.getUrlDecoder().decode(s), StandardCharsets.UTF_8);
+  }
+
+  /** Applies a line another process (or an earlier run of this one) appended. */
+  static void apply(JsonNode line, JournalState state, Path file) throws IOException {
+    if (line == null || !line.isObject()) {
+      throw new IllegalArgumentException("not a JSON object");
+    }
+    if ("mark_reset".equals(line.path("event").asText())) {
+      state.applyReset(
+          new MarkReset(
+              LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()),
+              req(line, "previous").asLong(),
+              req(line, "mark").asLong(),
+              req(line, "operator").asText(),
+              req(line, "reason").asText(),
+              Instant.parse(req(line, "at").asText())));
+      return;
+    }
+    UUID callId = UUID.fromString(req(line, "call").asText());
+    switch (req(line, "event").asText()) {
+      case "intended" -> {
+        JsonNode key = line.get("idempotencyKey");
+        state.intended(
+            new ToolCall(
+                callId,
+                req(line, "tool").asText(),
+                FencingToken.parse(req(line, "token").asText()),
+                present(line, "arguments"),
+                key == null ? Optional.empty() : Optional.of(key.asText()),
+                ToolCall.State.INTENDED,
+                Optional.empty(),
+                Optional.empty()));
+      }
+      case "started" -> state.replayStarted(FencingToken.parse(req(line, "token").asText()), callId);
+      case "finished" -> state.finished(callId, present(line, "result"));
+      case "failed" -> state.failed(callId, req(line, "error").asText());
+      case "refused" -> {
+        if (line.has("duplicateOf")) {
+          state.refusedDuplicate(callId, UUID.fromString(req(line, "duplicateOf").asText()));
+        } else {
+          state.refused(callId, req(line, "highest").asLong());
+        }
+      }
+      default -> throw new IOException("unknown journal event in " + file + ": " + line);
+    }
+  }
+  /** A required member that may be JSON null (arguments, results). */
+  private static JsonNode present(JsonNode line, String name) {
+    JsonNode v = line.get(name);
+    if (v == null) {
+      throw new IllegalArgumentException("missing member '" + name + "'");
+    }
+    return v;
+  }
+
+  /** A required member; its absence is damage, reported with the line, never a null. */
+  private static JsonNode req(JsonNode line, String name) {
+    JsonNode v = line.get(name);
+    if (v == null || v.isNull()) {
+      throw new IllegalArgumentException("missing member '" + name + "'");
+    }
+    return v;
+  }
+}
