@@ -335,7 +335,7 @@ public final class BenchMain {
         double[] ms = new double[windows];
         for (int w = 0; w < windows; w++) {
           long t = System.nanoTime();
-          LeaseStore.BatchRenewal r = store.renewAll(held);
+          io.leasehold.lease.BatchRenewal r = store.renewAll(held);
           ms[w] = (System.nanoTime() - t) / 1e6;
           if (r.renewed() != n) {
             throw new IllegalStateException("renewed " + r.renewed() + " of " + n);

@@ -17,11 +17,14 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Renews leases in as few statements as possible, for the {@link Keeper} (every renew interval)
  * and for {@link LeaseStore#renewAll} and {@link Lease#renew()}: one statement per {@value
- * LeaseStore#RENEW_CHUNK} leases, a lease renewed only if its row still names its run (CONTRACT
+ * BatchRenewer#CHUNK} leases, a lease renewed only if its row still names its run (CONTRACT
  * C4) and the access policy still lets its caller renew (C17); a lease not renewed is lost from
  * then on (C6).
  */
 final class BatchRenewer {
+  /** Leases renewed per statement; more are renewed in several statements. */
+  static final int CHUNK = 10_000;
+
   private final StatementRunner runner;
   private final String renewStatement;
   private final Ticker ticker;
@@ -40,7 +43,7 @@ final class BatchRenewer {
    * work and has more than one core). If the helper never gets a thread (a busy or one-thread
    * scheduler), this thread does every chunk itself: it waits only for a helper that started.
    */
-  LeaseStore.BatchRenewal renew(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
+  BatchRenewal renew(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
     List<Lease> live = new ArrayList<>(leases.size());
     List<Lease> lostLeases = Collections.synchronizedList(new ArrayList<>());
     for (Lease l : leases) {
@@ -53,14 +56,14 @@ final class BatchRenewer {
         }
       }
     }
-    int chunks = (live.size() + LeaseStore.RENEW_CHUNK - 1) / LeaseStore.RENEW_CHUNK;
+    int chunks = (live.size() + BatchRenewer.CHUNK - 1) / BatchRenewer.CHUNK;
     AtomicInteger nextChunk = new AtomicInteger();
     AtomicInteger renewedCount = new AtomicInteger();
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     Runnable work =
         () -> {
           for (int c; (c = nextChunk.getAndIncrement()) < chunks; ) {
-            List<Lease> chunk = live.subList(c * LeaseStore.RENEW_CHUNK, Math.min(live.size(), (c + 1) * LeaseStore.RENEW_CHUNK));
+            List<Lease> chunk = live.subList(c * BatchRenewer.CHUNK, Math.min(live.size(), (c + 1) * BatchRenewer.CHUNK));
             try {
               Renewals renewals = renewChunk(chunk);
               for (int i = 0; i < chunk.size(); i++) {
@@ -110,7 +113,7 @@ final class BatchRenewer {
     if (failure.get() != null) {
       throw failure.get();
     }
-    return new LeaseStore.BatchRenewal(renewedCount.get(), lostLeases);
+    return new BatchRenewal(renewedCount.get(), lostLeases);
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Renews a store's kept leases in the background, all of them in one statement (per {@value
- * LeaseStore#RENEW_CHUNK}) every renew interval, and watches their local deadlines on a separate
+ * BatchRenewer#CHUNK}) every renew interval, and watches their local deadlines on a separate
  * task so that a renewal stuck on the database cannot delay the loss signal.
  *
  * <p>Thread-safe.
@@ -156,7 +156,7 @@ final class Keeper {
       List<Lease> round = new ArrayList<>(kept.values());
       listener.started(LeaseStoreListener.Operation.RENEWAL);
       long start = ticker.read();
-      LeaseStore.BatchRenewal result;
+      BatchRenewal result;
       try {
         result = renewer.renew(round, true, scheduler);
       } catch (RuntimeException | Error e) {

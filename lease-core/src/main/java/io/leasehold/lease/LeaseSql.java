@@ -126,10 +126,14 @@ final class LeaseSql {
    * Walking the key order makes a whole sweep one pass over the table's index, whatever its
    * size; a scan for dead rows would read the dead tuples of every earlier batch again.
    *
-   * <p>Deleting a row is safe for CONTRACT C3 only when no acquire that might insert the key with
-   * a fence drawn before the deletion is still in flight, and when no takeover delay still
-   * applies: the store requires the cutoff to lie further back than any statement timeout or
-   * takeover delay a store may have (see {@link LeaseStore#sweep}). The DELETE checks the cutoff
+   * <p>Why deleting keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a
+   * new row with a fence drawn from the same sequence, higher than every fence drawn before,
+   * including the deleted row's. The one hazard is an acquire that drew its fence before the
+   * deletion and inserts after it: every acquire statement is bounded by its store's statement
+   * timeout, and a row dead for longer than any statement timeout (at most {@link
+   * LeaseStore#MAX_TTL}) was not seen by an acquire still in flight. The store therefore requires
+   * the cutoff to lie at least {@link LeaseStore#MAX_TTL} back, which also covers every takeover
+   * delay (a row still within one must not be swept). The DELETE checks the cutoff
    * again on the latest row version, so a row that an acquire revived while the sweep waited for
    * its lock is kept. Parameters: the last key of the previous batch (account, session; empty
    * strings to start), batch size, age (microseconds) twice. Returns the rows deleted, the rows

@@ -46,7 +46,7 @@ import javax.sql.DataSource;
  * or {@link #renewAll(Collection)} is called; then, unless a scheduler was given to the builder,
  * it starts a scheduler of up to three daemon threads named {@code leasehold-keeper-*} (one
  * renews, one watches local deadlines, one runs a second renewal statement at the same time when
- * a batch holds more than {@value #RENEW_CHUNK} leases), stopped by {@link #close()}.
+ * a batch holds more than 10,000 leases), stopped by {@link #close()}.
  *
  * <p>Thread-safe.
  */
@@ -55,9 +55,6 @@ public final class LeaseStore implements AutoCloseable {
   public static final Duration MIN_TTL = Duration.ofMillis(50);
   /** Longest TTL and takeover delay accepted. */
   public static final Duration MAX_TTL = Duration.ofHours(24);
-  /** Leases renewed per statement; more are renewed in several statements. */
-  static final int RENEW_CHUNK = 10_000;
-
   /** Rows deleted per statement by {@link #sweep}. */
   static final int SWEEP_BATCH = LeaseRows.SWEEP_BATCH;
 
@@ -72,8 +69,9 @@ public final class LeaseStore implements AutoCloseable {
   private final AccessPolicy accessPolicy;
   private final Ticker ticker;
   private final String defaultHolder;
-  private final SigningKey signingKey;
   private final LeaseRows rows;
+  private final LeaseReleases releases;
+  private final LeaseGrants grants;
   private final BatchRenewer renewer;
   private final Keeper keeper;
   private final AcquireWaits waits;
@@ -82,9 +80,6 @@ public final class LeaseStore implements AutoCloseable {
   private final Thread closeAtExit;
   private final Control control = new Control();
   private final AtomicBoolean closed = new AtomicBoolean();
-  /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
-  private final java.util.Set<Lease> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private final AtomicInteger acquiresSincePrune = new AtomicInteger();
 
   LeaseStore(LeaseStoreBuilder b) {
     this.schema = b.schema;
@@ -96,34 +91,15 @@ public final class LeaseStore implements AutoCloseable {
     this.accessPolicy = b.accessPolicy;
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
-    this.signingKey = b.signingKey;
     LeaseSql sql = new LeaseSql(schema, b.lockTimeout, statementTimeout, b.notifyChanges);
     StatementRunner runner = new StatementRunner(b.dataSource, schema);
     this.rows = new LeaseRows(runner, sql, takeoverDelay);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, renewInterval, ticker, listeners);
     this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
-    if (b.closeOnJvmExit) {
-      // In the root thread group: a hook created in a group that is gone by the time the JVM
-      // exits (mvn exec:java destroys the group its main ran in) cannot start.
-      ThreadGroup root = Thread.currentThread().getThreadGroup();
-      while (root.getParent() != null) {
-        root = root.getParent();
-      }
-      this.closeAtExit = new Thread(root, this::closeAtJvmExit, "leasehold-store-close-at-exit");
-      Runtime.getRuntime().addShutdownHook(closeAtExit);
-    } else {
-      this.closeAtExit = null;
-    }
-  }
-
-  private void closeAtJvmExit() {
-    try {
-      close();
-    } catch (RuntimeException e) {
-      System.getLogger(LeaseStore.class.getName())
-          .log(System.Logger.Level.WARNING, "closing the lease store at JVM exit failed; its leases will expire", e);
-    }
+    this.releases = new LeaseReleases(rows, waits, listeners, ticker);
+    this.grants = new LeaseGrants(rows, releases, listeners, ticker, b.signingKey, control, closed::get);
+    this.closeAtExit = b.closeOnJvmExit ? ExitHook.install(this) : null;
   }
 
   /**
@@ -182,68 +158,7 @@ public final class LeaseStore implements AutoCloseable {
       throw new AccessDeniedException(request.caller(), key);
     }
     String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
-    listeners.started(LeaseStoreListener.Operation.ACQUIRE);
-    long startedAt = ticker.read();
-    AcquireResult result;
-    try {
-      result = acquireOnce(request, key, leaseTtl, holder, startedAt);
-    } catch (RuntimeException | Error e) {
-      listeners.acquireEnded(LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
-      throw e;
-    }
-    listeners.acquireEnded(
-        result instanceof AcquireResult.Acquired
-            ? LeaseStoreListener.AcquireOutcome.ACQUIRED
-            : result instanceof AcquireResult.Busy
-                ? LeaseStoreListener.AcquireOutcome.BUSY
-                : LeaseStoreListener.AcquireOutcome.TOO_LATE,
-        Duration.ofNanos(ticker.read() - startedAt));
-    return result;
-  }
-
-  /** One acquire; {@code sentAt} starts the local deadline (CONTRACT C2), read before sending. */
-  private AcquireResult acquireOnce(
-      AcquireRequest request, LeaseKey key, Duration leaseTtl, String holder, long sentAt) {
-    UUID runId = UUID.randomUUID();
-    LeaseRows.AcquireAnswer answer;
-    try {
-      answer = rows.acquire(key, runId, holder, leaseTtl);
-    } catch (LeaseStoreException e) {
-      if (!StatementRunner.isLockTimeout(e)) {
-        throw e;
-      }
-      // CONTRACT C18: a contender held the row's lock longer than the lock timeout, so it was
-      // taking the key: the key is busy, which is an answer, not a failure.
-      return new AcquireResult.Busy(statusUnchecked(key));
-    }
-    if (!(answer instanceof LeaseRows.Granted granted)) {
-      LeaseStatus seen = ((LeaseRows.Refused) answer).seen();
-      // A refusal whose snapshot shows the key free lost a race to a concurrent acquire, whose
-      // row the snapshot could not see yet: read who won.
-      return new AcquireResult.Busy(
-          seen == null || seen.state() == LeaseStatus.State.FREE ? statusUnchecked(key) : seen);
-    }
-    FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
-    FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
-    long deadline = deadlineFrom(sentAt, leaseTtl);
-    if (ticker.read() - deadline >= 0) {
-      Optional<ReleaseResult> released;
-      try {
-        released = Optional.of(releaseUnchecked(token));
-      } catch (LeaseStoreException e) {
-        released = Optional.empty();
-      }
-      return new AcquireResult.TooLate(token, released);
-    }
-    Lease lease = new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline);
-    live.add(lease);
-    if (closed.get()) {
-      // close() ran while this acquire was in flight: it must not hand out a lease that lies.
-      lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
-      releaseQuietly(lease);
-    }
-    pruneDroppedLeases();
-    return new AcquireResult.Acquired(lease);
+    return grants.acquire(request, leaseTtl, holder);
   }
 
   /**
@@ -251,14 +166,10 @@ public final class LeaseStore implements AutoCloseable {
    * "wait until this session is mine, at most 5 s".
    *
    * <p>Tries at once; after each {@code Busy} it pauses until the holder's lease ends, and tries
-   * again. It learns of the end in three ways: a release through this store (or its {@link
-   * #forceRelease}) wakes it at once; so does a release or expiry that a {@link LeaseWatcher}
-   * started on this store hears of, which covers other processes whose stores publish ({@link
-   * LeaseStoreBuilder#notifyChanges}); otherwise it polls, by the database clock: at the holder's
-   * expiry plus the takeover delay (from the {@code Busy} answer), and meanwhile with a backoff
-   * that doubles from 10 ms to {@link LeaseStoreBuilder#waitPollCeiling} (500 ms; the first pause is a
-   * fiftieth of it), each pause drawn at random between half and all of it so
-   * that refused waiters spread out. No thread spins; a pause costs nothing but a timed wait.
+   * again. A release through this store, or one a {@link LeaseWatcher} hears of (other processes
+   * whose stores publish, {@link LeaseStoreBuilder#notifyChanges}), wakes it at once; otherwise it
+   * polls by the database clock, with a randomized backoff capped by {@link
+   * LeaseStoreBuilder#waitPollCeiling} (docs/lease-store.md has the schedule). No thread spins.
    * Waiters are not queued: after a release they all try, and the database picks one.
    *
    * @param request what to acquire
@@ -450,8 +361,7 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Renews many leases of this store in as few statements as possible (one per {@value
-   * #RENEW_CHUNK} leases; with more than one, two run at a time, the second on the store's
+   * Renews many leases of this store in as few statements as possible (one per 10,000 leases; with more than one, two run at a time, the second on the store's
    * scheduler). Each lease that the database no longer counts as held is lost from then on; if a
    * statement fails, every lease in it is lost, and no further statement is started.
    *
@@ -468,27 +378,7 @@ public final class LeaseStore implements AutoCloseable {
       ensureOwn(l);
     }
     ensureOpen();
-    return renewer.renew(leases, false, leases.size() > RENEW_CHUNK ? keeper.helper() : null);
-  }
-
-  /**
-   * How a batch renewal ended.
-   *
-   * @param renewed how many leases were renewed
-   * @param lost the leases that were not renewed and are lost now
-   */
-  public record BatchRenewal(int renewed, List<Lease> lost) {
-    /**
-     * Copies the list.
-     *
-     * @throws IllegalArgumentException if {@code lost} is null
-     */
-    public BatchRenewal {
-      if (lost == null) {
-        throw new IllegalArgumentException("lost must not be null");
-      }
-      lost = List.copyOf(lost);
-    }
+    return renewer.renew(leases, false, leases.size() > BatchRenewer.CHUNK ? keeper.helper() : null);
   }
 
   // ------------------------------------------------------------------ release
@@ -515,7 +405,7 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
       throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
     }
-    return releaseUnchecked(token);
+    return releases.release(token);
   }
 
   /**
@@ -527,31 +417,7 @@ public final class LeaseStore implements AutoCloseable {
     if (closed.get()) {
       return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
     }
-    return releaseUnchecked(lease.identity());
-  }
-
-  /**
-   * Forgets handles their runs dropped without releasing, once their local deadline passed
-   * (they are lost then, and expire in the database by themselves): the set of live handles
-   * stays as large as the leases really held.
-   */
-  private void pruneDroppedLeases() {
-    if (acquiresSincePrune.incrementAndGet() < 1024) {
-      return;
-    }
-    acquiresSincePrune.set(0);
-    for (Lease l : live) {
-      l.checkDeadline();
-    }
-  }
-
-  private void releaseQuietly(Lease lease) {
-    try {
-      releaseUnchecked(lease.identity());
-    } catch (LeaseStoreException e) {
-      System.getLogger(LeaseStore.class.getName())
-          .log(System.Logger.Level.WARNING, "could not release " + lease + " on close; it will expire", e);
-    }
+    return releases.release(lease.identity());
   }
 
   /**
@@ -582,37 +448,7 @@ public final class LeaseStore implements AutoCloseable {
     if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
       throw new AccessDeniedException(caller, key, "force the release of " + key);
     }
-    ReleaseResult result = rows.forceRelease(key, caller, reason);
-    if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
-      waits.ended(key);
-    }
-    return result;
-  }
-
-  private ReleaseResult releaseUnchecked(FencingToken token) {
-    listeners.started(LeaseStoreListener.Operation.RELEASE);
-    long startedAt = ticker.read();
-    ReleaseResult result;
-    try {
-      result = releaseStatement(token);
-    } catch (RuntimeException | Error e) {
-      listeners.releaseEnded(LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
-      throw e;
-    }
-    listeners.releaseEnded(
-        result.outcome() == ReleaseResult.Outcome.RELEASED
-            ? LeaseStoreListener.ReleaseOutcome.RELEASED
-            : LeaseStoreListener.ReleaseOutcome.NOT_HELD,
-        Duration.ofNanos(ticker.read() - startedAt));
-    return result;
-  }
-
-  private ReleaseResult releaseStatement(FencingToken token) {
-    ReleaseResult result = rows.release(token);
-    if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
-      waits.ended(token.key());
-    }
-    return result;
+    return releases.forceRelease(key, caller, reason);
   }
 
   // ------------------------------------------------------------------ sweep
@@ -624,14 +460,9 @@ public final class LeaseStore implements AutoCloseable {
    * the access policy's {@link AccessPolicy.Operation#SWEEP} (with a null key), and recorded in
    * the audit table after its last batch.
    *
-   * <p>Why it keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a new row
-   * with a fence drawn from the same sequence, higher than every fence drawn before, including
-   * the deleted row's. The one hazard is an acquire that drew its fence before the deletion and
-   * inserts after it: every acquire statement is bounded by its store's statement timeout, and a
-   * row dead for longer than any statement timeout (at most {@link #MAX_TTL}) was not seen by an
-   * acquire still in flight. {@code deadFor} must therefore be at least {@link #MAX_TTL}, which
-   * also covers every takeover delay (a row still within one must not be swept). A row that an
-   * acquire takes over while the sweep runs is kept.
+   * <p>{@code deadFor} must be at least {@link #MAX_TTL}, so that fences stay increasing
+   * (CONTRACT C3): the argument is written next to the statement and in docs/lease-store.md. A
+   * row that an acquire takes over while the sweep runs is kept.
    *
    * <p>Walks the table once in primary-key order, {@value #SWEEP_BATCH} rows per statement, each
    * statement its own short transaction with the store's timeouts; rows created meanwhile behind
@@ -709,22 +540,15 @@ public final class LeaseStore implements AutoCloseable {
     // before the scheduler stops.
     waits.endedAll();
     java.util.Set<Lease> ending = new java.util.LinkedHashSet<>(keeper.stopAndDrain());
-    ending.addAll(live);
+    ending.addAll(grants.drain());
     for (Lease lease : ending) {
       if (!lease.isEnded()) {
         lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
-        releaseQuietly(lease);
+        releases.releaseQuietly(lease);
       }
     }
-    live.clear();
     keeper.shutdown();
-    if (closeAtExit != null && Thread.currentThread() != closeAtExit) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(closeAtExit);
-      } catch (IllegalStateException e) {
-        // The JVM is exiting already; the hook finds the store closed.
-      }
-    }
+    ExitHook.remove(closeAtExit);
   }
 
   /**
@@ -833,7 +657,7 @@ public final class LeaseStore implements AutoCloseable {
     @Override
     public void forget(Lease lease) {
       keeper.forget(lease);
-      live.remove(lease);
+      grants.forget(lease);
     }
 
     @Override

@@ -146,7 +146,7 @@ public final class LeaseStoreBuilder {
   /**
    * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should
    * have at least two threads, so a renewal blocked on the database cannot delay the deadline
-   * watch, and a third lets a renewal of more than {@value LeaseStore#RENEW_CHUNK} leases run
+   * watch, and a third lets a renewal of more than 10,000 leases run
    * two statements at once. Default: the store creates and owns one on first use.
    *
    * @param scheduler the scheduler

@@ -90,7 +90,7 @@ class AccessOnEveryOperationTest {
     revoked.add("alice");
     assertThat(lease.renew().renewed()).isFalse();
     assertThat(lease.loss()).hasValueSatisfying(l -> assertThat(l.reason()).isEqualTo(LeaseLoss.Reason.ACCESS_REVOKED));
-    LeaseStore.BatchRenewal batch = store.renewAll(List.of(kept));
+    BatchRenewal batch = store.renewAll(List.of(kept));
     assertThat(batch.renewed()).isZero();
     assertThat(batch.lost()).containsExactly(kept);
     assertThat(kept.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.ACCESS_REVOKED);

@@ -66,7 +66,7 @@ class BatchRenewalTest {
         stale.add(leases.get(i).runId());
       }
 
-      LeaseStore.BatchRenewal result = store.renewAll(leases);
+      BatchRenewal result = store.renewAll(leases);
 
       assertThat(result.renewed()).isEqualTo(n - 300);
       assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet()))
@@ -110,7 +110,7 @@ class BatchRenewalTest {
    */
   @Test
   void renewsThreeChunksTwoAtATimeWithExactExpiries() throws Exception {
-    int n = 2 * LeaseStore.RENEW_CHUNK + 5_000;
+    int n = 2 * BatchRenewer.CHUNK + 5_000;
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(3);
     try (LeaseStore store = storeOn(scheduler)) {
       List<Lease> leases = acquireMany(store, "chunks", n);
@@ -120,7 +120,7 @@ class BatchRenewalTest {
         stale.add(leases.get(i).runId());
       }
 
-      LeaseStore.BatchRenewal result = store.renewAll(leases);
+      BatchRenewal result = store.renewAll(leases);
 
       assertThat(result.renewed()).isEqualTo(n - stale.size());
       assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet())).isEqualTo(stale);
@@ -142,13 +142,13 @@ class BatchRenewalTest {
   /** A helper that never gets a thread is not waited for: this thread renews every chunk. */
   @Test
   void aBusySchedulerDoesNotStallTheRenewal() throws Exception {
-    int n = LeaseStore.RENEW_CHUNK + 10;
+    int n = BatchRenewer.CHUNK + 10;
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     CountDownLatch release = new CountDownLatch(1);
     scheduler.execute(() -> awaitQuietly(release));
     try (LeaseStore store = storeOn(scheduler)) {
       List<Lease> leases = acquireMany(store, "busy", n);
-      LeaseStore.BatchRenewal result = store.renewAll(leases);
+      BatchRenewal result = store.renewAll(leases);
       assertThat(result.renewed()).isEqualTo(n);
       assertThat(result.lost()).isEmpty();
       Map<UUID, Instant> inDatabase = expiries("busy");

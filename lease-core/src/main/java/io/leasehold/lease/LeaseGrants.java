@@ -1,0 +1,144 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SigningKey;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One acquire once the caller is authorized, and the leases it handed out: the statement, the
+ * signed token, the local deadline (CONTRACT C2), the late answer released again, and what the
+ * listeners hear. {@link LeaseStore} checks the request and the policy first.
+ */
+final class LeaseGrants {
+  /** Acquires between two walks over the live handles for ones their runs dropped. */
+  private static final int PRUNE_EVERY = 1024;
+
+  private final LeaseRows rows;
+  private final LeaseReleases releases;
+  private final ListenerList listeners;
+  private final Ticker ticker;
+  private final SigningKey signingKey;
+  private final LeaseControl control;
+  private final BooleanSupplier closed;
+  /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
+  private final Set<Lease> live = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger acquiresSincePrune = new AtomicInteger();
+
+  LeaseGrants(
+      LeaseRows rows,
+      LeaseReleases releases,
+      ListenerList listeners,
+      Ticker ticker,
+      SigningKey signingKey,
+      LeaseControl control,
+      BooleanSupplier closed) {
+    this.rows = rows;
+    this.releases = releases;
+    this.listeners = listeners;
+    this.ticker = ticker;
+    this.signingKey = signingKey;
+    this.control = control;
+    this.closed = closed;
+  }
+
+  /** Tries once, timing the attempt for the listeners. */
+  AcquireResult acquire(AcquireRequest request, Duration leaseTtl, String holder) {
+    listeners.started(LeaseStoreListener.Operation.ACQUIRE);
+    long startedAt = ticker.read();
+    AcquireResult result;
+    try {
+      result = acquireOnce(request, leaseTtl, holder, startedAt);
+    } catch (RuntimeException | Error e) {
+      listeners.acquireEnded(LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
+      throw e;
+    }
+    listeners.acquireEnded(
+        result instanceof AcquireResult.Acquired
+            ? LeaseStoreListener.AcquireOutcome.ACQUIRED
+            : result instanceof AcquireResult.Busy
+                ? LeaseStoreListener.AcquireOutcome.BUSY
+                : LeaseStoreListener.AcquireOutcome.TOO_LATE,
+        Duration.ofNanos(ticker.read() - startedAt));
+    return result;
+  }
+
+  /** One acquire; {@code sentAt} starts the local deadline (CONTRACT C2), read before sending. */
+  private AcquireResult acquireOnce(AcquireRequest request, Duration leaseTtl, String holder, long sentAt) {
+    LeaseKey key = request.key();
+    UUID runId = UUID.randomUUID();
+    LeaseRows.AcquireAnswer answer;
+    try {
+      answer = rows.acquire(key, runId, holder, leaseTtl);
+    } catch (LeaseStoreException e) {
+      if (!StatementRunner.isLockTimeout(e)) {
+        throw e;
+      }
+      // CONTRACT C18: a contender held the row's lock longer than the lock timeout, so it was
+      // taking the key: the key is busy, which is an answer, not a failure.
+      return new AcquireResult.Busy(rows.status(key));
+    }
+    if (!(answer instanceof LeaseRows.Granted granted)) {
+      LeaseStatus seen = ((LeaseRows.Refused) answer).seen();
+      // A refusal whose snapshot shows the key free lost a race to a concurrent acquire, whose
+      // row the snapshot could not see yet: read who won.
+      return new AcquireResult.Busy(
+          seen == null || seen.state() == LeaseStatus.State.FREE ? rows.status(key) : seen);
+    }
+    FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
+    FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
+    long deadline = control.deadlineFrom(sentAt, leaseTtl);
+    if (ticker.read() - deadline >= 0) {
+      Optional<ReleaseResult> released;
+      try {
+        released = Optional.of(releases.release(token));
+      } catch (LeaseStoreException e) {
+        released = Optional.empty();
+      }
+      return new AcquireResult.TooLate(token, released);
+    }
+    Lease lease =
+        new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline);
+    live.add(lease);
+    if (closed.getAsBoolean()) {
+      // close() ran while this acquire was in flight: it must not hand out a lease that lies.
+      lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
+      releases.releaseQuietly(lease);
+    }
+    pruneDroppedLeases();
+    return new AcquireResult.Acquired(lease);
+  }
+
+  /** The lease ended: it is no longer live. */
+  void forget(Lease lease) {
+    live.remove(lease);
+  }
+
+  /** Every live handle, for close(), which then ends them; the set is emptied. */
+  Set<Lease> drain() {
+    Set<Lease> out = Set.copyOf(live);
+    live.clear();
+    return out;
+  }
+
+  /**
+   * Forgets handles their runs dropped without releasing, once their local deadline passed
+   * (they are lost then, and expire in the database by themselves): the set of live handles
+   * stays as large as the leases really held.
+   */
+  private void pruneDroppedLeases() {
+    if (acquiresSincePrune.incrementAndGet() < PRUNE_EVERY) {
+      return;
+    }
+    acquiresSincePrune.set(0);
+    for (Lease l : live) {
+      l.checkDeadline();
+    }
+  }
+}
