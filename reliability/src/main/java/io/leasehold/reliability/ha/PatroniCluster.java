@@ -39,7 +39,6 @@ public final class PatroniCluster implements AutoCloseable {
   public static final String PASSWORD = "postgres";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Path PG_BIN = Path.of("/usr/lib/postgresql/15/bin");
 
   private final Path dir;
   private final boolean synchronous;
@@ -106,7 +105,7 @@ public final class PatroniCluster implements AutoCloseable {
 
   private static void requireInstalled() {
     List<String> missing = new ArrayList<>();
-    for (Path p : List.of(Path.of("/usr/bin/patroni"), Path.of("/usr/bin/etcd"), PG_BIN.resolve("postgres"))) {
+    for (Path p : List.of(Path.of("/usr/bin/patroni"), Path.of("/usr/bin/etcd"), PatroniConfig.PG_BIN.resolve("postgres"))) {
       if (!Files.isExecutable(p)) {
         missing.add(p.toString());
       }
@@ -136,7 +135,7 @@ public final class PatroniCluster implements AutoCloseable {
               .start();
       for (Node n : nodes) {
         Files.createDirectories(n.home);
-        Files.writeString(n.home.resolve("patroni.yml"), config(n));
+        Files.writeString(n.home.resolve("patroni.yml"), PatroniConfig.node(n.name, n.pgPort, n.restPort, n.home, etcdPort, synchronous));
       }
       run("chown", "-R", "postgres:postgres", dir.toString());
       run("chmod", "755", dir.toString());
@@ -150,65 +149,6 @@ public final class PatroniCluster implements AutoCloseable {
     startPatroni(nodes.get(2));
     awaitHealthy(Duration.ofSeconds(90));
     log.println("ha: cluster up, leader " + leader().orElse("?") + (synchronous ? ", synchronous" : ", asynchronous"));
-  }
-
-  private String config(Node n) {
-    String sync = synchronous ? "true" : "false";
-    return String.join(
-        "\n",
-        "scope: leasehold-ha",
-        "namespace: /leasehold/",
-        "name: " + n.name,
-        "log:",
-        "  level: WARNING",
-        "restapi:",
-        "  listen: 127.0.0.1:" + n.restPort,
-        "  connect_address: 127.0.0.1:" + n.restPort,
-        "etcd3:",
-        "  hosts: 127.0.0.1:" + etcdPort,
-        "bootstrap:",
-        "  dcs:",
-        "    ttl: 10",
-        "    loop_wait: 1",
-        "    retry_timeout: 4",
-        "    maximum_lag_on_failover: 1048576",
-        "    synchronous_mode: " + sync,
-        "    synchronous_mode_strict: " + sync,
-        "    postgresql:",
-        "      use_pg_rewind: true",
-        "      use_slots: true",
-        "      parameters:",
-        "        wal_log_hints: 'on'",
-        "        wal_retrieve_retry_interval: 500ms",
-        "        max_connections: 200",
-        "        fsync: 'on'",
-        "        synchronous_commit: 'on'",
-        "  initdb:",
-        "    - encoding: UTF8",
-        "    - data-checksums",
-        "  pg_hba:",
-        "    - local all all trust",
-        "    - host replication replicator 127.0.0.1/32 md5",
-        "    - host all all 127.0.0.1/32 md5",
-        "postgresql:",
-        "  listen: 127.0.0.1:" + n.pgPort,
-        "  connect_address: 127.0.0.1:" + n.pgPort,
-        "  data_dir: " + n.home.resolve("data"),
-        "  bin_dir: " + PG_BIN,
-        "  pgpass: " + n.home.resolve("pgpass"),
-        "  authentication:",
-        "    replication:",
-        "      username: replicator",
-        "      password: replicator",
-        "    superuser:",
-        "      username: " + USER,
-        "      password: " + PASSWORD,
-        "    rewind:",
-        "      username: rewinder",
-        "      password: rewinder",
-        "  parameters:",
-        "    unix_socket_directories: '" + n.home + "'",
-        "");
   }
 
   private void startPatroni(Node n) {

@@ -1,0 +1,43 @@
+package io.leasehold.benchmarks;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** pgbench's own transaction next to a lease cycle (group {@code pgbench}). */
+final class PgBenchGroup extends BenchGroup {
+  PgBenchGroup(BenchGroup.Context context) {
+    super(context);
+  }
+
+
+  /**
+   * pgbench running the seed's and Leasehold's statements. Alone: {@code ... -Dbench.args="group=pgbench"}.
+   */
+  void pgbench() throws Exception {
+    Optional<Path> pgbench = PgBench.find();
+    line("## pgbench, uncontended acquire + release (the database alone)");
+    line("");
+    if (pgbench.isEmpty() || db.port < 0) {
+      line("pgbench not found (or an external database): skipped.");
+      line("");
+      return;
+    }
+    line("`" + pgbench.get() + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
+        + windows + " runs, seed script and Leasehold script interleaved.");
+    line("");
+    line("| clients | seed SQL tps | Leasehold SQL tps | Leasehold SQL / seed SQL |");
+    line("| --- | --- | --- | --- |");
+    for (int threads : threadCounts) {
+      double[] seed = new double[windows];
+      double[] lh = new double[windows];
+      for (int w = 0; w < windows; w++) {
+        seed[w] = PgBench.run(pgbench.get(), db, PgBench.SEED, threads, window);
+        lh[w] = PgBench.run(pgbench.get(), db, PgBench.LEASEHOLD, threads, window);
+      }
+      double s = Throughput.median(seed);
+      double l = Throughput.median(lh);
+      line("| " + threads + " | " + fmt(s) + " | " + fmt(l) + " | " + ratio(l, s) + " |");
+    }
+    line("");
+  }
+}
