@@ -15,14 +15,12 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderResult;
 import io.leasehold.adapters.agent.AgentToolFence;
-import io.leasehold.adapters.agent.AgentToolOutcome;
+import io.leasehold.adapters.agent.FrameworkToolFence;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.LeaseLostException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,19 +73,44 @@ public final class LangChain4jToolFence {
   /** The invocation parameter through which the tool sees the admitted {@link FencingToken}. */
   public static final String TOKEN_PARAMETER = "leasehold.token";
 
-  private final AgentToolFence fence;
-  private final Function<InvocationContext, LeaseKey> resolver;
-  private final SessionLeases sessions;
-  private final boolean endRunOnRefusal;
+  private final FrameworkToolFence<InvocationContext> core;
   private final ToolExecutionErrorHandler fallbackErrors;
 
   private LangChain4jToolFence(Builder b) {
-    this.fence = b.fence;
-    this.resolver = b.resolver;
-    this.sessions = b.sessions;
-    this.endRunOnRefusal = b.endRunOnRefusal;
+    this.core = b.fenceCore();
     this.fallbackErrors = b.fallbackErrors;
   }
+
+  /** Where LangChain4j carries the lease: the AI service method's invocation parameters. */
+  private static final FrameworkToolFence.Carrier<InvocationContext> CARRIER =
+      new FrameworkToolFence.Carrier<>() {
+        @Override
+        public Object carried(InvocationContext context) {
+          InvocationParameters parameters = context == null ? null : context.invocationParameters();
+          return parameters == null ? null : parameters.get(LEASE_PARAMETER);
+        }
+
+        @Override
+        public String where() {
+          return "invocation parameter " + LEASE_PARAMETER;
+        }
+
+        @Override
+        public String howToPass() {
+          return "pass LangChain4jToolFence.parameters(lease) as the AI service method's"
+              + " InvocationParameters argument";
+        }
+
+        @Override
+        public String howToResolve() {
+          return "declare @MemoryId on the AI service method, or pass InvocationParameters the resolver can read";
+        }
+
+        @Override
+        public String describe(InvocationContext context) {
+          return "conversation " + (context == null ? null : context.chatMemoryId());
+        }
+      };
 
   /**
    * Starts a builder.
@@ -96,9 +119,6 @@ public final class LangChain4jToolFence {
    * @return the builder
    */
   public static Builder builder(AgentToolFence fence) {
-    if (fence == null) {
-      throw new IllegalArgumentException("fence must not be null");
-    }
     return new Builder(fence);
   }
 
@@ -260,70 +280,6 @@ public final class LangChain4jToolFence {
     };
   }
 
-  private Fenced runOf(InvocationContext context) {
-    InvocationParameters parameters = context == null ? null : context.invocationParameters();
-    Object passed = parameters == null ? null : parameters.get(LEASE_PARAMETER);
-    if (passed != null && !(passed instanceof Fenced)) {
-      throw new UnresolvedSessionException(
-          "invocation parameter " + LEASE_PARAMETER + " holds a " + passed.getClass().getName()
-              + ", not a lease; pass LangChain4jToolFence.parameters(lease)");
-    }
-    if (resolver == null) {
-      if (passed == null) {
-        throw new UnresolvedSessionException(
-            "this tool call carries no lease: pass LangChain4jToolFence.parameters(lease) as the AI"
-                + " service method's InvocationParameters argument, or configure"
-                + " sessions(resolver, sessionLeases) on the LangChain4jToolFence builder");
-      }
-      return (Fenced) passed;
-    }
-    LeaseKey key = resolve(context);
-    if (passed != null) {
-      Fenced run = (Fenced) passed;
-      checkSameSession(run, key);
-      return run;
-    }
-    return sessions
-        .find(key)
-        .orElseThrow(
-            () ->
-                new UnresolvedSessionException(
-                    "no live run of session " + key + " is registered in this process: register the"
-                        + " run's lease with SessionLeases.register(lease) when it starts"));
-  }
-
-  private LeaseKey resolve(InvocationContext context) {
-    Object conversation = context == null ? null : context.chatMemoryId();
-    LeaseKey key;
-    try {
-      key = resolver.apply(context);
-    } catch (RuntimeException e) {
-      throw new UnresolvedSessionException(
-          "the session resolver could not map conversation " + conversation + " to a session: " + e.getMessage(), e);
-    }
-    if (key == null) {
-      throw new UnresolvedSessionException(
-          "the session resolver mapped conversation " + conversation + " to no session; it must return a"
-              + " LeaseKey (declare @MemoryId on the AI service method, or pass InvocationParameters"
-              + " the resolver can read)");
-    }
-    return key;
-  }
-
-  private static void checkSameSession(Fenced run, LeaseKey key) {
-    FencingToken token;
-    try {
-      token = run.token();
-    } catch (LeaseLostException e) {
-      return; // the fence refuses it anyway, and says why
-    }
-    if (token != null && !token.key().equals(key)) {
-      throw new UnresolvedSessionException(
-          "the lease passed with the invocation is for session " + token.key()
-              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run");
-    }
-  }
-
   private final class FencedExecutor implements ToolExecutor {
     private final ToolExecutor delegate;
 
@@ -338,36 +294,27 @@ public final class LangChain4jToolFence {
 
     @Override
     public ToolExecutionResult executeWithContext(ToolExecutionRequest request, InvocationContext context) {
-      Fenced run = runOf(context);
-      AgentToolOutcome<ToolExecutionResult> outcome =
-          fence.call(
-              run,
-              request.name(),
-              request.arguments(),
-              call -> {
-                if (context != null && context.invocationParameters() != null) {
-                  context.invocationParameters().put(TOKEN_PARAMETER, call.token());
-                }
-                return delegate.executeWithContext(request, context);
-              },
-              result -> result == null ? null : result.resultText());
-      if (outcome instanceof AgentToolOutcome.Ran<ToolExecutionResult> ran) {
-        return ran.value();
-      }
-      AgentToolOutcome.Refused<ToolExecutionResult> refused = (AgentToolOutcome.Refused<ToolExecutionResult>) outcome;
-      if (endRunOnRefusal) {
-        throw new RunStoppedException(refused.stop());
-      }
-      return ToolExecutionResult.builder().isError(true).resultText(refused.stop().messageForModel()).build();
+      return core.call(
+          context,
+          request.name(),
+          request.arguments(),
+          call -> {
+            if (context != null && context.invocationParameters() != null) {
+              context.invocationParameters().put(TOKEN_PARAMETER, call.token());
+            }
+            return delegate.executeWithContext(request, context);
+          },
+          result -> result == null ? null : result.resultText(),
+          message -> ToolExecutionResult.builder().isError(true).resultText(message).build());
     }
   }
 
-  /** Options of a {@link LangChain4jToolFence}. Not thread-safe. */
-  public static final class Builder {
-    private final AgentToolFence fence;
-    private Function<InvocationContext, LeaseKey> resolver;
-    private SessionLeases sessions;
-    private boolean endRunOnRefusal = true;
+  /**
+   * Options of a {@link LangChain4jToolFence}: those of every framework fence ({@link
+   * FrameworkToolFence.Builder}; the session resolver is given the invocation, usually read
+   * through {@code context.chatMemoryId()}) and the error handler's fallback. Not thread-safe.
+   */
+  public static final class Builder extends FrameworkToolFence.Builder<Builder, InvocationContext> {
     private ToolExecutionErrorHandler fallbackErrors =
         (error, context) ->
             ToolErrorHandlerResult.text(
@@ -378,37 +325,16 @@ public final class LangChain4jToolFence {
                         : error.getMessage());
 
     private Builder(AgentToolFence fence) {
-      this.fence = fence;
+      super(fence);
     }
 
-    /**
-     * Finds a call's run by session when the invocation carries no lease: the resolver maps the
-     * invocation (usually {@code context.chatMemoryId()}) to a lease key, and the session's run
-     * registered in {@code sessions} is used.
-     *
-     * @param resolver maps an invocation to its session; may throw or return null when it cannot
-     * @param sessions the live runs of this process
-     * @return this builder
-     */
-    public Builder sessions(Function<InvocationContext, LeaseKey> resolver, SessionLeases sessions) {
-      if (resolver == null || sessions == null) {
-        throw new IllegalArgumentException("resolver and sessions must not be null");
-      }
-      this.resolver = resolver;
-      this.sessions = sessions;
+    @Override
+    protected Builder self() {
       return this;
     }
 
-    /**
-     * Whether a refused call throws {@link RunStoppedException} (true, the default) or returns
-     * the refusal as the tool's result for the model (false).
-     *
-     * @param end true to throw
-     * @return this builder
-     */
-    public Builder endRunOnRefusal(boolean end) {
-      this.endRunOnRefusal = end;
-      return this;
+    private FrameworkToolFence<InvocationContext> fenceCore() {
+      return core(CARRIER, context -> context);
     }
 
     /**

@@ -1,14 +1,12 @@
 package io.leasehold.springai;
 
 import io.leasehold.adapters.agent.AgentToolFence;
-import io.leasehold.adapters.agent.AgentToolOutcome;
+import io.leasehold.adapters.agent.FrameworkToolFence;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.LeaseLostException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -64,17 +62,40 @@ public final class SpringAiToolFence {
   /** The tool-context entry through which the tool sees the admitted {@link FencingToken}. */
   public static final String TOKEN_KEY = "leasehold.token";
 
-  private final AgentToolFence fence;
-  private final Function<ToolContext, LeaseKey> resolver;
-  private final SessionLeases sessions;
-  private final boolean endRunOnRefusal;
+  private final FrameworkToolFence<ToolContext> core;
 
   private SpringAiToolFence(Builder b) {
-    this.fence = b.fence;
-    this.resolver = b.resolver;
-    this.sessions = b.sessions;
-    this.endRunOnRefusal = b.endRunOnRefusal;
+    this.core = b.fenceCore();
   }
+
+  /** Where Spring AI carries the lease: the tool context passed with the prompt. */
+  private static final FrameworkToolFence.Carrier<ToolContext> CARRIER =
+      new FrameworkToolFence.Carrier<>() {
+        @Override
+        public Object carried(ToolContext context) {
+          return context == null ? null : context.getContext().get(LEASE_KEY);
+        }
+
+        @Override
+        public String where() {
+          return "tool-context entry " + LEASE_KEY;
+        }
+
+        @Override
+        public String howToPass() {
+          return "pass .toolContext(SpringAiToolFence.toolContext(lease)) with the prompt";
+        }
+
+        @Override
+        public String howToResolve() {
+          return "pass the conversation id with .toolContext(Map.of(ChatMemory.CONVERSATION_ID, id))";
+        }
+
+        @Override
+        public String describe(ToolContext context) {
+          return "the tool context";
+        }
+      };
 
   /**
    * Starts a builder.
@@ -83,9 +104,6 @@ public final class SpringAiToolFence {
    * @return the builder
    */
   public static Builder builder(AgentToolFence fence) {
-    if (fence == null) {
-      throw new IllegalArgumentException("fence must not be null");
-    }
     return new Builder(fence);
   }
 
@@ -163,68 +181,6 @@ public final class SpringAiToolFence {
     return ToolCallbackProvider.from(wrap(ToolCallbacks.from(objectsWithTools)));
   }
 
-  private Fenced runOf(@Nullable ToolContext context) {
-    Map<String, Object> entries = context == null ? Map.of() : context.getContext();
-    Object passed = entries.get(LEASE_KEY);
-    if (passed != null && !(passed instanceof Fenced)) {
-      throw new UnresolvedSessionException(
-          "tool-context entry " + LEASE_KEY + " holds a " + passed.getClass().getName()
-              + ", not a lease; pass .toolContext(SpringAiToolFence.toolContext(lease))");
-    }
-    if (resolver == null) {
-      if (passed == null) {
-        throw new UnresolvedSessionException(
-            "this tool call carries no lease: pass .toolContext(SpringAiToolFence.toolContext(lease))"
-                + " with the prompt, or configure sessions(resolver, sessionLeases) on the"
-                + " SpringAiToolFence builder");
-      }
-      return (Fenced) passed;
-    }
-    LeaseKey key = resolve(context);
-    if (passed != null) {
-      Fenced run = (Fenced) passed;
-      checkSameSession(run, key);
-      return run;
-    }
-    return sessions
-        .find(key)
-        .orElseThrow(
-            () ->
-                new UnresolvedSessionException(
-                    "no live run of session " + key + " is registered in this process: register the"
-                        + " run's lease with SessionLeases.register(lease) when it starts"));
-  }
-
-  private LeaseKey resolve(@Nullable ToolContext context) {
-    LeaseKey key;
-    try {
-      key = resolver.apply(context == null ? new ToolContext(Map.of()) : context);
-    } catch (RuntimeException e) {
-      throw new UnresolvedSessionException(
-          "the session resolver could not map the tool context to a session: " + e.getMessage(), e);
-    }
-    if (key == null) {
-      throw new UnresolvedSessionException(
-          "the session resolver mapped the tool context to no session; it must return a LeaseKey"
-              + " (pass the conversation id with .toolContext(Map.of(ChatMemory.CONVERSATION_ID, id)))");
-    }
-    return key;
-  }
-
-  private static void checkSameSession(Fenced run, LeaseKey key) {
-    FencingToken token;
-    try {
-      token = run.token();
-    } catch (LeaseLostException e) {
-      return; // the fence refuses it anyway, and says why
-    }
-    if (token != null && !token.key().equals(key)) {
-      throw new UnresolvedSessionException(
-          "the lease in the tool context is for session " + token.key()
-              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run");
-    }
-  }
-
   private final class FencedCallback implements ToolCallback {
     private final ToolCallback delegate;
 
@@ -249,26 +205,17 @@ public final class SpringAiToolFence {
 
     @Override
     public String call(String toolInput, @Nullable ToolContext toolContext) {
-      Fenced run = runOf(toolContext);
-      AgentToolOutcome<String> outcome =
-          fence.call(
-              run,
-              delegate.getToolDefinition().name(),
-              toolInput,
-              call -> {
-                Map<String, Object> entries = new HashMap<>(toolContext == null ? Map.of() : toolContext.getContext());
-                entries.put(TOKEN_KEY, call.token());
-                return delegate.call(toolInput, new ToolContext(entries));
-              },
-              text -> text);
-      if (outcome instanceof AgentToolOutcome.Ran<String> ran) {
-        return ran.value();
-      }
-      AgentToolOutcome.Refused<String> refused = (AgentToolOutcome.Refused<String>) outcome;
-      if (endRunOnRefusal) {
-        throw new RunStoppedException(refused.stop());
-      }
-      return refused.stop().messageForModel();
+      return core.call(
+          toolContext,
+          delegate.getToolDefinition().name(),
+          toolInput,
+          call -> {
+            Map<String, Object> entries = new HashMap<>(toolContext == null ? Map.of() : toolContext.getContext());
+            entries.put(TOKEN_KEY, call.token());
+            return delegate.call(toolInput, new ToolContext(entries));
+          },
+          text -> text,
+          message -> message);
     }
 
     @Override
@@ -277,45 +224,24 @@ public final class SpringAiToolFence {
     }
   }
 
-  /** Options of a {@link SpringAiToolFence}. Not thread-safe. */
-  public static final class Builder {
-    private final AgentToolFence fence;
-    private Function<ToolContext, LeaseKey> resolver;
-    private SessionLeases sessions;
-    private boolean endRunOnRefusal = true;
-
+  /**
+   * Options of a {@link SpringAiToolFence}: those of every framework fence ({@link
+   * FrameworkToolFence.Builder}; the session resolver is given the tool context, usually its
+   * {@code ChatMemory.CONVERSATION_ID} entry, and an empty one when Spring AI passes none). Not
+   * thread-safe.
+   */
+  public static final class Builder extends FrameworkToolFence.Builder<Builder, ToolContext> {
     private Builder(AgentToolFence fence) {
-      this.fence = fence;
+      super(fence);
     }
 
-    /**
-     * Finds a call's run by session when the tool context carries no lease: the resolver maps the
-     * tool context (usually its {@code ChatMemory.CONVERSATION_ID} entry) to a lease key, and the
-     * session's run registered in {@code sessions} is used.
-     *
-     * @param resolver maps a tool context to its session; may throw or return null when it cannot
-     * @param sessions the live runs of this process
-     * @return this builder
-     */
-    public Builder sessions(Function<ToolContext, LeaseKey> resolver, SessionLeases sessions) {
-      if (resolver == null || sessions == null) {
-        throw new IllegalArgumentException("resolver and sessions must not be null");
-      }
-      this.resolver = resolver;
-      this.sessions = sessions;
+    @Override
+    protected Builder self() {
       return this;
     }
 
-    /**
-     * Whether a refused call throws {@link RunStoppedException} (true, the default), ending the
-     * {@code ChatClient} call, or returns the refusal as the tool's result for the model (false).
-     *
-     * @param end true to throw
-     * @return this builder
-     */
-    public Builder endRunOnRefusal(boolean end) {
-      this.endRunOnRefusal = end;
-      return this;
+    private FrameworkToolFence<ToolContext> fenceCore() {
+      return core(CARRIER, context -> context == null ? new ToolContext(Map.of()) : context);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.MarkResetTable;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
@@ -8,8 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -78,14 +77,8 @@ final class HighWaterSql {
   /** Mark reset, step 2 for a new mark of 0: forget the key. */
   private final String deleteMark;
 
-  /**
-   * Mark reset, step 3, in the same transaction: the audit record, dated by the database's
-   * clock, like every other time this writer keeps.
-   */
-  private final String auditReset;
-
-  /** The audit records, oldest first (the id is a sequence). */
-  private final String readResets;
+  /** Mark reset, step 3, in the same transaction: the audit record ({@code <table>_audit}). */
+  private final MarkResetTable audit;
 
   private final boolean online;
   private final boolean strict;
@@ -130,12 +123,7 @@ final class HighWaterSql {
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
     this.deleteMark = "DELETE FROM " + table + " WHERE account_id = ? AND session_id = ?";
-    this.auditReset =
-        "INSERT INTO " + table + "_audit (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
-            + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
-    this.readResets =
-        "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM " + table
-            + "_audit ORDER BY id";
+    this.audit = new MarkResetTable(table + "_audit");
   }
 
   /** Whether tokens are verified online, inside the admission. */
@@ -221,37 +209,11 @@ final class HighWaterSql {
       }
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(auditReset)) {
-      ps.setString(1, operator);
-      ps.setString(2, key.accountId());
-      ps.setString(3, key.sessionId());
-      ps.setLong(4, previous);
-      ps.setLong(5, newMark);
-      ps.setString(6, reason);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new MarkReset(
-            key, previous, newMark, operator, reason, rs.getObject(1, OffsetDateTime.class).toInstant());
-      }
-    }
+    return audit.record(c, key, previous, newMark, operator, reason);
   }
 
   List<MarkReset> resets(Connection c) throws SQLException {
-    List<MarkReset> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(readResets);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(
-            new MarkReset(
-                LeaseKey.of(rs.getString(1), rs.getString(2)),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getString(5),
-                rs.getString(6),
-                rs.getObject(7, OffsetDateTime.class).toInstant()));
-      }
-    }
-    return out;
+    return audit.readAll(c);
   }
 
   private static void bindKey(PreparedStatement ps, LeaseKey key) throws SQLException {

@@ -3,6 +3,7 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.MarkResetTable;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -13,7 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -49,14 +49,14 @@ public final class JdbcToolJournal implements ToolJournal {
   private final DataSource dataSource;
   private final String call;
   private final String mark;
-  private final String resetTable;
+  private final MarkResetTable resets;
   private final String admissionSeq;
 
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema) {
     this.dataSource = dataSource;
     this.call = schema.prefix() + "_call";
     this.mark = schema.prefix() + "_mark";
-    this.resetTable = schema.prefix() + "_mark_reset";
+    this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
     this.admissionSeq = schema.prefix() + "_admission_seq";
   }
 
@@ -354,47 +354,13 @@ public final class JdbcToolJournal implements ToolJournal {
         ps.setString(3, key.sessionId());
         ps.executeUpdate();
       }
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO " + resetTable + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
-                  + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at")) {
-        ps.setString(1, operator);
-        ps.setString(2, key.accountId());
-        ps.setString(3, key.sessionId());
-        ps.setLong(4, previous);
-        ps.setLong(5, newMark);
-        ps.setString(6, reason);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return new MarkReset(
-              key, previous, newMark, operator, reason, rs.getObject(1, OffsetDateTime.class).toInstant());
-        }
-      }
+      return resets.record(c, key, previous, newMark, operator, reason);
     });
   }
 
   @Override
   public List<MarkReset> markResets() {
-    return tx("read the mark resets", c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM " + resetTable
-                  + " ORDER BY id");
-          ResultSet rs = ps.executeQuery()) {
-        List<MarkReset> out = new ArrayList<>();
-        while (rs.next()) {
-          out.add(
-              new MarkReset(
-                  LeaseKey.of(rs.getString(1), rs.getString(2)),
-                  rs.getLong(3),
-                  rs.getLong(4),
-                  rs.getString(5),
-                  rs.getString(6),
-                  rs.getObject(7, OffsetDateTime.class).toInstant()));
-        }
-        return out;
-      }
-    });
+    return tx("read the mark resets", resets::readAll);
   }
 
   @Override
