@@ -43,10 +43,33 @@ final class KeyCodec {
   }
 
   static byte[] decode(String material, String what) {
-    try {
-      return Base64.getUrlDecoder().decode(material);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("malformed " + what + ": key material is not base64url");
+    if (!TokenSignature.canonical(material)) {
+      throw new IllegalArgumentException("malformed " + what + ": key material is not canonical unpadded base64url");
+    }
+    return Base64.getUrlDecoder().decode(material);
+  }
+
+  /** The DER prefix of an Ed25519 public key (SubjectPublicKeyInfo, OID 1.3.101.112). */
+  private static final byte[] ED25519_PUBLIC_PREFIX = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
+
+  /** The DER prefix of an Ed25519 private key (PKCS#8, OID 1.3.101.112). */
+  private static final byte[] ED25519_PRIVATE_PREFIX = {
+    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20
+  };
+
+  /**
+   * Refuses HMAC key material that is an Ed25519 key in its own encoding (issue 27): the scheme
+   * is pinned by the material, so editing {@code ed25519} to {@code hmac-sha256} in a key's text
+   * cannot turn a public key, which anyone may know, into a shared secret that mints tokens.
+   */
+  static void refuseEd25519AsSecret(byte[] material, String what, String keyId) {
+    for (byte[] prefix : new byte[][] {ED25519_PUBLIC_PREFIX, ED25519_PRIVATE_PREFIX}) {
+      if (material.length >= prefix.length
+          && java.util.Arrays.equals(material, 0, prefix.length, prefix, 0, prefix.length)) {
+        throw new IllegalArgumentException(
+            "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
+                + " a key's scheme cannot be changed by editing its text");
+      }
     }
   }
 

@@ -122,7 +122,11 @@ public final class SigningKey {
     String[] parts = KeyCodec.split(text, TEXT_PREFIX, "signing key");
     String id = parts[1];
     return switch (KeyCodec.scheme(parts[0], "signing key")) {
-      case HMAC_SHA256 -> hmac(id, KeyCodec.decode(parts[2], "signing key"));
+      case HMAC_SHA256 -> {
+        byte[] secret = KeyCodec.decode(parts[2], "signing key");
+        KeyCodec.refuseEd25519AsSecret(secret, "signing key", id);
+        yield hmac(id, secret);
+      }
       case ED25519 -> {
         String[] pair = parts[2].split("\\.", -1);
         if (pair.length != 2) {

@@ -32,6 +32,21 @@ public record TokenSignature(String keyId, String value) {
       throw new IllegalArgumentException(
           "signature value must be 1 to " + MAX_VALUE_LENGTH + " characters of unpadded base64url");
     }
+    if (!canonical(value)) {
+      // Issue 27: set bits in the unused trailing position decode to the same bytes, so the
+      // signature would verify under many spellings; one token has one text.
+      throw new IllegalArgumentException("signature value is not canonical unpadded base64url");
+    }
+  }
+
+  /** Whether the text decodes and encodes back to itself (no padding, no stray trailing bits). */
+  static boolean canonical(String base64url) {
+    try {
+      byte[] bytes = java.util.Base64.getUrlDecoder().decode(base64url);
+      return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).equals(base64url);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /**

@@ -28,6 +28,12 @@ import javax.crypto.spec.SecretKeySpec;
 public final class VerificationKey {
   static final String TEXT_PREFIX = "leasehold-verify-key:v1:";
 
+  /** Length of an HMAC-SHA256 tag. */
+  static final int HMAC_SIGNATURE_BYTES = 32;
+
+  /** Length of an Ed25519 signature. */
+  static final int ED25519_SIGNATURE_BYTES = 64;
+
   private final SignatureScheme scheme;
   private final String keyId;
   private final byte[] hmacSecret;
@@ -82,7 +88,10 @@ public final class VerificationKey {
     String id = parts[1];
     byte[] material = KeyCodec.decode(parts[2], "verification key");
     return switch (KeyCodec.scheme(parts[0], "verification key")) {
-      case HMAC_SHA256 -> hmac(id, material);
+      case HMAC_SHA256 -> {
+        KeyCodec.refuseEd25519AsSecret(material, "verification key", id);
+        yield hmac(id, material);
+      }
       case ED25519 -> {
         try {
           yield ed25519(id, KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(material)));
@@ -130,6 +139,10 @@ public final class VerificationKey {
    * @return true if valid
    */
   boolean verifies(byte[] content, byte[] signature) {
+    // The cheap check before any cryptography: a signature of the wrong length is no signature.
+    if (signature.length != (macPrototype != null ? HMAC_SIGNATURE_BYTES : ED25519_SIGNATURE_BYTES)) {
+      return false;
+    }
     if (macPrototype != null) {
       byte[] expected = KeyCodec.cloneMac(macPrototype).doFinal(content);
       return java.security.MessageDigest.isEqual(expected, signature);

@@ -282,11 +282,11 @@ public final class LeaseStore implements AutoCloseable {
    * The leases held now, across every process that uses this table, for an operator's view (the
    * Spring Boot starter's {@code leasehold} actuator endpoint lists them). Only keys the access
    * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned:
-   * the statuses name run ids and fences (CONTRACT C17). Reads the whole table once; not for a hot
-   * path.
+   * the statuses name run ids and fences (CONTRACT C17); the policy is applied before the limit.
+   * Reads up to {@value #MAX_LISTED} live leases once; not for a hot path.
    *
    * @param caller the authenticated principal, passed to the access policy for each key
-   * @param limit the most live leases to read, 1 to {@value #MAX_LISTED}; those expiring soonest
+   * @param limit the most leases to return, 1 to {@value #MAX_LISTED}; those expiring soonest
    *     come first
    * @return the held leases the caller may see, soonest expiry first
    * @throws IllegalArgumentException if the limit is out of range
@@ -298,11 +298,15 @@ public final class LeaseStore implements AutoCloseable {
       throw new IllegalArgumentException("limit must be between 1 and " + MAX_LISTED + ", was " + limit);
     }
     ensureOpen();
-    List<LeaseStatus> all = rows.held(limit);
+    // The policy filters before the limit applies (issue 27): limiting the rows first let other
+    // accounts' leases, expiring sooner, crowd a caller's own out of the answer.
     List<LeaseStatus> visible = new ArrayList<>();
-    for (LeaseStatus s : all) {
+    for (LeaseStatus s : rows.held(MAX_LISTED)) {
       if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
         visible.add(s);
+        if (visible.size() == limit) {
+          break;
+        }
       }
     }
     return List.copyOf(visible);

@@ -46,6 +46,29 @@ class HeldLeasesTest {
     }
   }
 
+  /**
+   * Issue 27, finding 10: the limit was applied before the policy, so bob saw none of his own
+   * leases when other accounts' leases expired sooner.
+   */
+  @Test
+  void theLimitCountsOnlyWhatTheCallerMaySee() throws Exception {
+    AccessPolicy policy = (caller, key) -> caller.equals(key.accountId());
+    try (LeaseStore store =
+            LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(Duration.ofSeconds(10)).build();
+        LeaseStore later =
+            LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(Duration.ofSeconds(60)).build()) {
+      for (int i = 0; i < 20; i++) {
+        store.tryAcquire(LeaseKey.of("mallory-held", "s" + i), "mallory-held");
+      }
+      Lease bobs = ((AcquireResult.Acquired) later.tryAcquire(LeaseKey.of("bob-held", "mine"), "bob-held")).lease();
+
+      assertThat(later.heldLeases("bob-held", 10))
+          .extracting(s -> s.owner().orElseThrow().runId())
+          .containsExactly(bobs.runId());
+      assertThat(store.heldLeases("mallory-held", 5)).hasSize(5);
+    }
+  }
+
   @Test
   void theProbeReadsTheDatabaseClock() {
     try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {

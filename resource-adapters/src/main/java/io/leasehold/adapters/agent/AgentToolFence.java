@@ -49,6 +49,10 @@ public final class AgentToolFence {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** Reads exactly one JSON value: trailing data is an error, not ignored. */
+  private static final com.fasterxml.jackson.databind.ObjectReader STRICT =
+      JSON.reader().with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private final FencedToolExecutor executor;
   private final List<RunStopListener> listeners;
   private final Map<RunIdentity, RunStop> stopped =
@@ -90,14 +94,15 @@ public final class AgentToolFence {
    *
    * @param run the run's lease (refused locally once lost) or its token
    * @param toolName the tool's name, as the journal records it
-   * @param argumentsJson the arguments as the model sent them; journaled as JSON when they parse,
-   *     as text otherwise
+   * @param argumentsJson the arguments as the model sent them: one JSON value, or null or blank
+   *     for none
    * @param body the framework's tool, run only once the call is admitted
    * @param journaled what the journal records of the tool's result
    * @param <R> what the tool returns
    * @return {@link AgentToolOutcome.Ran} or {@link AgentToolOutcome.Refused}; listeners have been
    *     told of a refusal
-   * @throws IllegalArgumentException if an argument is null
+   * @throws IllegalArgumentException if an argument is null, or the arguments are not one JSON
+   *     value (the tool did not run, nothing was journaled)
    * @throws RuntimeException what the tool threw, unchanged when unchecked, so the framework
    *     handles its own tool failures as it would without the fence
    * @throws ToolCallFailedException if the tool threw a checked exception
@@ -137,7 +142,7 @@ public final class AgentToolFence {
         };
     ToolResult result;
     try {
-      result = executor.call(run, tool, parse(argumentsJson));
+      result = executor.call(run, tool, parse(toolName, argumentsJson));
     } catch (StaleFenceException e) {
       return refused(new RunStop(token, toolName, RunStop.Reason.SUPERSEDED, OptionalLong.of(e.highestFence()), e.getMessage()));
     } catch (LeaseLostException e) {
@@ -202,16 +207,23 @@ public final class AgentToolFence {
     return new AgentToolOutcome.Refused<>(stop);
   }
 
-  private static JsonNode parse(String argumentsJson) {
-    if (argumentsJson == null) {
+  /**
+   * The arguments as JSON, strictly: one JSON value and nothing after it (issue 27). A tool is
+   * never run with arguments that are not what the model meant to send; the framework reports
+   * the error to the model. No arguments at all (null or blank) are JSON null.
+   */
+  private static JsonNode parse(String toolName, String argumentsJson) {
+    if (argumentsJson == null || argumentsJson.isBlank()) {
       return NullNode.getInstance();
     }
     try {
-      JsonNode node = JSON.readTree(argumentsJson);
-      return node == null ? TextNode.valueOf(argumentsJson) : node;
+      return STRICT.readTree(argumentsJson);
     } catch (JsonProcessingException e) {
-      // Models do send malformed arguments; the framework reports that to the model itself.
-      return TextNode.valueOf(argumentsJson);
+      // The location, not the text: arguments may hold secrets, and messages reach logs.
+      throw new IllegalArgumentException(
+          "the arguments of tool " + toolName + " are not one JSON value (" + e.getOriginalMessage()
+              + " at " + e.getLocation().offsetDescription() + "); the tool did not run",
+          e);
     }
   }
 

@@ -96,12 +96,28 @@ class AgentToolFenceTest {
     assertThat(journal.calls(key)).extracting(ToolCall::state).containsExactly(ToolCall.State.FAILED, ToolCall.State.FAILED);
   }
 
+  /**
+   * Issue 27, finding 10: arguments that were not JSON were journaled as text and the tool ran
+   * with them. Now they are refused before anything is journaled, trailing data included.
+   */
   @Test
-  void argumentsThatAreNotJsonAreJournaledAsText() {
+  void argumentsThatAreNotOneJsonValueAreRefusedBeforeTheToolRuns() {
     AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
     FencingToken t = new FencingToken(key, 1, UUID.randomUUID());
-    assertThat(fence.call(t, "send", "{not json", c -> "ok", s -> s)).isInstanceOf(AgentToolOutcome.Ran.class);
-    assertThat(journal.calls(key)).singleElement().satisfies(c -> assertThat(c.arguments().asText()).isEqualTo("{not json"));
+    for (String bad : List.of("{not json", "{\"to\":\"ada\"} {\"to\":\"eve\"}", "{}x", "[1,")) {
+      assertThatThrownBy(() -> fence.call(t, "send", bad, c -> {
+            invoked.incrementAndGet();
+            return "ok";
+          }, s -> s))
+          .as("arguments %s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("not one JSON value")
+          .hasMessageNotContaining("ada");
+    }
+    assertThat(invoked).hasValue(0);
+    assertThat(journal.calls(key)).isEmpty();
+    assertThat(fence.call(t, "send", "{\"to\":\"ada\"}", c -> "ok", s -> s)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(fence.call(t, "send", "", c -> "ok", s -> s)).isInstanceOf(AgentToolOutcome.Ran.class);
     assertThatThrownBy(() -> fence.call(null, "send", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> fence.call(t, " ", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
   }
