@@ -25,10 +25,16 @@ import java.util.function.Supplier;
  * <h2>Bounded memory</h2>
  *
  * The guard keeps at most {@link Builder#maxKeys(int)} keys (default {@value #DEFAULT_MAX_KEYS}).
- * Past that it forgets keys, and forgetting is safe (CONTRACT C16): it keeps one <em>floor</em>,
- * the highest mark it ever forgot, and a key it does not remember starts at the floor. A stale
- * writer of a forgotten key is therefore refused; the price is that an old but live run of a
- * forgotten key may be refused too, which is the safe side.
+ * Past that it forgets keys, and forgetting is safe (CONTRACT C16): it keeps, per account, a
+ * <em>floor</em>, the highest mark it ever forgot of that account, and a key it does not remember
+ * starts at its account's floor. A stale writer of a forgotten key is therefore refused; the price
+ * is that an old but live run of a forgotten key may be refused too, which is the safe side.
+ *
+ * <p>Forgetting stays within an account (CONTRACT C19): a new key is made room for by forgetting
+ * keys of its own account, or, for an account with no key remembered, of the account that holds
+ * the most. So one account's traffic never raises another account's floor, unless that other
+ * account is itself the largest. The floors take one entry per account that ever had a key
+ * forgotten.
  *
  * <p>Thread-safe.
  */
@@ -40,7 +46,10 @@ public final class InMemoryFenceGuard implements FenceGuard {
   public static final String RESOURCE = "memory";
 
   private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
-  private final AtomicLong floor = new AtomicLong();
+  /** Per account: the highest mark forgotten. */
+  private final ConcurrentHashMap<String, AtomicLong> floors = new ConcurrentHashMap<>();
+  /** Per account: how many keys are remembered, to find the largest account. */
+  private final ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicInteger> counts = new ConcurrentHashMap<>();
   private final GuardOptions options;
   private final int maxKeys;
   private final List<MarkReset> resets = new ArrayList<>();
@@ -131,26 +140,71 @@ public final class InMemoryFenceGuard implements FenceGuard {
       return mark;
     }
     if (marks.size() >= maxKeys) {
-      forgetSome();
+      forgetSome(key.accountId());
     }
-    return marks.computeIfAbsent(key, k -> new Mark(floor.get()));
+    return remember(key);
   }
 
-  /** Forgets about a tenth of the keys, raising the floor to their highest mark first. */
-  private void forgetSome() {
+  /** The key's mark, created at its account's floor if the key is not remembered. */
+  private Mark remember(LeaseKey key) {
+    return marks.computeIfAbsent(
+        key,
+        k -> {
+          counts.computeIfAbsent(k.accountId(), a -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+          return new Mark(floorOf(k.accountId()));
+        });
+  }
+
+  private long floorOf(String account) {
+    AtomicLong f = floors.get(account);
+    return f == null ? 0 : f.get();
+  }
+
+  /** The account whose keys make room: the new key's own, or else the one with the most keys. */
+  private String victimFor(String account) {
+    java.util.concurrent.atomic.AtomicInteger own = counts.get(account);
+    if (own != null && own.get() > 0) {
+      return account;
+    }
+    String largest = null;
+    int most = 0;
+    for (java.util.Map.Entry<String, java.util.concurrent.atomic.AtomicInteger> e : counts.entrySet()) {
+      if (e.getValue().get() > most) {
+        most = e.getValue().get();
+        largest = e.getKey();
+      }
+    }
+    return largest;
+  }
+
+  /**
+   * Forgets about a tenth of the bound's worth of keys of one account ({@link #victimFor}),
+   * raising that account's floor to their highest mark first.
+   */
+  private void forgetSome(String account) {
+    String victim = victimFor(account);
+    if (victim == null) {
+      return;
+    }
     int toForget = Math.max(1, maxKeys / 10);
     Iterator<java.util.Map.Entry<LeaseKey, Mark>> it = marks.entrySet().iterator();
-    while (toForget-- > 0 && it.hasNext()) {
+    while (toForget > 0 && it.hasNext()) {
       java.util.Map.Entry<LeaseKey, Mark> e = it.next();
+      if (!e.getKey().accountId().equals(victim)) {
+        continue;
+      }
       Mark m = e.getValue();
       synchronized (m) {
         if (m.forgotten) {
           continue;
         }
-        floor.accumulateAndGet(m.highest, Math::max);
+        floors.computeIfAbsent(victim, a -> new AtomicLong()).accumulateAndGet(m.highest, Math::max);
         m.forgotten = true;
       }
-      marks.remove(e.getKey(), m);
+      if (marks.remove(e.getKey(), m)) {
+        counts.get(victim).decrementAndGet();
+      }
+      toForget--;
     }
   }
 
@@ -162,7 +216,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
     Mark mark = marks.get(key);
     long highest;
     if (mark == null) {
-      highest = floor.get();
+      highest = floorOf(key.accountId());
     } else {
       synchronized (mark) {
         highest = mark.highest;
@@ -184,13 +238,14 @@ public final class InMemoryFenceGuard implements FenceGuard {
    * {@inheritDoc}
    *
    * <p>Allowed only to operators the guard's {@link AdminPolicy} names; recorded in memory. A
-   * new mark of 0 forgets the key's mark, but the floor of forgotten keys still applies.
+   * new mark of 0 forgets the key's mark, but the floor of its account's forgotten keys still
+   * applies.
    */
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
     while (true) {
-      Mark mark = marks.computeIfAbsent(key, k -> new Mark(floor.get()));
+      Mark mark = remember(key);
       synchronized (mark) {
         if (mark.forgotten) {
           continue;

@@ -158,6 +158,35 @@ class InMemoryFenceGuardTest {
     guard.admit(token(20_000)); // the session's next run
   }
 
+  /**
+   * Issue 27, finding 4: with maxKeys(50), mallory admitting 60 of her own valid leases raised
+   * the one global floor, and bob's live run was refused on its next write ("already admitted
+   * fence 58"). Forgetting now stays within the account that needs room.
+   */
+  @Test
+  void oneAccountsFloodNeverRaisesAnotherAccountsFloor() {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(50).build();
+    LeaseKey bobs = LeaseKey.of("bob", "chat");
+    FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
+    guard.admit(bob);
+    for (int i = 0; i < 60; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("mallory", "s" + i), 2 + i, UUID.randomUUID()));
+    }
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(50);
+    guard.admit(bob); // bob's live run writes again
+    assertThat(guard.highWaterMark(bobs)).hasValue(1);
+    // Mallory's forgotten keys keep her own floor: her stale writer is still refused.
+    assertThatThrownBy(() -> guard.admit(new FencingToken(LeaseKey.of("mallory", "s0"), 1, UUID.randomUUID())))
+        .isInstanceOf(StaleFenceException.class);
+    // A new account arriving at a full guard makes room from the largest account, not from bob.
+    LeaseKey carols = LeaseKey.of("carol", "chat");
+    guard.admit(new FencingToken(carols, 1, UUID.randomUUID()));
+    assertThat(guard.highWaterMark(carols)).hasValue(1);
+    guard.admit(bob);
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(50);
+  }
+
   @Test
   void aMarkResetNeedsAnAdministratorAndIsRecorded() {
     InMemoryFenceGuard guard =
