@@ -105,7 +105,8 @@ public final class FencedFileStore implements FenceGuard {
   private final CrossProcessLock lock;
   private final GuardOptions options;
 
-  private FencedFileStore(Path root, GuardOptions options, boolean auditLog) throws IOException {
+  private FencedFileStore(Path root, GuardOptions options, boolean auditLog, java.time.Duration lockTimeout)
+      throws IOException {
     this.root = root;
     this.options = options;
     Path meta = root.resolve(META_DIR);
@@ -117,7 +118,7 @@ public final class FencedFileStore implements FenceGuard {
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
-    this.lock = new CrossProcessLock(lockFile);
+    this.lock = new CrossProcessLock(lockFile, lockTimeout);
     locked(() -> StoreOpening.prepare(root, meta, marks, tmp));
   }
 
@@ -434,6 +435,7 @@ public final class FencedFileStore implements FenceGuard {
   public static final class Builder extends GuardBuilder<Builder> {
     private final Path root;
     private boolean auditLog;
+    private java.time.Duration lockTimeout = CrossProcessLock.DEFAULT_TIMEOUT;
 
     private Builder(Path root) {
       this.root = root;
@@ -458,6 +460,22 @@ public final class FencedFileStore implements FenceGuard {
     }
 
     /**
+     * How long an operation waits for the store's lock while another thread or process holds it
+     * (CONTRACT C21); past it the operation fails with {@link ResourceAccessException} naming the
+     * lock file and the holder's pid, and nothing changed. Default 30 s.
+     *
+     * @param lockTimeout from 1 ms to 1 h
+     * @return this builder
+     */
+    public Builder lockTimeout(java.time.Duration lockTimeout) {
+      if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + lockTimeout);
+      }
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
      * Opens (creating if needed) the store.
      *
      * @return the store
@@ -469,7 +487,7 @@ public final class FencedFileStore implements FenceGuard {
       GuardOptions options = options(RESOURCE);
       try {
         Files.createDirectories(root);
-        return new FencedFileStore(root.toRealPath(), options, auditLog);
+        return new FencedFileStore(root.toRealPath(), options, auditLog, lockTimeout);
       } catch (IOException e) {
         throw new ResourceAccessException(
             "could not open file store at " + root + ": " + describe(e)

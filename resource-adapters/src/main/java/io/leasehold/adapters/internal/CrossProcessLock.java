@@ -1,10 +1,14 @@
 package io.leasehold.adapters.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -27,15 +31,36 @@ public final class CrossProcessLock {
     }
   }
 
+  /** The default bound on a lock wait. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Pause between two tries of the OS lock: short, since a holder's operation is short. */
+  private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
   private final Path lockFile;
+  private final Duration timeout;
   private final ReentrantLock jvmLock;
 
   /**
    * A lock on a file, created if missing.
    *
-   * @param lockFile the lock file; nothing is written to it
+   * @param lockFile the lock file; the holder writes its process id into it
    */
   public CrossProcessLock(Path lockFile) {
+    this(lockFile, DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * A lock on a file, created if missing, whose waits end after {@code timeout} (CONTRACT C21).
+   *
+   * @param lockFile the lock file; the holder writes its process id into it
+   * @param timeout the longest wait, from 1 ms to 1 h
+   */
+  public CrossProcessLock(Path lockFile, Duration timeout) {
+    if (timeout == null || timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("lock timeout must be between 1 ms and 1 h, was " + timeout);
+    }
+    this.timeout = timeout;
     // The real path of the directory: two spellings of one file (a symbolic link to its directory)
     // must share one stripe, or the JVM's own file lock fails with OverlappingFileLockException.
     Path absolute = lockFile.toAbsolutePath().normalize();
@@ -71,27 +96,80 @@ public final class CrossProcessLock {
    * @param action the action
    * @param <T> its result
    * @return what the action returned
-   * @throws IOException if the lock file cannot be opened or locked, or the action fails
+   * @throws IOException if the lock file cannot be opened or locked, the wait passes the timeout
+   *     (the message names the lock file and its holder's pid where known), or the action fails
    */
-  @SuppressWarnings("try") // the FileLock is held for the block's duration, never referenced
   public <T> T call(Action<T> action) throws IOException {
-    jvmLock.lock();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      if (!jvmLock.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        throw timedOut("another thread of this process");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for " + lockFile, e);
+    }
     try {
       StateFiles.requireRegularFileOrAbsent(lockFile);
-    } catch (IOException | RuntimeException e) {
-      jvmLock.unlock();
-      throw e;
-    }
-    try (FileChannel ch =
-            FileChannel.open(
-                lockFile,
-                java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        FileLock lock = ch.lock()) {
-      return action.run();
+      try (FileChannel ch =
+          FileChannel.open(
+              lockFile,
+              java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+              DurableFiles.OWNER_ONLY)) {
+        FileLock lock = acquire(ch, deadline);
+        try {
+          recordHolder(ch);
+          return action.run();
+        } finally {
+          lock.release();
+        }
+      }
     } finally {
       jvmLock.unlock();
     }
+  }
+
+  /** Tries the OS lock until the deadline: {@link FileChannel#lock()} would wait without end. */
+  private FileLock acquire(FileChannel ch, long deadline) throws IOException {
+    while (true) {
+      FileLock lock = ch.tryLock();
+      if (lock != null) {
+        return lock;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw timedOut(holderOf(ch));
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(RETRY_NANOS);
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while waiting for " + lockFile);
+      }
+    }
+  }
+
+  /** Writes this process's id into the lock file, for the error of whoever waits next. */
+  private static void recordHolder(FileChannel ch) throws IOException {
+    byte[] pid = ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+    ch.truncate(0);
+    ch.write(ByteBuffer.wrap(pid), 0);
+  }
+
+  /** Who holds the lock, from what the holder wrote: at most one short line is read. */
+  private static String holderOf(FileChannel ch) {
+    try {
+      ByteBuffer buf = ByteBuffer.allocate(32);
+      ch.read(buf, 0);
+      String text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).strip();
+      return text.matches("pid [0-9]{1,10}") ? "process " + text.substring(4) : "another process (pid unknown)";
+    } catch (IOException e) {
+      return "another process (pid unknown)";
+    }
+  }
+
+  private IOException timedOut(String holder) {
+    return new IOException(
+        "waited " + timeout.toMillis() + " ms for the lock " + lockFile + ", held by " + holder
+            + "; if that process is stuck, stop it (the lock is released when it exits), or raise the"
+            + " lock timeout if its operations are legitimately slow");
   }
 }

@@ -71,11 +71,11 @@ public final class FileToolJournal implements ToolJournal {
 
   private final Clock clock;
 
-  private FileToolJournal(Path file, Clock clock) {
+  private FileToolJournal(Path file, Clock clock, java.time.Duration lockTimeout) {
     this.file = file;
     this.clock = clock;
     this.marksFile = file.resolveSibling(file.getFileName() + ".marks");
-    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"));
+    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), lockTimeout);
   }
 
   /**
@@ -99,8 +99,27 @@ public final class FileToolJournal implements ToolJournal {
    * @throws ResourceAccessException if the file cannot be read or created
    */
   public static FileToolJournal open(Path file, Clock clock) {
+    return open(file, clock, CrossProcessLock.DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * Opens (creating if needed) a journal file and reads it.
+   *
+   * @param file the journal file; its directory must exist
+   * @param clock dates mark resets
+   * @param lockTimeout how long a call waits for the journal's lock while another thread or
+   *     process holds it (CONTRACT C21), from 1 ms to 1 h; past it the call fails with {@link
+   *     ResourceAccessException} naming the lock file and the holder's pid. The other
+   *     {@code open} methods wait 30 s.
+   * @return the journal
+   * @throws ResourceAccessException if the file cannot be read or created
+   */
+  public static FileToolJournal open(Path file, Clock clock, java.time.Duration lockTimeout) {
     if (file == null || clock == null) {
       throw new IllegalArgumentException("file and clock must not be null");
+    }
+    if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + lockTimeout);
     }
     Path absolute = file.toAbsolutePath().normalize();
     Path canonical;
@@ -110,7 +129,7 @@ public final class FileToolJournal implements ToolJournal {
     } catch (IOException e) {
       throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
     }
-    FileToolJournal journal = new FileToolJournal(canonical, clock);
+    FileToolJournal journal = new FileToolJournal(canonical, clock, lockTimeout);
     journal.locked(() -> null);
     if (journal.readUpTo > COMPACT_ON_OPEN_BYTES) {
       journal.compact();
