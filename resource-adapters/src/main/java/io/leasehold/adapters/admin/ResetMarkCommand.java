@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -53,11 +54,29 @@ public final class ResetMarkCommand {
    * @param args the arguments (see the class javadoc)
    */
   public static void main(String[] args) {
-    System.exit(run(args, System.getProperty("user.name"), System.getenv(), System.out, System.err));
+    Optional<String> user = operatingSystemUser();
+    if (user.isEmpty()) {
+      System.err.println("reset refused: the operating system did not say which user runs this command,"
+          + " and the reset must record a real operator");
+      System.exit(1);
+    }
+    System.exit(run(args, user.get(), System.getenv(), System.out, System.err));
   }
 
   /**
-   * Runs the command.
+   * The operating system's account of this process, as the kernel reports it (issue 27): not the
+   * {@code user.name} system property, which {@code -Duser.name=...} sets to any name, so the
+   * audit would record whatever the caller claimed.
+   *
+   * @return the user, or empty if the platform does not say
+   */
+  static Optional<String> operatingSystemUser() {
+    return ProcessHandle.current().info().user().filter(u -> !u.isBlank());
+  }
+
+  /**
+   * Runs the command; package-private, so that only {@link #main} (with the operating system's
+   * user) and the tests choose the operator.
    *
    * @param args the arguments
    * @param operator the operating-system user, recorded as the operator
@@ -66,7 +85,7 @@ public final class ResetMarkCommand {
    * @param err where errors are printed
    * @return the exit status
    */
-  public static int run(String[] args, String operator, Map<String, String> env, PrintStream out, PrintStream err) {
+  static int run(String[] args, String operator, Map<String, String> env, PrintStream out, PrintStream err) {
     Map<String, String> opts = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];

@@ -39,6 +39,48 @@ class ResetMarkCommandTest {
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
+  /**
+   * Issue 27, finding 10: the command recorded the {@code user.name} property, which {@code
+   * -Duser.name=...} sets to anyone. The operator now comes from the operating system's account
+   * of the process.
+   */
+  @Test
+  void theOperatorIsTheOperatingSystemsUserNotAClaimedName() {
+    String before = System.getProperty("user.name");
+    try {
+      System.setProperty("user.name", "someone-else");
+      String user = ResetMarkCommand.operatingSystemUser().orElseThrow();
+      assertThat(user).isNotEqualTo("someone-else").isNotBlank();
+      assertThat(user).isEqualTo(ProcessHandle.current().info().user().orElseThrow());
+    } finally {
+      System.setProperty("user.name", before);
+    }
+  }
+
+  /** The same through the real command line: {@code -Duser.name=mallory} is not recorded. */
+  @Test
+  void theShellCommandRecordsTheRealUserWhateverUserNameClaims() throws Exception {
+    Path root = dir.resolve("claimed");
+    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Duser.name=mallory",
+                "-cp", System.getProperty("java.class.path"),
+                ResetMarkCommand.class.getName(),
+                "--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
+                "--mark", "12", "--reason", "incident 8")
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(output).isZero();
+    assertThat(files.markResets()).singleElement().satisfies(r -> {
+      assertThat(r.operator()).isNotEqualTo("mallory");
+      assertThat(r.operator()).isEqualTo(ProcessHandle.current().info().user().orElseThrow());
+    });
+  }
+
   private static FencingToken forged() {
     return new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID());
   }
