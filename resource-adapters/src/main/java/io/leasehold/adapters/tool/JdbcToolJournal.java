@@ -216,8 +216,44 @@ public final class JdbcToolJournal implements ToolJournal {
     }
   }
 
-  /** Locks the key's mark row (creating it at 0) and returns the mark. */
+  /**
+   * Locks the key's mark row (creating it at 0) and returns the mark, after checking it against
+   * the calls (CONTRACT C16, issue 27): a mark lower than a fence admitted since the key's last
+   * reset was deleted or lowered outside the journal, and a negative one is no mark at all.
+   * Either refuses every call of the key until an operator resets the mark.
+   */
   private long lockMark(Connection c, LeaseKey key) throws SQLException {
+    long[] row = lockMarkRow(c, key);
+    long fence = row[0];
+    if (fence < 0) {
+      throw new SQLException(
+          "the mark row of " + key + " in " + mark + " holds " + fence + ", which is not a fence: the table"
+              + " was edited outside the journal. Every call of the key is refused until an operator resets"
+              + " its mark (FencedToolExecutor.resetMark) to the lease table's current fence for the key");
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // The highest fence admitted since the last reset, backwards through the partial index.
+            "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
+                + " AND admitted_seq > ? ORDER BY fence DESC LIMIT 1")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.setLong(3, row[1]);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && rs.getLong(1) > fence) {
+          throw new SQLException(
+              "the mark of " + key + " in " + mark + " is " + fence + ", but calls with fence " + rs.getLong(1)
+                  + " were admitted: the mark row was deleted or lowered outside the journal. Every call of"
+                  + " the key is refused until an operator resets its mark (FencedToolExecutor.resetMark) to"
+                  + " at least " + rs.getLong(1));
+        }
+      }
+    }
+    return fence;
+  }
+
+  /** Locks the key's mark row (creating it at 0): its fence and the admission sequence value of its last reset. */
+  private long[] lockMarkRow(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING")) {
@@ -226,12 +262,13 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.executeUpdate();
     }
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+        c.prepareStatement(
+            "SELECT fence, reset_seq FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
       ps.setString(1, key.accountId());
       ps.setString(2, key.sessionId());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getLong(1);
+        return new long[] {rs.getLong(1), rs.getLong(2)};
       }
     }
   }
@@ -283,7 +320,8 @@ public final class JdbcToolJournal implements ToolJournal {
     return tx("read the calls of " + key, c -> {
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error FROM "
+              "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence,"
+                  + " run_id, account_id, session_id FROM "
                   + call + " WHERE account_id = ? AND session_id = ? ORDER BY seq")) {
         ps.setString(1, key.accountId());
         ps.setString(2, key.sessionId());
@@ -301,7 +339,8 @@ public final class JdbcToolJournal implements ToolJournal {
   private ToolCall read(Connection c, UUID callId) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error FROM "
+            "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence,"
+                  + " run_id, account_id, session_id FROM "
                 + call + " WHERE call_id = ?")) {
       ps.setObject(1, callId);
       try (ResultSet rs = ps.executeQuery()) {
@@ -311,13 +350,26 @@ public final class JdbcToolJournal implements ToolJournal {
     }
   }
 
+  /**
+   * A call row. Its token text must agree with its key, fence and run columns (issue 27): those
+   * columns are what admissions and the mark check compare, so a row whose text says otherwise
+   * was edited outside the journal, and is damage, not an answer.
+   */
   private ToolCall row(ResultSet rs) throws SQLException {
     try {
       String result = rs.getString(7);
+      FencingToken token = FencingToken.parse(rs.getString(3));
+      if (token.fence() != rs.getLong(9)
+          || !token.runId().equals(rs.getObject(10, UUID.class))
+          || !token.key().equals(LeaseKey.of(rs.getString(11), rs.getString(12)))) {
+        throw new IllegalArgumentException(
+            "call " + rs.getObject(1, UUID.class) + ": its token text (" + token + ") disagrees with its"
+                + " fence " + rs.getLong(9) + " and run columns; the row was edited outside the journal");
+      }
       return new ToolCall(
           rs.getObject(1, UUID.class),
           rs.getString(2),
-          FencingToken.parse(rs.getString(3)),
+          token,
           JSON.readTree(rs.getString(4)),
           Optional.ofNullable(rs.getString(5)),
           ToolCall.State.valueOf(rs.getString(6)),
@@ -346,9 +398,13 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     return tx("reset the mark of " + key, c -> {
-      long previous = lockMark(c, key);
+      // Unchecked: the reset is the repair of a mark the check refuses. From here on, only calls
+      // admitted after the reset count against the new mark.
+      long previous = Math.max(0, lockMarkRow(c, key)[0]);
       try (PreparedStatement ps =
-          c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
+          c.prepareStatement(
+              "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
+                  + " WHERE account_id = ? AND session_id = ?")) {
         ps.setLong(1, newMark);
         ps.setString(2, key.accountId());
         ps.setString(3, key.sessionId());
