@@ -103,6 +103,7 @@ public final class FencedFileStore implements FenceGuard {
   private final AuditLog auditLog;
   private final Path adminLog;
   private final CrossProcessLock lock;
+  private final MarkAdmissions admissions;
   private final GuardOptions options;
 
   private FencedFileStore(Path root, GuardOptions options, boolean auditLog, java.time.Duration lockTimeout)
@@ -115,6 +116,7 @@ public final class FencedFileStore implements FenceGuard {
     this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
     this.auditLog = new AuditLog(meta.resolve("audit.log"), auditLog);
     this.adminLog = meta.resolve("admin.log");
+    this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
@@ -189,7 +191,7 @@ public final class FencedFileStore implements FenceGuard {
                   "path names " + (before.isDirectory() ? "a directory" : "something other than a regular file")
                       + ": " + relative);
             }
-            Admission admission = admit(token, before == null ? null : target.file());
+            Admission admission = admissions.admit(token, before == null ? null : target.file());
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -237,7 +239,7 @@ public final class FencedFileStore implements FenceGuard {
             if (before != null && !before.isRegularFile()) {
               throw new IllegalArgumentException("path does not name a regular file: " + relative);
             }
-            Admission admission = admit(token, before == null ? null : dir.get().file());
+            Admission admission = admissions.admit(token, before == null ? null : dir.get().file());
             if (before != null) {
               dir.get().delete();
               dir.get().force();
@@ -284,7 +286,7 @@ public final class FencedFileStore implements FenceGuard {
     return options.observe(
         () -> {
           FencingToken token = options.verify(fenced);
-          return locked(() -> admit(token, null));
+          return locked(() -> admissions.admit(token, null));
         });
   }
 
@@ -362,6 +364,7 @@ public final class FencedFileStore implements FenceGuard {
           } else {
             marks.write(new FencingToken(key, newMark, RESET_RUN));
           }
+          admissions.reset(key, newMark);
           return reset;
         });
   }
@@ -397,34 +400,6 @@ public final class FencedFileStore implements FenceGuard {
     } catch (UncheckedIOException e) {
       throw new ResourceAccessException("file store operation failed under " + root, e.getCause());
     }
-  }
-
-  /**
-   * Checks and raises the key's mark; the caller holds the store lock. {@code existing} is the
-   * operation's target if it exists: when the key has no mark at all but that file was written
-   * by the key, the mark was lost, and the operation fails closed (CONTRACT C16).
-   */
-  private Admission admit(FencingToken token, Path existing) throws IOException {
-    OptionalLong stored = marks.read(token.key());
-    if (stored.isEmpty() && existing != null) {
-      Optional<FencingToken> writer = TokenAttributes.readQuietly(existing);
-      if (writer.isPresent() && writer.get().key().equals(token.key())) {
-        throw new IOException(
-            "the high-water mark of " + token.key() + " is missing, but " + existing + " was written"
-                + " by fence " + writer.get().fence() + " of that key: the marks were lost or deleted."
-                + " Every operation of the key is refused until an operator sets the mark again"
-                + " (FencedFileStore.resetMark or ResetMarkCommand) to at least the highest fence the"
-                + " key ever wrote; the lease table's current fence for the key is a safe choice");
-      }
-    }
-    long mark = stored.orElse(0);
-    if (token.fence() < mark) {
-      throw new StaleFenceException(token, mark);
-    }
-    if (token.fence() > mark) {
-      marks.write(token);
-    }
-    return new Admission(token, mark);
   }
 
   /**

@@ -1,0 +1,111 @@
+package io.leasehold.adapters.file;
+
+import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.StaleFenceException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The file store's admission decision, with every piece of evidence it has (CONTRACT C16): the
+ * persisted mark, the marks this store itself admitted while open, and the writer recorded on the
+ * file an operation would replace. A mark is never taken as lower than any of them says. The
+ * caller holds the store's lock.
+ */
+final class MarkAdmissions {
+  /** Keys whose admitted marks this store remembers; past it, the oldest are forgotten. */
+  static final int MAX_REMEMBERED = 100_000;
+
+  private final MarkFiles marks;
+  private final Path adminLog;
+  /** The highest mark this store admitted or set per key, guarded by the store's lock. */
+  private final Map<LeaseKey, Long> admitted = new HashMap<>();
+
+  MarkAdmissions(MarkFiles marks, Path adminLog) {
+    this.marks = marks;
+    this.adminLog = adminLog;
+  }
+
+  /**
+   * Checks and raises the key's mark. {@code existing} is the operation's target if it exists.
+   *
+   * @throws StaleFenceException if the fence is below the mark, or below the fence that wrote the
+   *     file it would replace
+   * @throws IOException if the evidence disagrees: the marks were lost, deleted or lowered (the
+   *     message names the repair)
+   */
+  Admission admit(FencingToken token, Path existing) throws IOException {
+    LeaseKey key = token.key();
+    OptionalLong stored = marks.read(key);
+    long mark = stored.orElse(0);
+    Optional<FencingToken> writer =
+        existing == null ? Optional.empty() : TokenAttributes.readQuietly(existing).filter(w -> w.key().equals(key));
+    if (stored.isEmpty() && writer.isPresent()) {
+      throw new IOException(
+          "the high-water mark of " + key + " is missing, but " + existing + " was written"
+              + " by fence " + writer.get().fence() + " of that key: the marks were lost or deleted."
+              + " Every operation of the key is refused until an operator sets the mark again"
+              + " (FencedFileStore.resetMark or ResetMarkCommand) to at least the highest fence the"
+              + " key ever wrote; the lease table's current fence for the key is a safe choice");
+    }
+    Long ours = admitted.get(key);
+    if (ours != null && mark < ours && !lastReset(key).map(r -> r.newMark() == mark).orElse(false)) {
+      // Issue 27: both copies deleted (or lowered) while the store was open; a new path would
+      // otherwise be admitted from mark 0, and re-create the mark at the stale fence.
+      throw new IOException(
+          "the high-water mark of " + key + " on disk is " + mark + ", but this store admitted fence " + ours
+              + " for it while open: the mark files were deleted or lowered. Every operation of the key is"
+              + " refused until an operator sets the mark again (FencedFileStore.resetMark or"
+              + " ResetMarkCommand) to at least " + ours);
+    }
+    if (token.fence() < mark) {
+      throw new StaleFenceException(token, mark);
+    }
+    if (writer.isPresent()
+        && token.fence() < writer.get().fence()
+        && !lastReset(key).map(r -> r.newMark() < writer.get().fence()).orElse(false)) {
+      // A file written by fence N is never replaced by a lower fence, unless an operator lowered
+      // the mark below N (the recovery after a forged token): a mark lowered by anything else is
+      // not believed.
+      throw new StaleFenceException(token, writer.get().fence());
+    }
+    if (token.fence() > mark) {
+      marks.write(token);
+    }
+    remember(key, Math.max(mark, token.fence()));
+    return new Admission(token, mark);
+  }
+
+  /** An operator set the key's mark through this store. */
+  void reset(LeaseKey key, long newMark) {
+    remember(key, newMark);
+  }
+
+  /** The key's last reset in the admin log; read only when the evidence disagrees, which is rare. */
+  private Optional<MarkReset> lastReset(LeaseKey key) throws IOException {
+    List<MarkReset> resets = AdminLog.readAll(adminLog);
+    for (int i = resets.size() - 1; i >= 0; i--) {
+      if (resets.get(i).key().equals(key)) {
+        return Optional.of(resets.get(i));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void remember(LeaseKey key, long mark) {
+    if (!admitted.containsKey(key) && admitted.size() >= MAX_REMEMBERED) {
+      Iterator<LeaseKey> it = admitted.keySet().iterator();
+      it.next();
+      it.remove();
+    }
+    admitted.put(key, mark);
+  }
+}
