@@ -182,6 +182,7 @@ public final class AgentDemo {
       for (ToolCall c : journal.calls(SESSION)) {
         out.printf("  fence %-3d %-12s %-9s %s%n", c.token().fence(), c.tool(), c.state(), c.error().orElse(""));
       }
+      out.println("  (a superseded run's refused calls add nothing to the journal)");
     }
     out.println();
     if (problems.isEmpty()) {

@@ -40,7 +40,8 @@ class AgentDemoTest {
             line("browser", verdict.browserFence(), "file", "plan.md: Day 1: Alfama. Dinner booked, 19:00."));
     assertThat(out)
         .contains("tool bookTable REFUSED: SUPERSEDED")
-        .contains("bookTable    REFUSED")
+        .doesNotContain("fence 1   bookTable") // issue 27: the refused call added nothing to the journal
+        .contains("refused calls add nothing to the journal")
         .contains("PASS: no call of the superseded desktop run reached the world");
   }
 

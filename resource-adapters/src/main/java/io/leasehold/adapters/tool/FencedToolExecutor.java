@@ -42,10 +42,12 @@ import java.util.UUID;
  *   <li>the lease is asked for its token: a run whose lease is known lost is refused here, before
  *       anything is recorded (CONTRACT C6); the token is verified by the executor's {@link
  *       TokenVerifier}, and one that fails is refused before anything is recorded (C15);
- *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal});
+ *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal}), unless the
+ *       key's mark is already above its fence: then it is refused and the journal stays as it was
+ *       (a stale run's calls cost no journal space, CONTRACT C21);
  *   <li>the lease is asked again, and the journal admits the token and records the call as
  *       STARTED in one atomic step; a lower fence than the key's mark is refused (C9) and
- *       journaled as REFUSED; once a higher fence is admitted, no lower one starts a call (C10);
+ *       journaled as REFUSED (a call that went stale after its intent was recorded); once a higher fence is admitted, no lower one starts a call (C10);
  *   <li>the tool runs, on the caller's thread, outside any lock, so one run may call tools in
  *       parallel;
  *   <li>the call is journaled as FINISHED or FAILED.

@@ -141,6 +141,7 @@ public final class FileToolJournal implements ToolJournal {
   public void intended(ToolCall call) {
     locked(
         () -> {
+          state.check(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
           append(JournalLines.intended(call));
           state.intended(call);
           return null;

@@ -120,25 +120,50 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public void intended(ToolCall c) {
-    tx("record an intended call", conn -> {
-      // Columns: the call, its key, tool, token (text, and fence and run for queries), arguments.
-      try (PreparedStatement ps =
-          conn.prepareStatement(
-              "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
-                  + " idempotency_key, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED')")) {
-        ps.setObject(1, c.callId());
-        ps.setString(2, c.token().key().accountId());
-        ps.setString(3, c.token().key().sessionId());
-        ps.setString(4, c.tool());
-        ps.setString(5, c.token().toText());
-        ps.setLong(6, c.token().fence());
-        ps.setObject(7, c.token().runId());
-        ps.setString(8, json(c.arguments()));
-        ps.setString(9, c.idempotencyKey().orElse(null));
-        ps.executeUpdate();
+    Long stale =
+        tx("record an intended call", conn -> {
+          // Columns: the call, its key, tool, token (text, and fence and run for queries), arguments.
+          // Recorded only if the key's mark is not already above the fence: a stale run's calls
+          // add no row (issue 27, CONTRACT C21). Without a lock: the admission checks again under
+          // the mark row's lock, and a call that lost that race is recorded as refused there.
+          try (PreparedStatement ps =
+              conn.prepareStatement(
+                  "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+                      + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
+                      + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ?"
+                      + " AND fence > ?)")) {
+            ps.setObject(1, c.callId());
+            ps.setString(2, c.token().key().accountId());
+            ps.setString(3, c.token().key().sessionId());
+            ps.setString(4, c.tool());
+            ps.setString(5, c.token().toText());
+            ps.setLong(6, c.token().fence());
+            ps.setObject(7, c.token().runId());
+            ps.setString(8, json(c.arguments()));
+            ps.setString(9, c.idempotencyKey().orElse(null));
+            ps.setString(10, c.token().key().accountId());
+            ps.setString(11, c.token().key().sessionId());
+            ps.setLong(12, c.token().fence());
+            if (ps.executeUpdate() == 1) {
+              return null;
+            }
+          }
+          return markOf(conn, c.token().key());
+        });
+    if (stale != null) {
+      throw new StaleFenceException(c.token(), Math.max(stale, c.token().fence() + 1));
+    }
+  }
+
+  private long markOf(Connection c, LeaseKey key) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
       }
-      return null;
-    });
+    }
   }
 
   @Override

@@ -39,6 +39,7 @@ public final class MemoryToolJournal implements ToolJournal {
 
   @Override
   public synchronized void intended(ToolCall call) {
+    state.check(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
     state.intended(call);
   }
 

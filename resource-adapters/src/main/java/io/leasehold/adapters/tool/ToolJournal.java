@@ -24,9 +24,12 @@ import java.util.UUID;
  */
 public interface ToolJournal extends ResettableMarks {
   /**
-   * Records a call before anything else happens to it.
+   * Records a call before anything else happens to it, unless the key's mark is already above
+   * its fence: a stale run's calls add nothing to the journal (CONTRACT C21), and are counted by
+   * the executor's listener instead.
    *
    * @param call the call, in state {@link ToolCall.State#INTENDED}
+   * @throws StaleFenceException if the key's mark is above the call's fence; nothing recorded
    */
   void intended(ToolCall call);
 

@@ -55,8 +55,8 @@ class AgentToolFenceTest {
         r -> assertThat(r.stop().messageForModel()).contains("fence 2", "fence 1", "\"send\" was NOT run"));
     assertThat(invoked).hasValue(0);
     assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.SUPERSEDED);
-    // Only the first refusal reached the journal.
-    assertThat(journal.calls(key)).singleElement().extracting(ToolCall::state).isEqualTo(ToolCall.State.REFUSED);
+    // Issue 27: a stale run's calls add nothing to the journal (the listener counts them).
+    assertThat(journal.calls(key)).isEmpty();
   }
 
   @Test

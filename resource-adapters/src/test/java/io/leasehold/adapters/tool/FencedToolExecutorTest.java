@@ -102,7 +102,8 @@ class FencedToolExecutorTest {
         .isInstanceOf(StaleFenceException.class);
     assertThat(tools.calls(key))
         .extracting(ToolCall::state)
-        .containsExactly(ToolCall.State.FINISHED, ToolCall.State.FAILED, ToolCall.State.REFUSED);
+        // Issue 27: a stale call adds nothing to the journal.
+        .containsExactly(ToolCall.State.FINISHED, ToolCall.State.FAILED);
     assertThat(tools.calls(key).get(0).result()).contains(JSON.textNode("done"));
     assertThat(tools.calls(key).get(1).error()).get().asString().contains("downstream 503");
     assertThat(tools.inDoubt(token(6))).isEmpty();
