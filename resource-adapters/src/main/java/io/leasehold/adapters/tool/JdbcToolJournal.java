@@ -50,6 +50,7 @@ public final class JdbcToolJournal implements ToolJournal {
   private final String call;
   private final String mark;
   private final MarkResetTable resets;
+  private final JournalMarkRows marks;
   private final String admissionSeq;
 
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema) {
@@ -57,6 +58,7 @@ public final class JdbcToolJournal implements ToolJournal {
     this.call = schema.prefix() + "_call";
     this.mark = schema.prefix() + "_mark";
     this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
+    this.marks = new JournalMarkRows(mark, call);
     this.admissionSeq = schema.prefix() + "_admission_seq";
   }
 
@@ -148,21 +150,10 @@ public final class JdbcToolJournal implements ToolJournal {
               return null;
             }
           }
-          return markOf(conn, c.token().key());
+          return marks.markOf(conn, c.token().key());
         });
     if (stale != null) {
       throw new StaleFenceException(c.token(), Math.max(stale, c.token().fence() + 1));
-    }
-  }
-
-  private long markOf(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
     }
   }
 
@@ -170,14 +161,14 @@ public final class JdbcToolJournal implements ToolJournal {
   public Admission admitAndStart(FencingToken token, UUID callId) {
     Object outcome =
         tx("admit a call", c -> {
-          long previous = lockMark(c, token.key());
+          long previous = marks.lockChecked(c, token.key());
           if (token.fence() < previous) {
             setState(c, callId, "REFUSED", null, "stale; highest fence " + previous);
             return new StaleFenceException(token, previous);
           }
           if (token.fence() > previous) {
             // The mark row is locked: the raise and the start commit together.
-            raiseMark(c, token);
+            marks.raise(c, token);
           }
           // Start the call; the unique index on in-flight calls refuses a duplicate here. A
           // savepoint keeps the transaction usable to record the refusal.
@@ -215,12 +206,12 @@ public final class JdbcToolJournal implements ToolJournal {
     }
     Object outcome =
         tx("admit a run", c -> {
-          long previous = lockMark(c, token.key());
+          long previous = marks.lockChecked(c, token.key());
           if (token.fence() < previous) {
             return new StaleFenceException(token, previous);
           }
           if (token.fence() > previous) {
-            raiseMark(c, token);
+            marks.raise(c, token);
           }
           return new Admission(token, previous);
         });
@@ -228,74 +219,6 @@ public final class JdbcToolJournal implements ToolJournal {
       throw e;
     }
     return (Admission) outcome;
-  }
-
-  private void raiseMark(Connection c, FencingToken token) throws SQLException {
-    // The caller holds the mark row's lock, so the raise cannot interleave with an admission.
-    try (PreparedStatement ps =
-        c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
-      ps.setLong(1, token.fence());
-      ps.setString(2, token.key().accountId());
-      ps.setString(3, token.key().sessionId());
-      ps.executeUpdate();
-    }
-  }
-
-  /**
-   * Locks the key's mark row (creating it at 0) and returns the mark, after checking it against
-   * the calls (CONTRACT C16, issue 27): a mark lower than a fence admitted since the key's last
-   * reset was deleted or lowered outside the journal, and a negative one is no mark at all.
-   * Either refuses every call of the key until an operator resets the mark.
-   */
-  private long lockMark(Connection c, LeaseKey key) throws SQLException {
-    long[] row = lockMarkRow(c, key);
-    long fence = row[0];
-    if (fence < 0) {
-      throw new SQLException(
-          "the mark row of " + key + " in " + mark + " holds " + fence + ", which is not a fence: the table"
-              + " was edited outside the journal. Every call of the key is refused until an operator resets"
-              + " its mark (FencedToolExecutor.resetMark) to the lease table's current fence for the key");
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            // The highest fence admitted since the last reset, backwards through the partial index.
-            "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
-                + " AND admitted_seq > ? ORDER BY fence DESC LIMIT 1")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.setLong(3, row[1]);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next() && rs.getLong(1) > fence) {
-          throw new SQLException(
-              "the mark of " + key + " in " + mark + " is " + fence + ", but calls with fence " + rs.getLong(1)
-                  + " were admitted: the mark row was deleted or lowered outside the journal. Every call of"
-                  + " the key is refused until an operator resets its mark (FencedToolExecutor.resetMark) to"
-                  + " at least " + rs.getLong(1));
-        }
-      }
-    }
-    return fence;
-  }
-
-  /** Locks the key's mark row (creating it at 0): its fence and the admission sequence value of its last reset. */
-  private long[] lockMarkRow(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT fence, reset_seq FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2)};
-      }
-    }
   }
 
   private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
@@ -425,7 +348,7 @@ public final class JdbcToolJournal implements ToolJournal {
     return tx("reset the mark of " + key, c -> {
       // Unchecked: the reset is the repair of a mark the check refuses. From here on, only calls
       // admitted after the reset count against the new mark.
-      long previous = Math.max(0, lockMarkRow(c, key)[0]);
+      long previous = Math.max(0, marks.lockRow(c, key)[0]);
       try (PreparedStatement ps =
           c.prepareStatement(
               "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
