@@ -136,7 +136,7 @@ class LangChain4jToolFenceTest {
     assertThat(callsOf(desktop)).singleElement().satisfies(c -> {
       assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
       assertThat(c.tool()).isEqualTo("sendMessage");
-      assertThat(c.arguments().get("text").asText()).isEqualTo("hello");
+      assertThat(c.arguments().get("text").asText()).isEqualTo("<redacted>"); // issue 27: redacted by default
     });
     assertThat(stops).isEmpty();
   }
@@ -307,7 +307,7 @@ class LangChain4jToolFenceTest {
       assertThat(c.tool()).isEqualTo("chargeCard");
       assertThat(c.state()).isEqualTo(ToolCall.State.STARTED);
       assertThat(c.token()).isEqualTo(desktop.token());
-      assertThat(c.arguments().get("what").asText()).isEqualTo("order 42");
+      assertThat(c.arguments().get("what").asText()).isEqualTo("<redacted>"); // issue 27: redacted by default
     });
     assertThat(start.admission().previousMark()).isEqualTo(desktop.fence());
   }

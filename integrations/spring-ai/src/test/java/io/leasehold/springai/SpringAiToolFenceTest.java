@@ -112,7 +112,7 @@ class SpringAiToolFenceTest {
     assertThat(model.toolResultsSeen()).singleElement().asString().contains("sent");
     assertThat(callsOf(desktop)).singleElement().satisfies(c -> {
       assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
-      assertThat(c.arguments().get("text").asText()).isEqualTo("hello");
+      assertThat(c.arguments().get("text").asText()).isEqualTo("<redacted>"); // issue 27: redacted by default
     });
   }
 

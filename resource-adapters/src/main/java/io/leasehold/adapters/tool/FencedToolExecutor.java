@@ -353,7 +353,7 @@ public final class FencedToolExecutor implements FenceGuard {
   public static final class Builder extends GuardBuilder<Builder> {
     private final Map<String, FencedTool> tools = new LinkedHashMap<>();
     private ToolJournal journal;
-    private JournalRedaction redaction = JournalRedaction.none();
+    private JournalRedaction redaction = JournalRedaction.secretsRedacted();
 
     private Builder() {}
 
@@ -364,7 +364,8 @@ public final class FencedToolExecutor implements FenceGuard {
 
     /**
      * What the journal records in place of arguments, results and errors. Default {@link
-     * JournalRedaction#none()}.
+     * JournalRedaction#secretsRedacted()} (argument values and error messages are not journaled);
+     * {@link JournalRedaction#none()} journals everything as it is.
      *
      * @param redaction the redaction
      * @return this builder

@@ -47,11 +47,66 @@ public interface JournalRedaction {
   }
 
   /**
-   * No redaction: everything is journaled as it is (the default).
+   * No redaction: everything is journaled as it is. The opt-out, for journals whose readers may
+   * see every argument and error text.
    *
    * @return the redaction
    */
   static JournalRedaction none() {
     return new JournalRedaction() {};
+  }
+
+  /**
+   * The default of every executor (issue 27): arguments keep their shape (objects, arrays and
+   * member names) with every value replaced by {@value SecretsRedacted#REDACTED}, so an in-doubt
+   * call still says which fields it had; an error is journaled as its exception's class name, not
+   * its message. Results are journaled as they are, because a replayed idempotent call is answered
+   * from them; redact them yourself if they hold secrets.
+   *
+   * @return the redaction
+   */
+  static JournalRedaction secretsRedacted() {
+    return SecretsRedacted.INSTANCE;
+  }
+}
+
+/** {@link JournalRedaction#secretsRedacted()}. */
+enum SecretsRedacted implements JournalRedaction {
+  INSTANCE;
+
+  /** What every argument value becomes. */
+  static final String REDACTED = "<redacted>";
+
+  @Override
+  public JsonNode arguments(String tool, JsonNode arguments) {
+    return redact(arguments);
+  }
+
+  @Override
+  public String error(String tool, Throwable error) {
+    return error.getClass().getName() + " (message redacted)";
+  }
+
+  private static JsonNode redact(JsonNode node) {
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      return com.fasterxml.jackson.databind.node.NullNode.getInstance();
+    }
+    com.fasterxml.jackson.databind.node.JsonNodeFactory f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    if (node.isObject()) {
+      com.fasterxml.jackson.databind.node.ObjectNode out = f.objectNode();
+      node.properties().forEach(e -> out.set(e.getKey(), redact(e.getValue())));
+      return out;
+    }
+    if (node.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode out = f.arrayNode();
+      node.forEach(e -> out.add(redact(e)));
+      return out;
+    }
+    return f.textNode(REDACTED);
+  }
+
+  @Override
+  public String toString() {
+    return "JournalRedaction.secretsRedacted()";
   }
 }

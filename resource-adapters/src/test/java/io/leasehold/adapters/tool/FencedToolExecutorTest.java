@@ -70,7 +70,8 @@ class FencedToolExecutorTest {
     assertThat(call.state()).isEqualTo(ToolCall.State.STARTED);
     assertThat(call.tool()).isEqualTo("charge_card");
     assertThat(call.token().fence()).isEqualTo(3);
-    assertThat(call.arguments().get("amount").asInt()).isEqualTo(42);
+    // Issue 27: secrets redacted by default; the shape of the arguments stays.
+    assertThat(call.arguments().get("amount").asText()).isEqualTo("<redacted>");
     // The killed run's own fence sees no earlier run's calls.
     assertThat(next.inDoubt(token(3))).isEmpty();
   }
@@ -105,8 +106,41 @@ class FencedToolExecutorTest {
         // Issue 27: a stale call adds nothing to the journal.
         .containsExactly(ToolCall.State.FINISHED, ToolCall.State.FAILED);
     assertThat(tools.calls(key).get(0).result()).contains(JSON.textNode("done"));
-    assertThat(tools.calls(key).get(1).error()).get().asString().contains("downstream 503");
+    assertThat(tools.calls(key).get(1).error()).get().asString()
+        .contains("IllegalStateException").doesNotContain("downstream 503");
     assertThat(tools.inDoubt(token(6))).isEmpty();
+  }
+
+  /**
+   * Issue 27, finding 10: the default journal stored argument values and exception messages in
+   * clear. The default now redacts both; {@link JournalRedaction#none()} is the named opt-out.
+   */
+  @Test
+  void argumentValuesAndErrorMessagesAreRedactedByDefault() {
+    com.fasterxml.jackson.databind.node.ObjectNode args = JSON.objectNode().put("card", "4111-1111");
+    args.putArray("to").add("ada@example.com");
+    FencedToolExecutor redacting =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+            .journal(new MemoryToolJournal())
+            .tool(tool("pay", inv -> {
+              assertThat(inv.arguments().get("card").asText()).isEqualTo("4111-1111"); // the tool sees all
+              throw new IllegalStateException("card 4111-1111 declined");
+            }))
+            .build();
+    assertThatThrownBy(() -> redacting.call(token(1), "pay", args)).isInstanceOf(ToolCallFailedException.class);
+    ToolCall journaled = redacting.calls(key).get(0);
+    assertThat(journaled.arguments().toString()).doesNotContain("4111", "ada@");
+    assertThat(journaled.arguments().get("to").get(0).asText()).isEqualTo("<redacted>");
+    assertThat(journaled.error()).get().asString().doesNotContain("4111");
+
+    FencedToolExecutor clear =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+            .journal(new MemoryToolJournal())
+            .redaction(JournalRedaction.none())
+            .tool(tool("pay", inv -> JSON.textNode("paid")))
+            .build();
+    clear.call(token(1), "pay", args);
+    assertThat(clear.calls(key).get(0).arguments()).isEqualTo(args);
   }
 
   @Test
