@@ -443,10 +443,7 @@ public final class FencedFileStore implements FenceGuard {
      * @return this builder
      */
     public Builder lockTimeout(java.time.Duration lockTimeout) {
-      if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + lockTimeout);
-      }
-      this.lockTimeout = lockTimeout;
+      this.lockTimeout = CrossProcessLock.checkTimeout(lockTimeout);
       return this;
     }
 

@@ -57,10 +57,7 @@ public final class CrossProcessLock {
    * @param timeout the longest wait, from 1 ms to 1 h
    */
   public CrossProcessLock(Path lockFile, Duration timeout) {
-    if (timeout == null || timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("lock timeout must be between 1 ms and 1 h, was " + timeout);
-    }
-    this.timeout = timeout;
+    this.timeout = checkTimeout(timeout);
     // The real path of the directory: two spellings of one file (a symbolic link to its directory)
     // must share one stripe, or the JVM's own file lock fails with OverlappingFileLockException.
     Path absolute = lockFile.toAbsolutePath().normalize();
@@ -72,6 +69,20 @@ public final class CrossProcessLock {
     }
     this.lockFile = dir.resolve(absolute.getFileName());
     this.jvmLock = STRIPES[Math.floorMod(this.lockFile.hashCode(), STRIPES.length)];
+  }
+
+  /**
+   * Checks a lock timeout, for the adapters' builders to refuse a bad one before anything opens.
+   *
+   * @param timeout the timeout
+   * @return the timeout
+   * @throws IllegalArgumentException if it is null or not between 1 ms and 1 h
+   */
+  public static Duration checkTimeout(Duration timeout) {
+    if (timeout == null || timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + timeout);
+    }
+    return timeout;
   }
 
   /**

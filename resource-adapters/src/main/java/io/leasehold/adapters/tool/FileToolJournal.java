@@ -118,9 +118,7 @@ public final class FileToolJournal implements ToolJournal {
     if (file == null || clock == null) {
       throw new IllegalArgumentException("file and clock must not be null");
     }
-    if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + lockTimeout);
-    }
+    CrossProcessLock.checkTimeout(lockTimeout);
     Path absolute = file.toAbsolutePath().normalize();
     Path canonical;
     try {

@@ -331,15 +331,8 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     return tx("read the mark of " + key, c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
-        try (ResultSet rs = ps.executeQuery()) {
-          long f = rs.next() ? rs.getLong(1) : 0;
-          return f == 0 ? OptionalLong.empty() : OptionalLong.of(f);
-        }
-      }
+      long f = marks.markOf(c, key);
+      return f == 0 ? OptionalLong.empty() : OptionalLong.of(f);
     });
   }
 
