@@ -73,7 +73,7 @@ final class GuardBench extends BenchGroup {
       List<Throughput.OpFactory> f =
           List.of(
               (i, n) -> () -> {
-                files.write(token, "f.bin", content);
+                files.write(token, "g/files/f.bin", content);
                 return true;
               },
               (i, n) -> () -> {

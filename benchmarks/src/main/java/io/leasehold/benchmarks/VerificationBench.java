@@ -1,5 +1,7 @@
 package io.leasehold.benchmarks;
 
+import java.time.Clock;
+
 import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
@@ -41,7 +43,7 @@ final class VerificationBench extends BenchGroup {
       TokenKeySet keys = TokenKeySet.of(signing.verificationKey());
       FencingToken[] tokens = new FencingToken[1024];
       for (int k = 0; k < tokens.length; k++) {
-        tokens[k] = signing.sign(new FencingToken(key, k + 1, UUID.randomUUID()));
+        tokens[k] = signing.sign(new FencingToken(key, k + 1, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
       }
       int batch = scheme == SignatureScheme.HMAC_SHA256 ? 1000 : 20;
       List<Throughput.OpFactory> f =
@@ -61,7 +63,7 @@ final class VerificationBench extends BenchGroup {
     }
     SigningKey ed = SigningKey.generate(SignatureScheme.ED25519, "bench");
     TokenVerifier remembering = TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()));
-    FencingToken repeated = ed.sign(new FencingToken(key, 7, UUID.randomUUID()));
+    FencingToken repeated = ed.sign(new FencingToken(key, 7, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
     List<Throughput.OpFactory> cached =
         List.of(
             (i, n) -> () -> {

@@ -167,7 +167,7 @@ public final class QuickStart {
     }
     try (Lease lease = acquired.lease().keepAlive()) {
       // Pass the lease, not a copied token: once it is lost, the write is refused locally.
-      files.write(lease, "chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
+      files.write(lease, "acct-7/chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
       return true;
     } catch (StaleFenceException e) {
       // A newer run of this session has written: stop, this run is stale.

@@ -88,8 +88,8 @@ public final class ResourceOwnerExamples {
   public static FencingToken fileStore(Fenced lease, Path root) {
     // region file-store
     FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
-    files.write(lease, "chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
-    StoredFile answer = files.read("chat-1/answer.md").orElseThrow();
+    files.write(lease, "acct-7/chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
+    StoredFile answer = files.read("acct-7/chat-1/answer.md").orElseThrow();
     FencingToken writer = answer.writtenBy().orElseThrow(); // which run (and fence) wrote it
     // endregion
     return writer;
@@ -170,7 +170,7 @@ public final class ResourceOwnerExamples {
    */
   public static FencingToken tokenForms(FencingToken token) throws IOException {
     // region token-forms
-    String text = token.toText(); // lh1.42.2f1e0c52-....YWNjdC03.Y2hhdC0x
+    String text = token.toText(); // lh2.42.2f1e0c52-....YWNjdC03.Y2hhdC0x
     FencingToken fromText = FencingToken.parse(text); // strict: malformed text throws
 
     ObjectMapper mapper = new ObjectMapper().registerModule(new FencingJsonModule());

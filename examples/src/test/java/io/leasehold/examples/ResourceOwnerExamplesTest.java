@@ -27,7 +27,7 @@ class ResourceOwnerExamplesTest {
     assertThat(ResourceOwnerExamples.handleRequest(token.toText(), guard)).isEqualTo(200);
     FencingToken older = new FencingToken(token.key(), 41, UUID.randomUUID());
     assertThat(ResourceOwnerExamples.handleRequest(older.toText(), guard)).isEqualTo(409);
-    assertThat(ResourceOwnerExamples.handleRequest("lh1.x", guard)).isEqualTo(400);
+    assertThat(ResourceOwnerExamples.handleRequest("lh2.x", guard)).isEqualTo(400);
     assertThat(ResourceOwnerExamples.fileStore(token, dir.resolve("files"))).isEqualTo(token);
     assertThat(ResourceOwnerExamples.toolExecutor(token, dir.resolve("tools.jsonl"))).isEmpty();
     db.database().execute("CREATE TABLE messages (session_id text, fence bigint, body text)");

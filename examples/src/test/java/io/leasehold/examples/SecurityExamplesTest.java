@@ -1,5 +1,9 @@
 package io.leasehold.examples;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,20 +54,20 @@ class SecurityExamplesTest {
     LeaseKey session = LeaseKey.of("acct-7", "chat-1");
     try (LeaseStore store = SecurityExamples.signingStore(db.dataSource(), dir)) {
       Lease lease = store.tryAcquire(session, "acct-7").acquiredLease().orElseThrow();
-      files.write(lease, "chat-1/a.md", new byte[] {1});
+      files.write(lease, "acct-7/chat-1/a.md", new byte[] {1});
       FencingToken forged = new FencingToken(session, Long.MAX_VALUE, UUID.randomUUID());
-      assertThatThrownBy(() -> files.write(forged, "chat-1/a.md", new byte[] {2}))
+      assertThatThrownBy(() -> files.write(forged, "acct-7/chat-1/a.md", new byte[] {2}))
           .isInstanceOf(TokenVerificationException.class);
       assertThat(files.highWaterMark(session)).hasValue(lease.fence());
 
       // The recovery, had a forged mark got in (here: through a store that trusted everyone).
       FencedFileStore trusting = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter())
           .adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("oncall"))).open();
-      trusting.write(forged, "chat-1/a.md", new byte[] {3});
-      assertThatThrownBy(() -> files.write(lease, "chat-1/a.md", new byte[] {4})).isInstanceOf(StaleFenceException.class);
+      trusting.write(forged, "acct-7/chat-1/a.md", new byte[] {3});
+      assertThatThrownBy(() -> files.write(lease, "acct-7/chat-1/a.md", new byte[] {4})).isInstanceOf(StaleFenceException.class);
       MarkReset reset = SecurityExamples.recover(files, session, lease.fence());
       assertThat(reset.previousMark()).isEqualTo(Long.MAX_VALUE);
-      files.write(lease, "chat-1/a.md", new byte[] {5});
+      files.write(lease, "acct-7/chat-1/a.md", new byte[] {5});
       assertThat(files.markResets()).containsExactly(reset);
       lease.release();
     }
@@ -77,10 +81,10 @@ class SecurityExamplesTest {
     FencedJdbcWriter writer = (FencedJdbcWriter) resources[1];
     try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(io.leasehold.lease.AccessPolicy.allowAll()).build()) {
       Lease lease = store.tryAcquire(session, "acct-8").acquiredLease().orElseThrow();
-      files.write(lease, "chat-1/a.md", new byte[] {1});
+      files.write(lease, "acct-8/chat-1/a.md", new byte[] {1});
       writer.write(lease, (c, t) -> null);
       FencingToken ahead = new FencingToken(session, lease.fence() + 1, lease.runId());
-      assertThatThrownBy(() -> files.write(ahead, "chat-1/a.md", new byte[] {2})).isInstanceOf(TokenVerificationException.class);
+      assertThatThrownBy(() -> files.write(ahead, "acct-8/chat-1/a.md", new byte[] {2})).isInstanceOf(TokenVerificationException.class);
       assertThatThrownBy(() -> writer.write(ahead, (c, t) -> null)).isInstanceOf(TokenVerificationException.class);
       assertThat(SecurityExamples.forceRelease(db.dataSource(), session).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       assertThat(lease.renew().renewed()).isFalse();
@@ -94,8 +98,8 @@ class SecurityExamplesTest {
     Object[] rotated = SecurityExamples.rotate(TokenKeySet.of(old.verificationKey()), next, "old");
     TokenVerifier verifier = (TokenVerifier) rotated[0];
     FencingToken t = new FencingToken(LeaseKey.of("a", "b"), 3, UUID.randomUUID());
-    verifier.verify(next.sign(t));
-    assertThatThrownBy(() -> verifier.verify(old.sign(t))).isInstanceOf(TokenVerificationException.class);
+    verifier.verify(next.sign(t, Clock.systemUTC(), Duration.ofMinutes(5)));
+    assertThatThrownBy(() -> verifier.verify(old.sign(t, Clock.systemUTC(), Duration.ofMinutes(5)))).isInstanceOf(TokenVerificationException.class);
     assertThat(((TokenKeySet) rotated[1]).keys()).extracting(k -> k.keyId()).containsExactly("new");
   }
 }

@@ -1,6 +1,7 @@
 package io.leasehold.fencing;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,23 +16,26 @@ import java.util.UUID;
  *
  * <h2>Text form</h2>
  *
- * <p>{@link #toText()} gives a compact form for HTTP headers and logs:
+ * <p>{@link #toText()} gives a compact form for HTTP headers, MCP {@code _meta} and logs; the
+ * normative definition, with test vectors, is docs/token-spec.md:
  *
- * <pre>lh1.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;[.&lt;key id&gt;.&lt;signature&gt;]</pre>
+ * <pre>lh2.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;[.&lt;valid from&gt;.&lt;valid until&gt;.&lt;key id&gt;.&lt;signature&gt;]</pre>
  *
  * where the fence is a decimal number without sign or leading zeros, the run id is a lower-case
  * UUID, and both key parts are UTF-8 encoded as unpadded base64url, for example {@code
- * lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x}. A signed token adds the signing
- * key's id and the signature (unpadded base64url). {@link #parse(String)} accepts exactly that
- * form and nothing else.
+ * lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x}. A signed token adds its validity
+ * window as two decimal Unix millisecond counts, the signing key's id and the signature (unpadded
+ * base64url). {@link #parse(String)} accepts exactly that form and nothing else; a token of the
+ * retired {@code lh1} form, or of a future version, is refused with a message that says so.
  *
  * <h2>Signatures</h2>
  *
  * <p>An unsigned token names a lease but proves nothing: anyone can write one with any fence. A
  * lease store built with a {@link SigningKey} issues signed tokens, and a guard built with {@link
- * TokenVerifier#signedBy(TokenKeySet)} admits only those (CONTRACT C15). The signature covers
- * {@link #signedContent()}: the unsigned text form and the key id, so neither the fence, the run,
- * the key nor the signing key can be changed without breaking it.
+ * TokenVerifier#signedBy(TokenKeySet)} admits only those (CONTRACT C15), and only inside their
+ * validity window (C20). The signature covers {@link #signedContent()}: the whole text up to its
+ * last dot, so neither the fence, the run, the key, the window nor the signing key can be changed
+ * without breaking it.
  *
  * @param key the lease key the token belongs to
  * @param fence the fence number, positive
@@ -41,7 +45,10 @@ import java.util.UUID;
 public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenSignature> signature)
     implements Fenced {
   /** Prefix and version of the text form. */
-  public static final String TEXT_PREFIX = "lh1";
+  public static final String TEXT_PREFIX = "lh2";
+
+  /** The retired first version, named in the error that refuses it. */
+  private static final String RETIRED_PREFIX = "lh1";
 
   /**
    * Upper bound on the length of text accepted by {@link #parse(String)}: room for two keys of
@@ -106,6 +113,15 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   }
 
   /**
+   * The last instant a verifier admits this token, for a signed token.
+   *
+   * @return the end of the validity window; empty for an unsigned token
+   */
+  public Optional<Instant> validUntil() {
+    return signature.map(TokenSignature::validUntil);
+  }
+
+  /**
    * This token without its signature.
    *
    * @return the unsigned token
@@ -115,27 +131,35 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   }
 
   /**
-   * What a signature by key {@code keyId} covers: the unsigned text form, a dot and the key id,
-   * as ASCII bytes.
+   * What a signature covers: the token's text form up to (not including) the dot before the
+   * signature, as ASCII bytes. That is the unsigned text, the window's two millisecond counts and
+   * the key id, each after a dot.
    *
    * @param keyId the signing key's id
+   * @param validFrom the start of the validity window
+   * @param validUntil its end
    * @return the bytes to sign or verify
-   * @throws IllegalArgumentException if the key id is malformed
+   * @throws IllegalArgumentException if the key id or the window is malformed
    */
-  public byte[] signedContent(String keyId) {
+  public byte[] signedContent(String keyId, Instant validFrom, Instant validUntil) {
     TokenSignature.checkKeyId(keyId);
-    return (unsignedText() + '.' + keyId).getBytes(StandardCharsets.US_ASCII);
+    TokenSignature.checkWindow(validFrom, validUntil);
+    return (unsignedText() + '.' + validFrom.toEpochMilli() + '.' + validUntil.toEpochMilli() + '.'
+            + keyId)
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /**
-   * What this token's signature covers; see {@link #signedContent(String)}.
+   * What this token's signature covers; see {@link #signedContent(String, Instant,
+   * Instant)}.
    *
    * @return the bytes
    * @throws IllegalStateException if the token is unsigned
    */
   public byte[] signedContent() {
-    return signedContent(
-        signature.orElseThrow(() -> new IllegalStateException("the token is unsigned")).keyId());
+    TokenSignature sig =
+        signature.orElseThrow(() -> new IllegalStateException("the token is unsigned"));
+    return signedContent(sig.keyId(), sig.validFrom(), sig.validUntil());
   }
 
   /** Returns this token: a bare token knows nothing of loss. */
@@ -151,7 +175,10 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
    */
   public String toText() {
     String text = unsignedText();
-    return signature.map(sig -> text + '.' + sig.keyId() + '.' + sig.value()).orElse(text);
+    return signature
+        .map(sig -> text + '.' + sig.validFrom().toEpochMilli() + '.' + sig.validUntil().toEpochMilli()
+            + '.' + sig.keyId() + '.' + sig.value())
+        .orElse(text);
   }
 
   private String unsignedText() {
@@ -183,11 +210,17 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
       throw malformed("longer than " + MAX_TEXT_LENGTH + " characters");
     }
     String[] parts = text.split("\\.", -1);
-    if (parts.length != 5 && parts.length != 7) {
-      throw malformed("expected 5 dot-separated parts (7 when signed), found " + parts.length);
+    // The version comes first, so a verifier tells formats apart before it reads anything else.
+    if (RETIRED_PREFIX.equals(parts[0])) {
+      throw malformed("the lh1 form (no validity window) is retired: upgrade the lease store that"
+          + " issued it to a version that issues " + TEXT_PREFIX + " tokens");
     }
     if (!TEXT_PREFIX.equals(parts[0])) {
-      throw malformed("unknown prefix, expected '" + TEXT_PREFIX + "'");
+      throw malformed("unknown version, expected '" + TEXT_PREFIX + "' (a newer lease store may"
+          + " issue a format this verifier does not know: upgrade the verifier)");
+    }
+    if (parts.length != 5 && parts.length != 9) {
+      throw malformed("expected 5 dot-separated parts (9 when signed), found " + parts.length);
     }
     long fence = parseFence(parts[1]);
     UUID runId = parseRunId(parts[2]);
@@ -202,27 +235,40 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
     if (parts.length == 5) {
       return new FencingToken(key, fence, runId);
     }
+    Instant from = Instant.ofEpochMilli(parseDecimal("valid from", parts[5], true));
+    Instant until = Instant.ofEpochMilli(parseDecimal("valid until", parts[6], true));
     try {
-      return new FencingToken(key, fence, runId, Optional.of(new TokenSignature(parts[5], parts[6])));
+      return new FencingToken(
+          key, fence, runId, Optional.of(new TokenSignature(parts[7], from, until, parts[8])));
     } catch (IllegalArgumentException e) {
       throw malformed(e.getMessage());
     }
   }
 
   private static long parseFence(String part) {
+    return parseDecimal("fence", part, false);
+  }
+
+  /** A decimal number without sign or leading zeros; zero itself only where {@code zeroOk}. */
+  private static long parseDecimal(String name, String part, boolean zeroOk) {
+    String rule = name + " must be a " + (zeroOk ? "" : "positive ")
+        + "decimal number without sign or leading zeros";
+    if (zeroOk && part.equals("0")) {
+      return 0;
+    }
     if (part.isEmpty() || part.length() > 19 || part.charAt(0) == '0') {
-      throw malformed("fence must be a positive decimal number without leading zeros");
+      throw malformed(rule);
     }
     for (int i = 0; i < part.length(); i++) {
       char c = part.charAt(i);
       if (c < '0' || c > '9') {
-        throw malformed("fence must be a positive decimal number without leading zeros");
+        throw malformed(rule);
       }
     }
     try {
       return Long.parseLong(part);
     } catch (NumberFormatException e) {
-      throw malformed("fence is out of range");
+      throw malformed(name + " is out of range");
     }
   }
 
@@ -270,7 +316,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   @Override
   public String toString() {
     return "FencingToken[" + key + ", fence=" + fence + ", run=" + runId
-        + signature.map(sig -> ", signed by " + sig.keyId()).orElse("") + "]";
+        + signature.map(sig -> ", signed by " + sig.keyId() + ", valid until " + sig.validUntil())
+            .orElse("") + "]";
   }
 
   /**

@@ -10,6 +10,8 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import javax.crypto.Mac;
 
 /**
@@ -149,7 +151,7 @@ public final class SigningKey {
 
   private void checkPairMatches() {
     FencingToken probe = new FencingToken(LeaseKey.of("probe", "probe"), 1, new java.util.UUID(0, 1));
-    FencingToken signed = sign(probe);
+    FencingToken signed = sign(probe, Instant.EPOCH, Instant.EPOCH);
     if (!verificationKey.verifies(signed.signedContent(), KeyCodec.decodeSignature(signed))) {
       throw new IllegalArgumentException(
           "malformed signing key " + keyId + ": its public key does not match its private key");
@@ -170,16 +172,28 @@ public final class SigningKey {
   }
 
   /**
-   * Signs a token: the lease store calls this when it issues one.
+   * Signs a token for a validity window: the lease store calls this when it issues a token and
+   * each time it renews the lease, with the lease's acquisition and its new expiry, both in
+   * database time (CONTRACT C20). Both ends are truncated to the millisecond, the precision of the
+   * text form.
    *
    * @param token the token (any signature it has is replaced)
+   * @param validFrom the first instant a verifier may admit the token
+   * @param validUntil the last instant, not before {@code validFrom}
    * @return the signed token
+   * @throws IllegalArgumentException if an argument is null, before 1970, or the window ends
+   *     before it starts
    */
-  public FencingToken sign(FencingToken token) {
+  public FencingToken sign(FencingToken token, Instant validFrom, Instant validUntil) {
     if (token == null) {
       throw new IllegalArgumentException("token must not be null");
     }
-    byte[] content = token.signedContent(keyId);
+    if (validFrom == null || validUntil == null) {
+      throw new IllegalArgumentException("the validity window must not be null");
+    }
+    Instant from = validFrom.truncatedTo(ChronoUnit.MILLIS);
+    Instant until = validUntil.truncatedTo(ChronoUnit.MILLIS);
+    byte[] content = token.signedContent(keyId, from, until);
     byte[] signature;
     if (macPrototype != null) {
       signature = KeyCodec.cloneMac(macPrototype).doFinal(content);
@@ -193,7 +207,25 @@ public final class SigningKey {
         throw new IllegalStateException("Ed25519 signing failed", e);
       }
     }
-    return token.withSignature(new TokenSignature(keyId, KeyCodec.encode(signature)));
+    return token.withSignature(new TokenSignature(keyId, from, until, KeyCodec.encode(signature)));
+  }
+
+  /**
+   * Signs a token valid from the clock's present instant for the given time: for a resource
+   * owner's own tools and tests. A lease store signs with the database's times instead.
+   *
+   * @param token the token (any signature it has is replaced)
+   * @param clock where the window starts
+   * @param validity how long the token stays valid, not negative
+   * @return the signed token
+   * @throws IllegalArgumentException if an argument is null or the validity negative
+   */
+  public FencingToken sign(FencingToken token, java.time.Clock clock, java.time.Duration validity) {
+    if (clock == null || validity == null || validity.isNegative()) {
+      throw new IllegalArgumentException("clock and a non-negative validity are required");
+    }
+    Instant from = clock.instant();
+    return sign(token, from, from.plus(validity));
   }
 
   /**

@@ -23,6 +23,22 @@ public class TokenVerificationException extends LeaseholdException {
     UNKNOWN_KEY(401),
     /** The signature does not match the token: forged or tampered with. */
     BAD_SIGNATURE(401),
+    /**
+     * The token's validity window ended, beyond the verifier's clock-skew allowance (CONTRACT
+     * C20): its run ended or stopped renewing, or the token was copied and replayed. A live lease
+     * presents a fresh token after every renewal.
+     */
+    EXPIRED(401),
+    /**
+     * The token's validity window starts later than the verifier's clock plus its skew allowance:
+     * the lease database's clock and the resource's disagree, or the token is forged.
+     */
+    NOT_YET_VALID(401),
+    /**
+     * The token is valid, but for another lease key than the one the resource owner assigned what
+     * it asks to touch (CONTRACT C19).
+     */
+    OUT_OF_SCOPE(403),
     /** The lease table never issued this fence for this key, or names another run for it. */
     NOT_ISSUED(403),
     /** The verifier could not reach what it verifies against (the lease database). */

@@ -40,31 +40,34 @@ public interface TokenVerifier {
   }
 
   /**
-   * Admits tokens signed by a key of the set.
+   * Admits tokens signed by a key of the set, inside their validity window give or take {@value
+   * SignedTokenVerifier#DEFAULT_SKEW_SECONDS} seconds on the system clock; {@link
+   * SignedTokenVerifier#withClock} and {@link SignedTokenVerifier#withClockSkew} change either.
    *
    * @param keys the accepted keys
    * @return the verifier
    */
-  static TokenVerifier signedBy(TokenKeySet keys) {
+  static SignedTokenVerifier signedBy(TokenKeySet keys) {
     if (keys == null) {
       throw new IllegalArgumentException("keys must not be null");
     }
-    return new SignatureVerifier(() -> keys);
+    return new SignedTokenVerifier(() -> keys);
   }
 
   /**
    * Admits tokens signed by a key of the set the supplier returns at each verification, so a
    * running resource can rotate keys (the supplier might re-read a file when it changes). The
-   * verifier remembers tokens it has verified for as long as the supplier returns the same set.
+   * verifier remembers tokens it has verified for as long as the supplier returns the same set,
+   * and checks their validity window on every call.
    *
    * @param keys supplies the current set, never null, quickly
    * @return the verifier
    */
-  static TokenVerifier signedBy(Supplier<TokenKeySet> keys) {
+  static SignedTokenVerifier signedBy(Supplier<TokenKeySet> keys) {
     if (keys == null) {
       throw new IllegalArgumentException("keys must not be null");
     }
-    return new SignatureVerifier(keys);
+    return new SignedTokenVerifier(keys);
   }
 
   /**

@@ -1,5 +1,9 @@
 package io.leasehold.fencing;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,7 +33,7 @@ class CryptoHygieneTest {
   @EnumSource(SignatureScheme.class)
   void aSignatureWithStrayTrailingBitsDoesNotParse(SignatureScheme scheme) {
     SigningKey key = SigningKey.generate(scheme, "k1");
-    String honest = key.sign(new FencingToken(KEY, 42, RUN)).toText();
+    String honest = key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5)).toText();
     String malleated = withTrailingBitsSet(honest);
     assertThat(malleated).isNotEqualTo(honest);
 
@@ -76,7 +80,7 @@ class CryptoHygieneTest {
   void aSignatureOfTheWrongLengthIsRefused(SignatureScheme scheme) {
     SigningKey key = SigningKey.generate(scheme, "k1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()));
-    FencingToken shortSig = new FencingToken(KEY, 42, RUN).withSignature(new TokenSignature("k1", "AAAA"));
+    FencingToken shortSig = new FencingToken(KEY, 42, RUN).withSignature(new TokenSignature("k1", java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).plusSeconds(60), "AAAA"));
     assertThatThrownBy(() -> verifier.verify(shortSig))
         .isInstanceOfSatisfying(
             TokenVerificationException.class,

@@ -30,7 +30,7 @@ class FencingJsonModuleTest {
   @ValueSource(
       strings = {
         "[]",
-        "\"lh1\"",
+        "\"lh2\"",
         "{}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42,\"runId\":\"" + RUN + "\",\"x\":1}",

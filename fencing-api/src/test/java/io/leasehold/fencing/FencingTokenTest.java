@@ -15,7 +15,7 @@ class FencingTokenTest {
   void textFormIsDocumentedShape() {
     FencingToken token = new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, RUN);
     assertThat(token.toText())
-        .isEqualTo("lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x");
+        .isEqualTo("lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x");
   }
 
   @Test
@@ -30,26 +30,27 @@ class FencingTokenTest {
       strings = {
         "",
         "lh1",
-        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.042.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.+42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.0.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.-1.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.99999999999999999999.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
-        "lh1.42.2F1E0C52-8E0B-4C1E-9D4E-55C3F0A2B7A1.YWNjdC03.Y2hhdC0x",
-        "lh1.42.1-1-1-1-1.YWNjdC03.Y2hhdC0x",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03=.Y2hhdC0x",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC0*.Y2hhdC0x",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1..Y2hhdC0x",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x.extra",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x ",
+        "lh3.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.042.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.+42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.0.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.-1.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.99999999999999999999.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x",
+        "lh2.42.2F1E0C52-8E0B-4C1E-9D4E-55C3F0A2B7A1.YWNjdC03.Y2hhdC0x",
+        "lh2.42.1-1-1-1-1.YWNjdC03.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03=.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC0*.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1..Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x.extra",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWNjdC03.Y2hhdC0x ",
         // account id "   " (blank) and "\u0001" (control character) are not valid keys
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.ICAg.Y2hhdC0x",
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.AQ.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.ICAg.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.AQ.Y2hhdC0x",
         // 0xFF is not UTF-8
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1._w.Y2hhdC0x",
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1._w.Y2hhdC0x",
         // "YWM" is "ac"; "YWN" decodes to the same bytes with non-zero trailing bits
-        "lh1.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWN.Y2hhdC0y"
+        "lh2.42.2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1.YWN.Y2hhdC0y"
       })
   void malformedTextIsRejected(String text) {
     assertThatThrownBy(() -> FencingToken.parse(text))
@@ -60,7 +61,7 @@ class FencingTokenTest {
   @Test
   void nullAndHugeTextAreRejected() {
     assertThatThrownBy(() -> FencingToken.parse(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FencingToken.parse("lh1." + "1".repeat(2000)))
+    assertThatThrownBy(() -> FencingToken.parse("lh2." + "1".repeat(2000)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("longer than");
   }

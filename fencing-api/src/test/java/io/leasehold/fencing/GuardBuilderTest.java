@@ -1,5 +1,7 @@
 package io.leasehold.fencing;
 
+import java.time.Duration;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -129,7 +131,7 @@ class GuardBuilderTest {
     GuardOptions options =
         new ThirdPartyBuilder().verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()))).build();
     FencingToken unsigned = new FencingToken(KEY, 4, UUID.randomUUID());
-    assertThat(options.verify(key.sign(unsigned)).fence()).isEqualTo(4);
+    assertThat(options.verify(key.sign(unsigned, Clock.systemUTC(), Duration.ofMinutes(5))).fence()).isEqualTo(4);
     assertThatThrownBy(() -> options.verify(unsigned)).isInstanceOf(TokenVerificationException.class);
     assertThatThrownBy(() -> options.verify(() -> { throw new LeaseLostException(unsigned, "test"); }))
         .isInstanceOf(LeaseLostException.class);

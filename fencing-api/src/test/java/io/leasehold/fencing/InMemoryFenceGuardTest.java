@@ -1,5 +1,9 @@
 package io.leasehold.fencing;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -124,15 +128,15 @@ class InMemoryFenceGuardTest {
     SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
     InMemoryFenceGuard guard =
         InMemoryFenceGuard.create(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
-    guard.admit(store.sign(token(3)));
+    guard.admit(store.sign(token(3), Clock.systemUTC(), Duration.ofMinutes(5)));
     FencingToken forged = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID());
     assertThatThrownBy(() -> guard.admit(forged)).isInstanceOf(TokenVerificationException.class);
     assertThatThrownBy(() -> guard.runFenced(forged, () -> "written"))
         .isInstanceOf(TokenVerificationException.class);
-    FencingToken tampered = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID(), store.sign(token(4)).signature());
+    FencingToken tampered = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID(), store.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5)).signature());
     assertThatThrownBy(() -> guard.admit(tampered)).isInstanceOf(TokenVerificationException.class);
     assertThat(guard.highWaterMark(KEY)).hasValue(3);
-    assertThat(guard.admit(store.sign(token(6))).previousMark()).isEqualTo(3); // honest runs go on
+    assertThat(guard.admit(store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5))).previousMark()).isEqualTo(3); // honest runs go on
   }
 
   @Test

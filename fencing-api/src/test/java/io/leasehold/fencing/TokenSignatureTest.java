@@ -1,5 +1,9 @@
 package io.leasehold.fencing;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,7 +35,7 @@ class TokenSignatureTest {
   void signedTokenVerifiesAndEveryForgeryIsRefused(SignatureScheme scheme) {
     SigningKey key = SigningKey.generate(scheme, "k1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()));
-    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN));
+    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     verifier.verify(signed);
     verifier.verify(FencingToken.parse(signed.toText())); // the text form carries it
 
@@ -46,18 +50,18 @@ class TokenSignatureTest {
     assertThat(refusal(verifier, new FencingToken(LeaseKey.of("acct-8", "chat-1"), 42, RUN, Optional.of(sig))))
         .isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE);
     // Signed by another key that claims the same id.
-    FencingToken wrongKey = SigningKey.generate(scheme, "k1").sign(new FencingToken(KEY, 42, RUN));
+    FencingToken wrongKey = SigningKey.generate(scheme, "k1").sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(refusal(verifier, wrongKey)).isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE);
     // Signed by a key the set does not know.
-    FencingToken unknown = SigningKey.generate(scheme, "k9").sign(new FencingToken(KEY, 42, RUN));
+    FencingToken unknown = SigningKey.generate(scheme, "k9").sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(refusal(verifier, unknown)).isEqualTo(TokenVerificationException.Reason.UNKNOWN_KEY);
     // A signature moved to another key id.
-    FencingToken relabelled = signed.withSignature(new TokenSignature("k2", sig.value()));
+    FencingToken relabelled = signed.withSignature(new TokenSignature("k2", sig.validFrom(), sig.validUntil(), sig.value()));
     TokenVerifier both =
         TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey(), SigningKey.generate(scheme, "k2").verificationKey()));
     assertThat(refusal(both, relabelled)).isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE);
     // Garbage in place of the signature.
-    assertThat(refusal(verifier, signed.withSignature(new TokenSignature("k1", "AAAA"))))
+    assertThat(refusal(verifier, signed.withSignature(new TokenSignature("k1", sig.validFrom(), sig.validUntil(), "AAAA"))))
         .isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE);
   }
 
@@ -77,7 +81,7 @@ class TokenSignatureTest {
     SigningKey key = SigningKey.generate(scheme, "2026-12");
     SigningKey again = SigningKey.parse(key.toText());
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.parse("# keys\n\n" + key.verificationKey().toText() + "\n"));
-    verifier.verify(again.sign(new FencingToken(KEY, 7, RUN)));
+    verifier.verify(again.sign(new FencingToken(KEY, 7, RUN), Clock.systemUTC(), Duration.ofMinutes(5)));
     assertThat(key.toString()).doesNotContain(key.toText().substring(key.toText().lastIndexOf(':') + 1));
     assertThat(key.verificationKey().toString()).isEqualTo("VerificationKey[" + scheme.textName() + ", id=2026-12]");
   }
@@ -109,13 +113,13 @@ class TokenSignatureTest {
     SigningKey old = SigningKey.generate(SignatureScheme.ED25519, "2026-11");
     AtomicReference<TokenKeySet> keys = new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
     TokenVerifier resource = TokenVerifier.signedBy(keys::get);
-    FencingToken oldRun = old.sign(new FencingToken(KEY, 10, RUN));
+    FencingToken oldRun = old.sign(new FencingToken(KEY, 10, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     resource.verify(oldRun);
 
     // 1. The resource learns the new key; 2. the store signs with it. Old and new both verify.
     SigningKey fresh = SigningKey.generate(SignatureScheme.ED25519, "2026-12");
     keys.set(keys.get().with(fresh.verificationKey()));
-    FencingToken newRun = fresh.sign(new FencingToken(KEY, 11, UUID.randomUUID()));
+    FencingToken newRun = fresh.sign(new FencingToken(KEY, 11, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
     resource.verify(oldRun);
     resource.verify(newRun);
 
@@ -130,11 +134,11 @@ class TokenSignatureTest {
   @Test
   void signedTextAndJsonFormsAreStrict() throws Exception {
     SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
-    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN));
+    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     String text = signed.toText();
-    assertThat(text.split("\\.")).hasSize(7);
+    assertThat(text.split("\\.")).hasSize(9);
     assertThat(FencingToken.parse(text)).isEqualTo(signed);
-    assertThatThrownBy(() -> FencingToken.parse(text + ".x")).hasMessageContaining("7 when signed");
+    assertThatThrownBy(() -> FencingToken.parse(text + ".x")).hasMessageContaining("9 when signed");
     assertThatThrownBy(() -> FencingToken.parse(text.substring(0, text.lastIndexOf('.')))).hasMessageContaining("parts");
     assertThatThrownBy(() -> FencingToken.parse(text.replace(".k1.", ".k!.")))
         .isInstanceOf(IllegalArgumentException.class);
@@ -146,7 +150,7 @@ class TokenSignatureTest {
     assertThat(js).contains("\"keyId\":\"k1\"");
     assertThat(json.readValue(js, FencingToken.class)).isEqualTo(signed);
     String half = js.replaceAll(",\"signature\":\"[^\"]*\"", "");
-    assertThatThrownBy(() -> json.readValue(half, FencingToken.class)).hasMessageContaining("both keyId and signature");
+    assertThatThrownBy(() -> json.readValue(half, FencingToken.class)).hasMessageContaining("all of validFrom, validUntil, keyId and signature");
   }
 
   @Test
@@ -154,7 +158,7 @@ class TokenSignatureTest {
     String longest = "\u00e9".repeat(LeaseKey.MAX_LENGTH);
     FencingToken t =
         SigningKey.generate(SignatureScheme.ED25519, "k".repeat(64))
-            .sign(new FencingToken(LeaseKey.of(longest, longest), Long.MAX_VALUE, RUN));
+            .sign(new FencingToken(LeaseKey.of(longest, longest), Long.MAX_VALUE, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(FencingToken.parse(t.toText())).isEqualTo(t);
   }
 
@@ -172,10 +176,10 @@ class TokenSignatureTest {
   void theHttpHeaderVerifierMapsEveryRefusalToAStatus() {
     SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()));
-    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN));
+    FencingToken signed = key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(TokenTransport.verifyHeader(" " + signed.toText() + " ", verifier)).isEqualTo(signed);
     assertThat(statusOf(null, verifier)).isEqualTo(401);
-    assertThat(statusOf("lh1.nonsense", verifier)).isEqualTo(400);
+    assertThat(statusOf("lh2.nonsense", verifier)).isEqualTo(400);
     assertThat(statusOf(signed.unsigned().toText(), verifier)).isEqualTo(401);
     assertThat(statusOf(new FencingToken(KEY, Long.MAX_VALUE, RUN, signed.signature()).toText(), verifier)).isEqualTo(401);
   }

@@ -1,5 +1,9 @@
 package io.leasehold.testkit;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -297,8 +301,8 @@ public abstract class FenceGuardContract {
   void admitAloneRefusesLostLeasesForgeriesAndNullWithTheMarkUnchanged() {
     SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
     GuardHarness h = harness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
-    h.guard().admit(store.sign(token(2)));
-    FencingToken lostToken = store.sign(token(4));
+    h.guard().admit(store.sign(token(2), Clock.systemUTC(), Duration.ofMinutes(5)));
+    FencingToken lostToken = store.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5));
     Fenced lost =
         () -> {
           throw new LeaseLostException(lostToken, "test");
@@ -337,22 +341,22 @@ public abstract class FenceGuardContract {
   void forgedTokensAreRefusedWithTheMarkUnchanged(SignatureScheme scheme) {
     SigningKey store = SigningKey.generate(scheme, "store-1");
     GuardHarness h = harness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
-    h.write(key, store.sign(token(5)), "five");
+    h.write(key, store.sign(token(5), Clock.systemUTC(), Duration.ofMinutes(5)), "five");
 
     assertUnverified(h, token(Long.MAX_VALUE), TokenVerificationException.Reason.UNSIGNED);
     assertUnverified(h, token(6), TokenVerificationException.Reason.UNSIGNED);
     assertUnverified(
-        h, SigningKey.generate(scheme, "store-1").sign(token(Long.MAX_VALUE)),
+        h, SigningKey.generate(scheme, "store-1").sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
         TokenVerificationException.Reason.BAD_SIGNATURE);
-    TokenSignature honest = store.sign(token(6)).signature().orElseThrow();
+    TokenSignature honest = store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)).signature().orElseThrow();
     assertUnverified(
         h, new FencingToken(key, Long.MAX_VALUE, token(6).runId(), Optional.of(honest)),
         TokenVerificationException.Reason.BAD_SIGNATURE);
     assertUnverified(
-        h, SigningKey.generate(scheme, "store-9").sign(token(Long.MAX_VALUE)),
+        h, SigningKey.generate(scheme, "store-9").sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
         TokenVerificationException.Reason.UNKNOWN_KEY);
 
-    h.write(key, store.sign(token(6)), "six");
+    h.write(key, store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)), "six");
     assertThat(h.value(key)).contains("six");
     assertThat(h.mark(key)).hasValue(6);
   }
@@ -363,17 +367,17 @@ public abstract class FenceGuardContract {
     SigningKey old = SigningKey.generate(SignatureScheme.ED25519, "old");
     AtomicReference<TokenKeySet> keys = new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
     GuardHarness h = harness(TokenVerifier.signedBy(keys::get));
-    FencingToken oldRun = old.sign(token(3));
+    FencingToken oldRun = old.sign(token(3), Clock.systemUTC(), Duration.ofMinutes(5));
     h.write(key, oldRun, "old key");
 
     SigningKey fresh = SigningKey.generate(SignatureScheme.ED25519, "new");
     keys.set(keys.get().with(fresh.verificationKey()));
     h.write(key, oldRun, "old key, still verified");
-    h.write(key, fresh.sign(token(4)), "new key");
+    h.write(key, fresh.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5)), "new key");
 
     keys.set(keys.get().without("old"));
     assertUnverified(h, oldRun, TokenVerificationException.Reason.UNKNOWN_KEY);
-    h.write(key, fresh.sign(token(4)), "new key again");
+    h.write(key, fresh.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5)), "new key again");
     assertThat(h.value(key)).contains("new key again");
   }
 

@@ -36,7 +36,8 @@ public final class Lease implements Fenced, AutoCloseable {
   private static final Object RELEASED = new Object();
 
   private final LeaseControl control;
-  private final FencingToken token;
+  /** Replaced, signed for the new window, on each renewal (CONTRACT C20). */
+  private volatile FencingToken token;
   private final String caller;
   private final String holder;
   private final Duration ttl;
@@ -69,7 +70,9 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * The token to present to resources, if the lease is still believed held.
+   * The token to present to resources, if the lease is still believed held. A signed token is
+   * valid until the lease's current expiry and is replaced by a fresh one on each renewal, so
+   * present the lease (or call this at each write), rather than keep a token.
    *
    * @return the fencing token
    * @throws LeaseLostException if the lease was released, lost, or its local deadline passed
@@ -287,6 +290,7 @@ public final class Lease implements Fenced, AutoCloseable {
       if (newDeadline - deadlineNanos > 0) {
         deadlineNanos = newDeadline;
         expiresAt = newExpiresAt;
+        token = control.reissue(token, acquiredAt, newExpiresAt);
       }
     }
   }

@@ -1,6 +1,8 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.FencingToken;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * What a {@link Lease} handle asks of the store that issued it: the clock of its local deadline,
@@ -24,4 +26,10 @@ interface LeaseControl {
 
   /** The lease was lost (after {@link #forget}), for the store's listeners. */
   void lost(LeaseLoss loss);
+
+  /**
+   * The token for a renewed lease: signed again for its new window when the store signs tokens
+   * (CONTRACT C20), the token itself otherwise.
+   */
+  FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil);
 }

@@ -4,6 +4,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.SigningKey;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -92,7 +93,7 @@ final class LeaseGrants {
           seen == null || seen.state() == LeaseStatus.State.FREE ? rows.status(key) : seen);
     }
     FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
-    FencingToken token = signingKey == null ? unsigned : signingKey.sign(unsigned);
+    FencingToken token = signed(unsigned, granted.acquiredAt(), granted.expiresAt());
     long deadline = control.deadlineFrom(sentAt, leaseTtl);
     if (ticker.read() - deadline >= 0) {
       Optional<ReleaseResult> released;
@@ -113,6 +114,15 @@ final class LeaseGrants {
     }
     pruneDroppedLeases();
     return new AcquireResult.Acquired(lease);
+  }
+
+  /**
+   * A token as this store issues it: signed for the lease's window in database time when the
+   * store has a signing key (CONTRACT C20), so a copied token stops working soon after the run
+   * stops renewing.
+   */
+  FencingToken signed(FencingToken token, Instant validFrom, Instant validUntil) {
+    return signingKey == null ? token : signingKey.sign(token.unsigned(), validFrom, validUntil);
   }
 
   /** The lease ended: it is no longer live. */

@@ -668,6 +668,11 @@ public final class LeaseStore implements AutoCloseable {
     public void lost(LeaseLoss loss) {
       listeners.leaseLost(loss.reason());
     }
+
+    @Override
+    public FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil) {
+      return grants.signed(token, validFrom, validUntil);
+    }
   }
 
   /** The monotonic clock of local deadlines, for the store's watchers. */

@@ -80,7 +80,7 @@ final class TortureResources {
   }
 
   static String path(LeaseKey key) {
-    return key.sessionId() + "/register";
+    return key.accountId() + "/" + key.sessionId() + "/register";
   }
 
   /**

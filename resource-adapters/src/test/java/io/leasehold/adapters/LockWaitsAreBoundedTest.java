@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.adapters.file.PathScope;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -36,6 +37,7 @@ class LockWaitsAreBoundedTest {
   void aFileStoreWriteWaitsAtMostItsLockTimeout(@TempDir Path root) throws Exception {
     FencedFileStore store =
         FencedFileStore.builder(root)
+            .pathScope(PathScope.anyPath())
             .verifier(TokenVerifier.trustEveryWriter())
             .lockTimeout(Duration.ofMillis(300))
             .open();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.adapters.file.PathScope;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -69,7 +70,7 @@ class SpecialStateFilesTest {
   }
 
   private static FencedFileStore store(Path root) {
-    return FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
+    return FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).auditLog(true).open();
   }
 
   @Test

@@ -33,15 +33,15 @@ public final class Main {
     Path root = Files.createTempDirectory(Path.of("target"), "files");
     LeaseKey key = LeaseKey.of("acct-7", "chat-1");
     FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
-    files.write(new FencingToken(key, 5, UUID.randomUUID()), "chat-1/answer.md", "five".getBytes(StandardCharsets.UTF_8));
+    files.write(new FencingToken(key, 5, UUID.randomUUID()), "acct-7/chat-1/answer.md", "five".getBytes(StandardCharsets.UTF_8));
     String refused;
     try {
-      files.write(new FencingToken(key, 3, UUID.randomUUID()), "chat-1/answer.md", "three".getBytes(StandardCharsets.UTF_8));
+      files.write(new FencingToken(key, 3, UUID.randomUUID()), "acct-7/chat-1/answer.md", "three".getBytes(StandardCharsets.UTF_8));
       throw new AssertionError("fence 3 was admitted after fence 5");
     } catch (StaleFenceException e) {
       refused = e.getClass().getSimpleName();
     }
-    String content = new String(files.read("chat-1/answer.md").orElseThrow().content(), StandardCharsets.UTF_8);
+    String content = new String(files.read("acct-7/chat-1/answer.md").orElseThrow().content(), StandardCharsets.UTF_8);
     System.out.println("MODULAR FILES OK: fence 5 wrote '" + content + "', fence 3 refused (" + refused
         + "), without pgjdbc and Liquibase, internal package not exported");
   }

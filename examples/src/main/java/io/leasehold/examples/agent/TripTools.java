@@ -53,7 +53,8 @@ public final class TripTools {
     Optional<FencingToken> token = LangChain4jToolFence.token(parameters);
     if (token.isPresent()) {
       // The admitted token is forwarded: the file store checks the fence again, next to the data.
-      files.write(token.get(), "trip/" + name, content.getBytes(StandardCharsets.UTF_8));
+      files.write(token.get(), token.get().key().accountId() + "/" + token.get().key().sessionId() + "/" + name,
+          content.getBytes(StandardCharsets.UTF_8));
     }
     world.effect(device, fence(parameters), "file", name + ": " + content);
     return "written";

@@ -28,7 +28,7 @@ import javax.sql.DataSource;
 
 /** The three fenced resources the demo's agent job writes through, and their final contents. */
 final class DemoResources {
-  static final String ANSWER = "chat-1/answer.md";
+  static final String ANSWER = "acct-7/chat-1/answer.md";
 
   final FencedFileStore files;
   final FencedToolExecutor tools;

@@ -56,7 +56,7 @@ public final class DeviceMain {
       System.out.println("ACQUIRED fence " + lease.fence() + " run " + lease.runId());
       for (int part = 1; part <= parts; part++) {
         String text = "part " + part + " by " + device + " (fence " + lease.fence() + ")";
-        files.write(lease, "chat-1/part-" + part + ".md", text.getBytes(StandardCharsets.UTF_8));
+        files.write(lease, "acct-7/chat-1/part-" + part + ".md", text.getBytes(StandardCharsets.UTF_8));
         System.out.println("WROTE part " + part);
         Thread.sleep(150);
       }

@@ -60,7 +60,7 @@ final class WebResources {
 
   void write(String adapter, Fenced fenced, String device, String text) {
     switch (adapter) {
-      case "file store" -> files.write(fenced, "chat-1/answer.md", text.getBytes(StandardCharsets.UTF_8));
+      case "file store" -> files.write(fenced, "acct-7/chat-1/answer.md", text.getBytes(StandardCharsets.UTF_8));
       case "tool" -> tools.call(fenced, "post_message", JsonNodeFactory.instance.objectNode().put("text", text));
       default ->
           db.write(

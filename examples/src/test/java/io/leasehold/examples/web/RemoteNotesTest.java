@@ -1,5 +1,9 @@
 package io.leasehold.examples.web;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.examples.demo.DemoOptions;
@@ -63,12 +67,12 @@ class RemoteNotesTest {
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(204);
 
     assertThat(put("plan", Optional.empty())).isEqualTo(401);
-    assertThat(put("plan", Optional.of("lh1.garbage"))).isEqualTo(400);
+    assertThat(put("plan", Optional.of("lh2.garbage"))).isEqualTo(400);
     assertThat(put("plan", Optional.of(token.unsigned().toText()))).isEqualTo(401);
     FencingToken forged = new FencingToken(token.key(), Long.MAX_VALUE, token.runId(), token.signature());
     assertThat(put("plan", Optional.of(forged.toText()))).isEqualTo(401);
     FencingToken otherKey =
-        SigningKey.generate(SignatureScheme.ED25519, "web-demo-1").sign(forged.unsigned());
+        SigningKey.generate(SignatureScheme.ED25519, "web-demo-1").sign(forged.unsigned(), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(put("plan", Optional.of(otherKey.toText()))).isEqualTo(401);
 
     desktop.release();

@@ -28,7 +28,8 @@ import java.util.UUID;
  * {"accountId":"acct-7","sessionId":"chat-1","fence":42,"runId":"2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1"}
  * }</pre>
  *
- * <p>A signed token adds two members, {@code "keyId"} and {@code "signature"} (both or neither).
+ * <p>A signed token adds four members: {@code "validFrom"} and {@code "validUntil"} (integer Unix
+ * milliseconds), {@code "keyId"} and {@code "signature"}, all four or none.
  *
  * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type,
  * a non-integral or non-positive fence, or a non-canonical run id is an error, never a partial
@@ -90,6 +91,8 @@ public final class FencingJsonModule extends SimpleModule {
       gen.writeNumberField("fence", token.fence());
       gen.writeStringField("runId", token.runId().toString());
       if (token.signature().isPresent()) {
+        gen.writeNumberField("validFrom", token.signature().get().validFrom().toEpochMilli());
+        gen.writeNumberField("validUntil", token.signature().get().validUntil().toEpochMilli());
         gen.writeStringField("keyId", token.signature().get().keyId());
         gen.writeStringField("signature", token.signature().get().value());
       }
@@ -117,6 +120,8 @@ public final class FencingJsonModule extends SimpleModule {
       String runId = null;
       String keyId = null;
       String signature = null;
+      Long validFrom = null;
+      Long validUntil = null;
       for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
         String name = p.currentName();
         JsonToken value = p.nextToken();
@@ -126,21 +131,9 @@ public final class FencingJsonModule extends SimpleModule {
           case "runId" -> runId = text(p, ctxt, name, value, runId);
           case "keyId" -> keyId = text(p, ctxt, name, value, keyId);
           case "signature" -> signature = text(p, ctxt, name, value, signature);
-          case "fence" -> {
-            if (fence != null) {
-              throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
-            }
-            if (value != JsonToken.VALUE_NUMBER_INT) {
-              throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_NUMBER_INT,
-                  "fence must be an integer");
-            }
-            if (p.getNumberType() != JsonParser.NumberType.INT
-                && p.getNumberType() != JsonParser.NumberType.LONG) {
-              throw ctxt.weirdNumberException(p.getNumberValue(), FencingToken.class,
-                  "fence is out of range");
-            }
-            fence = p.getLongValue();
-          }
+          case "fence" -> fence = integer(p, ctxt, name, value, fence);
+          case "validFrom" -> validFrom = integer(p, ctxt, name, value, validFrom);
+          case "validUntil" -> validUntil = integer(p, ctxt, name, value, validUntil);
           default -> throw ctxt.weirdStringException(name, FencingToken.class, "unknown member");
         }
       }
@@ -148,9 +141,11 @@ public final class FencingJsonModule extends SimpleModule {
         throw ctxt.instantiationException(FencingToken.class,
             "a fencing token needs accountId, sessionId, fence and runId");
       }
-      if ((keyId == null) != (signature == null)) {
+      int signedParts = (keyId == null ? 0 : 1) + (signature == null ? 0 : 1)
+          + (validFrom == null ? 0 : 1) + (validUntil == null ? 0 : 1);
+      if (signedParts != 0 && signedParts != 4) {
         throw ctxt.instantiationException(FencingToken.class,
-            "a signed fencing token needs both keyId and signature");
+            "a signed fencing token needs all of validFrom, validUntil, keyId and signature");
       }
       try {
         UUID id = UUID.fromString(runId);
@@ -158,10 +153,31 @@ public final class FencingJsonModule extends SimpleModule {
           throw new IllegalArgumentException("run id is not a canonical lower-case UUID");
         }
         FencingToken token = new FencingToken(new LeaseKey(accountId, sessionId), fence, id);
-        return keyId == null ? token : token.withSignature(new TokenSignature(keyId, signature));
+        return keyId == null
+            ? token
+            : token.withSignature(new TokenSignature(keyId, java.time.Instant.ofEpochMilli(validFrom),
+                java.time.Instant.ofEpochMilli(validUntil), signature));
       } catch (IllegalArgumentException e) {
         throw ctxt.instantiationException(FencingToken.class, e.getMessage());
       }
+    }
+
+    private static Long integer(
+        JsonParser p, DeserializationContext ctxt, String name, JsonToken value, Long previous)
+        throws IOException {
+      if (previous != null) {
+        throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
+      }
+      if (value != JsonToken.VALUE_NUMBER_INT) {
+        throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_NUMBER_INT,
+            name + " must be an integer");
+      }
+      if (p.getNumberType() != JsonParser.NumberType.INT
+          && p.getNumberType() != JsonParser.NumberType.LONG) {
+        throw ctxt.weirdNumberException(p.getNumberValue(), FencingToken.class,
+            name + " is out of range");
+      }
+      return p.getLongValue();
     }
 
     private static String text(

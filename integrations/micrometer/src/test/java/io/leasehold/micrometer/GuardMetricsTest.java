@@ -54,9 +54,9 @@ class GuardMetricsTest {
         FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).listener(listener).open();
     FencingToken older = new FencingToken(KEY, 1, UUID.randomUUID());
     FencingToken newer = new FencingToken(KEY, 2, UUID.randomUUID());
-    files.write(older, "a.txt", "1".getBytes(StandardCharsets.UTF_8));
-    files.write(newer, "a.txt", "2".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> files.write(older, "a.txt", "x".getBytes(StandardCharsets.UTF_8)))
+    files.write(older, "acct/guarded/a.txt", "1".getBytes(StandardCharsets.UTF_8));
+    files.write(newer, "acct/guarded/a.txt", "2".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> files.write(older, "acct/guarded/a.txt", "x".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(StaleFenceException.class);
     // The caller's own error is not a decision.
     assertThatThrownBy(() -> files.write(newer, "../escape", new byte[0])).isInstanceOf(IllegalArgumentException.class);

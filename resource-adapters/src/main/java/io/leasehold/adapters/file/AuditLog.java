@@ -53,7 +53,7 @@ final class AuditLog {
     }
     DurableFiles.append(
         file,
-        (op.kind() + " " + op.admission().token().toText() + " "
+        (op.kind() + " " + op.admission().token().unsigned().toText() + " "
             + Base64.getUrlEncoder().withoutPadding().encodeToString(op.path().getBytes(StandardCharsets.UTF_8))
             + " " + op.admission().previousMark() + " " + op.existed() + "\n").getBytes(StandardCharsets.US_ASCII));
   }

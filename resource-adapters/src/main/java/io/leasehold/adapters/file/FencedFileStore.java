@@ -15,6 +15,7 @@ import io.leasehold.fencing.GuardOptions;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -34,7 +37,7 @@ import java.util.UUID;
  *
  * <pre>{@code
  * FencedFileStore files = FencedFileStore.open(Path.of("/srv/agent-files"), TokenVerifier.signedBy(keys));
- * files.write(lease, "chat-1/answer.md", bytes); // StaleFenceException if a newer run wrote
+ * files.write(lease, "acct-7/chat-1/answer.md", bytes); // StaleFenceException if a newer run wrote
  * }</pre>
  *
  * <p>Every token is verified by the store's {@link TokenVerifier} before the mark is read
@@ -78,7 +81,9 @@ import java.util.UUID;
  * <h2>Limits</h2>
  *
  * Fencing orders the runs of one lease key. Two sessions writing the same path are not ordered
- * against each other; give each session its own directory. The file system must support user
+ * against each other, which is one reason each session gets its own directory by default ({@link
+ * PathScope}); the other is that a valid token of one account must never touch another's files
+ * (CONTRACT C19). The file system must support user
  * extended attributes (ext4, XFS, Btrfs and tmpfs on current kernels do); {@link #open} checks.
  *
  * <p>Thread-safe, and safe for several processes sharing the root.
@@ -87,7 +92,10 @@ public final class FencedFileStore implements FenceGuard {
   /** The resource kind this guard reports to its {@link GuardListener}. */
   public static final String RESOURCE = "file";
 
-  /** Extended attribute that holds the text form of the writer's token. */
+  /**
+   * Extended attribute that holds the writer's token in its unsigned text form: which run wrote
+   * the file, never a signature someone who can read the file could replay (CONTRACT C20).
+   */
   public static final String TOKEN_ATTRIBUTE = "leasehold.token";
   /** The store's own directory inside the root. */
   public static final String META_DIR = ".leasehold";
@@ -106,21 +114,25 @@ public final class FencedFileStore implements FenceGuard {
   private final MarkAdmissions admissions;
   private final GuardOptions options;
 
-  private FencedFileStore(Path root, GuardOptions options, boolean auditLog, java.time.Duration lockTimeout)
-      throws IOException {
+  private final PathScope scope;
+  private final Set<PosixFilePermission> fileMode;
+
+  private FencedFileStore(Path root, GuardOptions options, Builder b) throws IOException {
     this.root = root;
     this.options = options;
+    this.scope = b.scope;
+    this.fileMode = b.fileMode;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
     this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
-    this.auditLog = new AuditLog(meta.resolve("audit.log"), auditLog);
+    this.auditLog = new AuditLog(meta.resolve("audit.log"), b.auditLog);
     this.adminLog = meta.resolve("admin.log");
     this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
-    this.lock = new CrossProcessLock(lockFile, lockTimeout);
+    this.lock = new CrossProcessLock(lockFile, b.lockTimeout);
     locked(() -> StoreOpening.prepare(root, meta, marks, tmp));
   }
 
@@ -180,7 +192,7 @@ public final class FencedFileStore implements FenceGuard {
       throw new IllegalArgumentException("content must not be null");
     }
     String relative = StorePaths.check(path);
-    FencingToken token = options.verify(fenced);
+    FencingToken token = inScope(options.verify(fenced), relative);
     return locked(
         () -> {
           try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
@@ -195,7 +207,7 @@ public final class FencedFileStore implements FenceGuard {
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
-              DurableFiles.writeNew(tempFile, content, false, file -> TokenAttributes.write(file, token));
+              DurableFiles.writeNew(tempFile, content, fileMode, file -> TokenAttributes.write(file, token));
               target.moveIn(temps, temp);
             } catch (IOException | RuntimeException e) {
               Files.deleteIfExists(tempFile);
@@ -227,7 +239,7 @@ public final class FencedFileStore implements FenceGuard {
 
   private FileOperation deleteUnobserved(Fenced fenced, String path) {
     String relative = StorePaths.check(path);
-    FencingToken token = options.verify(fenced);
+    FencingToken token = inScope(options.verify(fenced), relative);
     return locked(
         () -> {
           Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
@@ -253,6 +265,19 @@ public final class FencedFileStore implements FenceGuard {
             }
           }
         });
+  }
+
+  /** CONTRACT C19: refuses a valid token for a path its key does not own; nothing is touched. */
+  private FencingToken inScope(FencingToken token, String relative) {
+    if (!scope.permits(token.key(), relative)) {
+      throw new TokenVerificationException(
+          TokenVerificationException.Reason.OUT_OF_SCOPE,
+          "refused " + token.unsigned() + " for path " + relative + ": the path belongs to "
+              + scope.ownerOf(relative) + ", not to key " + token.key() + " (" + scope
+              + "); write under the key's own directory, or give the store a PathScope that"
+              + " assigns this path to the key");
+    }
+    return token;
   }
 
   /**
@@ -411,6 +436,8 @@ public final class FencedFileStore implements FenceGuard {
     private final Path root;
     private boolean auditLog;
     private java.time.Duration lockTimeout = CrossProcessLock.DEFAULT_TIMEOUT;
+    private PathScope scope = PathScope.sessionDirectories();
+    private Set<PosixFilePermission> fileMode = DurableFiles.OWNER_READ_WRITE;
 
     private Builder(Path root) {
       this.root = root;
@@ -448,6 +475,39 @@ public final class FencedFileStore implements FenceGuard {
     }
 
     /**
+     * Which key may write and delete which paths (CONTRACT C19). Default {@link
+     * PathScope#sessionDirectories()}: a session's files live under {@code <account id>/<session
+     * id>/}, and a token of another key is refused there.
+     *
+     * @param scope the scope
+     * @return this builder
+     */
+    public Builder pathScope(PathScope scope) {
+      if (scope == null) {
+        throw new IllegalArgumentException("scope must not be null");
+      }
+      this.scope = scope;
+      return this;
+    }
+
+    /**
+     * The permissions data files are given, whatever the process's umask. Default {@code
+     * rw-------}: a data file carries who wrote it, and other local users need not read it.
+     *
+     * @param mode the permissions; must include the owner's read and write
+     * @return this builder
+     * @throws IllegalArgumentException if null or without owner read and write
+     */
+    public Builder dataFileMode(Set<PosixFilePermission> mode) {
+      if (mode == null || !mode.contains(PosixFilePermission.OWNER_READ)
+          || !mode.contains(PosixFilePermission.OWNER_WRITE)) {
+        throw new IllegalArgumentException("the data file mode must include owner read and write, was " + mode);
+      }
+      this.fileMode = Set.copyOf(mode);
+      return this;
+    }
+
+    /**
      * Opens (creating if needed) the store.
      *
      * @return the store
@@ -459,7 +519,7 @@ public final class FencedFileStore implements FenceGuard {
       GuardOptions options = options(RESOURCE);
       try {
         Files.createDirectories(root);
-        return new FencedFileStore(root.toRealPath(), options, auditLog, lockTimeout);
+        return new FencedFileStore(root.toRealPath(), options, this);
       } catch (IOException e) {
         throw new ResourceAccessException(
             "could not open file store at " + root + ": " + describe(e)

@@ -171,7 +171,7 @@ final class MarkFiles {
 
   private void replace(Path target, byte[] bytes) throws IOException {
     Path temp = tmp.resolve(UUID.randomUUID() + ".mark");
-    DurableFiles.writeNew(temp, bytes, true, f -> {});
+    DurableFiles.writeNew(temp, bytes, DurableFiles.OWNER_READ_WRITE, f -> {});
     try {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {

@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The writer's token that the file store keeps in each data file's {@code user.leasehold.token}
+ * The writer's unsigned token that the file store keeps in each data file's {@code user.leasehold.token}
  * extended attribute: written before the file is renamed into place, read to say who wrote a
  * file, and the evidence that a key wrote here when its marks are gone. Never through a link.
  */
@@ -32,7 +32,7 @@ final class TokenAttributes {
 
   static void write(Path file, FencingToken token) throws IOException {
     Files.getFileAttributeView(file, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-        .write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode(token.toText()));
+        .write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode(token.unsigned().toText()));
   }
 
   /**
@@ -50,7 +50,8 @@ final class TokenAttributes {
     ByteBuffer buf = ByteBuffer.allocate(view.size(TOKEN_ATTRIBUTE));
     view.read(TOKEN_ATTRIBUTE, buf);
     buf.flip();
-    return Optional.of(FencingToken.parse(StandardCharsets.US_ASCII.decode(buf).toString()));
+    // unsigned(): a planted signed token is read as the run it names, never handed out as a credential.
+    return Optional.of(FencingToken.parse(StandardCharsets.US_ASCII.decode(buf).toString()).unsigned());
   }
 
   /** {@link #read}, with an unreadable attribute taken as none: for evidence that can only add. */

@@ -10,7 +10,9 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.Set;
 
 /**
@@ -20,6 +22,10 @@ import java.util.Set;
  * not an API.
  */
 public final class DurableFiles {
+  /** The permissions {@code rw-------}. */
+  public static final Set<PosixFilePermission> OWNER_READ_WRITE =
+      Set.copyOf(PosixFilePermissions.fromString("rw-------"));
+
   /** {@code rw-------}: the adapters' own state files (marks, logs, journals, locks). */
   public static final FileAttribute<?> OWNER_ONLY =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
@@ -69,15 +75,17 @@ public final class DurableFiles {
    *
    * @param file the new file
    * @param content its content
-   * @param ownerOnly whether to create it {@code rw-------} (otherwise the process's umask
-   *     decides)
+   * @param mode its permissions, set whatever the umask
    * @param beforeForce a step before the force, or {@code f -> {}}
    * @throws IOException if it exists or anything fails
    */
-  public static void writeNew(Path file, byte[] content, boolean ownerOnly, BeforeForce beforeForce)
-      throws IOException {
-    try (FileChannel ch =
-        ownerOnly ? FileChannel.open(file, CREATE_NEW, OWNER_ONLY) : FileChannel.open(file, CREATE_NEW)) {
+  public static void writeNew(
+      Path file, byte[] content, Set<PosixFilePermission> mode, BeforeForce beforeForce) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, CREATE_NEW, OWNER_ONLY)) {
+      // Created owner-only, then widened if asked: never readable by others before it is meant to be.
+      if (!mode.equals(OWNER_READ_WRITE)) {
+        Files.setPosixFilePermissions(file, mode);
+      }
       writeFully(ch, content);
       beforeForce.apply(file);
       ch.force(true);

@@ -71,9 +71,11 @@ public final class FencedToolExecutor implements FenceGuard {
   private final ToolJournal journal;
   private final GuardOptions options;
   private final JournalRedaction redaction;
+  private final ToolScope scope;
 
   private FencedToolExecutor(Builder b, GuardOptions options) {
     this.redaction = b.redaction;
+    this.scope = b.scope;
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
     this.options = options;
@@ -226,6 +228,13 @@ public final class FencedToolExecutor implements FenceGuard {
       throw new IllegalArgumentException("arguments must not be null (use a NullNode)");
     }
     String toolName = tool.name();
+    if (!scope.permits(token.key(), toolName, arguments)) {
+      throw new io.leasehold.fencing.TokenVerificationException(
+          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
+          "refused " + token.unsigned() + " for tool " + toolName + ": the call's arguments name"
+              + " something this executor's ToolScope does not assign to key " + token.key()
+              + "; nothing was journaled and the tool did not run");
+    }
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();
     journal.intended(
@@ -354,6 +363,7 @@ public final class FencedToolExecutor implements FenceGuard {
     private final Map<String, FencedTool> tools = new LinkedHashMap<>();
     private ToolJournal journal;
     private JournalRedaction redaction = JournalRedaction.secretsRedacted();
+    private ToolScope scope = ToolScope.anyCall();
 
     private Builder() {}
 
@@ -375,6 +385,21 @@ public final class FencedToolExecutor implements FenceGuard {
         throw new IllegalArgumentException("redaction must not be null");
       }
       this.redaction = redaction;
+      return this;
+    }
+
+    /**
+     * Which key may make which calls (CONTRACT C19). Default {@link ToolScope#anyCall()}: records
+     * and replays are per key, and the tools themselves act only for the key they are handed.
+     *
+     * @param scope the scope
+     * @return this builder
+     */
+    public Builder scope(ToolScope scope) {
+      if (scope == null) {
+        throw new IllegalArgumentException("scope must not be null");
+      }
+      this.scope = scope;
       return this;
     }
 

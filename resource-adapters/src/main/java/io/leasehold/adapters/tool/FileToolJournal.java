@@ -273,7 +273,7 @@ public final class FileToolJournal implements ToolJournal {
           Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
           StringBuilder marksText = new StringBuilder();
           state.allMarks().forEach((key, fence) -> marksText.append(JournalLines.markLine("reset", key, fence)));
-          DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), true, f -> {});
+          DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), DurableFiles.OWNER_READ_WRITE, f -> {});
           Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
           // 2. The journal: audit records and live calls, in their order.
           Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
@@ -297,7 +297,7 @@ public final class FileToolJournal implements ToolJournal {
             }
           }
           byte[] bytes = out.toByteArray();
-          DurableFiles.writeNew(temp, bytes, true, f -> {});
+          DurableFiles.writeNew(temp, bytes, DurableFiles.OWNER_READ_WRITE, f -> {});
           Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
           DurableFiles.forceDirectory(file.getParent());
           forgetEverything();

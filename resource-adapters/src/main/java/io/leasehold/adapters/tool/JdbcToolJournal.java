@@ -138,7 +138,7 @@ public final class JdbcToolJournal implements ToolJournal {
             ps.setString(2, c.token().key().accountId());
             ps.setString(3, c.token().key().sessionId());
             ps.setString(4, c.tool());
-            ps.setString(5, c.token().toText());
+            ps.setString(5, c.token().unsigned().toText()); // never the signature (C20)
             ps.setLong(6, c.token().fence());
             ps.setObject(7, c.token().runId());
             ps.setString(8, json(c.arguments()));

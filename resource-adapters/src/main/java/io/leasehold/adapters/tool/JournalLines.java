@@ -35,7 +35,7 @@ final class JournalLines {
   static ObjectNode intended(ToolCall call) {
     ObjectNode line = event("intended", call.callId());
     line.put("tool", call.tool());
-    line.put("token", call.token().toText());
+    line.put("token", call.token().unsigned().toText()); // never the signature (C20)
     line.set("arguments", call.arguments());
     call.idempotencyKey().ifPresent(k -> line.put("idempotencyKey", k));
     return line;
@@ -43,7 +43,7 @@ final class JournalLines {
 
   static ObjectNode started(UUID callId, FencingToken token) {
     ObjectNode line = event("started", callId);
-    line.put("token", token.toText());
+    line.put("token", token.unsigned().toText());
     return line;
   }
 

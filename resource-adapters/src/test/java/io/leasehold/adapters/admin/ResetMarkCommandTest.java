@@ -3,6 +3,7 @@ package io.leasehold.adapters.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.adapters.file.FencedFileStore;
+import io.leasehold.adapters.file.PathScope;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.JdbcTestSchema;
 import io.leasehold.adapters.tool.FencedTool;
@@ -61,7 +62,7 @@ class ResetMarkCommandTest {
   @Test
   void theShellCommandRecordsTheRealUserWhateverUserNameClaims() throws Exception {
     Path root = dir.resolve("claimed");
-    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     Process p =
         new ProcessBuilder(
@@ -88,7 +89,7 @@ class ResetMarkCommandTest {
   @Test
   void resetsAFileStoreMark() {
     Path root = dir.resolve("files");
-    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
         "--mark", "12", "--reason", "forged token, incident 7")).isZero();
@@ -132,7 +133,7 @@ class ResetMarkCommandTest {
   @Test
   void badArgumentsChangeNothingAndSayHow() {
     Path root = dir.resolve("files");
-    FencedFileStore files = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
         "--mark", "12")).isEqualTo(2);

@@ -1,5 +1,9 @@
 package io.leasehold.adapters.agent;
 
+import java.time.Duration;
+
+import java.time.Clock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,7 +67,7 @@ class AgentToolFenceTest {
   void aForgedTokenIsRefusedButCannotStopTheRunItImitates() throws Exception {
     SigningKey signing = SigningKey.generate(io.leasehold.fencing.SignatureScheme.HMAC_SHA256, "k1");
     AgentToolFence fence = fence(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())));
-    FencingToken real = signing.sign(new FencingToken(key, 4, UUID.randomUUID()));
+    FencingToken real = signing.sign(new FencingToken(key, 4, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
     FencingToken forged = real.unsigned();
 
     assertThat(call(fence, forged)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,

@@ -21,7 +21,7 @@ public final class CrashingWriterMain {
   }
 
   public static void main(String[] args) {
-    FencedFileStore store = FencedFileStore.open(Path.of(args[0]), TokenVerifier.trustEveryWriter());
+    FencedFileStore store = FencedFileStore.builder(Path.of(args[0])).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     LeaseKey key = LeaseKey.of("acct", "crash");
     byte[] content = new byte[SIZE];
     for (long fence = Long.parseLong(args[1]); ; fence++) {

@@ -32,7 +32,7 @@ class FencedFileStoreTest {
 
   @Test
   void readersSeeWhichFenceWroteAFileAndFilesKeepPlainContent() throws Exception {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     FencingToken t = token(3);
     FileOperation op = store.write(t, "chat/answer.md", bytes("# hello"));
     assertThat(op.existed()).isFalse();
@@ -46,7 +46,7 @@ class FencedFileStoreTest {
 
   @Test
   void deleteIsFencedToo() {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     store.write(token(2), "f.txt", bytes("x"));
     store.write(token(5), "g.txt", bytes("y"));
     assertThatThrownBy(() -> store.delete(token(4), "f.txt")).isInstanceOf(StaleFenceException.class);
@@ -61,7 +61,7 @@ class FencedFileStoreTest {
   void pathsThatLeaveTheRootAreRefusedAndNothingIsWritten() throws Exception {
     Path root = dir.resolve("root");
     Path outside = Files.createDirectories(dir.resolve("outside"));
-    FencedFileStore store = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+    FencedFileStore store = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     Files.createSymbolicLink(root.resolve("escape"), outside);
     Files.writeString(outside.resolve("secret.txt"), "secret");
     Files.createSymbolicLink(root.resolve("link.txt"), outside.resolve("secret.txt"));
@@ -90,16 +90,16 @@ class FencedFileStoreTest {
 
   @Test
   void malformedTokenTextNeverReachesTheStore() {
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
-    assertThatThrownBy(() -> store.write(FencingToken.parse("lh1.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
+    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    assertThatThrownBy(() -> store.write(FencingToken.parse("lh2.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store.read("x")).isEmpty();
   }
 
   @Test
   void twoInstancesOnOneRootShareTheMark() {
-    FencedFileStore a = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
-    FencedFileStore b = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    FencedFileStore a = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore b = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     a.write(token(10), "f", bytes("a"));
     assertThatThrownBy(() -> b.write(token(9), "f", bytes("b"))).isInstanceOf(StaleFenceException.class);
     assertThat(b.highWaterMark(key)).hasValue(10);
@@ -111,12 +111,12 @@ class FencedFileStoreTest {
     // the cause.
     java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> FencedFileStore.open(file.resolve("root"), TokenVerifier.trustEveryWriter()))
+            () -> FencedFileStore.builder(file.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open())
         .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
         .hasMessageContaining("Exception on " + file)
         .hasMessageContaining("root must be a directory");
 
-    FencedFileStore store = FencedFileStore.open(dir.resolve("root"), TokenVerifier.trustEveryWriter());
+    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.write(null, "f.txt", new byte[] {1}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lease (or token) presented must not be null");

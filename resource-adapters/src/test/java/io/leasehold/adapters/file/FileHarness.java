@@ -23,6 +23,8 @@ public final class FileHarness implements GuardHarness {
     this.store =
         FencedFileStore.builder(root)
             .verifier(verifier)
+            // A scope of its own: the harness names each key's directory by a digest of the key.
+            .pathScope((key, path) -> path.equals(path(key)))
             .auditLog(true)
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .open();

@@ -37,7 +37,7 @@ class FileStoreCrashTest {
           killedMidWrite++;
         }
       }
-      FencedFileStore store = FencedFileStore.open(root, TokenVerifier.trustEveryWriter());
+      FencedFileStore store = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
       StoredFile file = store.read("big.bin").orElseThrow();
       long fence = file.writtenBy().orElseThrow().fence();
       byte[] content = file.content();

@@ -42,6 +42,7 @@ class FileStoreFailsClosedTest {
 
   private static FencedFileStore open(Path root) {
     return FencedFileStore.builder(root)
+        .pathScope(PathScope.anyPath())
         .verifier(TokenVerifier.trustEveryWriter())
         .auditLog(true)
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))

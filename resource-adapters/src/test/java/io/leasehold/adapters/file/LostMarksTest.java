@@ -46,6 +46,7 @@ class LostMarksTest {
 
   private static FencedFileStore open(Path root) {
     return FencedFileStore.builder(root)
+        .pathScope(PathScope.anyPath())
         .verifier(TokenVerifier.trustEveryWriter())
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))
         .open();

@@ -192,9 +192,9 @@ class LeaseholdAutoConfigurationTest {
           assertThat(names.stopped).containsExactly("leasehold.lease.acquire", "leasehold.lease.acquire");
 
           FencedFileStore files = context.getBean(FencedFileStore.class);
-          files.write(lease, "notes.txt", "new".getBytes(StandardCharsets.UTF_8));
+          files.write(lease, "acct/metered/notes.txt", "new".getBytes(StandardCharsets.UTF_8));
           Assertions.assertThatThrownBy(() ->
-                  files.write(new FencingToken(key, lease.fence() - 1, UUID.randomUUID()), "notes.txt", new byte[0]))
+                  files.write(new FencingToken(key, lease.fence() - 1, UUID.randomUUID()), "acct/metered/notes.txt", new byte[0]))
               .isInstanceOf(StaleFenceException.class);
           assertThat(registry.get("leasehold.guard.admissions").tag("resource", "file").counter().count()).isEqualTo(1);
           assertThat(registry.get("leasehold.guard.rejections").tags("resource", "file", "reason", "stale").counter().count())
