@@ -43,7 +43,7 @@ class NotesController {
     return result.match(
         acquired -> {
           try (Lease lease = acquired) {
-            notes.write(lease, session + "/note.txt", text.getBytes(StandardCharsets.UTF_8));
+            notes.write(lease, account + "/" + session + "/note.txt", text.getBytes(StandardCharsets.UTF_8));
             return ResponseEntity.ok("written with fence " + lease.fence() + "\n");
           }
         },

@@ -72,7 +72,7 @@ class NotesApplicationTest {
       HttpResponse<String> written = put(app, "/accounts/alice/sessions/chat/note", "alice", "hello");
       assertThat(written.statusCode()).isEqualTo(200);
       assertThat(written.body()).startsWith("written with fence ");
-      assertThat(Files.readString(notes.resolve("chat/note.txt"))).isEqualTo("hello");
+      assertThat(Files.readString(notes.resolve("alice/chat/note.txt"))).isEqualTo("hello");
 
       assertThat(put(app, "/accounts/alice/sessions/chat/note", "mallory", "x").statusCode()).isEqualTo(403);
 
@@ -81,7 +81,7 @@ class NotesApplicationTest {
       store.tryAcquire(LeaseKey.of("alice", "busy"), "alice");
       HttpResponse<String> busy = put(app, "/accounts/alice/sessions/busy/note", "alice", "no");
       assertThat(busy.statusCode()).isEqualTo(409);
-      assertThat(Files.exists(notes.resolve("busy/note.txt"))).isFalse();
+      assertThat(Files.exists(notes.resolve("alice/busy/note.txt"))).isFalse();
 
       String acquired = get(app, "/actuator/metrics/leasehold.acquire?tag=outcome:acquired").body();
       assertThat(acquired).contains("\"COUNT\"").contains("\"value\":2.0");
