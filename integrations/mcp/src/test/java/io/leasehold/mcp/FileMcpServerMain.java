@@ -48,11 +48,10 @@ public final class FileMcpServerMain {
 
   /** The tool as an MCP server author writes it, knowing nothing of fences. */
   static SyncToolSpecification writeFile(Path root, McpJsonMapper mapper) {
-    McpSchema.Tool tool = McpSchema.Tool.builder()
-        .name("write_file")
+    McpSchema.Tool tool = McpSchema.Tool.builder("write_file", mapper,
+            "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+                + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
         .description("Writes a file under the server's root")
-        .inputSchema(mapper, "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-            + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
         .build();
     return SyncToolSpecification.builder()
         .tool(tool)
