@@ -76,12 +76,13 @@ public final class TokenVectorsGenerator {
     if (expect.equals("valid")) {
       FencingToken t = FencingToken.parse(token);
       ObjectNode out = c.putObject("token_fields");
-      out.put("fence", t.fence());
+      // Decimal strings: a fence may exceed what a JSON number keeps exactly in JavaScript (2^53).
+      out.put("fence", Long.toString(t.fence()));
       out.put("runId", t.runId().toString());
       out.put("accountId", t.key().accountId());
       out.put("sessionId", t.key().sessionId());
-      out.put("validFromMillis", t.signature().orElseThrow().validFrom().toEpochMilli());
-      out.put("validUntilMillis", t.signature().orElseThrow().validUntil().toEpochMilli());
+      out.put("validFromMillis", Long.toString(t.signature().orElseThrow().validFrom().toEpochMilli()));
+      out.put("validUntilMillis", Long.toString(t.signature().orElseThrow().validUntil().toEpochMilli()));
       out.put("keyId", t.signature().orElseThrow().keyId());
     }
   }

@@ -1,0 +1,169 @@
+package io.leasehold.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leasehold.adapters.agent.RunStop;
+import io.leasehold.adapters.agent.RunStoppedException;
+import io.leasehold.adapters.jdbc.FencedJdbcWriter;
+import io.leasehold.adapters.jdbc.HighWaterSchema;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testing.TestDatabase;
+import io.leasehold.testing.TestDatabaseExtension;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 29's cross-language tests (CONTRACT C22), against the TypeScript package the build has
+ * just compiled ({@code typescript/dist}) on the machine's Node: a Java MCP client calls a Node
+ * MCP server over stdio, and Java and Node writers interleave on one PostgreSQL high-water table.
+ * (Java-issued tokens verified by Node: the package's vector test runs docs/token-vectors.json,
+ * whose tokens the Java library signed.)
+ */
+class CrossLanguageTest {
+  @RegisterExtension
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("high_water_cross", ds -> HighWaterSchema.defaults().apply(ds));
+
+  static final Path PACKAGE = Path.of("..", "..", "typescript").toAbsolutePath().normalize();
+  private static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
+  @TempDir Path dir;
+
+  @Test
+  void aJavaClientsSupersededCallIsRefusedByANodeServerAndItsBodyDoesNotRun() throws Exception {
+    SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
+    ServerParameters node = ServerParameters.builder("node")
+        .args(PACKAGE.resolve("fixtures/files-server.mjs").toString(), dir.resolve("world").toString(),
+            TokenKeySet.of(signing.verificationKey()).toText())
+        .build();
+    McpSyncClient client = McpClient.sync(new StdioClientTransport(node, new JacksonMcpJsonMapper(new ObjectMapper())))
+        .requestTimeout(Duration.ofSeconds(60)).build();
+    try {
+      client.initialize();
+      McpRunFence desktop = McpRunFence.of(sign(signing, 1));
+      McpRunFence browser = McpRunFence.of(sign(signing, 2));
+      desktop.callTool(client, write("desktop draft"));
+      browser.callTool(client, write("browser plan"));
+      assertThatThrownBy(() -> desktop.callTool(client, write("desktop late")))
+          .isInstanceOfSatisfying(RunStoppedException.class, e -> {
+            assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.SUPERSEDED);
+            assertThat(e.stop().newerFence()).hasValue(2);
+          });
+      FencingToken forged = SigningKey.generate(SignatureScheme.ED25519, "store-1")
+          .sign(new FencingToken(SESSION, 9, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+      assertThatThrownBy(() -> McpRunFence.of(forged).callTool(client, write("forged")))
+          .isInstanceOfSatisfying(RunStoppedException.class,
+              e -> assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.UNVERIFIED));
+    } finally {
+      client.closeGracefully();
+    }
+    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
+    assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
+        .containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+  }
+
+  @Test
+  void javaAndNodeWritersShareOneMarkAndEveryStaleWriteIsRefused() throws Exception {
+    TestDatabase d = db.database();
+    try (Connection c = d.dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    }
+    FencedJdbcWriter java = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
+    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Random random = new Random(29);
+    long next = 1;
+    long highest = 0;
+    int stale = 0;
+    List<Long> admitted = new ArrayList<>();
+    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+      for (int i = 0; i < 80; i++) {
+        boolean staleOne = highest > 1 && random.nextInt(3) == 0;
+        long fence = staleOne ? 1 + random.nextInt((int) highest - 1) : next++;
+        FencingToken token = new FencingToken(SESSION, fence, UUID.randomUUID());
+        boolean viaNode = random.nextBoolean();
+        boolean ok;
+        if (viaNode) {
+          toNode.println(token.toText());
+          String answer = fromNode.readLine();
+          assertThat(answer).as("node's answer to fence %d", fence).matches("admitted \\d+|stale \\d+");
+          ok = answer.startsWith("admitted");
+        } else {
+          try {
+            java.write(token, (conn, t) -> {
+              try (var ps = conn.prepareStatement("INSERT INTO writes (fence, writer) VALUES (?, 'java')")) {
+                ps.setLong(1, t.fence());
+                return ps.executeUpdate();
+              }
+            });
+            ok = true;
+          } catch (StaleFenceException e) {
+            ok = false;
+          }
+        }
+        assertThat(ok).as("fence %d (highest %d) via %s", fence, highest, viaNode ? "node" : "java").isEqualTo(!staleOne);
+        if (ok) {
+          admitted.add(fence);
+          highest = fence;
+        } else {
+          stale++;
+        }
+      }
+    } finally {
+      node.destroy();
+    }
+    List<Long> rows = new ArrayList<>();
+    List<String> writers = new ArrayList<>();
+    try (Connection c = d.dataSource().getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT fence, writer FROM writes ORDER BY id")) {
+      while (rs.next()) {
+        rows.add(rs.getLong(1));
+        writers.add(rs.getString(2));
+      }
+    }
+    assertThat(rows).isEqualTo(admitted).isSorted().doesNotHaveDuplicates();
+    assertThat(writers).contains("java", "node");
+    assertThat(stale).isPositive();
+    assertThat(java.highWaterMark(SESSION)).hasValue(highest);
+  }
+
+  private static FencingToken sign(SigningKey key, long fence) {
+    return key.sign(new FencingToken(SESSION, fence, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+  }
+
+  private static CallToolRequest write(String content) {
+    return CallToolRequest.builder("write_file").arguments(Map.of("path", "acct-7/chat-1/plan.md", "content", content)).build();
+  }
+}

@@ -1,0 +1,100 @@
+import { StaleFenceError } from './errors.js';
+import { type Admission, type FenceGuard, type Scope, verifyInScope } from './guard.js';
+import type { FencingToken } from './token.js';
+import type { TokenVerifier } from './verify.js';
+
+/** The part of a `pg` client this guard uses (a `PoolClient` from `pg`). */
+export interface PgClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  release(): void;
+}
+
+/** The part of a `pg` pool this guard uses. */
+export interface PgPool {
+  connect(): Promise<PgClient>;
+}
+
+export interface PostgresGuardOptions {
+  readonly pool: PgPool;
+  readonly verifier: TokenVerifier;
+  /** The high-water table the Java FencedJdbcWriter uses; default `leasehold_high_water`. */
+  readonly table?: string;
+  /** How long an admission waits for another writer's row lock, in ms; default 5000. */
+  readonly lockTimeoutMillis?: number;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+
+/**
+ * High-water marks in PostgreSQL, in the same table and under the same row lock as the Java
+ * `FencedJdbcWriter`, so a Java writer and a Node writer of one resource share one mark. Each
+ * write is one transaction: the admission raises the key's mark (or finds it higher and refuses),
+ * holding the row lock, then the work runs on the same connection and everything commits
+ * together, or nothing does.
+ */
+export class PostgresFenceGuard implements FenceGuard {
+  readonly #pool: PgPool;
+  readonly #verifier: TokenVerifier;
+  readonly #admitSql: string;
+  readonly #markSql: string;
+
+  constructor(options: PostgresGuardOptions) {
+    const table = options.table ?? 'leasehold_high_water';
+    if (!IDENTIFIER.test(table)) throw new Error(`table must be a lower-case [schema.]name, was ${table}`);
+    const timeout = options.lockTimeoutMillis ?? 5000;
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3_600_000) {
+      throw new Error('lockTimeoutMillis must be an integer from 1 to 3600000');
+    }
+    this.#pool = options.pool;
+    this.#verifier = options.verifier;
+    // The Java writer's admission: ON CONFLICT locks the key's row whether or not the WHERE holds,
+    // so the mark cannot move until this transaction ends; no row returned means stale.
+    this.#admitSql =
+      `WITH cfg AS (SELECT set_config('lock_timeout', '${timeout}', true)) ` +
+      `INSERT INTO ${table} AS h (account_id, session_id, fence, run_id, admitted_at) ` +
+      `SELECT $1, $2, $3, $4::uuid, clock_timestamp() FROM cfg ` +
+      `ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence, ` +
+      `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence <= EXCLUDED.fence ` +
+      `RETURNING h.fence`;
+    this.#markSql = `SELECT fence FROM ${table} WHERE account_id = $1 AND session_id = $2`;
+  }
+
+  /** Admits without other work: raises the mark, durably. */
+  async admit(presented: string | FencingToken, scope?: Scope): Promise<Admission> {
+    return (await this.write(presented, async () => undefined, scope)).admission;
+  }
+
+  /**
+   * Runs `work` in the admission's transaction: committed with the raised mark, or rolled back
+   * with it if anything throws. A stale token throws `StaleFenceError` before `work` runs.
+   */
+  async write<T>(
+    presented: string | FencingToken,
+    work: (client: PgClient) => Promise<T>,
+    scope?: Scope,
+  ): Promise<{ admission: Admission; result: T }> {
+    const token = verifyInScope(this.#verifier, presented, scope);
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      try {
+        const before = await client.query(this.#markSql, [token.key.accountId, token.key.sessionId]);
+        const admitted = await client.query(this.#admitSql,
+          [token.key.accountId, token.key.sessionId, token.fence.toString(), token.runId]);
+        if (admitted.rows.length === 0) {
+          const mark = await client.query(this.#markSql, [token.key.accountId, token.key.sessionId]);
+          throw new StaleFenceError(token.key.accountId, token.key.sessionId, token.fence, BigInt(String(mark.rows[0]?.['fence'] ?? 0)));
+        }
+        const previous = before.rows.length === 0 ? 0n : BigInt(String(before.rows[0]!['fence']));
+        const result = await work(client);
+        await client.query('COMMIT');
+        return { admission: { token, previousMark: previous }, result };
+      } catch (e) {
+        await client.query('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      client.release();
+    }
+  }
+}
