@@ -51,7 +51,7 @@ public final class BenchMain {
    */
   static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    Set<String> groups = Set.of("cycle", "refusal", "waiting", "pgbench", "renewal", "guards", "verification", "journal", "table", "ablation");
+    Set<String> groups = Set.of("cycle", "refusal", "waiting", "pgbench", "renewal", "guards", "verification", "flood", "journal", "table", "ablation");
     Duration window = Duration.ofSeconds(2);
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
@@ -93,6 +93,9 @@ public final class BenchMain {
       }
       if (groups.contains("verification")) {
         new VerificationBench(c).verification();
+      }
+      if (groups.contains("flood")) {
+        new FloodBench(c).flood();
       }
       if (groups.contains("journal")) {
         new JournalBench(c).journal(1_000_000);

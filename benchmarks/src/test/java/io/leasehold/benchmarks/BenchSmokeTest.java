@@ -19,4 +19,11 @@ class BenchSmokeTest {
         .contains("in-memory guard admit", "file write, 1 MiB", "database writer", "tool executor");
     assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
   }
+
+  @Test
+  void theFloodGroupRuns() throws Exception {
+    String report = BenchMain.run("group=flood", "window=200ms", "windows=1");
+    assertThat(report).contains("## Floods of forged and valid tokens", "forged: unknown key id", "replayed: expired window");
+    assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
+  }
 }
