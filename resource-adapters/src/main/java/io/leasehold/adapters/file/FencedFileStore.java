@@ -19,7 +19,6 @@ import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
@@ -192,7 +191,7 @@ public final class FencedFileStore implements FenceGuard {
       throw new IllegalArgumentException("content must not be null");
     }
     String relative = StorePaths.check(path);
-    FencingToken token = inScope(options.verify(fenced), relative);
+    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
           try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
@@ -239,7 +238,7 @@ public final class FencedFileStore implements FenceGuard {
 
   private FileOperation deleteUnobserved(Fenced fenced, String path) {
     String relative = StorePaths.check(path);
-    FencingToken token = inScope(options.verify(fenced), relative);
+    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
           Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
@@ -265,19 +264,6 @@ public final class FencedFileStore implements FenceGuard {
             }
           }
         });
-  }
-
-  /** CONTRACT C19: refuses a valid token for a path its key does not own; nothing is touched. */
-  private FencingToken inScope(FencingToken token, String relative) {
-    if (!scope.permits(token.key(), relative)) {
-      throw new TokenVerificationException(
-          TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused " + token.unsigned() + " for path " + relative + ": the path belongs to "
-              + scope.ownerOf(relative) + ", not to key " + token.key() + " (" + scope
-              + "); write under the key's own directory, or give the store a PathScope that"
-              + " assigns this path to the key");
-    }
-    return token;
   }
 
   /**
@@ -374,24 +360,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
-    return locked(
-        () -> {
-          long previous;
-          try {
-            previous = marks.read(key).orElse(0);
-          } catch (IOException damaged) {
-            previous = 0; // the reset is the repair of a damaged mark; the log says so below
-          }
-          MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, options.clock().instant());
-          AdminLog.append(adminLog, reset);
-          if (newMark == 0) {
-            marks.delete(key);
-          } else {
-            marks.write(new FencingToken(key, newMark, RESET_RUN));
-          }
-          admissions.reset(key, newMark);
-          return reset;
-        });
+    return locked(() -> admissions.reset(key, newMark, operator, reason, options.clock().instant()));
   }
 
   /**
@@ -407,9 +376,6 @@ public final class FencedFileStore implements FenceGuard {
   }
 
   // ------------------------------------------------------------------ internals
-
-  /** The run id recorded in a mark an operator set: no run ever has it. */
-  private static final UUID RESET_RUN = new UUID(0, 0);
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
     try {
@@ -522,20 +488,11 @@ public final class FencedFileStore implements FenceGuard {
         return new FencedFileStore(root.toRealPath(), options, this);
       } catch (IOException e) {
         throw new ResourceAccessException(
-            "could not open file store at " + root + ": " + describe(e)
+            "could not open file store at " + root + ": " + StorePaths.describe(e)
                 + " (the root must be a directory this process can create, write and set extended"
                 + " attributes in)",
             e);
       }
     }
-  }
-
-  /** An I/O failure in words: what failed, on which file, and why (often hidden in the cause). */
-  static String describe(IOException e) {
-    if (e instanceof java.nio.file.FileSystemException f) {
-      String what = e.getClass().getSimpleName();
-      return what + " on " + f.getFile() + (f.getReason() == null ? "" : ": " + f.getReason());
-    }
-    return e.toString();
   }
 }

@@ -84,10 +84,30 @@ final class MarkAdmissions {
     return new Admission(token, mark);
   }
 
-  /** An operator set the key's mark through this store. */
-  void reset(LeaseKey key, long newMark) {
+  /**
+   * An operator sets the key's mark: recorded in the admin log, forced, before the mark changes.
+   * A damaged mark reads as 0 here: the reset is its repair, and the log says from what.
+   */
+  MarkReset reset(LeaseKey key, long newMark, String operator, String reason, java.time.Instant at) throws IOException {
+    long previous;
+    try {
+      previous = marks.read(key).orElse(0);
+    } catch (IOException damaged) {
+      previous = 0;
+    }
+    MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, at);
+    AdminLog.append(adminLog, reset);
+    if (newMark == 0) {
+      marks.delete(key);
+    } else {
+      marks.write(new FencingToken(key, newMark, RESET_RUN));
+    }
     remember(key, newMark);
+    return reset;
   }
+
+  /** The run id recorded in a mark an operator set: no run ever has it. */
+  private static final java.util.UUID RESET_RUN = new java.util.UUID(0, 0);
 
   /** The key's last reset in the admin log; read only when the evidence disagrees, which is rare. */
   private Optional<MarkReset> lastReset(LeaseKey key) throws IOException {

@@ -135,4 +135,26 @@ final class StorePaths {
       return null;
     }
   }
+
+  /** CONTRACT C19: refuses a valid token for a path its key does not own; nothing is touched. */
+  static FencingToken inScope(PathScope scope, FencingToken token, String relative) {
+    if (!scope.permits(token.key(), relative)) {
+      throw new io.leasehold.fencing.TokenVerificationException(
+          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
+          "refused " + token.unsigned() + " for path " + relative + ": the path belongs to "
+              + scope.ownerOf(relative) + ", not to key " + token.key() + " (" + scope
+              + "); write under the key's own directory, or give the store a PathScope that"
+              + " assigns this path to the key");
+    }
+    return token;
+  }
+
+  /** An I/O failure in words: what failed, on which file, and why (often hidden in the cause). */
+  static String describe(IOException e) {
+    if (e instanceof java.nio.file.FileSystemException f) {
+      String what = e.getClass().getSimpleName();
+      return what + " on " + f.getFile() + (f.getReason() == null ? "" : ": " + f.getReason());
+    }
+    return e.toString();
+  }
 }
