@@ -69,7 +69,7 @@ final class TortureRun {
     this.out = out;
     this.databaseFaults = databaseFaults;
     try {
-      this.dir = Files.createTempDirectory("leasehold-torture-");
+      this.dir = RunDirectory.create("torture-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

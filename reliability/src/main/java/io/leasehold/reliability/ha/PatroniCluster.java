@@ -68,7 +68,7 @@ public final class PatroniCluster implements AutoCloseable {
   private PatroniCluster(boolean synchronous, PrintStream log) throws IOException {
     this.synchronous = synchronous;
     this.log = log;
-    this.dir = Files.createTempDirectory("leasehold-ha-");
+    this.dir = io.leasehold.reliability.RunDirectory.create("ha-");
     this.etcdPort = freePort();
     this.etcdPeerPort = freePort();
     for (int i = 1; i <= 3; i++) {
