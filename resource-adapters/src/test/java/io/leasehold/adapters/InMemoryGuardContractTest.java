@@ -19,7 +19,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * The guard contract for fencing-api's in-memory guard, with a map as its resource. Its state
  * lives as long as the process, so "reopening" it hands back the same guard.
  */
-class InMemoryGuardContractTest extends FencedResourceContract implements io.leasehold.testkit.ThrownErrorContract {
+class InMemoryGuardContractTest extends FencedResourceContract
+    implements io.leasehold.testkit.ThrownErrorContract, io.leasehold.testkit.AccountIsolationContract {
+  /** The smallest memory that still holds a few keys: the flood of 300 overflows it (issue 27). */
+  @Override
+  public GuardHarness isolationHarness() {
+    InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(50).build();
+    return new MapHarness(guard, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+  }
+
   @Override
   public GuardHarness throwingHarness() {
     return harness();

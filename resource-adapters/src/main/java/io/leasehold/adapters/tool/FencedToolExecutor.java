@@ -231,9 +231,9 @@ public final class FencedToolExecutor implements FenceGuard {
     if (!scope.permits(token.key(), toolName, arguments)) {
       throw new io.leasehold.fencing.TokenVerificationException(
           io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused " + token.unsigned() + " for tool " + toolName + ": the call's arguments name"
-              + " something this executor's ToolScope does not assign to key " + token.key()
-              + "; nothing was journaled and the tool did not run");
+          "refused " + token.unsigned() + " for tool " + toolName + ": the call belongs to "
+              + scope.ownerOf(toolName, arguments) + ", not to key " + token.key() + " (" + scope
+              + "); nothing was journaled and the tool did not run");
     }
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();

@@ -35,10 +35,17 @@ import java.util.UUID;
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
  * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
  * refused} (with the highest fence) or {@code mark_reset} (an operator's audited reset: key,
- * previous and new mark, operator, reason, time). The file grows with every call until {@link #compact()} rewrites it with only what is live (it
- * runs by itself when a journal over {@value #COMPACT_ON_OPEN_BYTES} bytes is opened; schedule it
- * for long-running processes); opening then costs time and memory in proportion to the live
- * calls, not to the history. Reading is line by line, so a journal of any size can be opened.
+ * previous and new mark, operator, reason, time).
+ *
+ * <h2>Bounded by the live state (CONTRACT C21)</h2>
+ *
+ * The file grows with every call until {@link #compact()} rewrites it with only what is live; it
+ * runs by itself once the file passes {@link Builder#compactAbove(long)} (16 MiB) and twice its
+ * last compacted size, so the file, the time to open it and the memory held follow the live calls
+ * and marks, not the history (and {@link #calls(LeaseKey)} lists settled calls only until the
+ * next compaction). Reading is line by line, each line at most {@value #MAX_LINE_BYTES} bytes; a
+ * file larger than {@link Builder#maxBytes(long)} (1 GiB) is refused at open with the repair
+ * rather than read for minutes.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
@@ -55,84 +62,181 @@ import java.util.UUID;
  */
 public final class FileToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The default of {@link Builder#compactAbove(long)}: 16 MiB. */
+  public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
+  /** The default of {@link Builder#maxBytes(long)}: 1 GiB. */
+  public static final long DEFAULT_MAX_BYTES = 1L << 30;
+  /**
+   * The longest line the journal writes or reads, 8 MiB: a call whose arguments or result do not
+   * fit is refused before anything is written; pass large payloads by reference.
+   */
+  public static final int MAX_LINE_BYTES = 8 << 20;
+
   private final Path file;
   private final CrossProcessLock lock;
   private final Path marksFile;
-  /** Journals larger than this are compacted when opened. */
-  public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
-  private JournalState state = new JournalState();
-  private Object journalIdentity;
-  private Object marksIdentity;
-  private final java.util.Map<LeaseKey, Long> fileMarks = new java.util.HashMap<>();
-  private long readUpTo;
-  private long linesRead;
-  private long marksReadUpTo;
-  private long marksLinesRead;
-
   private final Clock clock;
+  private final long maxBytes;
+  private final long compactAbove;
+  private final JournalFile journal;
+  private final JournalFile marks;
+  private JournalState state = new JournalState();
+  private final java.util.Map<LeaseKey, Long> fileMarks = new java.util.HashMap<>();
+  /** The journal's size when last rewritten (by any process) or 0: compaction runs past twice it. */
+  private long compactedSize;
 
-  private FileToolJournal(Path file, Clock clock, java.time.Duration lockTimeout) {
+  private FileToolJournal(Path file, Builder b) {
     this.file = file;
-    this.clock = clock;
+    this.clock = b.clock;
+    this.maxBytes = b.maxBytes;
+    this.compactAbove = b.compactAbove;
     this.marksFile = file.resolveSibling(file.getFileName() + ".marks");
-    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), lockTimeout);
+    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), b.lockTimeout);
+    this.journal = new JournalFile(file, MAX_LINE_BYTES);
+    this.marks = new JournalFile(marksFile, MAX_LINE_BYTES);
   }
 
   /**
-   * Opens (creating if needed) a journal file and reads it; mark resets are dated by the system
-   * clock (UTC).
+   * Opens (creating if needed) a journal file with the defaults of {@link #builder(Path)}.
    *
    * @param file the journal file; its directory must exist
    * @return the journal
-   * @throws ResourceAccessException if the file cannot be read or created
+   * @throws ResourceAccessException if the file cannot be read or created, is damaged, or is
+   *     larger than {@value #DEFAULT_MAX_BYTES} bytes
    */
   public static FileToolJournal open(Path file) {
-    return open(file, Clock.systemUTC());
+    return builder(file).build();
   }
 
   /**
-   * Opens (creating if needed) a journal file and reads it.
+   * Opens (creating if needed) a journal file; otherwise the defaults of {@link #builder(Path)}.
    *
    * @param file the journal file; its directory must exist
    * @param clock dates mark resets
    * @return the journal
-   * @throws ResourceAccessException if the file cannot be read or created
+   * @throws ResourceAccessException as {@link #open(Path)}
    */
   public static FileToolJournal open(Path file, Clock clock) {
-    return open(file, clock, CrossProcessLock.DEFAULT_TIMEOUT);
+    return builder(file).clock(clock).build();
   }
 
   /**
-   * Opens (creating if needed) a journal file and reads it.
+   * Opens (creating if needed) a journal file; otherwise the defaults of {@link #builder(Path)}.
    *
    * @param file the journal file; its directory must exist
    * @param clock dates mark resets
-   * @param lockTimeout how long a call waits for the journal's lock while another thread or
-   *     process holds it (CONTRACT C21), from 1 ms to 1 h; past it the call fails with {@link
-   *     ResourceAccessException} naming the lock file and the holder's pid. The other
-   *     {@code open} methods wait 30 s.
+   * @param lockTimeout see {@link Builder#lockTimeout(java.time.Duration)}
    * @return the journal
-   * @throws ResourceAccessException if the file cannot be read or created
+   * @throws ResourceAccessException as {@link #open(Path)}
    */
   public static FileToolJournal open(Path file, Clock clock, java.time.Duration lockTimeout) {
-    if (file == null || clock == null) {
-      throw new IllegalArgumentException("file and clock must not be null");
+    return builder(file).clock(clock).lockTimeout(lockTimeout).build();
+  }
+
+  /**
+   * Starts configuring a journal in a file.
+   *
+   * @param file the journal file; its directory must exist
+   * @return a builder: system clock (UTC), 30 s lock wait, {@value #DEFAULT_MAX_BYTES} bytes at
+   *     most at open, compaction past {@value #COMPACT_ON_OPEN_BYTES} bytes
+   */
+  public static Builder builder(Path file) {
+    if (file == null) {
+      throw new IllegalArgumentException("file must not be null");
     }
-    CrossProcessLock.checkTimeout(lockTimeout);
-    Path absolute = file.toAbsolutePath().normalize();
-    Path canonical;
-    try {
-      // One journal, one name: a symbolic link to its directory must not make a second lock.
-      canonical = absolute.getParent().toRealPath().resolve(absolute.getFileName());
-    } catch (IOException e) {
-      throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
+    return new Builder(file);
+  }
+
+  /** Options of a {@link FileToolJournal}; {@link #build()} opens it. */
+  public static final class Builder {
+    private final Path file;
+    private Clock clock = Clock.systemUTC();
+    private java.time.Duration lockTimeout = CrossProcessLock.DEFAULT_TIMEOUT;
+    private long maxBytes = DEFAULT_MAX_BYTES;
+    private long compactAbove = COMPACT_ON_OPEN_BYTES;
+
+    private Builder(Path file) {
+      this.file = file;
     }
-    FileToolJournal journal = new FileToolJournal(canonical, clock, lockTimeout);
-    journal.locked(() -> null);
-    if (journal.readUpTo > COMPACT_ON_OPEN_BYTES) {
-      journal.compact();
+
+    /**
+     * @param clock dates mark resets
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
     }
-    return journal;
+
+    /**
+     * @param lockTimeout how long a call waits for the journal's lock while another thread or
+     *     process holds it (CONTRACT C21), from 1 ms to 1 h; past it the call fails with {@link
+     *     ResourceAccessException} naming the lock file and the holder's pid. Default 30 s.
+     * @return this builder
+     */
+    public Builder lockTimeout(java.time.Duration lockTimeout) {
+      CrossProcessLock.checkTimeout(lockTimeout);
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
+     * @param maxBytes the largest journal file this journal reads from its start (when opened,
+     *     or after another process rewrote it); a larger one is refused with the repair, so that
+     *     opening stays bounded in time (CONTRACT C21). To open an oversized journal once, pass a
+     *     larger value: opening compacts it. Default 1 GiB; at least {@link #compactAbove(long)}.
+     * @return this builder
+     */
+    public Builder maxBytes(long maxBytes) {
+      if (maxBytes < 4096) {
+        throw new IllegalArgumentException("maxBytes must be at least 4096, got " + maxBytes);
+      }
+      this.maxBytes = maxBytes;
+      return this;
+    }
+
+    /**
+     * @param compactAbove the journal compacts itself (see {@link #compact()}) before a call
+     *     once it is larger than this and than twice its size after the last compaction, so the
+     *     file follows the live state, not the history. Default 16 MiB; at least 4096.
+     * @return this builder
+     */
+    public Builder compactAbove(long compactAbove) {
+      if (compactAbove < 4096) {
+        throw new IllegalArgumentException("compactAbove must be at least 4096, got " + compactAbove);
+      }
+      this.compactAbove = compactAbove;
+      return this;
+    }
+
+    /**
+     * Opens (creating if needed) the journal and reads it.
+     *
+     * @return the journal
+     * @throws IllegalArgumentException if maxBytes is below compactAbove
+     * @throws ResourceAccessException if the file cannot be read or created, is damaged, or is
+     *     larger than maxBytes
+     */
+    public FileToolJournal build() {
+      if (maxBytes < compactAbove) {
+        throw new IllegalArgumentException(
+            "maxBytes (" + maxBytes + ") must be at least compactAbove (" + compactAbove + ")");
+      }
+      Path absolute = file.toAbsolutePath().normalize();
+      Path canonical;
+      try {
+        // One journal, one name: a symbolic link to its directory must not make a second lock.
+        canonical = absolute.getParent().toRealPath().resolve(absolute.getFileName());
+      } catch (IOException e) {
+        throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
+      }
+      FileToolJournal journal = new FileToolJournal(canonical, this);
+      journal.locked(() -> null); // reads it, and compacts it if it is large
+      return journal;
+    }
   }
 
   @Override
@@ -140,7 +244,14 @@ public final class FileToolJournal implements ToolJournal {
     locked(
         () -> {
           state.check(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
-          append(JournalLines.intended(call));
+          byte[] line = JournalLines.bytes(JournalLines.intended(call));
+          if (line.length > MAX_LINE_BYTES) {
+            throw new IllegalArgumentException(
+                "the call of " + call.tool() + " is " + line.length + " bytes as a journal line, over the"
+                    + " file journal's " + MAX_LINE_BYTES + ": nothing was recorded. Pass large arguments by"
+                    + " reference (a path or an id)");
+          }
+          append(line);
           state.intended(call);
           return null;
         });
@@ -193,7 +304,14 @@ public final class FileToolJournal implements ToolJournal {
   public void finished(UUID callId, JsonNode result) {
     locked(
         () -> {
-          append(JournalLines.finished(callId, result));
+          byte[] line = JournalLines.bytes(JournalLines.finished(callId, result));
+          if (line.length > MAX_LINE_BYTES) {
+            throw new ResourceAccessException(
+                "the result of call " + callId + " is " + line.length + " bytes as a journal line, over the"
+                    + " file journal's " + MAX_LINE_BYTES + ": it was not recorded and the call stays in doubt."
+                    + " Return large results by reference (a path or an id)", null);
+          }
+          append(line);
           state.finished(callId, result);
           return null;
         });
@@ -203,8 +321,10 @@ public final class FileToolJournal implements ToolJournal {
   public void failed(UUID callId, String error) {
     locked(
         () -> {
-          append(JournalLines.failed(callId, error));
-          state.failed(callId, error);
+          // An error text is a message, not data: past the line limit it is cut, not refused.
+          String text = error.length() > MAX_LINE_BYTES / 16 ? error.substring(0, MAX_LINE_BYTES / 16) + " [cut]" : error;
+          append(JournalLines.failed(callId, text));
+          state.failed(callId, text);
           return null;
         });
   }
@@ -259,63 +379,62 @@ public final class FileToolJournal implements ToolJournal {
    * with an idempotency key (a retry is answered from it). Finished calls without a key, failed
    * and refused calls are dropped: archive the journal first if you need them. Each file is
    * replaced by an atomic rename, the marks first, so a crash leaves the old file or the new one;
-   * other processes notice the new file and read it again. Runs automatically when a journal of
-   * more than {@value #COMPACT_ON_OPEN_BYTES} bytes is opened.
+   * other processes notice the new file and read it again. Runs by itself before a call (and at
+   * open) once the file is larger than {@link Builder#compactAbove(long)} and than twice its size
+   * after the last compaction, so it seldom needs calling.
    *
    * @return what it did
    * @throws ResourceAccessException if a file cannot be written
    */
   public Compaction compact() {
-    return locked(
-        () -> {
-          long before = readUpTo;
-          // 1. The marks, one exact line per key.
-          Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
-          StringBuilder marksText = new StringBuilder();
-          state.allMarks().forEach((key, fence) -> marksText.append(JournalLines.markLine("reset", key, fence)));
-          DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), DurableFiles.OWNER_READ_WRITE, f -> {});
-          Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-          // 2. The journal: audit records and live calls, in their order.
-          Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
-          java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-          for (MarkReset r : state.resets()) {
-            out.write(JournalLines.bytes(JournalLines.reset(r)));
-          }
-          int kept = 0;
-          for (ToolCall c : state.allCalls()) {
-            boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
-            if (!live) {
-              continue;
-            }
-            kept++;
-            out.write(JournalLines.bytes(JournalLines.intended(c)));
-            if (c.state() != ToolCall.State.INTENDED) {
-              out.write(JournalLines.bytes(JournalLines.started(c.callId(), c.token())));
-            }
-            if (c.state() == ToolCall.State.FINISHED) {
-              out.write(JournalLines.bytes(JournalLines.finished(c.callId(), c.result().orElseThrow())));
-            }
-          }
-          byte[] bytes = out.toByteArray();
-          DurableFiles.writeNew(temp, bytes, DurableFiles.OWNER_READ_WRITE, f -> {});
-          Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-          DurableFiles.forceDirectory(file.getParent());
-          forgetEverything();
-          catchUp();
-          return new Compaction(before, bytes.length, kept);
-        });
+    return locked(this::compactLocked);
+  }
+
+  private Compaction compactLocked() throws IOException {
+    long before = journal.readUpTo();
+    // 1. The marks, one exact line per key.
+    Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    StringBuilder marksText = new StringBuilder();
+    state.allMarks().forEach((key, fence) -> marksText.append(JournalLines.markLine("reset", key, fence)));
+    DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), DurableFiles.OWNER_READ_WRITE, f -> {});
+    Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    // 2. The journal: audit records and live calls, in their order.
+    Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (MarkReset r : state.resets()) {
+      out.write(JournalLines.bytes(JournalLines.reset(r)));
+    }
+    int kept = 0;
+    for (ToolCall c : state.allCalls()) {
+      boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
+      if (!live) {
+        continue;
+      }
+      kept++;
+      out.write(JournalLines.bytes(JournalLines.intended(c)));
+      if (c.state() != ToolCall.State.INTENDED) {
+        out.write(JournalLines.bytes(JournalLines.started(c.callId(), c.token())));
+      }
+      if (c.state() == ToolCall.State.FINISHED) {
+        out.write(JournalLines.bytes(JournalLines.finished(c.callId(), c.result().orElseThrow())));
+      }
+    }
+    byte[] bytes = out.toByteArray();
+    DurableFiles.writeNew(temp, bytes, DurableFiles.OWNER_READ_WRITE, f -> {});
+    Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    DurableFiles.forceDirectory(file.getParent());
+    forgetEverything();
+    catchUp();
+    compactedSize = journal.readUpTo();
+    return new Compaction(before, bytes.length, kept);
   }
 
   /** Drops what was read, so the next catch-up reads the files from the start. */
   private void forgetEverything() {
     state = new JournalState();
     fileMarks.clear();
-    readUpTo = 0;
-    linesRead = 0;
-    marksReadUpTo = 0;
-    marksLinesRead = 0;
-    journalIdentity = null;
-    marksIdentity = null;
+    journal.forget();
+    marks.forget();
   }
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
@@ -324,6 +443,10 @@ public final class FileToolJournal implements ToolJournal {
         return lock.call(
             () -> {
               catchUp();
+              // Before the action, so a failed compaction fails a call that has done nothing yet.
+              if (journal.readUpTo() > Math.max(compactAbove, 2 * compactedSize)) {
+                compactLocked();
+              }
               return action.run();
             });
       }
@@ -335,135 +458,34 @@ public final class FileToolJournal implements ToolJournal {
   /** Applies what was appended since the last read; cuts off a torn last line. */
   private void catchUp() throws IOException {
     // A journal another process compacted is a new file: read it again from its start.
-    Object j = identity(file);
-    Object m = identity(marksFile);
-    if ((journalIdentity != null && j == null) || (marksIdentity != null && m == null)) {
-      // Deleted while in use: not a compaction (that replaces the file), but lost state.
-      throw new IOException(
-          (j == null ? file : marksFile) + " was deleted while in use: every call is refused. Restore it"
-              + " from a copy, or reopen the journal after checking the marks (ResetMarkCommand"
-              + " --tool-journal) against the lease table");
-    }
-    if ((journalIdentity != null && !journalIdentity.equals(j)) || (marksIdentity != null && !marksIdentity.equals(m))) {
+    boolean replaced = journal.replaced() | marks.replaced();
+    if (replaced) {
       forgetEverything();
     }
-    catchUpJournal();
+    journal.catchUp(line -> JournalLines.apply(JSON.readTree(line), state, file), true, maxBytes);
+    if (replaced) {
+      compactedSize = journal.readUpTo(); // another process compacted it: this is its live state
+    }
     catchUpMarks();
     // The marks file is the authority for every key it names (CONTRACT C16).
     fileMarks.forEach(state::overrideMark);
-    journalIdentity = identity(file);
-    marksIdentity = identity(marksFile);
-  }
-
-  private static Object identity(Path f) throws IOException {
-    try {
-      return Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-          .fileKey();
-    } catch (java.nio.file.NoSuchFileException e) {
-      return null;
-    }
-  }
-
-  private void catchUpJournal() throws IOException {
-    StateFiles.requireRegularFileOrAbsent(file);
-    if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      DurableFiles.createOwnerOnly(file);
-    }
-    try (FileChannel ch =
-        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      long size = ch.size();
-      if (size < readUpTo) {
-        throw shrank(file, readUpTo, size);
-      }
-      long complete = readUpTo;
-      try (java.io.BufferedReader in =
-          new java.io.BufferedReader(
-              new java.io.InputStreamReader(
-                  java.nio.channels.Channels.newInputStream(ch.position(readUpTo)), StandardCharsets.UTF_8))) {
-        // Read line by line: memory stays proportional to one line, not to the file.
-        long position = readUpTo;
-        for (String text; (text = in.readLine()) != null; ) {
-          long next = position + text.getBytes(StandardCharsets.UTF_8).length + 1;
-          if (next > size) {
-            break; // the last line has no newline: torn by a crash
-          }
-          linesRead++;
-          try {
-            JournalLines.apply(JSON.readTree(text), state, file);
-          } catch (IOException | RuntimeException e) {
-            throw damaged(file, linesRead, e);
-          }
-          position = next;
-          complete = next;
-        }
-      }
-      if (complete < size) {
-        // A writer crashed mid-line; nobody else writes while we hold the lock.
-        try (FileChannel w = FileChannel.open(file, StandardOpenOption.WRITE)) {
-          w.truncate(complete);
-          w.force(true);
-        }
-      }
-      readUpTo = complete;
-    }
   }
 
   private void catchUpMarks() throws IOException {
-    StateFiles.requireRegularFileOrAbsent(marksFile);
-    if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      if (marksReadUpTo > 0) {
-        throw shrank(marksFile, marksReadUpTo, 0);
-      }
-      return;
-    }
-    byte[] all = Files.readAllBytes(marksFile);
-    if (all.length < marksReadUpTo) {
-      throw shrank(marksFile, marksReadUpTo, all.length);
-    }
-    int start = Math.toIntExact(marksReadUpTo);
-    for (int i = start; i < all.length; i++) {
-      if (all[i] == '\n') {
-        marksLinesRead++;
-        String text = new String(all, start, i - start, StandardCharsets.US_ASCII);
-        try {
-          JournalLines.applyMark(text, fileMarks);
-        } catch (RuntimeException e) {
-          throw damaged(marksFile, marksLinesRead, e);
-        }
-        start = i + 1;
-      }
-    }
-    marksReadUpTo = start; // a torn last line is read again once complete (writers force first)
+    marks.catchUp(
+        line -> JournalLines.applyMark(new String(line, StandardCharsets.US_ASCII), fileMarks), false, maxBytes);
   }
 
   private void appendMark(String kind, LeaseKey key, long fence) throws IOException {
-    if (!Files.exists(marksFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      DurableFiles.createOwnerOnly(marksFile);
-    }
     DurableFiles.append(marksFile, JournalLines.markLine(kind, key, fence).getBytes(StandardCharsets.US_ASCII));
     catchUpMarks();
   }
 
-  private static IOException damaged(Path f, long line, Exception cause) {
-    return new IOException(
-        f + " line " + line + " is damaged (" + cause + "). The journal refuses every call until it"
-            + " is repaired: stop every process using it, copy the file aside, remove or fix that"
-            + " line, and if marks may have been lost reset them with ResetMarkCommand"
-            + " --tool-journal to the lease table's current fences",
-        cause);
-  }
-
-  private static IOException shrank(Path f, long was, long is) {
-    return new IOException(
-        f + " shrank from " + was + " to " + is + " bytes while in use (truncated or replaced):"
-            + " every call is refused. Restore it from a copy, or reopen the journal after checking"
-            + " the marks (ResetMarkCommand --tool-journal) against the lease table");
-  }
-
   private void append(ObjectNode line) throws IOException {
-    byte[] bytes = JournalLines.bytes(line);
-    DurableFiles.append(file, bytes);
-    readUpTo += bytes.length;
-    linesRead++;
+    append(JournalLines.bytes(line));
+  }
+
+  private void append(byte[] bytes) throws IOException {
+    journal.append(bytes);
   }
 }

@@ -52,9 +52,14 @@ public final class JdbcToolJournal implements ToolJournal {
   private final MarkResetTable resets;
   private final JournalMarkRows marks;
   private final String admissionSeq;
+  private final java.time.Duration lockTimeout;
 
-  private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema) {
+  /** The default lock wait: as the database writer's. */
+  public static final java.time.Duration DEFAULT_LOCK_TIMEOUT = java.time.Duration.ofSeconds(5);
+
+  private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
+    this.lockTimeout = lockTimeout;
     this.call = schema.prefix() + "_call";
     this.mark = schema.prefix() + "_mark";
     this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
@@ -80,10 +85,27 @@ public final class JdbcToolJournal implements ToolJournal {
    * @return the journal
    */
   public static JdbcToolJournal create(DataSource dataSource, ToolJournalSchema schema) {
+    return create(dataSource, schema, DEFAULT_LOCK_TIMEOUT);
+  }
+
+  /**
+   * A journal on the given tables, with a lock wait of its own.
+   *
+   * @param dataSource the database, with {@link ToolJournalSchema#apply} run
+   * @param schema the tables
+   * @param lockTimeout how long a call waits for a row lock another transaction holds (a key's
+   *     mark row, a duplicate call's row), from 1 ms to 1 h (CONTRACT C21); past it the call fails
+   *     with {@link ResourceAccessException} naming the table, and nothing is recorded. Default 5 s.
+   * @return the journal
+   */
+  public static JdbcToolJournal create(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     if (dataSource == null || schema == null) {
       throw new IllegalArgumentException("dataSource and schema must not be null");
     }
-    return new JdbcToolJournal(dataSource, schema);
+    if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, got " + lockTimeout);
+    }
+    return new JdbcToolJournal(dataSource, schema, lockTimeout);
   }
 
   @FunctionalInterface
@@ -97,6 +119,12 @@ public final class JdbcToolJournal implements ToolJournal {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
+        // Every wait of this transaction for a row lock ends (CONTRACT C21); local to it, so a
+        // pooled connection keeps its own setting afterwards.
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+          ps.setString(1, lockTimeout.toMillis() + "ms");
+          ps.execute();
+        }
         T result = work.run(c);
         c.commit();
         c.setAutoCommit(autoCommit);
@@ -115,7 +143,11 @@ public final class JdbcToolJournal implements ToolJournal {
       throw new ResourceAccessException(
           "tool journal in " + call + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
               + (e.getSQLState() != null && e.getSQLState().equals("42P01")
-                  ? "; run ToolJournalSchema.apply first" : "") + ")",
+                  ? "; run ToolJournalSchema.apply first" : "")
+              + ("55P03".equals(e.getSQLState())
+                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock in " + mark + " or " + call
+                      + " that another transaction holds: find it in pg_locks and pg_stat_activity"
+                  : "") + ")",
           e);
     }
   }

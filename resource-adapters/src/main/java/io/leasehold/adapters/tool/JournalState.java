@@ -16,9 +16,23 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 
-/** The calls and marks a journal knows, shared by both journals. Not thread-safe. */
+/**
+ * The calls and marks a journal knows, shared by both journals. Not thread-safe.
+ *
+ * <p>Memory follows the live state, not the history (CONTRACT C21): calls in doubt, finished
+ * calls with an idempotency key (a retry is answered from them), marks and resets are kept; of
+ * the settled calls nobody can ask about again (finished without a key, failed, refused) only the
+ * latest {@value #SETTLED_KEPT} are.
+ */
 final class JournalState {
+  /** How many settled calls without a later use are kept for {@link #calls(LeaseKey)}. */
+  static final int SETTLED_KEPT = 10_000;
+
   private final Map<UUID, ToolCall> calls = new LinkedHashMap<>();
+  /** Settled calls without a later use, oldest first: dropped past {@link #SETTLED_KEPT}. */
+  private final java.util.ArrayDeque<UUID> settled = new java.util.ArrayDeque<>();
+  /** Started calls with an idempotency key, by run, tool and key: duplicates are one lookup. */
+  private final Map<String, java.util.Set<UUID>> inFlight = new HashMap<>();
   private final Map<LeaseKey, Long> marks = new HashMap<>();
   private final List<MarkReset> resets = new ArrayList<>();
   /** The first finished call per (key, tool, idempotency key): replays are one lookup. */
@@ -26,6 +40,11 @@ final class JournalState {
 
   private static String idem(LeaseKey key, String tool, String idempotencyKey) {
     return key.accountId() + '\u0000' + key.sessionId() + '\u0000' + tool + '\u0000' + idempotencyKey;
+  }
+
+  /** The in-flight index's key: one run's calls of one tool with one idempotency key. */
+  private static String runIdem(ToolCall c) {
+    return idem(c.token().key(), c.tool(), c.idempotencyKey().orElseThrow()) + '\u0000' + c.token().runId();
   }
 
   Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
@@ -67,21 +86,18 @@ final class JournalState {
    * not finished): the reservation that makes concurrent duplicates run the tool once. A started
    * call of an earlier run is in doubt, not in flight: a new run's retry may go ahead.
    */
-  java.util.Optional<ToolCall> inFlightDuplicate(UUID callId) {
+  Optional<ToolCall> inFlightDuplicate(UUID callId) {
     ToolCall call = calls.get(callId);
     if (call == null || call.idempotencyKey().isEmpty()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    for (ToolCall c : calls.values()) {
-      if (!c.callId().equals(callId)
-          && c.state() == ToolCall.State.STARTED
-          && c.tool().equals(call.tool())
-          && c.idempotencyKey().equals(call.idempotencyKey())
-          && c.token().sameRun(call.token())) {
-        return java.util.Optional.of(c);
+    java.util.Set<UUID> started = inFlight.getOrDefault(runIdem(call), java.util.Set.of());
+    for (UUID other : started) {
+      if (!other.equals(callId)) {
+        return Optional.of(calls.get(other));
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   ToolCall call(UUID callId) {
@@ -135,7 +151,27 @@ final class JournalState {
     if (call == null) {
       throw new IllegalStateException("call " + callId + " was never journaled as intended");
     }
-    calls.put(callId, call.with(state, result, error));
+    ToolCall updated = call.with(state, result, error);
+    calls.put(callId, updated);
+    if (call.idempotencyKey().isPresent()) {
+      String k = runIdem(call);
+      if (state == ToolCall.State.STARTED) {
+        inFlight.computeIfAbsent(k, x -> new java.util.LinkedHashSet<>()).add(callId);
+      } else if (call.state() == ToolCall.State.STARTED) {
+        java.util.Set<UUID> ids = inFlight.get(k);
+        ids.remove(callId);
+        if (ids.isEmpty()) {
+          inFlight.remove(k);
+        }
+      }
+    }
+    boolean keptForRetries = state == ToolCall.State.FINISHED && call.idempotencyKey().isPresent();
+    if (!updated.inDoubt() && !keptForRetries) {
+      settled.addLast(callId);
+      if (settled.size() > SETTLED_KEPT) {
+        calls.remove(settled.removeFirst());
+      }
+    }
   }
 
   List<ToolCall> calls(LeaseKey key) {

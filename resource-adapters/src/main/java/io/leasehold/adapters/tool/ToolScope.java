@@ -30,6 +30,18 @@ public interface ToolScope {
   boolean permits(LeaseKey key, String tool, JsonNode arguments);
 
   /**
+   * Whom a refused call belongs to, in words for the refusal message (CONTRACT C19: it names both
+   * keys).
+   *
+   * @param tool the tool's name
+   * @param arguments the call's arguments
+   * @return a description, such as {@code "session victim/chat"}
+   */
+  default String ownerOf(String tool, JsonNode arguments) {
+    return "another key, by this executor's tool scope";
+  }
+
+  /**
    * The default: every call is the key's own, its records and replays kept per key.
    *
    * @return the scope
@@ -50,18 +62,35 @@ public interface ToolScope {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("argument name must not be blank");
     }
-    return (key, tool, arguments) -> {
-      JsonNode value = arguments.get(name);
-      if (value == null || !value.isTextual()) {
-        return false;
+    return new ToolScope() {
+      @Override
+      public boolean permits(LeaseKey key, String tool, JsonNode arguments) {
+        JsonNode value = arguments.get(name);
+        if (value == null || !value.isTextual()) {
+          return false;
+        }
+        String path = value.textValue();
+        String prefix = key.accountId() + '/' + key.sessionId() + '/';
+        return path.startsWith(prefix)
+            && !key.accountId().contains("/")
+            && !key.sessionId().contains("/")
+            && !("/" + path + "/").contains("/../")
+            && !("/" + path + "/").contains("/./");
       }
-      String path = value.textValue();
-      String prefix = key.accountId() + '/' + key.sessionId() + '/';
-      return path.startsWith(prefix)
-          && !key.accountId().contains("/")
-          && !key.sessionId().contains("/")
-          && !("/" + path + "/").contains("/../")
-          && !("/" + path + "/").contains("/./");
+
+      @Override
+      public String ownerOf(String tool, JsonNode arguments) {
+        JsonNode value = arguments.get(name);
+        String[] parts = value == null || !value.isTextual() ? new String[0] : value.textValue().split("/", 3);
+        return parts.length < 3
+            ? "no session (argument '" + name + "' must start with <account id>/<session id>/)"
+            : "session " + parts[0] + "/" + parts[1];
+      }
+
+      @Override
+      public String toString() {
+        return "ToolScope.argumentUnderKey(" + name + ")";
+      }
     };
   }
 }

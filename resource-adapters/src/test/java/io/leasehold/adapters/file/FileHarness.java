@@ -17,17 +17,41 @@ import java.util.OptionalLong;
 public final class FileHarness implements GuardHarness {
   private final FencedFileStore store;
   private final TokenVerifier verifier;
+  private final boolean sessionDirectories;
+  private final java.time.Duration lockTimeout;
 
   public FileHarness(Path root, TokenVerifier verifier) {
+    this(root, verifier, false, java.time.Duration.ofSeconds(30));
+  }
+
+  private FileHarness(Path root, TokenVerifier verifier, boolean sessionDirectories, java.time.Duration lockTimeout) {
     this.verifier = verifier;
+    this.sessionDirectories = sessionDirectories;
+    this.lockTimeout = lockTimeout;
     this.store =
         FencedFileStore.builder(root)
             .verifier(verifier)
-            // A scope of its own: the harness names each key's directory by a digest of the key.
-            .pathScope((key, path) -> path.equals(path(key)))
+            // A scope of its own: the harness names each key's directory by a digest of the key,
+            // unless it runs the default layout (plain keys only).
+            .pathScope(sessionDirectories ? PathScope.sessionDirectories() : (key, path) -> path.equals(path(key)))
+            .lockTimeout(lockTimeout)
             .auditLog(true)
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .open();
+  }
+
+  /** The store with its default layout, {@code <account>/<session>/register.txt}: for plain keys. */
+  public static FileHarness sessionDirectories(Path root) {
+    return new FileHarness(root, TokenVerifier.trustEveryWriter(), true, java.time.Duration.ofSeconds(30));
+  }
+
+  /** A store whose lock waits end after {@code lockTimeout}. */
+  public static FileHarness waitingAtMost(Path root, java.time.Duration lockTimeout) {
+    return new FileHarness(root, TokenVerifier.trustEveryWriter(), false, lockTimeout);
+  }
+
+  private String pathOf(LeaseKey key) {
+    return sessionDirectories ? key.accountId() + "/" + key.sessionId() + "/register.txt" : path(key);
   }
 
   public FileHarness(Path root) {
@@ -58,17 +82,17 @@ public final class FileHarness implements GuardHarness {
 
   @Override
   public void write(LeaseKey key, Fenced fenced, String value) {
-    store.write(fenced, path(key), value.getBytes(StandardCharsets.UTF_8));
+    store.write(fenced, pathOf(key), value.getBytes(StandardCharsets.UTF_8));
   }
 
   @Override
   public Optional<String> value(LeaseKey key) {
-    return store.read(path(key)).map(f -> new String(f.content(), StandardCharsets.UTF_8));
+    return store.read(pathOf(key)).map(f -> new String(f.content(), StandardCharsets.UTF_8));
   }
 
   @Override
   public GuardHarness reopen() {
-    return new FileHarness(store.root(), verifier);
+    return new FileHarness(store.root(), verifier, sessionDirectories, lockTimeout);
   }
 
   @Override

@@ -18,8 +18,64 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the file store, on a real file system. */
 class FileStoreContractTest extends FencedResourceContract
-    implements CrossProcessGuardContract, DamagedStateContract {
+    implements CrossProcessGuardContract,
+        DamagedStateContract,
+        io.leasehold.testkit.TokenScopeContract,
+        io.leasehold.testkit.AccountIsolationContract,
+        io.leasehold.testkit.BoundedGrowthContract,
+        io.leasehold.testkit.BoundedWaitContract {
   @TempDir Path root;
+
+  private Path fresh(String what) {
+    return root.resolve(what + "-" + UUID.randomUUID());
+  }
+
+  @Override
+  public GuardHarness scopedHarness() {
+    return FileHarness.sessionDirectories(fresh("scoped"));
+  }
+
+  @Override
+  public GuardHarness isolationHarness() {
+    return new FileHarness(fresh("isolation"));
+  }
+
+  @Override
+  public GuardHarness growthHarness(TokenVerifier verifier) {
+    return new FileHarness(fresh("growth"), verifier);
+  }
+
+  /** Every byte under the root, the store's own directory included. */
+  @Override
+  public long stateSize(GuardHarness harness) {
+    try (java.util.stream.Stream<Path> files = Files.walk(((FileHarness) harness).root())) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length() + 1).sum();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public GuardHarness waitingHarness(java.time.Duration limit) {
+    return FileHarness.waitingAtMost(fresh("waiting"), limit);
+  }
+
+  @Override
+  public AutoCloseable stickPeer(GuardHarness harness, LeaseKey key) throws Exception {
+    io.leasehold.testkit.ChildJvm holder =
+        io.leasehold.testkit.ChildJvm.start(io.leasehold.adapters.LockHolderMain.class, lockFile(harness).toString());
+    holder.awaitLine("LOCKED ", 30);
+    return holder::kill;
+  }
+
+  @Override
+  public String awaitedName(GuardHarness harness, LeaseKey key) {
+    return lockFile(harness).toString();
+  }
+
+  private static Path lockFile(GuardHarness harness) {
+    return ((FileHarness) harness).root().resolve(FencedFileStore.META_DIR).resolve("lock");
+  }
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {

@@ -13,8 +13,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * commits are ordered, which is what the contention test checks.
  */
 class JdbcWriterAtCommitContractTest extends FencedResourceContract
-    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract {
+    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract, JdbcWriterBoundsContracts {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
+
+  @Override
+  public DataSource resourceDatabase() {
+    return db.dataSource();
+  }
+
+  @Override
+  public boolean admitsAtCommit() {
+    return true;
+  }
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {

@@ -9,8 +9,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The guard contract for the database writer, on real PostgreSQL. */
 class JdbcWriterContractTest extends FencedResourceContract
-    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract {
+    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract, JdbcWriterBoundsContracts {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
+
+  @Override
+  public DataSource resourceDatabase() {
+    return db.dataSource();
+  }
+
+  @Override
+  public boolean admitsAtCommit() {
+    return false;
+  }
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {

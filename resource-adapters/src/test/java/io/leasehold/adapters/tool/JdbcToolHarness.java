@@ -25,13 +25,18 @@ final class JdbcToolHarness implements GuardHarness {
   private final FencedToolExecutor executor;
 
   JdbcToolHarness(DataSource ds, Map<String, String> register, TokenVerifier verifier) {
+    this(ds, register, verifier, ToolScope.anyCall(), JdbcToolJournal.DEFAULT_LOCK_TIMEOUT);
+  }
+
+  JdbcToolHarness(DataSource ds, Map<String, String> register, TokenVerifier verifier, ToolScope scope, java.time.Duration lockTimeout) {
     this.ds = ds;
     this.register = register;
     this.verifier = verifier;
-    this.journal = JdbcToolJournal.create(ds);
+    this.journal = JdbcToolJournal.create(ds, ToolJournalSchema.defaults(), lockTimeout);
     this.executor =
         FencedToolExecutor.builder()
             .verifier(verifier)
+            .scope(scope)
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .journal(journal)
             .tool(new RegisterTool(register))

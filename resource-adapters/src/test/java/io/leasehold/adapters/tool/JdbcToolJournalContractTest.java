@@ -30,10 +30,57 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * in doubt seen from a second executor, as after a restart.
  */
 class JdbcToolJournalContractTest extends FencedResourceContract
-    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract {
+    implements io.leasehold.testkit.CrossProcessGuardContract,
+        io.leasehold.testkit.ThrownErrorContract,
+        io.leasehold.testkit.TokenScopeContract,
+        io.leasehold.testkit.AccountIsolationContract,
+        io.leasehold.testkit.BoundedGrowthContract,
+        io.leasehold.testkit.BoundedWaitContract {
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("tool_journal", ds -> ToolJournalSchema.defaults().apply(ds));
+
+  @Override
+  public GuardHarness scopedHarness() {
+    return new JdbcToolHarness(db.dataSource(), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
+        ToolHarness.OWN_REGISTER, JdbcToolJournal.DEFAULT_LOCK_TIMEOUT);
+  }
+
+  @Override
+  public GuardHarness isolationHarness() {
+    return harness();
+  }
+
+  @Override
+  public GuardHarness growthHarness(TokenVerifier verifier) {
+    return harness(verifier);
+  }
+
+  @Override
+  public long stateSize(GuardHarness harness) {
+    return io.leasehold.adapters.TableRows.total(db.dataSource());
+  }
+
+  @Override
+  public GuardHarness waitingHarness(java.time.Duration limit) {
+    return new JdbcToolHarness(db.dataSource(), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
+        ToolScope.anyCall(), limit);
+  }
+
+  /** Another transaction holds the key's mark row, as a call stuck mid-transaction would. */
+  @Override
+  public AutoCloseable stickPeer(GuardHarness harness, LeaseKey key) throws Exception {
+    return io.leasehold.adapters.TableRows.holdRowLock(
+        db.dataSource(),
+        "SELECT 1 FROM " + ToolJournalSchema.defaults().prefix() + "_mark WHERE account_id = ? AND session_id = ? FOR UPDATE",
+        key.accountId(),
+        key.sessionId());
+  }
+
+  @Override
+  public String awaitedName(GuardHarness harness, LeaseKey key) {
+    return "waited 300 ms (lockTimeout) for a row lock in " + ToolJournalSchema.defaults().prefix() + "_mark";
+  }
 
   private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
 

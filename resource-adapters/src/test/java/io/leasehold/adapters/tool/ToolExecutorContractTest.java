@@ -20,8 +20,71 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the tool executor with its durable file journal. */
 class ToolExecutorContractTest extends FencedResourceContract
-    implements CrossProcessGuardContract, ThrownErrorContract, DamagedStateContract {
+    implements CrossProcessGuardContract,
+        ThrownErrorContract,
+        DamagedStateContract,
+        io.leasehold.testkit.TokenScopeContract,
+        io.leasehold.testkit.AccountIsolationContract,
+        io.leasehold.testkit.BoundedGrowthContract,
+        io.leasehold.testkit.BoundedWaitContract {
   @TempDir Path dir;
+
+  private Path fresh(String what) {
+    return dir.resolve(what + "-" + UUID.randomUUID() + ".jsonl");
+  }
+
+  @Override
+  public GuardHarness scopedHarness() {
+    return new ToolHarness(fresh("scoped"), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
+        ToolHarness.OWN_REGISTER, java.time.Duration.ofSeconds(30));
+  }
+
+  @Override
+  public GuardHarness isolationHarness() {
+    return new ToolHarness(fresh("isolation"), new ConcurrentHashMap<>());
+  }
+
+  @Override
+  public GuardHarness growthHarness(TokenVerifier verifier) {
+    return new ToolHarness(fresh("growth"), new ConcurrentHashMap<>(), verifier);
+  }
+
+  /** The journal, its marks file and anything else beside them. */
+  @Override
+  public long stateSize(GuardHarness harness) {
+    Path journal = ((ToolHarness) harness).journalFile();
+    try (java.util.stream.Stream<Path> files = Files.list(journal.getParent())) {
+      return files.filter(p -> p.getFileName().toString().startsWith(journal.getFileName().toString()))
+          .mapToLong(p -> p.toFile().length() + 1)
+          .sum();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public GuardHarness waitingHarness(java.time.Duration limit) {
+    return new ToolHarness(fresh("waiting"), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
+        io.leasehold.adapters.tool.ToolScope.anyCall(), limit);
+  }
+
+  @Override
+  public AutoCloseable stickPeer(GuardHarness harness, LeaseKey key) throws Exception {
+    io.leasehold.testkit.ChildJvm holder =
+        io.leasehold.testkit.ChildJvm.start(io.leasehold.adapters.LockHolderMain.class, awaitedName(harness, key));
+    holder.awaitLine("LOCKED ", 30);
+    return holder::kill;
+  }
+
+  @Override
+  public String awaitedName(GuardHarness harness, LeaseKey key) {
+    Path journal = ((ToolHarness) harness).journalFile();
+    try {
+      return journal.getParent().toRealPath().resolve(journal.getFileName() + ".lock").toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {

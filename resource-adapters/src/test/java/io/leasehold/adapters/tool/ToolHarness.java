@@ -38,19 +38,51 @@ public final class ToolHarness implements GuardHarness {
   }
 
   public ToolHarness(Path journalFile, Map<String, String> register, TokenVerifier verifier) {
+    this(journalFile, register, verifier, ToolScope.anyCall(), java.time.Duration.ofSeconds(30));
+  }
+
+  /**
+   * The scope of CONTRACT C19 for the register tool: its {@code key} argument must be the token's
+   * own key.
+   */
+  public static final ToolScope OWN_REGISTER =
+      new ToolScope() {
+        @Override
+        public boolean permits(LeaseKey key, String tool, JsonNode arguments) {
+          return !tool.equals("set") || arguments.path("key").asText().equals(key.accountId() + "\u0000" + key.sessionId());
+        }
+
+        @Override
+        public String ownerOf(String tool, JsonNode arguments) {
+          return "register " + arguments.path("key").asText().replace('\u0000', '/');
+        }
+      };
+
+  private final ToolScope scope;
+  private final java.time.Duration lockTimeout;
+
+  public ToolHarness(Path journalFile, Map<String, String> register, TokenVerifier verifier, ToolScope scope, java.time.Duration lockTimeout) {
     this.journalFile = journalFile;
     this.register = register;
     this.verifier = verifier;
+    this.scope = scope;
+    this.lockTimeout = lockTimeout;
     this.executor =
         FencedToolExecutor.builder()
             .verifier(verifier)
+            .scope(scope)
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-            .journal(FileToolJournal.open(journalFile))
+            .journal(FileToolJournal.builder(journalFile).lockTimeout(lockTimeout).build())
             .tool(new RegisterTool(register))
             .tool(FencedTool.of("throw", a -> {
               throw io.leasehold.adapters.Sneaky.raise(toThrow);
             }))
             .build();
+  }
+
+  /** The journal file. */
+  public Path journalFile() {
+    return journalFile;
   }
 
   @Override
@@ -84,7 +116,7 @@ public final class ToolHarness implements GuardHarness {
 
   @Override
   public GuardHarness reopen() {
-    return new ToolHarness(journalFile, register, verifier);
+    return new ToolHarness(journalFile, register, verifier, scope, lockTimeout);
   }
 
   /** The journal's STARTED records, in file order: the admission order. */

@@ -1,0 +1,159 @@
+package io.leasehold.adapters.tool;
+
+import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.internal.StateFiles;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * One of the file journal's two append-only line files (the journal and its marks) and how far it
+ * has been read: every catch-up reads only the lines appended since, one bounded line at a time,
+ * and notices a file that shrank, vanished or was replaced by another process's compaction. Not
+ * thread-safe; the journal's lock guards it.
+ */
+final class JournalFile {
+  /** Applies one complete line, without its newline; a RuntimeException or IOException is damage. */
+  interface LineHandler {
+    void apply(byte[] line) throws IOException;
+  }
+
+  private final Path path;
+  private final int maxLineBytes;
+  private long readUpTo;
+  private long linesRead;
+  private Object identity;
+
+  JournalFile(Path path, int maxLineBytes) {
+    this.path = path;
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  Path path() {
+    return path;
+  }
+
+  /** Bytes read and applied (or appended by this process). */
+  long readUpTo() {
+    return readUpTo;
+  }
+
+  /** Forgets what was read: the next catch-up reads from the start. */
+  void forget() {
+    readUpTo = 0;
+    linesRead = 0;
+    identity = null;
+  }
+
+  /**
+   * Whether another process replaced the file (a compaction renames a new one into place) since
+   * it was last read.
+   *
+   * @throws IOException if the file was read before and is gone now: lost state, not a compaction
+   */
+  boolean replaced() throws IOException {
+    Object now = identity(path);
+    if (identity != null && now == null) {
+      throw new IOException(
+          path + " was deleted while in use: every call is refused. Restore it from a copy, or reopen"
+              + " the journal after checking the marks (ResetMarkCommand --tool-journal) against the"
+              + " lease table");
+    }
+    return identity != null && !identity.equals(now);
+  }
+
+  /**
+   * Applies the complete lines appended since the last read. A last line without its newline is a
+   * write in progress or torn by a crash: with {@code cutTornLine} it is cut off (only a holder of
+   * the lock writes, so it is torn), otherwise it is read again once complete.
+   *
+   * @param maxBytesFromStart the largest file read from its start; a larger one is refused
+   * @throws IOException if the file shrank, is over the limit, or a line is damaged or too long
+   */
+  void catchUp(LineHandler handler, boolean cutTornLine, long maxBytesFromStart) throws IOException {
+    StateFiles.requireRegularFileOrAbsent(path);
+    if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      if (readUpTo > 0) {
+        throw shrank(0);
+      }
+      DurableFiles.createOwnerOnly(path);
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      long size = ch.size();
+      if (size < readUpTo) {
+        throw shrank(size);
+      }
+      if (readUpTo == 0 && size > maxBytesFromStart) {
+        throw new IOException(
+            path + " is " + size + " bytes, over this journal's maxBytes of " + maxBytesFromStart + ": it"
+                + " was not read, and nothing was changed. Open it once with a larger"
+                + " FileToolJournal.builder(file).maxBytes(...), which compacts it to its live calls,"
+                + " or archive it (with its .marks file) and start a new journal after resetting the"
+                + " marks (ResetMarkCommand --tool-journal) to the lease table's fences");
+      }
+      BoundedLineReader in = new BoundedLineReader(Channels.newInputStream(ch.position(readUpTo)), maxLineBytes);
+      while (true) {
+        byte[] line;
+        try {
+          line = in.next();
+        } catch (BoundedLineReader.LineTooLongException e) {
+          throw damaged(linesRead + 1, e);
+        }
+        if (line == null) {
+          break;
+        }
+        linesRead++;
+        try {
+          handler.apply(line);
+        } catch (IOException | RuntimeException e) {
+          throw damaged(linesRead, e);
+        }
+        readUpTo += line.length + 1;
+      }
+      if (cutTornLine && readUpTo < size) {
+        try (FileChannel w = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+          w.truncate(readUpTo);
+          w.force(true);
+        }
+      }
+    }
+    identity = identity(path);
+  }
+
+  /** Appends one complete line (ending in a newline) and forces it to disk. */
+  void append(byte[] line) throws IOException {
+    DurableFiles.append(path, line);
+    readUpTo += line.length;
+    linesRead++;
+  }
+
+  private static Object identity(Path f) throws IOException {
+    try {
+      return Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  private IOException damaged(long line, Exception cause) {
+    return new IOException(
+        path + " line " + line + " is damaged (" + cause + "). The journal refuses every call until it"
+            + " is repaired: stop every process using it, copy the file aside, remove or fix that"
+            + " line, and if marks may have been lost reset them with ResetMarkCommand"
+            + " --tool-journal to the lease table's current fences",
+        cause);
+  }
+
+  private IOException shrank(long size) {
+    return new IOException(
+        path + " shrank from " + readUpTo + " to " + size + " bytes while in use (truncated or replaced):"
+            + " every call is refused. Restore it from a copy, or reopen the journal after checking"
+            + " the marks (ResetMarkCommand --tool-journal) against the lease table");
+  }
+}
