@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.devdb.LocalPostgres;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.WriteRefusedException;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
@@ -169,8 +169,9 @@ public final class QuickStart {
       // Pass the lease, not a copied token: once it is lost, the write is refused locally.
       files.write(lease, "acct-7/chat-1/answer.md", "# Answer".getBytes(StandardCharsets.UTF_8));
       return true;
-    } catch (StaleFenceException e) {
-      // A newer run of this session has written: stop, this run is stale.
+    } catch (WriteRefusedException e) {
+      // Refused, nothing written: a newer run has written (StaleFenceException), this lease is
+      // lost (LeaseLostException), or the token is not good here (TokenVerificationException).
       return false;
     }
     // endregion

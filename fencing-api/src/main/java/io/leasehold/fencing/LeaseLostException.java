@@ -4,7 +4,7 @@ package io.leasehold.fencing;
  * The run's lease is known locally to be lost, so a fenced operation was refused before it reached
  * the resource. Not worth retrying with the same lease: acquire a new one.
  */
-public class LeaseLostException extends LeaseholdException {
+public class LeaseLostException extends WriteRefusedException {
   private static final long serialVersionUID = 1L;
 
   private final transient FencingToken token;

@@ -5,7 +5,7 @@ package io.leasehold.fencing;
  * resource has admitted for the lease key: a newer run has written since. Never worth retrying
  * with the same token; the run that presented it has lost its lease.
  */
-public class StaleFenceException extends LeaseholdException {
+public class StaleFenceException extends WriteRefusedException {
   private static final long serialVersionUID = 1L;
 
   private final transient FencingToken presented;

@@ -8,7 +8,7 @@ package io.leasehold.fencing;
  * forged or damaged, or the resource's keys are out of date ({@link Reason#UNKNOWN_KEY}: add the
  * lease store's current verification key to the resource's key set).
  */
-public class TokenVerificationException extends LeaseholdException {
+public class TokenVerificationException extends WriteRefusedException {
   private static final long serialVersionUID = 1L;
 
   /** Why a token was refused. */

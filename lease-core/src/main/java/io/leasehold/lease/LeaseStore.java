@@ -352,16 +352,14 @@ public final class LeaseStore implements AutoCloseable {
     ensureOwn(lease);
     ensureOpen();
     lease.checkDeadline();
-    if (lease.isEnded()) {
-      // Locally lost or released: never extend it in the database again.
-      return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
-    }
-    if (!renewer.mayRenew(lease)) {
-      return new RenewResult(false, Optional.empty(), statusUnchecked(lease.key()).databaseNow());
+    if (lease.isEnded() || !renewer.mayRenew(lease)) {
+      // Locally lost or released, or refused by the policy: never extend it in the database
+      // again, and answer without a round trip (issue 31).
+      return new RenewResult(false, Optional.empty(), Optional.empty());
     }
     BatchRenewer.Renewals renewals = renewer.renewChunk(List.of(lease));
     Instant expiresAt = renewals.expiries()[0];
-    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), renewals.databaseNow());
+    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
   }
 
   /**

@@ -10,9 +10,11 @@ import java.util.Optional;
  *     longer held it (expired, released or taken over): nothing was changed, and the lease is
  *     treated as lost from then on
  * @param expiresAt the new expiry in database time, when renewed
- * @param databaseNow the database clock at the renewal
+ * @param databaseNow the database clock at the renewal; empty when no statement was sent because
+ *     the lease was already known lost or released locally (a lost lease is answered without a
+ *     round trip), or the access policy refused the renewal
  */
-public record RenewResult(boolean renewed, Optional<Instant> expiresAt, Instant databaseNow) {
+public record RenewResult(boolean renewed, Optional<Instant> expiresAt, Optional<Instant> databaseNow) {
   /**
    * Checks the components agree.
    *
@@ -21,6 +23,9 @@ public record RenewResult(boolean renewed, Optional<Instant> expiresAt, Instant 
   public RenewResult {
     if (expiresAt == null || databaseNow == null || renewed != expiresAt.isPresent()) {
       throw new IllegalArgumentException("expiresAt is present exactly when renewed");
+    }
+    if (renewed && databaseNow.isEmpty()) {
+      throw new IllegalArgumentException("a renewal has the database time it was made at");
     }
   }
 }

@@ -61,7 +61,7 @@ final class RealClient implements LeaseClient {
     @Override
     public Answer renew() {
       RenewResult r = lease.renew();
-      return new Answer(r.renewed(), r.expiresAt().orElse(null), r.databaseNow());
+      return new Answer(r.renewed(), r.expiresAt().orElse(null), r.databaseNow().orElse(null));
     }
 
     @Override

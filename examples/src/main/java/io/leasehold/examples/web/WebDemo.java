@@ -174,8 +174,16 @@ public final class WebDemo implements AutoCloseable {
     client.keepAlive();
     client.onClose(() -> clients.remove(client));
     clients.add(client);
-    if (lastStatus != null) {
-      client.sendEvent("status", statusJson(lastStatus));
+    // The current state is the first event of every stream (issue 31): a page opened on a quiet
+    // session must not wait for a change that may never come.
+    LeaseStatus now = lastStatus;
+    try {
+      now = statusStore.status(SESSION, SESSION.accountId());
+    } catch (io.leasehold.lease.LeaseStoreException e) {
+      System.err.println("status read for a new page failed, sending the last one seen: " + e.getMessage());
+    }
+    if (now != null) {
+      client.sendEvent("status", statusJson(now).put("event", "CURRENT").toString());
     }
     for (String d : DEVICES) {
       client.sendEvent("device", deviceJson(d));

@@ -10,7 +10,7 @@ import java.util.UUID;
  * the tool once. The refused call is journaled as refused and the tool did not run. Retry after
  * the first call finished: the retry is answered from the journal.
  */
-public class DuplicateCallException extends LeaseholdException implements GuardListener.Classified {
+public class DuplicateCallException extends io.leasehold.fencing.WriteRefusedException implements GuardListener.Classified {
   private static final long serialVersionUID = 1L;
 
   private final UUID inFlight;
