@@ -55,7 +55,7 @@ final class PgBench {
     return "\\set run random(1, 2000000000)\n"
         + pipeline(bind(sql.acquire(), account, session, "0", account, session, "0", run, "'pgbench'", "30000000",
             account, session, run, "'pgbench'", "30000000"))
-        + pipeline(bind(sql.release(), account, session, run, "l.fence"));
+        + pipeline(bind(sql.release(), "NULL", account, session, run, "l.fence"));
   }
 
   /** Replaces the statement's {@code ?} placeholders, in order, by pgbench expressions. */

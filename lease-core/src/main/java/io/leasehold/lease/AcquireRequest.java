@@ -12,8 +12,10 @@ import java.util.Optional;
  * @param holder a description of the executor for status screens and operators (device,
  *     process), at most {@value #MAX_HOLDER_LENGTH} characters; empty for the store's default
  * @param ttl the lease's time to live, or empty for the store's default
+ * @param oneShot true for a lease that is never kept alive ({@link #oneShot(Duration)}): its TTL
+ *     may be as short as {@link LeaseStore#MIN_ONE_SHOT_TTL}, below what renewal needs
  */
-public record AcquireRequest(LeaseKey key, String caller, String holder, Optional<Duration> ttl) {
+public record AcquireRequest(LeaseKey key, String caller, String holder, Optional<Duration> ttl, boolean oneShot) {
   /** Longest accepted holder description. */
   public static final int MAX_HOLDER_LENGTH = 200;
 
@@ -43,6 +45,21 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
     if (ttl == null) {
       throw new IllegalArgumentException("ttl must not be null (use Optional.empty())");
     }
+    if (oneShot && ttl.isEmpty()) {
+      throw new IllegalArgumentException("a one-shot request needs its own ttl");
+    }
+  }
+
+  /**
+   * A request that may be kept alive, as before one-shot requests existed.
+   *
+   * @param key the session
+   * @param caller the authenticated principal
+   * @param holder the holder description, empty for the store's default
+   * @param ttl the TTL, or empty for the store's default
+   */
+  public AcquireRequest(LeaseKey key, String caller, String holder, Optional<Duration> ttl) {
+    this(key, caller, holder, ttl, false);
   }
 
   /**
@@ -53,7 +70,7 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
    * @return the request
    */
   public static AcquireRequest of(LeaseKey key, String caller) {
-    return new AcquireRequest(key, caller, "", Optional.empty());
+    return new AcquireRequest(key, caller, "", Optional.empty(), false);
   }
 
   /**
@@ -63,7 +80,7 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
    * @return a new request
    */
   public AcquireRequest withHolder(String holder) {
-    return new AcquireRequest(key, caller, holder, ttl);
+    return new AcquireRequest(key, caller, holder, ttl, oneShot);
   }
 
   /**
@@ -76,6 +93,25 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
     if (ttl == null) {
       throw new IllegalArgumentException("ttl must not be null");
     }
-    return new AcquireRequest(key, caller, holder, Optional.of(ttl));
+    return new AcquireRequest(key, caller, holder, Optional.of(ttl), oneShot);
+  }
+
+  /**
+   * This request as a one-shot lease of exactly {@code ttl}: a lease that is never kept alive
+   * (a scheduled job's lock, as ShedLock takes one), so its TTL need not leave room for renewals.
+   * It may be from {@link LeaseStore#MIN_ONE_SHOT_TTL} to {@link LeaseStore#MAX_TTL}; the store
+   * refuses anything else with a clear error, never rounding it. A one-shot lease is acquired
+   * even when its TTL ends before the answer arrives (it is then known lost at once, and its
+   * token refused locally); {@link Lease#keepAlive()} refuses it, while {@link
+   * Lease#renew(Duration)} extends it explicitly.
+   *
+   * @param ttl the lease's exact length
+   * @return a new request
+   */
+  public AcquireRequest oneShot(Duration ttl) {
+    if (ttl == null) {
+      throw new IllegalArgumentException("ttl must not be null");
+    }
+    return new AcquireRequest(key, caller, holder, Optional.of(ttl), true);
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -205,7 +206,7 @@ final class BatchRenewer {
     for (int i = 0; i < n; i++) {
       Lease l = chunk.get(i);
       if (renewed.expiries[i] != null) {
-        l.confirmRenewal(sentAt, renewed.expiries[i]);
+        l.confirmRenewal(sentAt, renewed.expiries[i], Duration.of(ttls[i], ChronoUnit.MICROS));
       } else {
         l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
       }

@@ -40,7 +40,14 @@ public final class Lease implements Fenced, AutoCloseable {
   private volatile FencingToken token;
   private final String caller;
   private final String holder;
-  private final Duration ttl;
+  /** The length of each renewal; changed only by {@link #renew(Duration)}. */
+  private volatile Duration ttl;
+  /** The ttl of the renewal (or acquire) that set the deadline; guarded by {@code this}. */
+  private Duration deadlineTtl;
+  private final boolean oneShot;
+  private volatile boolean kept;
+  /** Serializes explicit renewals, so their confirmations arrive in order. */
+  private final Object renewals = new Object();
   private final Instant acquiredAt;
   private volatile Instant expiresAt;
   private volatile long deadlineNanos;
@@ -58,12 +65,15 @@ public final class Lease implements Fenced, AutoCloseable {
       Duration ttl,
       Instant acquiredAt,
       Instant expiresAt,
-      long deadlineNanos) {
+      long deadlineNanos,
+      boolean oneShot) {
     this.control = control;
     this.token = token;
     this.caller = caller;
     this.holder = holder;
     this.ttl = ttl;
+    this.deadlineTtl = ttl;
+    this.oneShot = oneShot;
     this.acquiredAt = acquiredAt;
     this.expiresAt = expiresAt;
     this.deadlineNanos = deadlineNanos;
@@ -239,8 +249,24 @@ public final class Lease implements Fenced, AutoCloseable {
       throw new IllegalStateException(
           "lease " + token + " was released: it cannot be kept alive; acquire a new lease");
     }
+    if (oneShot) {
+      throw new IllegalStateException(
+          "lease " + token + " is one-shot (AcquireRequest.oneShot): it is never kept alive. Extend it"
+              + " with renew(Duration), or acquire without oneShot to keep it alive");
+    }
+    kept = true;
     control.keep(this);
     return this;
+  }
+
+  /**
+   * Whether this lease was acquired one-shot ({@link AcquireRequest#oneShot(Duration)}): never
+   * kept alive, extended only by {@link #renew(Duration)}.
+   *
+   * @return true if one-shot
+   */
+  public boolean isOneShot() {
+    return oneShot;
   }
 
   /**
@@ -252,7 +278,59 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws IllegalStateException if the store is closed
    */
   public RenewResult renew() {
-    return control.renew(this);
+    return control.renew(this, Optional.empty());
+  }
+
+  /**
+   * Renews the lease now to a new length: it then expires at the database's now plus {@code ttl}
+   * (shorter or longer than before), its local deadline follows, and later renewals use that
+   * length. For leases that are not kept alive (a one-shot lease, or one the run renews itself):
+   * ShedLock's {@code extend}, a job that learns it needs longer. A one-shot lease accepts any
+   * length from {@link LeaseStore#MIN_ONE_SHOT_TTL}, others the store's renewable range. If the
+   * database no longer counts this run as the holder, or the statement fails, the lease is lost
+   * from then on.
+   *
+   * @param ttl the new length, from the database's now
+   * @return what the renewal did
+   * @throws IllegalArgumentException if {@code ttl} is null or out of the store's bounds; nothing
+   *     changed
+   * @throws IllegalStateException if the lease is kept alive (its keeper renews it with its own
+   *     length), or the store is closed
+   * @throws LeaseStoreException if the statement failed (the lease is then lost)
+   */
+  public RenewResult renew(Duration ttl) {
+    if (ttl == null) {
+      throw new IllegalArgumentException("ttl must not be null");
+    }
+    if (kept) {
+      throw new IllegalStateException(
+          "lease " + token + " is kept alive: its keeper renews it with its own length. Use"
+              + " renew(Duration) on leases the run renews itself");
+    }
+    synchronized (renewals) {
+      return control.renew(this, Optional.of(ttl));
+    }
+  }
+
+  /**
+   * Releases the lease but keeps the key unavailable until {@code until} in database time, in one
+   * statement (ShedLock's {@code lockAtLeastFor}): the run's hold ends now (its token is refused
+   * locally, it cannot renew), and no run acquires the key before {@code until}. The next run
+   * still draws a higher fence. An instant already past releases as {@link #release()} does.
+   * Meanwhile the key's status is {@link LeaseStatus.State#DRAINING} with {@code acquirableAt}
+   * {@code until}. Idempotent as {@link #release()} is.
+   *
+   * @param until when the key may be acquired again, in database time (for instance {@link
+   *     #acquiredAt()} plus the job's minimum length)
+   * @return what the release did
+   * @throws IllegalArgumentException if {@code until} is null
+   * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
+   */
+  public ReleaseResult releaseHolding(Instant until) {
+    if (until == null) {
+      throw new IllegalArgumentException("until must not be null");
+    }
+    return release(Optional.of(until));
   }
 
   /**
@@ -263,13 +341,17 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
    */
   public ReleaseResult release() {
+    return release(Optional.empty());
+  }
+
+  private ReleaseResult release(Optional<Instant> holdUntil) {
     if (!end.compareAndSet(null, RELEASED)) {
       if (end.get() == RELEASED) {
         return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
       }
     }
     control.forget(this);
-    return control.release(this);
+    return control.release(this, holdUntil);
   }
 
   /** Releases the lease (see {@link #release()}), reporting nothing; idempotent. */
@@ -284,10 +366,18 @@ public final class Lease implements Fenced, AutoCloseable {
     return end.get() != null;
   }
 
-  void confirmRenewal(long sentAtNanos, Instant newExpiresAt) {
-    long newDeadline = control.deadlineFrom(sentAtNanos, ttl);
+  /** The length of the next renewal. */
+  void setTtl(Duration ttl) {
+    this.ttl = ttl;
+  }
+
+  void confirmRenewal(long sentAtNanos, Instant newExpiresAt, Duration ttlUsed) {
+    long newDeadline = control.deadlineFrom(sentAtNanos, ttlUsed, oneShot);
     synchronized (this) {
-      if (newDeadline - deadlineNanos > 0) {
+      // A renewal to a new length (renew(Duration), serialized and never raced by a keeper) sets
+      // the deadline, earlier or later; of renewals of one length the latest sent wins.
+      if (!ttlUsed.equals(deadlineTtl) || newDeadline - deadlineNanos > 0) {
+        deadlineTtl = ttlUsed;
         deadlineNanos = newDeadline;
         expiresAt = newExpiresAt;
         token = control.reissue(token, acquiredAt, newExpiresAt);

@@ -13,13 +13,15 @@ interface LeaseControl {
   Ticker ticker();
 
   /** The local deadline of a lease whose statement was sent at {@code sentAtNanos}. */
-  long deadlineFrom(long sentAtNanos, Duration ttl);
+  long deadlineFrom(long sentAtNanos, Duration ttl, boolean oneShot);
 
   void keep(Lease lease);
 
-  RenewResult renew(Lease lease);
+  /** Renews now; {@code newTtl}, if given, becomes the lease's length (Lease.renew(Duration)). */
+  RenewResult renew(Lease lease, java.util.Optional<Duration> newTtl);
 
-  ReleaseResult release(Lease lease);
+  /** Releases; the key unavailable until {@code holdUntil}, if given (Lease.releaseHolding). */
+  ReleaseResult release(Lease lease, java.util.Optional<java.time.Instant> holdUntil);
 
   /** The lease ended: stop keeping it and forget it. */
   void forget(Lease lease);

@@ -94,8 +94,10 @@ final class LeaseGrants {
     }
     FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
     FencingToken token = signed(unsigned, granted.acquiredAt(), granted.expiresAt());
-    long deadline = control.deadlineFrom(sentAt, leaseTtl);
-    if (ticker.read() - deadline >= 0) {
+    long deadline = control.deadlineFrom(sentAt, leaseTtl, request.oneShot());
+    // A one-shot lease is handed out even when its TTL ended before the answer came: its caller
+    // asked for exactly that length, and the lease is then known lost at once (its token refused).
+    if (!request.oneShot() && ticker.read() - deadline >= 0) {
       Optional<ReleaseResult> released;
       try {
         released = Optional.of(releases.release(token));
@@ -105,7 +107,8 @@ final class LeaseGrants {
       return new AcquireResult.TooLate(token, released);
     }
     Lease lease =
-        new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline);
+        new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline,
+            request.oneShot());
     live.add(lease);
     if (closed.getAsBoolean()) {
       // close() ran while this acquire was in flight: it must not hand out a lease that lies.

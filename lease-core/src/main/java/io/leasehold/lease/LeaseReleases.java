@@ -25,11 +25,16 @@ final class LeaseReleases {
 
   /** Releases the run the token names, if it still holds the key (CONTRACT C4). */
   ReleaseResult release(FencingToken token) {
+    return release(token, java.util.Optional.empty());
+  }
+
+  /** As {@link #release(FencingToken)}, the key unavailable until {@code holdUntil} if given. */
+  ReleaseResult release(FencingToken token, java.util.Optional<java.time.Instant> holdUntil) {
     listeners.started(LeaseStoreListener.Operation.RELEASE);
     long startedAt = ticker.read();
     ReleaseResult result;
     try {
-      result = rows.release(token);
+      result = rows.release(token, holdUntil);
     } catch (RuntimeException | Error e) {
       listeners.releaseEnded(LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
       throw e;

@@ -143,16 +143,21 @@ final class LeaseRows {
         });
   }
 
-  /** Releases the token's run if it still holds the key; NOT_HELD changes nothing. */
-  ReleaseResult release(FencingToken token) {
+  /**
+   * Releases the token's run if it still holds the key, the key unavailable until {@code
+   * holdUntil} if one is given; NOT_HELD changes nothing.
+   */
+  ReleaseResult release(FencingToken token, java.util.Optional<Instant> holdUntil) {
+    java.time.OffsetDateTime hold = holdUntil.map(h -> h.atOffset(java.time.ZoneOffset.UTC)).orElse(null);
     return runner.execute(
         sql.release,
         () -> "release " + token,
         ps -> {
-          ps.setString(1, token.key().accountId());
-          ps.setString(2, token.key().sessionId());
-          ps.setObject(3, token.runId());
-          ps.setLong(4, token.fence());
+          ps.setObject(1, hold, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+          ps.setString(2, token.key().accountId());
+          ps.setString(3, token.key().sessionId());
+          ps.setObject(4, token.runId());
+          ps.setLong(5, token.fence());
         },
         (rs, opened) ->
             rs.next()
@@ -232,6 +237,11 @@ final class LeaseRows {
    */
   private LeaseStatus statusOf(LeaseKey key, LeaseOwner owner, Instant now) {
     if (owner.releasedAt() != null) {
+      // A release that holds the key until an instant (releaseHolding) keeps its expiry there,
+      // after the release: draining till then.
+      if (owner.expiresAt().isAfter(owner.releasedAt()) && owner.expiresAt().isAfter(now)) {
+        return new LeaseStatus(key, LeaseStatus.State.DRAINING, Optional.of(owner), now, owner.expiresAt());
+      }
       return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.of(owner), now, owner.releasedAt());
     }
     Instant acquirable = owner.expiresAt().plus(takeoverDelay);

@@ -86,8 +86,10 @@ final class LeaseSql {
    * Release (CONTRACT C4). Matches key, run id and fence, and only a live lease: a stale run's
    * release can touch neither a newer run's lease nor an expired row (which stays subject to the
    * takeover delay). The row is kept and marked, so the next acquire draws its fence after the row
-   * lock (see {@link #acquire}). Parameters: account, session, run id, fence. Returns the release
-   * time if the lease was released, no row otherwise.
+   * lock (see {@link #acquire}); a release holding the key until an instant (ShedLock's
+   * lockAtLeastFor) keeps its expiry at that instant, so no lease starts before it, and the next
+   * draws a higher fence as always. Parameters: the hold or null, account, session, run id,
+   * fence. Returns the release time if the lease was released, no row otherwise.
    */
   final String release;
 
@@ -220,7 +222,11 @@ final class LeaseSql {
     String grantedNotice =
         notify ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END") : "";
     String start = "GREATEST(statement_timestamp(), l.released_at)";
-    String free = "(released_at IS NOT NULL OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+    // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
+    // of released_at until then; a plain release sets both to its time, which may lie a little
+    // after a concurrent statement's own time), or expired past the takeover delay.
+    String free = "((released_at IS NOT NULL AND (expires_at <= released_at OR expires_at <= statement_timestamp()))"
+        + " OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
     acquire =
         begin
             + "WITH cur AS (SELECT fence, acquired_at, run_id, holder, expires_at, released_at FROM " + t
@@ -274,9 +280,13 @@ final class LeaseSql {
             // bytes each instead of a run id and a timestamp to send and parse).
             + "SELECT statement_timestamp(), ARRAY(SELECT i FROM upd)";
 
+    // The hold (first parameter, null for none) keeps the key unavailable until that instant,
+    // in the same statement: expires_at then lies ahead of released_at, and acquire treats the
+    // row as free only once it has passed.
     release =
         begin
-            + "UPDATE " + t + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
+            + "UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
+            + " expires_at = GREATEST(statement_timestamp(), COALESCE(?::timestamptz, statement_timestamp())) "
             + "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
             + "RETURNING l.released_at"

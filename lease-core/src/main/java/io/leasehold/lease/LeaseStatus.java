@@ -27,8 +27,9 @@ public record LeaseStatus(
     /** A live lease: only its run may act until it expires or is released. */
     HELD,
     /**
-     * Expired without a release, within the store's takeover delay: nobody holds it, and nobody
-     * can acquire before {@link LeaseStatus#acquirableAt()}.
+     * Expired without a release, within the store's takeover delay, or released with a hold
+     * ({@link Lease#releaseHolding}) that has not passed: nobody holds it, and nobody can acquire
+     * before {@link LeaseStatus#acquirableAt()}.
      */
     DRAINING
   }

@@ -51,8 +51,13 @@ import javax.sql.DataSource;
  * <p>Thread-safe.
  */
 public final class LeaseStore implements AutoCloseable {
-  /** Shortest TTL accepted. */
+  /** Shortest TTL accepted for a lease that may be kept alive. */
   public static final Duration MIN_TTL = Duration.ofMillis(50);
+  /**
+   * Shortest TTL of a one-shot lease ({@link AcquireRequest#oneShot(Duration)}): the database's
+   * timestamps have microseconds, but below a millisecond no client could act on the answer.
+   */
+  public static final Duration MIN_ONE_SHOT_TTL = Duration.ofMillis(1);
   /** Longest TTL and takeover delay accepted. */
   public static final Duration MAX_TTL = Duration.ofHours(24);
   /** Rows deleted per statement by {@link #sweep}. */
@@ -152,7 +157,7 @@ public final class LeaseStore implements AutoCloseable {
     }
     ensureOpen();
     Duration leaseTtl = request.ttl().orElse(ttl);
-    checkLeaseTtl(leaseTtl);
+    checkLeaseTtl(leaseTtl, request.oneShot());
     LeaseKey key = request.key();
     if (!accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
       throw new AccessDeniedException(request.caller(), key);
@@ -236,7 +241,7 @@ public final class LeaseStore implements AutoCloseable {
     }
     AcquireWaits.checkMaxWait(maxWait);
     ensureOpen();
-    checkLeaseTtl(request.ttl().orElse(ttl));
+    checkLeaseTtl(request.ttl().orElse(ttl), request.oneShot());
   }
 
   /** How many acquires are waiting now. */
@@ -348,15 +353,17 @@ public final class LeaseStore implements AutoCloseable {
 
   // ------------------------------------------------------------------ renew
 
-  private RenewResult renewOne(Lease lease) {
+  private RenewResult renewOne(Lease lease, Optional<Duration> newTtl) {
     ensureOwn(lease);
     ensureOpen();
+    newTtl.ifPresent(t -> checkLeaseTtl(t, lease.isOneShot()));
     lease.checkDeadline();
     if (lease.isEnded() || !renewer.mayRenew(lease)) {
       // Locally lost or released, or refused by the policy: never extend it in the database
       // again, and answer without a round trip (issue 31).
       return new RenewResult(false, Optional.empty(), Optional.empty());
     }
+    newTtl.ifPresent(lease::setTtl);
     BatchRenewer.Renewals renewals = renewer.renewChunk(List.of(lease));
     Instant expiresAt = renewals.expiries()[0];
     return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
@@ -414,12 +421,12 @@ public final class LeaseStore implements AutoCloseable {
    * The release of a run's own handle: authorized by the acquire that made it. On a closed store
    * the lease was released by {@link #close()} already.
    */
-  private ReleaseResult releaseOwn(Lease lease) {
+  private ReleaseResult releaseOwn(Lease lease, Optional<Instant> holdUntil) {
     ensureOwn(lease);
     if (closed.get()) {
       return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
     }
-    return releases.release(lease.identity());
+    return releases.release(lease.identity(), holdUntil);
   }
 
   /**
@@ -635,8 +642,8 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     @Override
-    public long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
-      return LeaseStore.this.deadlineFrom(sentAtNanos, leaseTtl);
+    public long deadlineFrom(long sentAtNanos, Duration leaseTtl, boolean oneShot) {
+      return LeaseStore.this.deadlineFrom(sentAtNanos, leaseTtl, oneShot);
     }
 
     @Override
@@ -647,13 +654,13 @@ public final class LeaseStore implements AutoCloseable {
     }
 
     @Override
-    public RenewResult renew(Lease lease) {
-      return renewOne(lease);
+    public RenewResult renew(Lease lease, Optional<Duration> newTtl) {
+      return renewOne(lease, newTtl);
     }
 
     @Override
-    public ReleaseResult release(Lease lease) {
-      return releaseOwn(lease);
+    public ReleaseResult release(Lease lease, Optional<Instant> holdUntil) {
+      return releaseOwn(lease, holdUntil);
     }
 
     @Override
@@ -678,8 +685,15 @@ public final class LeaseStore implements AutoCloseable {
     return ticker;
   }
 
-  private long deadlineFrom(long sentAtNanos, Duration leaseTtl) {
-    return sentAtNanos + leaseTtl.toNanos() - safetyMargin.toNanos();
+  private long deadlineFrom(long sentAtNanos, Duration leaseTtl, boolean oneShot) {
+    long margin = safetyMargin.toNanos();
+    if (oneShot && leaseTtl.compareTo(ttl) < 0) {
+      // The margin absorbs clock-rate differences, which grow with the length: a one-shot lease
+      // shorter than the store's TTL gets the margin scaled down to its length, or a 2 s lock
+      // would be lost before it was handed out.
+      margin = (long) (margin * ((double) leaseTtl.toNanos() / ttl.toNanos()));
+    }
+    return sentAtNanos + leaseTtl.toNanos() - margin;
   }
 
   private void ensureOpen() {
@@ -697,7 +711,17 @@ public final class LeaseStore implements AutoCloseable {
     }
   }
 
-  private void checkLeaseTtl(Duration leaseTtl) {
+  private void checkLeaseTtl(Duration leaseTtl, boolean oneShot) {
+    if (oneShot) {
+      // Never renewed, so no room for a renewal is needed; the length is what the caller asked.
+      LeaseStoreBuilder.checkRange("one-shot ttl", leaseTtl, MIN_ONE_SHOT_TTL, MAX_TTL);
+      return;
+    }
+    if (leaseTtl != null && leaseTtl.compareTo(MIN_TTL) < 0) {
+      throw new IllegalArgumentException(
+          "ttl " + leaseTtl + " is shorter than " + MIN_TTL + ", the shortest lease that can be kept"
+              + " alive; for a lease that is never kept alive use AcquireRequest.oneShot(ttl)");
+    }
     LeaseStoreBuilder.checkRange("ttl", leaseTtl, MIN_TTL, MAX_TTL);
     Duration needed = renewInterval.plus(statementTimeout).plus(safetyMargin);
     if (leaseTtl.compareTo(needed) < 0) {
@@ -706,7 +730,8 @@ public final class LeaseStore implements AutoCloseable {
               + leaseTtl
               + " is shorter than renew interval + statement timeout + safety margin ("
               + needed
-              + "): a renewal could not complete before the local deadline");
+              + "): a renewal could not complete before the local deadline. Ask for a longer ttl, or"
+              + " for a lease that is never kept alive use AcquireRequest.oneShot(ttl)");
     }
   }
 

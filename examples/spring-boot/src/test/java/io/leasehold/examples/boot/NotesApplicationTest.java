@@ -38,13 +38,15 @@ class NotesApplicationTest {
     db.close();
   }
 
-  private ConfigurableApplicationContext start(Path notes) {
-    return NotesApplication.start(
+  private ConfigurableApplicationContext start(Path notes, String... more) {
+    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
         "--server.port=0",
         "--spring.datasource.url=" + db.jdbcUrl(),
         "--spring.datasource.username=" + db.user(),
         "--spring.datasource.password=" + db.password(),
-        "--leasehold.guards.file-store-root=" + notes);
+        "--leasehold.guards.file-store-root=" + notes));
+    args.addAll(java.util.List.of(more));
+    return NotesApplication.start(args.toArray(String[]::new));
   }
 
   private static String base(ConfigurableApplicationContext app) {
@@ -68,7 +70,8 @@ class NotesApplicationTest {
   @Test
   void theFencedEndpointMetersHealthAndShutdownRelease(@TempDir Path notes) throws Exception {
     LeaseKey held = LeaseKey.of("alice", "held-at-shutdown");
-    try (ConfigurableApplicationContext app = start(notes)) {
+    // The scheduled digest job would add its own acquires and admissions to the meters counted here.
+    try (ConfigurableApplicationContext app = start(notes, "--notes.digest.enabled=false")) {
       HttpResponse<String> written = put(app, "/accounts/alice/sessions/chat/note", "alice", "hello");
       assertThat(written.statusCode()).isEqualTo(200);
       assertThat(written.body()).startsWith("written with fence ");
@@ -106,6 +109,27 @@ class NotesApplicationTest {
       assertThat(status.state()).isEqualTo(LeaseStatus.State.FREE);
       assertThat(status.owner().orElseThrow().releasedAt()).isNotNull();
       assertThat(other.tryAcquire(held, "alice")).isInstanceOf(AcquireResult.Acquired.class);
+    }
+  }
+
+  /** The {@code @SchedulerLock} job: its lock is a lease, and its digest is written with the lock's fence. */
+  @Test
+  void theScheduledJobWritesUnderItsShedLockLockWithTheLocksFence(@TempDir Path notes) throws Exception {
+    try (ConfigurableApplicationContext app = start(notes, "--notes.digest.every=PT0.2S")) {
+      io.leasehold.adapters.file.FencedFileStore files = app.getBean(io.leasehold.adapters.file.FencedFileStore.class);
+      long bound = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+      java.util.Optional<io.leasehold.adapters.file.StoredFile> digest;
+      while ((digest = files.read("scheduler/notes-digest/digest.txt")).isEmpty()) {
+        assertThat(System.nanoTime() - bound).as("the digest is written").isNegative();
+        Thread.sleep(50);
+      }
+      long fence = digest.get().writtenBy().orElseThrow().fence();
+      assertThat(new String(digest.get().content(), java.nio.charset.StandardCharsets.UTF_8))
+          .startsWith("digest by fence " + fence + " at ");
+      assertThat(digest.get().writtenBy().orElseThrow().key()).isEqualTo(LeaseKey.of("scheduler", "notes-digest"));
+      // The lock is a row of the lease table, by the database clock.
+      LeaseStatus lock = app.getBean(LeaseStore.class).status(LeaseKey.of("scheduler", "notes-digest"), "scheduler");
+      assertThat(lock.owner().orElseThrow().fence()).isGreaterThanOrEqualTo(fence);
     }
   }
 }

@@ -1,0 +1,129 @@
+package io.leasehold.lease;
+
+import static io.leasehold.lease.StatusPolling.awaitStatus;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 32: what a ShedLock provider found missing. {@code renew()} could only add the TTL fixed
+ * at acquire; a lease shorter than the store's renewal needs could not be asked for (it was
+ * rounded up, so an "expired" lock was still live); and nothing kept a key unavailable after a
+ * release (lockAtLeastFor), except a timer on the JVM's clock that dies with the process.
+ */
+class LeaseLengthsTest {
+  @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+  private static final AtomicInteger KEYS = new AtomicInteger();
+  private LeaseStore store;
+  private LeaseKey key;
+
+  @BeforeEach
+  void open() {
+    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build();
+    key = LeaseKey.of("app", "lengths-" + KEYS.incrementAndGet());
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  private Lease oneShot(Duration ttl) {
+    AcquireResult r = store.tryAcquire(AcquireRequest.of(key, "app").oneShot(ttl));
+    assertThat(r).isInstanceOf(AcquireResult.Acquired.class);
+    return ((AcquireResult.Acquired) r).lease();
+  }
+
+  @Test
+  void renewToANewLengthSetsTheExpiryFromTheDatabasesNowLongerOrShorter() {
+    Lease lease = oneShot(Duration.ofSeconds(2));
+    RenewResult longer = lease.renew(Duration.ofSeconds(600));
+    assertThat(longer.renewed()).isTrue();
+    assertThat(longer.expiresAt()).contains(longer.databaseNow().orElseThrow().plus(Duration.ofSeconds(600)));
+    assertThat(lease.expiresAt()).isEqualTo(longer.expiresAt().orElseThrow());
+    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
+
+    RenewResult shorter = lease.renew(Duration.ofSeconds(5));
+    assertThat(shorter.expiresAt()).contains(shorter.databaseNow().orElseThrow().plus(Duration.ofSeconds(5)));
+    // The handle follows the database down as well as up: it never believes in a longer lease.
+    assertThat(lease.expiresAt()).isEqualTo(shorter.expiresAt().orElseThrow());
+    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
+    assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aOneShotLeaseShorterThanRenewalNeedsIsGrantedAndExpiresOnTime() throws Exception {
+    Lease lease = oneShot(Duration.ofMillis(1));
+    assertThat(lease.isOneShot()).isTrue();
+    // By the database clock it has ended a millisecond later: no takeover delay here, so free.
+    awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
+    assertThat(lease.renew(Duration.ofSeconds(10)).renewed()).isFalse();
+    assertThat(lease.isLost()).isTrue();
+    Lease next = oneShot(Duration.ofSeconds(5));
+    assertThat(next.fence()).isGreaterThan(lease.fence());
+  }
+
+  @Test
+  void oneShotAndRenewableLengthsAreCheckedWithClearErrorsNotRounded() {
+    AcquireRequest request = AcquireRequest.of(key, "app");
+    assertThatThrownBy(() -> store.tryAcquire(request.oneShot(Duration.ZERO)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one-shot ttl");
+    assertThatThrownBy(() -> store.tryAcquire(request.oneShot(Duration.ofDays(2))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one-shot ttl");
+    assertThatThrownBy(() -> store.tryAcquire(request.withTtl(Duration.ofMillis(10))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("AcquireRequest.oneShot(ttl)");
+    assertThat(store.status(key, "app").owner()).isEmpty();
+
+    Lease kept = ((AcquireResult.Acquired) store.tryAcquire(request)).lease().keepAlive();
+    assertThatThrownBy(() -> kept.renew(Duration.ofSeconds(60)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("kept alive");
+    assertThatThrownBy(() -> kept.renew(Duration.ofMillis(10))).isInstanceOf(IllegalStateException.class);
+    kept.release();
+
+    Lease once = oneShot(Duration.ofSeconds(5));
+    assertThatThrownBy(once::keepAlive).isInstanceOf(IllegalStateException.class).hasMessageContaining("one-shot");
+    assertThatThrownBy(() -> once.renew(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(once.isLost()).isFalse();
+  }
+
+  @Test
+  void aReleaseHoldingTheKeyKeepsItUnavailableUntilThatInstantInDatabaseTime() throws Exception {
+    Lease lease = oneShot(Duration.ofSeconds(60));
+    Instant until = lease.acquiredAt().plus(Duration.ofSeconds(2));
+    assertThat(lease.releaseHolding(until).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+    assertThat(lease.renew(Duration.ofSeconds(10)).renewed()).isFalse(); // the run's hold ended
+
+    AcquireResult meanwhile = store.tryAcquire(AcquireRequest.of(key, "app").oneShot(Duration.ofSeconds(5)));
+    assertThat(meanwhile).isInstanceOf(AcquireResult.Busy.class);
+    LeaseStatus held = ((AcquireResult.Busy) meanwhile).status();
+    assertThat(held.state()).isEqualTo(LeaseStatus.State.DRAINING);
+    assertThat(held.acquirableAt()).isEqualTo(until);
+
+    LeaseStatus free = awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(20));
+    assertThat(free.databaseNow()).isAfterOrEqualTo(until);
+    Lease next = oneShot(Duration.ofSeconds(5));
+    assertThat(next.fence()).isGreaterThan(lease.fence());
+    assertThat(next.acquiredAt()).isAfterOrEqualTo(until); // no lease starts before its predecessor ended
+  }
+
+  @Test
+  void aHoldAlreadyPastIsAPlainRelease() {
+    Lease lease = oneShot(Duration.ofSeconds(60));
+    lease.releaseHolding(lease.acquiredAt().minusSeconds(60));
+    assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
+    assertThat(oneShot(Duration.ofSeconds(5)).fence()).isGreaterThan(lease.fence());
+  }
+}
