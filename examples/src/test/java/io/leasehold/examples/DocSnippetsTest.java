@@ -15,13 +15,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every Java sample in README.md and docs/ is marked {@code <!-- snippet: File.java#region -->}
- * and must equal that region of compiled code in this module or the Spring Boot example (main or test sources), so the docs cannot drift from the
- * API. An unmarked Java block fails the test.
+ * and must equal that region of compiled code in this module or the Spring Boot example (main or
+ * test sources), so the docs cannot drift from the API; or it is a whole file marked {@code
+ * <!-- consumer-test: PATH -->}, which consumer-test's {@code readme} project writes out of
+ * README.md, builds in an empty project and runs. An unmarked Java block fails the test.
  */
 class DocSnippetsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Pattern BLOCK =
-      Pattern.compile("(<!-- snippet: ([\\w/.]+)#([\\w-]+) -->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
+      Pattern.compile(
+          "(<!-- (snippet: ([\\w/.]+)#([\\w-]+)|consumer-test: [\\w/.]+) -->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
 
   @Test
   void everyJavaSampleInTheDocsIsCompiledCode() throws IOException {
@@ -32,27 +35,72 @@ class DocSnippetsTest {
     }
     int checked = 0;
     for (Path doc : docs) {
-      Matcher m = BLOCK.matcher(Files.readString(doc));
+      String text = Files.readString(doc);
+      Matcher m = BLOCK.matcher(text);
       while (m.find()) {
         assertThat(m.group(1)).as("Java block without a snippet marker in %s", doc).isNotNull();
-        String region = region(m.group(2), m.group(3));
-        assertThat(normalize(m.group(4)))
-            .as("%s quotes %s#%s", ROOT.relativize(doc), m.group(2), m.group(3))
-            .isEqualTo(normalize(region));
         checked++;
+        if (m.group(3) == null) {
+          // A whole file consumer-test builds and runs: it must at least be a class with imports.
+          assertThat(doc.getFileName().toString()).as("consumer-test reads README.md only").isEqualTo("README.md");
+          assertThat(m.group(5)).contains("import ").contains("public class ");
+          continue;
+        }
+        String region = region(m.group(3), m.group(4));
+        assertThat(normalize(m.group(5)))
+            .as("%s quotes %s#%s", ROOT.relativize(doc), m.group(3), m.group(4))
+            .isEqualTo(normalize(region));
+        // Issue 31: a reader must not have to list the jars to find a type's package. A sample
+        // shows its imports, or the line before it names them, exactly as the source imports.
+        String want = packagesLine(sourceOf(m.group(3)), m.group(5));
+        if (!m.group(5).contains("import ") && want != null) {
+          String before = text.substring(0, m.start()).stripTrailing();
+          String previous = before.substring(before.lastIndexOf('\n') + 1);
+          assertThat(previous)
+              .as("the line before %s#%s in %s names its packages", m.group(3), m.group(4), ROOT.relativize(doc))
+              .isEqualTo(want);
+        }
       }
     }
     assertThat(checked).isPositive();
   }
 
-  private static String region(String file, String name) throws IOException {
-    Path source;
-    // This module's sources, and the Spring Boot example's (examples/spring-boot/src).
+  /** This module's sources, and the Spring Boot example's (examples/spring-boot/src). */
+  private static Path sourceOf(String file) throws IOException {
     try (Stream<Path> s = Files.walk(ROOT.resolve("examples"))) {
-      source = s.filter(p -> p.endsWith(file) && ROOT.resolve("examples").relativize(p).toString().matches("(spring-boot/)?src/.*"))
+      return s.filter(p -> p.endsWith(file) && ROOT.resolve("examples").relativize(p).toString().matches("(spring-boot/)?src/.*"))
           .findFirst().orElseThrow(
           () -> new AssertionError("no source file " + file));
     }
+  }
+
+  private static final Pattern IMPORT = Pattern.compile("import ([\\w.]+)\\.(\\w+);");
+
+  /**
+   * "Packages: `a.b` (`C`, `D`); `e.f` (`G`)." for the types the sample uses that its source file
+   * imports, or null if it uses none.
+   */
+  static String packagesLine(Path source, String sample) throws IOException {
+    java.util.TreeMap<String, java.util.TreeSet<String>> used = new java.util.TreeMap<>();
+    for (String line : Files.readAllLines(source)) {
+      Matcher m = IMPORT.matcher(line.strip());
+      if (m.matches()
+          && Pattern.compile("(?<![\\w.])" + Pattern.quote(m.group(2)) + "\\b").matcher(sample).find()) {
+        used.computeIfAbsent(m.group(1), k -> new java.util.TreeSet<>()).add(m.group(2));
+      }
+    }
+    if (used.isEmpty()) {
+      return null;
+    }
+    return "Packages: "
+        + used.entrySet().stream()
+            .map(e -> "`" + e.getKey() + "` (" + e.getValue().stream().map(n -> "`" + n + "`").collect(Collectors.joining(", ")) + ")")
+            .collect(Collectors.joining("; "))
+        + ".";
+  }
+
+  private static String region(String file, String name) throws IOException {
+    Path source = sourceOf(file);
     List<String> lines = Files.readAllLines(source);
     int start = -1;
     for (int i = 0; i < lines.size(); i++) {

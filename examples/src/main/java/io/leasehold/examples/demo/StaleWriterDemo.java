@@ -150,12 +150,12 @@ public final class StaleWriterDemo {
       String winner = names[w];
       String loser = names[l];
       Lease lease = ((AcquireResult.Acquired) results[w]).lease();
-      tl.log(winner, lease.identity(), "ACQUIRED", "lease until " + tl.at(lease.expiresAt()) + " (database clock)");
+      tl.log(winner, lease.identity(), "ACQUIRED", "lease expires at " + tl.at(lease.expiresAt()) + " unless renewed (database clock)");
       LeaseStatus busy = ((AcquireResult.Busy) results[l]).status();
       tl.log(loser, null, "BUSY", describeOwner(busy) + "; Run button disabled");
       long winnerFrom = tl.millisAt(lease.acquiredAt());
 
-      tl.say("2. " + winner + " runs the agent job, writing through all three adapters");
+      tl.say("2. " + winner + " runs the agent job: three writes, through the file store, the tool executor and the database writer");
       lease.keepAlive();
       job(winner, lease, "draft");
 
@@ -167,11 +167,13 @@ public final class StaleWriterDemo {
       tl.log(winner, inFlight, "LOST", "keeper: " + loss.reason() + "; work is cancelled, the device stops showing itself as runner");
 
       Lease next = takeOver(l);
-      long winnerUntil = tl.millisAt(stores[l].status(key, "acct-7").owner().orElseThrow().acquiredAt());
+      // Its lease ended at its last expiry by the database clock (its renewals could not reach
+      // the database after that): the instant the step 1 and BUSY lines print too.
+      long winnerUntil = tl.millisAt(lease.expiresAt());
       tenures.add(new Tenure(winner, inFlight, winnerFrom, winnerUntil, "lost (frozen past its TTL)"));
       job(loser, next, "draft");
 
-      tl.say("4. " + winner + " wakes up and tries to finish its work");
+      tl.say("4. " + winner + " wakes up and sends its four late writes: file store, tool, chat service, database");
       nets[w].partition(false);
       tryLocally(winner, lease);
       int attempts = 0;
@@ -271,7 +273,7 @@ public final class StaleWriterDemo {
         AcquireResult r = stores[l].tryAcquire(key, key.accountId());
         if (r instanceof AcquireResult.Acquired a) {
           Lease lease = a.lease().keepAlive();
-          tl.log(device, lease.identity(), "ACQUIRED", "takes over after the expiry; lease until " + tl.at(lease.expiresAt()));
+          tl.log(device, lease.identity(), "ACQUIRED", "takes over after the expiry; lease expires at " + tl.at(lease.expiresAt()) + " unless renewed");
           return lease;
         }
         if (!reported && r instanceof AcquireResult.Busy b) {
