@@ -221,10 +221,9 @@ public final class FencedFileStore implements FenceGuard {
   }
 
   /**
-   * Deletes a file, if the token's fence is at least the key's high-water mark. Deleting a file
-   * that does not exist is admitted all the same; it raises the mark of a key that has one, but
-   * creates no mark (CONTRACT C21: a flood of such deletes leaves no files), so to shut older runs
-   * out before any write, call {@link #admit(Fenced)}.
+   * Deletes a file, if the token's fence is at least the key's high-water mark. Deleting a missing
+   * file is admitted too; it raises a mark the key has but creates none (C21), so call {@link
+   * #admit(Fenced)} to shut older runs out before any write.
    *
    * @param fenced the writer's lease or token
    * @param path the relative path
@@ -252,8 +251,7 @@ public final class FencedFileStore implements FenceGuard {
             if (before != null && !before.isRegularFile()) {
               throw new IllegalArgumentException("path does not name a regular file: " + relative);
             }
-            Admission admission =
-                before == null ? admissions.admitWithoutEffect(token) : admissions.admit(token, dir.get().file());
+            Admission admission = before == null ? admissions.admitWithoutEffect(token) : admissions.admit(token, dir.get().file());
             if (before != null) {
               dir.get().delete();
               dir.get().force();

@@ -100,8 +100,6 @@ public final class FencedJdbcWriter implements FenceGuard {
   /** For messages: the lease tables of online verification and of strict mode, or null. */
   private final String verifyTable;
   private final String leaseTable;
-  private final String table;
-  private final Duration lockTimeout;
 
   private static String qualify(String databaseSchema, String table) {
     return table == null || table.indexOf('.') >= 0 ? table : databaseSchema + "." + table;
@@ -115,8 +113,6 @@ public final class FencedJdbcWriter implements FenceGuard {
     this.admitAtCommit = b.admitAtCommit;
     String table = b.databaseSchema + "." + b.schema.table();
     this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
-    this.table = table;
-    this.lockTimeout = b.lockTimeout;
     this.transactions = new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table));
   }
 
@@ -171,19 +167,8 @@ public final class FencedJdbcWriter implements FenceGuard {
           });
     } catch (SQLException e) {
       throw new ResourceAccessException(
-          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage() + waitedFor(token, e), e);
+          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token, e), e);
     }
-  }
-
-  /** CONTRACT C21: a lock wait that ran out names what it waited for and where to look. */
-  private String waitedFor(FencingToken token, SQLException e) {
-    if (!"55P03".equals(e.getSQLState())) {
-      return "";
-    }
-    return ". It waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock another transaction"
-        + " holds: the mark row of " + token.key() + " in " + table + ", or a row the work locks. Another"
-        + " writer of the key is mid-transaction, or a stuck session holds it: find it in pg_locks and"
-        + " pg_stat_activity";
   }
 
   /**
@@ -216,7 +201,7 @@ public final class FencedJdbcWriter implements FenceGuard {
                 });
           } catch (SQLException e) {
             throw new ResourceAccessException(
-                "admission of " + token + " failed and was rolled back: " + e.getMessage() + waitedFor(token, e), e);
+                "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token, e), e);
           }
         });
   }

@@ -19,6 +19,9 @@ import java.util.OptionalLong;
  * earlier on the {@code search_path} is never used.
  */
 final class HighWaterSql {
+  private final String table;
+  private final Duration lockTimeout;
+
   /** The SQLSTATE of a refusal in the admission-at-commit pipeline (a division by zero). */
   static final String REFUSED_IN_PIPELINE = "22012";
 
@@ -89,6 +92,8 @@ final class HighWaterSql {
    * @param leaseTable the lease table for strict mode, qualified, or null
    */
   HighWaterSql(String table, String verifyTable, String leaseTable, Duration lockTimeout) {
+    this.table = table;
+    this.lockTimeout = lockTimeout;
     this.online = verifyTable != null;
     this.strict = leaseTable != null;
     String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
@@ -250,4 +255,16 @@ final class HighWaterSql {
     ps.setObject(first + 2, token.runId());
     ps.setLong(first + 3, token.fence());
   }
+
+  /** CONTRACT C21: a lock wait that ran out names what it waited for and where to look. */
+  String waitedFor(io.leasehold.fencing.FencingToken token, java.sql.SQLException e) {
+    if (!"55P03".equals(e.getSQLState())) {
+      return "";
+    }
+    return ". It waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock another transaction"
+        + " holds: the mark row of " + token.key() + " in " + table + ", or a row the work locks. Another"
+        + " writer of the key is mid-transaction, or a stuck session holds it: find it in pg_locks and"
+        + " pg_stat_activity";
+  }
+
 }
