@@ -259,7 +259,9 @@ public final class AgentExamples {
           System.out.println(refused.stop().messageForModel());
           return null;
         }
-        results.add(((AgentToolOutcome.Ran<String>) outcome).value());
+        results.add(outcome instanceof AgentToolOutcome.Replayed<String> replayed
+            ? replayed.journaledResult() // a retry of a finished call: the tool did not run again
+            : ((AgentToolOutcome.Ran<String>) outcome).value());
       }
     }
     // endregion

@@ -305,6 +305,7 @@ public final class LangChain4jToolFence {
             return delegate.executeWithContext(request, context);
           },
           result -> result == null ? null : result.resultText(),
+          journaled -> ToolExecutionResult.builder().resultText(journaled == null ? "" : journaled).build(),
           message -> ToolExecutionResult.builder().isError(true).resultText(message).build());
     }
   }

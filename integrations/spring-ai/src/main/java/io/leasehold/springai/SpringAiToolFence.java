@@ -215,6 +215,7 @@ public final class SpringAiToolFence {
             return delegate.call(toolInput, new ToolContext(entries));
           },
           text -> text,
+          journaled -> journaled == null ? "" : journaled,
           message -> message);
     }
 

@@ -70,9 +70,55 @@ public final class AgentToolFence {
     }
   }
 
+  private final IdempotencyKeys idempotencyKeys;
+
   private AgentToolFence(Builder b) {
     this.executor = b.executor;
     this.listeners = List.copyOf(b.listeners);
+    this.idempotencyKeys = b.idempotencyKeys;
+  }
+
+  /**
+   * Which calls are the same call retried: a call whose tool and arguments give a key that a
+   * finished call of the same session already had is answered with that call's journaled result,
+   * and the tool does not run again; a duplicate of a call still running is refused. Thread-safe,
+   * quick, free of side effects.
+   */
+  @FunctionalInterface
+  public interface IdempotencyKeys {
+    /**
+     * The call's idempotency key.
+     *
+     * @param tool the tool's name
+     * @param arguments the call's arguments, never null
+     * @return the key, or empty for a call that may run each time
+     */
+    java.util.Optional<String> keyOf(String tool, JsonNode arguments);
+
+    /**
+     * No call is a retry of another: the default.
+     *
+     * @return the rule
+     */
+    static IdempotencyKeys none() {
+      return (tool, arguments) -> java.util.Optional.empty();
+    }
+
+    /**
+     * The key is the string argument {@code name}, when the call has one (not blank).
+     *
+     * @param name the argument's name, such as {@code "idempotencyKey"}
+     * @return the rule
+     */
+    static IdempotencyKeys argument(String name) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("argument name must not be blank");
+      }
+      return (tool, arguments) -> {
+        JsonNode v = arguments.get(name);
+        return v != null && v.isTextual() && !v.textValue().isBlank() ? java.util.Optional.of(v.textValue()) : java.util.Optional.empty();
+      };
+    }
   }
 
   /**
@@ -99,7 +145,8 @@ public final class AgentToolFence {
    * @param body the framework's tool, run only once the call is admitted
    * @param journaled what the journal records of the tool's result
    * @param <R> what the tool returns
-   * @return {@link AgentToolOutcome.Ran} or {@link AgentToolOutcome.Refused}; listeners have been
+   * @return {@link AgentToolOutcome.Ran}, {@link AgentToolOutcome.Replayed} or {@link
+   *     AgentToolOutcome.Refused}; listeners have been
    *     told of a refusal
    * @throws IllegalArgumentException if an argument is null, or the arguments are not one JSON
    *     value (the tool did not run, nothing was journaled)
@@ -133,6 +180,11 @@ public final class AgentToolFence {
           }
 
           @Override
+          public java.util.Optional<String> idempotencyKey(JsonNode arguments) {
+            return idempotencyKeys.keyOf(toolName, arguments);
+          }
+
+          @Override
           public JsonNode call(ToolInvocation invocation) throws Exception {
             R value = body.run(invocation);
             returned[0] = value;
@@ -157,6 +209,10 @@ public final class AgentToolFence {
         throw err;
       }
       throw e;
+    }
+    if (result.replayed()) {
+      // The body did not run: an earlier call with the same idempotency key finished.
+      return new AgentToolOutcome.Replayed<>(result.value().isNull() ? null : result.value().asText(), result.callId());
     }
     @SuppressWarnings("unchecked")
     R value = (R) returned[0];
@@ -231,6 +287,7 @@ public final class AgentToolFence {
   public static final class Builder {
     private final FencedToolExecutor executor;
     private final List<RunStopListener> listeners = new ArrayList<>();
+    private IdempotencyKeys idempotencyKeys = IdempotencyKeys.none();
 
     private Builder(FencedToolExecutor executor) {
       this.executor = executor;
@@ -247,6 +304,20 @@ public final class AgentToolFence {
         throw new IllegalArgumentException("listener must not be null");
       }
       listeners.add(listener);
+      return this;
+    }
+
+    /**
+     * Which calls are retries of an earlier one (default {@link IdempotencyKeys#none()}).
+     *
+     * @param keys the rule
+     * @return this builder
+     */
+    public Builder idempotencyKeys(IdempotencyKeys keys) {
+      if (keys == null) {
+        throw new IllegalArgumentException("keys must not be null");
+      }
+      this.idempotencyKeys = keys;
       return this;
     }
 

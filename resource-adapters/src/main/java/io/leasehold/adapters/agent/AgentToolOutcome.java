@@ -29,6 +29,27 @@ public sealed interface AgentToolOutcome<R> {
   }
 
   /**
+   * The call was a retry of a finished call with the same idempotency key: the tool did not run
+   * again, and this is what the journal recorded of the first call's result.
+   *
+   * @param journaledResult the first call's result as journaled, or null if it recorded none
+   * @param callId the journal's id for this call
+   * @param <R> what the framework's tool returns
+   */
+  record Replayed<R>(String journaledResult, UUID callId) implements AgentToolOutcome<R> {
+    /**
+     * Checks required components.
+     *
+     * @throws IllegalArgumentException if the call id is null
+     */
+    public Replayed {
+      if (callId == null) {
+        throw new IllegalArgumentException("callId must not be null");
+      }
+    }
+  }
+
+  /**
    * The call was refused; the tool did not run.
    *
    * @param stop why, and what to tell the model

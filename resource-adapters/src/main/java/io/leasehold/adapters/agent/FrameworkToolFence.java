@@ -121,6 +121,8 @@ public final class FrameworkToolFence<C> {
    * @param argumentsJson the call's arguments as the model wrote them
    * @param body the framework's tool, run only once the call is admitted
    * @param journaled what the journal records of the tool's result
+   * @param replayResult the framework's tool result for a call answered from the journal (a
+   *     retry with the idempotency key of a finished call), from the journaled result text
    * @param refusalResult the framework's tool result for a refusal, from the message for the
    *     model (used without {@code endRunOnRefusal})
    * @param <R> the framework's tool result
@@ -135,10 +137,14 @@ public final class FrameworkToolFence<C> {
       String argumentsJson,
       AgentToolBody<R> body,
       Function<? super R, String> journaled,
+      Function<String, R> replayResult,
       Function<String, R> refusalResult) {
     AgentToolOutcome<R> outcome = fence.call(runOf(context), toolName, argumentsJson, body, journaled);
     if (outcome instanceof AgentToolOutcome.Ran<R> ran) {
       return ran.value();
+    }
+    if (outcome instanceof AgentToolOutcome.Replayed<R> replayed) {
+      return replayResult.apply(replayed.journaledResult());
     }
     RunStop stop = ((AgentToolOutcome.Refused<R>) outcome).stop();
     if (endRunOnRefusal) {

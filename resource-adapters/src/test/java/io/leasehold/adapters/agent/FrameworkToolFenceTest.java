@@ -55,7 +55,7 @@ class FrameworkToolFenceTest {
     return core.call(context, "send", "{}", c -> {
       invoked.incrementAndGet();
       return "sent";
-    }, s -> s, message -> "REFUSED: " + message);
+    }, s -> s, journaled -> "REPLAYED: " + journaled, message -> "REFUSED: " + message);
   }
 
   @Test
