@@ -23,10 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The testkit's agent-framework contract over MCP: a fenced MCP server on streamable HTTP
@@ -46,7 +42,7 @@ class McpAgentContractTest implements AgentFrameworkContract {
   private static final class McpHarness implements AgentHarness {
     private final McpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
     private final List<String> effects = new CopyOnWriteArrayList<>();
-    private final Server jetty = new Server();
+    private final LoopbackJetty jetty;
     private final McpSyncServer server;
     private final McpSyncClient client;
 
@@ -74,17 +70,10 @@ class McpAgentContractTest implements AgentFrameworkContract {
               .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
               .tools(McpToolFence.builder(executor).build().fence(record))
               .build();
-      ServerConnector connector = new ServerConnector(jetty);
-      connector.setHost("127.0.0.1");
-      connector.setPort(0);
-      jetty.addConnector(connector);
-      ServletContextHandler context = new ServletContextHandler();
-      context.addServlet(new ServletHolder(transport), "/*");
-      jetty.setHandler(context);
-      jetty.start();
+      jetty = new LoopbackJetty(transport);
       client =
           McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + connector.getLocalPort())
+                  HttpClientStreamableHttpTransport.builder(jetty.url())
                       .jsonMapper(mapper)
                       .endpoint("/mcp")
                       .build())
@@ -119,7 +108,7 @@ class McpAgentContractTest implements AgentFrameworkContract {
       client.closeGracefully();
       server.closeGracefully();
       try {
-        jetty.stop();
+        jetty.close();
       } catch (Exception e) {
         throw new IllegalStateException("could not stop the test's Jetty", e);
       }

@@ -33,10 +33,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +47,7 @@ class McpStreamableHttpTest {
   private final SigningKey signing = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
   private final McpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
   @TempDir Path dir;
-  private Server jetty;
+  private LoopbackJetty jetty;
   private McpAsyncServer mcpServer;
   private McpAsyncClient client;
 
@@ -64,7 +60,7 @@ class McpStreamableHttpTest {
       mcpServer.closeGracefully().block(Duration.ofSeconds(10));
     }
     if (jetty != null) {
-      jetty.stop();
+      jetty.close();
     }
   }
 
@@ -86,16 +82,8 @@ class McpStreamableHttpTest {
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
         .tools(McpToolFence.builder(executor).build().fence(async))
         .build();
-    jetty = new Server();
-    ServerConnector connector = new ServerConnector(jetty);
-    connector.setHost("127.0.0.1");
-    connector.setPort(0);
-    jetty.addConnector(connector);
-    ServletContextHandler context = new ServletContextHandler();
-    context.addServlet(new ServletHolder(transport), "/*");
-    jetty.setHandler(context);
-    jetty.start();
-    client = McpClient.async(HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + connector.getLocalPort())
+    jetty = new LoopbackJetty(transport);
+    client = McpClient.async(HttpClientStreamableHttpTransport.builder(jetty.url())
             .jsonMapper(mapper).endpoint("/mcp").build())
         .requestTimeout(Duration.ofSeconds(30))
         .build();
