@@ -1,7 +1,6 @@
 package io.leasehold.examples.demo;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;

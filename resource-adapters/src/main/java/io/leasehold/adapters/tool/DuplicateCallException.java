@@ -1,7 +1,6 @@
 package io.leasehold.adapters.tool;
 
 import io.leasehold.fencing.GuardListener;
-import io.leasehold.fencing.LeaseholdException;
 import java.util.UUID;
 
 /**
