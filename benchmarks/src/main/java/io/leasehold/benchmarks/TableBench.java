@@ -70,7 +70,7 @@ final class TableBench extends BenchGroup {
     try (LeaseStore sweeper =
         LeaseStore.builder(db.pool(2)).schema(big).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build()) {
       long t = System.nanoTime();
-      long deleted = sweeper.sweep(Duration.ofDays(2), "ops");
+      long deleted = sweeper.admin().sweep(Duration.ofDays(2), "ops");
       double ms = (System.nanoTime() - t) / 1e6;
       line("Sweep of that table (`sweep(Duration.ofDays(2))`, 10,000 rows walked per statement): "
           + String.format(Locale.ROOT, "%,d", deleted) + " rows deleted in " + fmt(ms) + " ms ("

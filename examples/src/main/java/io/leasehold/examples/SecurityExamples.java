@@ -150,7 +150,7 @@ public final class SecurityExamples {
     // region force-release
     AccessPolicy policy = AccessPolicy.callerOwnsAccount().withAdministrators(Set.of("oncall"));
     try (LeaseStore store = LeaseStore.builder(dataSource).accessPolicy(policy).build()) {
-      return store.forceRelease(session, "oncall", "run stuck since 09:14, ticket 4711");
+      return store.admin().forceRelease(session, "oncall", "run stuck since 09:14, ticket 4711");
     } // audited in leasehold_lease_audit; a caller who is not an administrator changes nothing
     // endregion
   }

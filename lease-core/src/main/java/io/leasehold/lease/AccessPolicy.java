@@ -29,9 +29,9 @@ public interface AccessPolicy {
     RELEASE(false),
     /** Read the session's status with its owner's run id, fence and holder. */
     READ_STATUS(false),
-    /** Administrative: end whichever run holds the session ({@link LeaseStore#forceRelease}). */
+    /** Administrative: end whichever run holds the session ({@link LeaseAdmin#forceRelease}). */
     FORCE_RELEASE(true),
-    /** Administrative: delete long-dead lease rows ({@link LeaseStore#sweep}); the key is null. */
+    /** Administrative: delete long-dead lease rows ({@link LeaseAdmin#sweep}); the key is null. */
     SWEEP(true);
 
     private final boolean administrative;

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Whether the store's database keeps leases and fences across a failover (see
- * docs/high-availability.md), as {@link LeaseStore#failoverSafety()} reads it from the server it
+ * docs/high-availability.md), as {@link LeaseAdmin#failoverSafety()} reads it from the server it
  * is connected to. A lease or fence the database acknowledged must survive the loss of the
  * primary, or a promoted standby can grant a session to a second run, or issue a fence twice.
  *

@@ -189,7 +189,7 @@ final class LeaseRows {
   /**
    * Deletes rows of leases dead for at least {@code deadFor}, one batch per statement in key
    * order, then records the sweep in the audit table. Why that keeps fences increasing is argued
-   * next to {@link LeaseSql#sweep}; {@link LeaseStore#sweep} checks the bound on {@code deadFor}.
+   * next to {@link LeaseSql#sweep}; {@link LeaseAdmin#sweep} checks the bound on {@code deadFor}.
    */
   long sweep(Duration deadFor, String caller) {
     long age = StatementRunner.micros(deadFor);

@@ -100,7 +100,7 @@ final class LeaseSql {
   final String status;
 
   /**
-   * The live leases, for an operator's listing ({@link LeaseStore#heldLeases}): rows neither
+   * The live leases, for an operator's listing ({@link LeaseAdmin#heldLeases}): rows neither
    * released nor expired by database time, soonest expiry first. A scan of the whole table (there
    * is no index on expiry, and the acquire path should not pay for one): an occasional query, not a
    * hot path. Columns as {@link #status}'s, then the key. Parameter: the most rows to return.
@@ -114,7 +114,7 @@ final class LeaseSql {
   final String probe;
 
   /**
-   * What failover safety depends on ({@link LeaseStore#failoverSafety}): fsync, the session's
+   * What failover safety depends on ({@link LeaseAdmin#failoverSafety}): fsync, the session's
    * synchronous_commit, synchronous_standby_names, the standbys streaming from this server and
    * how many are synchronous (sync_state is hidden, so null, from a user without pg_monitor or
    * pg_read_all_stats: counted as -1), and whether this server is itself a standby.

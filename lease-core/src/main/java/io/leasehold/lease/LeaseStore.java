@@ -2,12 +2,9 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.MarkReset;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -57,17 +54,9 @@ public final class LeaseStore implements AutoCloseable {
   public static final Duration MIN_ONE_SHOT_TTL = Duration.ofMillis(1);
   /** Longest TTL and takeover delay accepted. */
   public static final Duration MAX_TTL = Duration.ofHours(24);
-  /** Rows deleted per statement by {@link #sweep}. */
-  static final int SWEEP_BATCH = LeaseRows.SWEEP_BATCH;
-
-  private static final Duration MAX_SWEEP_AGE = Duration.ofDays(36_500);
-
   private final LeaseSchema schema;
   private final Duration ttl;
-  private final Duration renewInterval;
-  private final Duration safetyMargin;
-  private final Duration statementTimeout;
-  private final Duration takeoverDelay;
+  private final LeaseTiming timing;
   private final AccessPolicy accessPolicy;
   private final Ticker ticker;
   private final String defaultHolder;
@@ -75,32 +64,33 @@ public final class LeaseStore implements AutoCloseable {
   private final LeaseReleases releases;
   private final LeaseGrants grants;
   private final BatchRenewer renewer;
+  private final LeaseAdmin admin;
   private final Keeper keeper;
   private final AcquireWaits waits;
   private final ListenerList listeners = new ListenerList();
   /** The shutdown hook of {@link LeaseStoreBuilder#closeOnJvmExit}, or null. */
   private final Thread closeAtExit;
-  private final Control control = new Control();
+  private final StoreControl control;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   LeaseStore(LeaseStoreBuilder b) {
     this.schema = b.schema;
     this.ttl = b.ttl;
-    this.renewInterval = b.renewInterval;
-    this.safetyMargin = b.safetyMargin;
-    this.statementTimeout = b.statementTimeout;
-    this.takeoverDelay = b.takeoverDelay;
+    this.timing = new LeaseTiming(b.ttl, b.renewInterval, b.safetyMargin, b.statementTimeout);
     this.accessPolicy = b.accessPolicy;
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
-    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, statementTimeout, b.notifyChanges);
+    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, b.statementTimeout, b.notifyChanges);
     StatementRunner runner = new StatementRunner(b.dataSource, schema);
-    this.rows = new LeaseRows(runner, sql, takeoverDelay);
+    this.rows = new LeaseRows(runner, sql, b.takeoverDelay);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
-    this.keeper = new Keeper(renewer, b.scheduler, renewInterval, ticker, listeners);
-    this.waits = new AcquireWaits(ticker, takeoverDelay, b.waitPollCeiling);
+    this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, ticker, listeners);
+    this.waits = new AcquireWaits(ticker, b.takeoverDelay, b.waitPollCeiling);
     this.releases = new LeaseReleases(rows, waits, listeners, ticker);
-    this.grants = new LeaseGrants(rows, releases, listeners, ticker, b.signingKey, control, closed::get);
+    this.control =
+        new StoreControl(ticker, timing, keeper, renewer, rows, releases, listeners, b.signingKey, closed);
+    this.grants = control.grants();
+    this.admin = new LeaseAdmin(rows, releases, accessPolicy, control::ensureOpen);
     this.closeAtExit = b.closeOnJvmExit ? ExitHook.install(this) : null;
   }
 
@@ -154,7 +144,7 @@ public final class LeaseStore implements AutoCloseable {
     }
     ensureOpen();
     Duration leaseTtl = request.ttl().orElse(ttl);
-    checkLeaseTtl(leaseTtl, request.oneShot());
+    timing.checkLeaseTtl(leaseTtl, request.oneShot());
     LeaseKey key = request.key();
     if (!accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
       throw new AccessDeniedException(request.caller(), key);
@@ -238,7 +228,7 @@ public final class LeaseStore implements AutoCloseable {
     }
     AcquireWaits.checkMaxWait(maxWait);
     ensureOpen();
-    checkLeaseTtl(request.ttl().orElse(ttl), request.oneShot());
+    timing.checkLeaseTtl(request.ttl().orElse(ttl), request.oneShot());
   }
 
   /** How many acquires are waiting now. */
@@ -277,43 +267,6 @@ public final class LeaseStore implements AutoCloseable {
     return statusUnchecked(key);
   }
 
-  /** Most rows {@link #heldLeases} returns. */
-  public static final int MAX_LISTED = 10_000;
-
-  /**
-   * The leases held now, across every process that uses this table, for an operator's view (the
-   * Spring Boot starter's {@code leasehold} actuator endpoint lists them). Only keys the access
-   * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned:
-   * the statuses name run ids and fences (CONTRACT C17); the policy is applied before the limit.
-   * Reads up to {@value #MAX_LISTED} live leases once; not for a hot path.
-   *
-   * @param caller the authenticated principal, passed to the access policy for each key
-   * @param limit the most leases to return, 1 to {@value #MAX_LISTED}; those expiring soonest
-   *     come first
-   * @return the held leases the caller may see, soonest expiry first
-   * @throws IllegalArgumentException if the limit is out of range
-   * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails
-   */
-  public List<LeaseStatus> heldLeases(String caller, int limit) {
-    if (limit < 1 || limit > MAX_LISTED) {
-      throw new IllegalArgumentException("limit must be between 1 and " + MAX_LISTED + ", was " + limit);
-    }
-    ensureOpen();
-    // The policy filters before the limit applies (issue 27): limiting the rows first let other
-    // accounts' leases, expiring sooner, crowd a caller's own out of the answer.
-    List<LeaseStatus> visible = new ArrayList<>();
-    for (LeaseStatus s : rows.held(MAX_LISTED)) {
-      if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
-        visible.add(s);
-        if (visible.size() == limit) {
-          break;
-        }
-      }
-    }
-    return List.copyOf(visible);
-  }
-
   /**
    * Reads the database clock through the lease table: a health probe, which fails if the
    * database is unreachable, the schema is missing or this store's user may not read the table.
@@ -327,21 +280,6 @@ public final class LeaseStore implements AutoCloseable {
     return rows.databaseTime();
   }
 
-  /**
-   * Reads whether the database keeps leases and fences across a failover: fsync, synchronous
-   * commit and synchronous standbys (see {@link FailoverSafety} and docs/high-availability.md).
-   * For a start-up check or a health indicator; it reads settings and {@code pg_stat_replication},
-   * which shows standbys' sync state only to {@code pg_monitor}.
-   *
-   * @return the settings and what is unsafe in them
-   * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails
-   */
-  public FailoverSafety failoverSafety() {
-    ensureOpen();
-    return rows.failoverSafety();
-  }
-
   /** The status without the policy: for the store's own answers and its watchers. */
   LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();
@@ -349,22 +287,6 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ renew
-
-  private RenewResult renewOne(Lease lease, Optional<Duration> newTtl) {
-    ensureOwn(lease);
-    ensureOpen();
-    newTtl.ifPresent(t -> checkLeaseTtl(t, lease.isOneShot()));
-    lease.checkDeadline();
-    if (lease.isEnded() || !renewer.mayRenew(lease)) {
-      // Locally lost or released, or refused by the policy: never extend it in the database
-      // again, and answer without a round trip (issue 31).
-      return new RenewResult(false, Optional.empty(), Optional.empty());
-    }
-    newTtl.ifPresent(lease::setTtl);
-    BatchRenewer.Renewals renewals = renewer.renewChunk(List.of(lease));
-    Instant expiresAt = renewals.expiries()[0];
-    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
-  }
 
   /**
    * Renews many leases of this store in as few statements as possible (one per 10,000 leases; with more than one, two run at a time, the second on the store's
@@ -381,7 +303,7 @@ public final class LeaseStore implements AutoCloseable {
       throw new IllegalArgumentException("leases must not be null");
     }
     for (Lease l : leases) {
-      ensureOwn(l);
+      control.ensureOwn(l);
     }
     ensureOpen();
     return renewer.renew(leases, false, leases.size() > BatchRenewer.CHUNK ? keeper.helper() : null);
@@ -415,86 +337,12 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * The release of a run's own handle: authorized by the acquire that made it. On a closed store
-   * the lease was released by {@link #close()} already.
+   * The operator's operations on this store's table: held leases, forced release, sweep.
+   *
+   * @return the store's admin view; the access policy decides who may use each operation
    */
-  private ReleaseResult releaseOwn(Lease lease, Optional<Instant> holdUntil) {
-    ensureOwn(lease);
-    if (closed.get()) {
-      return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
-    }
-    return releases.release(lease.identity(), holdUntil);
-  }
-
-  /**
-   * Ends whichever run holds a session's live lease, for an operator (a stuck run, a run that
-   * must stop now): an administrative operation, allowed only by the access policy's {@link
-   * AccessPolicy.Operation#FORCE_RELEASE} and recorded in the audit table ({@code
-   * <table>_audit}) in the same transaction, whether or not a lease was live. The forced run
-   * learns it at its next renewal and stops; the next acquire does not wait for its expiry.
-   *
-   * @param key the session
-   * @param caller the operator, passed to the access policy and recorded
-   * @param reason why, recorded (1 to {@value MarkReset#MAX_TEXT} characters)
-   * @return {@link ReleaseResult.Outcome#RELEASED} if a live lease was ended, else {@code
-   *     NOT_HELD}; either way with the database time
-   * @throws AccessDeniedException if the policy refuses the caller; nothing changed, nothing
-   *     recorded
-   * @throws IllegalArgumentException if an argument is null or the reason is blank or too long
-   * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails; then nothing changed
-   */
-  public ReleaseResult forceRelease(LeaseKey key, String caller, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    MarkReset.checkText("caller", caller);
-    MarkReset.checkText("reason", reason);
-    ensureOpen();
-    if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
-      throw new AccessDeniedException(caller, key, "force the release of " + key);
-    }
-    return releases.forceRelease(key, caller, reason);
-  }
-
-  // ------------------------------------------------------------------ sweep
-
-  /**
-   * Deletes the rows of leases that ended at least {@code deadFor} ago (released, or expired and
-   * never released), so the table does not grow with every session ever used. A maintenance
-   * task, for an operator's schedule (daily, say): an administrative operation, allowed only by
-   * the access policy's {@link AccessPolicy.Operation#SWEEP} (with a null key), and recorded in
-   * the audit table after its last batch.
-   *
-   * <p>{@code deadFor} must be at least {@link #MAX_TTL}, so that fences stay increasing
-   * (CONTRACT C3): the argument is written next to the statement and in docs/lease-store.md. A
-   * row that an acquire takes over while the sweep runs is kept.
-   *
-   * <p>Walks the table once in primary-key order, {@value #SWEEP_BATCH} rows per statement, each
-   * statement its own short transaction with the store's timeouts; rows created meanwhile behind
-   * the walk wait for the next sweep.
-   *
-   * @param deadFor how long a lease must have ended, at least {@link #MAX_TTL}
-   * @param caller the operator, passed to the access policy and recorded
-   * @return the number of rows deleted
-   * @throws AccessDeniedException if the policy refuses the caller; nothing changed
-   * @throws IllegalArgumentException if {@code deadFor} is null, shorter than {@link #MAX_TTL} or
-   *     longer than 100 years
-   * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails (batches already deleted stay deleted)
-   */
-  public long sweep(Duration deadFor, String caller) {
-    if (deadFor == null || deadFor.compareTo(MAX_TTL) < 0 || deadFor.compareTo(MAX_SWEEP_AGE) > 0) {
-      throw new IllegalArgumentException(
-          "deadFor must be between " + MAX_TTL + " (the longest statement timeout or takeover delay a store"
-              + " may have) and " + MAX_SWEEP_AGE + ", was " + deadFor);
-    }
-    MarkReset.checkText("caller", caller);
-    ensureOpen();
-    if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
-      throw new AccessDeniedException(caller, null, "sweep the lease table");
-    }
-    return rows.sweep(deadFor, caller);
+  public LeaseAdmin admin() {
+    return admin;
   }
 
   // ------------------------------------------------------------------ run exclusive
@@ -581,7 +429,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the interval
    */
   public Duration renewInterval() {
-    return renewInterval;
+    return timing.renewInterval();
   }
 
   /**
@@ -631,105 +479,12 @@ public final class LeaseStore implements AutoCloseable {
 
   // ------------------------------------------------------------------ internals
 
-  /** The store as its leases see it (see {@link LeaseControl}). */
-  private final class Control implements LeaseControl {
-    @Override
-    public Ticker ticker() {
-      return ticker;
-    }
-
-    @Override
-    public long deadlineFrom(long sentAtNanos, Duration leaseTtl, boolean oneShot) {
-      return LeaseStore.this.deadlineFrom(sentAtNanos, leaseTtl, oneShot);
-    }
-
-    @Override
-    public void keep(Lease lease) {
-      ensureOwn(lease);
-      ensureOpen();
-      keeper.keep(lease);
-    }
-
-    @Override
-    public RenewResult renew(Lease lease, Optional<Duration> newTtl) {
-      return renewOne(lease, newTtl);
-    }
-
-    @Override
-    public ReleaseResult release(Lease lease, Optional<Instant> holdUntil) {
-      return releaseOwn(lease, holdUntil);
-    }
-
-    @Override
-    public void forget(Lease lease) {
-      keeper.forget(lease);
-      grants.forget(lease);
-    }
-
-    @Override
-    public void lost(LeaseLoss loss) {
-      listeners.leaseLost(loss.reason());
-    }
-
-    @Override
-    public FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil) {
-      return grants.signed(token, validFrom, validUntil);
-    }
-  }
-
   /** The monotonic clock of local deadlines, for the store's watchers. */
   Ticker ticker() {
     return ticker;
   }
 
-  private long deadlineFrom(long sentAtNanos, Duration leaseTtl, boolean oneShot) {
-    long margin = safetyMargin.toNanos();
-    if (oneShot && leaseTtl.compareTo(ttl) < 0) {
-      // The margin absorbs clock-rate differences, which grow with the length: a one-shot lease
-      // shorter than the store's TTL gets the margin scaled down to its length, or a 2 s lock
-      // would be lost before it was handed out.
-      margin = (long) (margin * ((double) leaseTtl.toNanos() / ttl.toNanos()));
-    }
-    return sentAtNanos + leaseTtl.toNanos() - margin;
-  }
-
   private void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("the lease store is closed");
-    }
+    control.ensureOpen();
   }
-
-  private void ensureOwn(Lease lease) {
-    if (lease == null) {
-      throw new IllegalArgumentException("lease must not be null");
-    }
-    if (lease.control() != control) {
-      throw new IllegalArgumentException(lease + " was acquired from another lease store");
-    }
-  }
-
-  private void checkLeaseTtl(Duration leaseTtl, boolean oneShot) {
-    if (oneShot) {
-      // Never renewed, so no room for a renewal is needed; the length is what the caller asked.
-      LeaseStoreBuilder.checkRange("one-shot ttl", leaseTtl, MIN_ONE_SHOT_TTL, MAX_TTL);
-      return;
-    }
-    if (leaseTtl != null && leaseTtl.compareTo(MIN_TTL) < 0) {
-      throw new IllegalArgumentException(
-          "ttl " + leaseTtl + " is shorter than " + MIN_TTL + ", the shortest lease that can be kept"
-              + " alive; for a lease that is never kept alive use AcquireRequest.oneShot(ttl)");
-    }
-    LeaseStoreBuilder.checkRange("ttl", leaseTtl, MIN_TTL, MAX_TTL);
-    Duration needed = renewInterval.plus(statementTimeout).plus(safetyMargin);
-    if (leaseTtl.compareTo(needed) < 0) {
-      throw new IllegalArgumentException(
-          "ttl "
-              + leaseTtl
-              + " is shorter than renew interval + statement timeout + safety margin ("
-              + needed
-              + "): a renewal could not complete before the local deadline. Ask for a longer ttl, or"
-              + " for a lease that is never kept alive use AcquireRequest.oneShot(ttl)");
-    }
-  }
-
 }

@@ -6,7 +6,9 @@
  * presents the fencing token to resources and refuses once the lease is lost.
  */
 // For maintainers, the rooms behind the one entry point: LeaseStore checks arguments, asks the
-// access policy and owns the store's lifecycle; LeaseGrants makes one authorized acquire (token,
+// access policy and owns the store's lifecycle; LeaseAdmin has the operator's operations;
+// LeaseTiming checks lease lengths and places local deadlines; StoreControl is the store as a
+// lease sees it (LeaseControl), and holds the grants; LeaseGrants makes one authorized acquire (token,
 // local deadline, late answers) and tracks the handles it gave out; LeaseReleases releases and
 // wakes waiters; LeaseStoreBuilder holds the options; LeaseSql has every statement with its
 // reasoning; StatementRunner runs one as a short pipelined transaction; LeaseRows binds each

@@ -123,30 +123,30 @@ class AccessOnEveryOperationTest {
   @Test
   void forceReleaseIsForAdministratorsOnlyAndIsAudited() throws SQLException {
     Lease lease = acquire("alice");
-    assertThatThrownBy(() -> store.forceRelease(key, "alice", "try"))
+    assertThatThrownBy(() -> store.admin().forceRelease(key, "alice", "try"))
         .isInstanceOf(AccessDeniedException.class);
     assertThat(auditRows()).noneMatch(r -> r.startsWith("force_release"));
     assertThat(store.status(key, "alice").isHeld()).isTrue();
 
-    ReleaseResult forced = store.forceRelease(key, "ops", "stuck run, ticket 42");
+    ReleaseResult forced = store.admin().forceRelease(key, "ops", "stuck run, ticket 42");
     assertThat(forced.outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
     assertThat(lease.renew().renewed()).isFalse();
     assertThat(store.tryAcquire(key, "alice").acquiredLease()).isPresent(); // no wait for the TTL
-    assertThat(store.forceRelease(LeaseKey.of("bob", "none"), "ops", "nothing there").outcome())
+    assertThat(store.admin().forceRelease(LeaseKey.of("bob", "none"), "ops", "nothing there").outcome())
         .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     List<String> rows = auditRows().stream().filter(r -> r.startsWith("force_release")).toList();
     assertThat(rows).hasSize(2);
     assertThat(rows.get(0))
         .contains("force_release", "ops", key.sessionId(), "stuck run, ticket 42", "released run " + lease.runId());
     assertThat(rows.get(1)).contains("no live lease");
-    assertThatThrownBy(() -> store.forceRelease(key, "ops", "")).hasMessageContaining("reason");
+    assertThatThrownBy(() -> store.admin().forceRelease(key, "ops", "")).hasMessageContaining("reason");
   }
 
   @Test
   void sweepIsForAdministratorsOnlyAndIsAudited() throws SQLException {
-    assertThatThrownBy(() -> store.sweep(LeaseStore.MAX_TTL, "alice")).isInstanceOf(AccessDeniedException.class);
+    assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL, "alice")).isInstanceOf(AccessDeniedException.class);
     assertThat(auditRows()).noneMatch(r -> r.contains("sweep"));
-    store.sweep(LeaseStore.MAX_TTL, "ops");
+    store.admin().sweep(LeaseStore.MAX_TTL, "ops");
     assertThat(auditRows()).anyMatch(r -> r.contains("sweep") && r.contains("ops") && r.contains("deleted"));
   }
 

@@ -16,7 +16,7 @@ class FailoverSafetyTest {
   @Test
   void theTestDatabaseRunsWithoutFsyncAndIsReportedUnsafe() {
     try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
-      FailoverSafety s = store.failoverSafety();
+      FailoverSafety s = store.admin().failoverSafety();
       assertThat(s.fsync()).isFalse();
       assertThat(s.standbys()).isZero();
       assertThat(s.inRecovery()).isFalse();

@@ -31,17 +31,17 @@ class HeldLeasesTest {
       db.database().execute("UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 s'"
           + " WHERE session_id = 'expired'");
 
-      List<LeaseStatus> all = store.heldLeases("ops", 100);
+      List<LeaseStatus> all = store.admin().heldLeases("ops", 100);
       assertThat(all).extracting(LeaseStatus::key).containsExactly(LeaseKey.of("a", "one"), LeaseKey.of("b", "one"));
       assertThat(all).allSatisfy(s -> assertThat(s.state()).isEqualTo(LeaseStatus.State.HELD));
       assertThat(all.get(0).owner().orElseThrow().fence()).isEqualTo(a1.fence());
       assertThat(all.get(1).owner().orElseThrow().runId()).isEqualTo(b1.runId());
       assertThat(all.get(1).remaining()).isGreaterThan(Duration.ofSeconds(30));
 
-      assertThat(store.heldLeases("a", 100)).extracting(LeaseStatus::key).containsExactly(LeaseKey.of("a", "one"));
-      assertThat(store.heldLeases("ops", 1)).hasSize(1);
-      assertThatThrownBy(() -> store.heldLeases("ops", 0)).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> store.heldLeases("ops", LeaseStore.MAX_LISTED + 1))
+      assertThat(store.admin().heldLeases("a", 100)).extracting(LeaseStatus::key).containsExactly(LeaseKey.of("a", "one"));
+      assertThat(store.admin().heldLeases("ops", 1)).hasSize(1);
+      assertThatThrownBy(() -> store.admin().heldLeases("ops", 0)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.admin().heldLeases("ops", LeaseAdmin.MAX_LISTED + 1))
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
@@ -62,10 +62,10 @@ class HeldLeasesTest {
       }
       Lease bobs = ((AcquireResult.Acquired) later.tryAcquire(LeaseKey.of("bob-held", "mine"), "bob-held")).lease();
 
-      assertThat(later.heldLeases("bob-held", 10))
+      assertThat(later.admin().heldLeases("bob-held", 10))
           .extracting(s -> s.owner().orElseThrow().runId())
           .containsExactly(bobs.runId());
-      assertThat(store.heldLeases("mallory-held", 5)).hasSize(5);
+      assertThat(store.admin().heldLeases("mallory-held", 5)).hasSize(5);
     }
   }
 

@@ -84,14 +84,14 @@ class SweepTest {
       acquire(store, expiredLongAgo);
       endedDaysAgo(expiredLongAgo, 3, false);
 
-      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(2);
+      assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(2);
 
       assertThat(rows(account)).isEqualTo(3);
       assertThat(store.status(releasedLongAgo, "app").owner()).isEmpty();
       assertThat(store.status(expiredLongAgo, "app").owner()).isEmpty();
       assertThat(store.status(expiredRecently, "app").owner()).isPresent();
       assertThat(held.renew().renewed()).as("the held lease is untouched").isTrue();
-      assertThat(store.sweep(TWO_DAYS, "ops")).isZero();
+      assertThat(store.admin().sweep(TWO_DAYS, "ops")).isZero();
     }
   }
 
@@ -102,7 +102,7 @@ class SweepTest {
       Lease first = acquire(store, key);
       first.release();
       endedDaysAgo(key, 3, true);
-      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(1);
+      assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(1);
       assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
 
       Lease second = acquire(store, key);
@@ -113,7 +113,7 @@ class SweepTest {
   @Test
   void sweepsInBatchesUntilNothingIsLeft() throws Exception {
     String account = newAccount();
-    int n = 2 * LeaseStore.SWEEP_BATCH + 123;
+    int n = 2 * LeaseAdmin.SWEEP_BATCH + 123;
     try (Connection c = db.database().newConnection();
         PreparedStatement ps =
             c.prepareStatement(
@@ -127,7 +127,7 @@ class SweepTest {
     }
     try (LeaseStore store = store()) {
       Lease live = acquire(store, LeaseKey.of(account, "live"));
-      assertThat(store.sweep(TWO_DAYS, "ops")).isEqualTo(n);
+      assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(n);
       assertThat(rows(account)).isEqualTo(1);
       assertThat(live.renew().renewed()).isTrue();
     }
@@ -139,19 +139,19 @@ class SweepTest {
     try (LeaseStore store = store()) {
       acquire(store, key).release();
       endedDaysAgo(key, 30, true);
-      assertThatThrownBy(() -> store.sweep(null, "ops"))
+      assertThatThrownBy(() -> store.admin().sweep(null, "ops"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("deadFor");
-      assertThatThrownBy(() -> store.sweep(LeaseStore.MAX_TTL.minusSeconds(1), "ops"))
+      assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL.minusSeconds(1), "ops"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("between PT24H", "was PT23H59M59S");
-      assertThatThrownBy(() -> store.sweep(Duration.ofDays(365 * 1000), "ops"))
+      assertThatThrownBy(() -> store.admin().sweep(Duration.ofDays(365 * 1000), "ops"))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(rows(key.accountId())).isEqualTo(1);
     }
     LeaseStore closed = store();
     closed.close();
-    assertThatThrownBy(() -> closed.sweep(TWO_DAYS, "ops")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> closed.admin().sweep(TWO_DAYS, "ops")).isInstanceOf(IllegalStateException.class);
     assertThat(rows(key.accountId())).isEqualTo(1);
   }
 
@@ -187,7 +187,7 @@ class SweepTest {
       }
 
       int acquirerPid = LockWaits.pid(acquirer);
-      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.sweep(TWO_DAYS, "ops"));
+      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.admin().sweep(TWO_DAYS, "ops"));
       LockWaits.awaitABackendBlockedBy(db, acquirerPid, "the sweep");
       acquirer.commit();
 

@@ -136,12 +136,12 @@ final class FailoverRun implements DatabaseFaults {
     return r;
   }
 
-  /** What {@link io.leasehold.lease.LeaseStore#failoverSafety} says about the cluster's primary. */
+  /** What {@link io.leasehold.lease.LeaseAdmin#failoverSafety} says about the cluster's primary. */
   static io.leasehold.lease.FailoverSafety safety(PatroniCluster cluster) {
     try (com.zaxxer.hikari.HikariDataSource ds = WorkerProcess.pool(cluster.jdbcUrl(), "safety", 1);
         io.leasehold.lease.LeaseStore store =
             io.leasehold.lease.LeaseStore.builder(ds).accessPolicy(io.leasehold.lease.AccessPolicy.allowAll()).build()) {
-      return store.failoverSafety();
+      return store.admin().failoverSafety();
     }
   }
 

@@ -140,7 +140,7 @@ public final class AgentDemo {
     Runnable browserTakesOver =
         () -> {
           world.log("browser", "\"continue here\": the session service ends the desktop run", 0);
-          browser.store.forceRelease(SESSION, OPERATOR, "continued in the browser");
+          browser.store.admin().forceRelease(SESSION, OPERATOR, "continued in the browser");
           Lease browserLease = browser.acquire();
           browserFence[0] = browserLease.fence();
           takeoverAt[0] = world.now();

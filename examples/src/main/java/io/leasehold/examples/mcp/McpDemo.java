@@ -92,7 +92,7 @@ public final class McpDemo {
         call(out, "desktop", desktopLease.fence(), desktop, mcp, "desktop: 3 days in Lisbon");
 
         // The user opens the conversation in a browser: it takes the session over.
-        store.forceRelease(SESSION, "ops", "continued in the browser");
+        store.admin().forceRelease(SESSION, "ops", "continued in the browser");
         Lease browserLease = store.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
         McpRunFence browser = McpRunFence.of(browserLease);
         call(out, "browser", browserLease.fence(), browser, mcp, "browser: 2 days in Lisbon");

@@ -75,7 +75,7 @@ class AgentExamplesTest {
     assertThat(tools.sent()).singleElement().satisfies(r ->
         assertThat(r.headers().firstValue(TokenTransport.HTTP_HEADER)).contains(desktop.token().toText()));
 
-    store.forceRelease(key, "ops", "browser took over");
+    store.admin().forceRelease(key, "ops", "browser took over");
     Lease browser = acquire();
     fence.startRun(browser);
     assertThat(AgentExamples.langChain4j(db.dataSource(),
@@ -129,7 +129,7 @@ class AgentExamplesTest {
     assertThat(AgentExamples.plainLoop(fence, desktop, results -> replies.poll(), tools)).isEqualTo("done");
     assertThat(effects).containsExactly("{\"n\":1}");
 
-    store.forceRelease(key, "ops", "browser took over");
+    store.admin().forceRelease(key, "ops", "browser took over");
     fence.startRun(acquire());
     Deque<AgentExamples.ModelReply> stale = new ArrayDeque<>(List.of(
         new AgentExamples.ModelReply(List.of(new AgentExamples.ModelToolCall("send", "{\"n\":2}")), null)));

@@ -99,7 +99,7 @@ class LangChain4jToolFenceTest {
 
   /** The browser takes the session over: the desktop's lease is ended and a newer run starts. */
   private Lease takeOver() {
-    store.forceRelease(key, "ops", "the browser took over");
+    store.admin().forceRelease(key, "ops", "the browser took over");
     Lease browser = acquire("browser");
     agentFence.startRun(browser);
     return browser;
@@ -263,7 +263,7 @@ class LangChain4jToolFenceTest {
             .build()) {
       Lease desktop =
           ((AcquireResult.Acquired) keeping.tryAcquire(io.leasehold.lease.AcquireRequest.of(key, "acct-7"))).lease().keepAlive();
-      keeping.forceRelease(key, "ops", "operator stopped the run");
+      keeping.admin().forceRelease(key, "ops", "operator stopped the run");
       LeaseLoss loss = desktop.whenLost().get(10, TimeUnit.SECONDS);
       assertThat(loss).isNotNull();
 
@@ -299,7 +299,7 @@ class LangChain4jToolFenceTest {
     assertThatThrownBy(() -> assistant.chat("pay", LangChain4jToolFence.parameters(desktop)))
         .isInstanceOf(OutOfMemoryError.class);
 
-    store.forceRelease(key, "ops", "the desktop died");
+    store.admin().forceRelease(key, "ops", "the desktop died");
     Lease browser = acquire("browser");
     FencedToolExecutor.RunStart start = agentFence.startRun(browser);
 

@@ -85,7 +85,7 @@ class SpringAiToolFenceTest {
   }
 
   private Lease takeOver() {
-    store.forceRelease(key, "ops", "the browser took over");
+    store.admin().forceRelease(key, "ops", "the browser took over");
     Lease browser = acquire("browser");
     agentFence.startRun(browser);
     return browser;
@@ -185,7 +185,7 @@ class SpringAiToolFenceTest {
             .renewInterval(Duration.ofMillis(100))
             .build()) {
       Lease desktop = ((AcquireResult.Acquired) keeping.tryAcquire(AcquireRequest.of(key, "acct-7"))).lease().keepAlive();
-      keeping.forceRelease(key, "ops", "operator stopped the run");
+      keeping.admin().forceRelease(key, "ops", "operator stopped the run");
       assertThat(desktop.whenLost().get(10, TimeUnit.SECONDS)).isNotNull();
 
       ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"late\"}").answer("x");
@@ -219,7 +219,7 @@ class SpringAiToolFenceTest {
     assertThatThrownBy(() -> ask(model, ToolCallbackProvider.from(fence.wrap(crashing)), SpringAiToolFence.toolContext(desktop)))
         .isInstanceOf(OutOfMemoryError.class);
 
-    store.forceRelease(key, "ops", "the desktop died");
+    store.admin().forceRelease(key, "ops", "the desktop died");
     FencedToolExecutor.RunStart start = agentFence.startRun(acquire("browser"));
 
     assertThat(start.inDoubt()).singleElement().satisfies(c -> {

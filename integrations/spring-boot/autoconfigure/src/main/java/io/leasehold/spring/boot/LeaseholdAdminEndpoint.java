@@ -62,7 +62,7 @@ public class LeaseholdAdminEndpoint {
       return new ForceRelease("invalid", e.getMessage());
     }
     try {
-      ReleaseResult r = store.forceRelease(key, principal.getName(), reason);
+      ReleaseResult r = store.admin().forceRelease(key, principal.getName(), reason);
       return new ForceRelease(
           r.outcome().name().toLowerCase(java.util.Locale.ROOT),
           r.outcome() == ReleaseResult.Outcome.RELEASED

@@ -61,7 +61,7 @@ public class LeaseholdEndpoint {
   @ReadOperation
   public HeldLeases leases(SecurityContext security) {
     List<HeldLease> leases =
-        store.heldLeases(callerOf(security), LIMIT).stream().map(LeaseholdEndpoint::held).toList();
+        store.admin().heldLeases(callerOf(security), LIMIT).stream().map(LeaseholdEndpoint::held).toList();
     return new HeldLeases(leases, LIMIT);
   }
 

@@ -12,7 +12,7 @@ import org.springframework.boot.health.contributor.Health;
  * (unreachable, schema missing, no privilege), or when it keeps leases and its keeper has not
  * completed a renewal round for longer than the allowed lag (the leases are about to be lost).
  * Details: the database time, the kept leases, the keeper lag, and whether the database keeps
- * leases across a failover ({@link LeaseStore#failoverSafety()}; reported, never DOWN by itself).
+ * leases across a failover ({@link io.leasehold.lease.LeaseAdmin#failoverSafety()}; reported, never DOWN by itself).
  */
 public final class LeaseholdHealthIndicator extends AbstractHealthIndicator {
   private final LeaseStore store;
@@ -42,7 +42,7 @@ public final class LeaseholdHealthIndicator extends AbstractHealthIndicator {
     lag.ifPresent(l -> builder.withDetail("keeperLagMs", l.toMillis()));
     builder.withDetail("maxKeeperLagMs", maxKeeperLag.toMillis());
     // Reported, not judged: an unsafe replication setup does not stop this instance from working.
-    FailoverSafety safety = store.failoverSafety();
+    FailoverSafety safety = store.admin().failoverSafety();
     builder.withDetail("failoverSafe", safety.isSafe());
     if (!safety.isSafe()) {
       builder.withDetail("failoverWarnings", safety.warnings());

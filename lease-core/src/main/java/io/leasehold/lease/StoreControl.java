@@ -1,0 +1,129 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.SigningKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The store as its leases see it ({@link LeaseControl}): a lease's own keep, renew and release,
+ * and the check that a lease handed to the store came from it. Holds the store's grants, whose
+ * leases point back here.
+ */
+final class StoreControl implements LeaseControl {
+  private final Ticker ticker;
+  private final LeaseTiming timing;
+  private final Keeper keeper;
+  private final BatchRenewer renewer;
+  private final LeaseReleases releases;
+  private final ListenerList listeners;
+  private final AtomicBoolean closed;
+  private final LeaseGrants grants;
+
+  StoreControl(
+      Ticker ticker,
+      LeaseTiming timing,
+      Keeper keeper,
+      BatchRenewer renewer,
+      LeaseRows rows,
+      LeaseReleases releases,
+      ListenerList listeners,
+      SigningKey signingKey,
+      AtomicBoolean closed) {
+    this.ticker = ticker;
+    this.timing = timing;
+    this.keeper = keeper;
+    this.renewer = renewer;
+    this.releases = releases;
+    this.listeners = listeners;
+    this.closed = closed;
+    // The grants hand out leases that call back here; they only keep the reference.
+    this.grants = new LeaseGrants(rows, releases, listeners, ticker, signingKey, this, closed::get);
+  }
+
+  LeaseGrants grants() {
+    return grants;
+  }
+
+  void ensureOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("the lease store is closed");
+    }
+  }
+
+  /** @throws IllegalArgumentException if the lease is null or was acquired from another store */
+  void ensureOwn(Lease lease) {
+    if (lease == null) {
+      throw new IllegalArgumentException("lease must not be null");
+    }
+    if (lease.control() != this) {
+      throw new IllegalArgumentException(lease + " was acquired from another lease store");
+    }
+  }
+
+  @Override
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  @Override
+  public long deadlineFrom(long sentAtNanos, Duration leaseTtl, boolean oneShot) {
+    return timing.deadlineFrom(sentAtNanos, leaseTtl, oneShot);
+  }
+
+  @Override
+  public void keep(Lease lease) {
+    ensureOwn(lease);
+    ensureOpen();
+    keeper.keep(lease);
+  }
+
+  @Override
+  public RenewResult renew(Lease lease, Optional<Duration> newTtl) {
+    ensureOwn(lease);
+    ensureOpen();
+    newTtl.ifPresent(t -> timing.checkLeaseTtl(t, lease.isOneShot()));
+    lease.checkDeadline();
+    if (lease.isEnded() || !renewer.mayRenew(lease)) {
+      // Locally lost or released, or refused by the policy: never extend it in the database
+      // again, and answer without a round trip (issue 31).
+      return new RenewResult(false, Optional.empty(), Optional.empty());
+    }
+    newTtl.ifPresent(lease::setTtl);
+    BatchRenewer.Renewals renewals = renewer.renewChunk(List.of(lease));
+    Instant expiresAt = renewals.expiries()[0];
+    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
+  }
+
+  /**
+   * The release of a run's own handle: authorized by the acquire that made it. On a closed store
+   * the lease was released by {@link LeaseStore#close()} already.
+   */
+  @Override
+  public ReleaseResult release(Lease lease, Optional<Instant> holdUntil) {
+    ensureOwn(lease);
+    if (closed.get()) {
+      return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
+    }
+    return releases.release(lease.identity(), holdUntil);
+  }
+
+  @Override
+  public void forget(Lease lease) {
+    keeper.forget(lease);
+    grants.forget(lease);
+  }
+
+  @Override
+  public void lost(LeaseLoss loss) {
+    listeners.leaseLost(loss.reason());
+  }
+
+  @Override
+  public FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil) {
+    return grants.signed(token, validFrom, validUntil);
+  }
+}
