@@ -39,9 +39,7 @@ final class AblationBench extends BenchGroup {
       for (String t : List.of("ablation_plain", "ablation_checked", "ablation_triggered")) {
         s.execute("DROP TABLE IF EXISTS " + t);
         s.execute("CREATE TABLE " + t + " (LIKE leasehold_lease INCLUDING ALL) WITH (fillfactor = 70)");
-        s.execute("INSERT INTO " + t + " (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at,"
-            + " released_at) SELECT 'pgb', 'c' || g, gen_random_uuid(), g, now(), now(), now(), now()"
-            + " FROM generate_series(1, 64) g");
+        PgBench.createKeys(c, t);
       }
       // The constraints and the trigger the lease table had before change set 4.
       s.execute("ALTER TABLE ablation_checked"

@@ -20,6 +20,14 @@ final class BenchDatabase implements AutoCloseable {
   private final List<AutoCloseable> opened = new ArrayList<>();
 
   BenchDatabase(Optional<String> jdbcUrl) {
+    this(jdbcUrl, Optional.empty());
+  }
+
+  /**
+   * @param dataDirectory where the embedded server keeps its data (a tmpfs directory for the
+   *     fast-flush regime), or empty for the default under the build directory
+   */
+  BenchDatabase(Optional<String> jdbcUrl, Optional<java.nio.file.Path> dataDirectory) {
     if (jdbcUrl.isPresent()) {
       embedded = null;
       url = jdbcUrl.get();
@@ -30,11 +38,30 @@ final class BenchDatabase implements AutoCloseable {
       // One instance serves every competitor; its settings are printed with the results.
       // Durable commits (fsync, synchronous_commit on), as users run PostgreSQL: turned off,
       // they hide the commit cost that is most of a lease's cost.
-      embedded = LocalPostgres.start();
+      LocalPostgres.Builder b = LocalPostgres.builder();
+      dataDirectory.ifPresent(b::dataDirectory);
+      embedded = b.start();
       port = embedded.port();
       url = embedded.jdbcUrl();
       user = embedded.user();
       password = embedded.password();
+      Throughput.useCpuClock(ServerCpu.of(this));
+    }
+  }
+
+  /** The file system the embedded server's data lives on (tmpfs or not), for the report. */
+  String storage() {
+    if (embedded == null) {
+      return "an external server";
+    }
+    try (Connection c = connection();
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('data_directory')")) {
+      rs.next();
+      java.nio.file.Path dir = java.nio.file.Path.of(rs.getString(1));
+      return java.nio.file.Files.getFileStore(dir).type() + " (" + dir + ")";
+    } catch (SQLException | java.io.IOException e) {
+      return "unknown (" + e.getMessage() + ")";
     }
   }
 
@@ -60,15 +87,24 @@ final class BenchDatabase implements AutoCloseable {
     return ds;
   }
 
+  /** Closes {@code c} with the pools and connections, before them (it was made after them). */
+  void onClose(AutoCloseable c) {
+    synchronized (opened) {
+      opened.add(c);
+    }
+  }
+
   /**
-   * Closes every pool and connection opened so far (between benchmarks, to free connections).
+   * Closes every pool and connection opened so far, the newest first (between benchmarks, to free connections).
    *
    * @throws IllegalStateException if one could not be closed (after trying all of them)
    */
   void closeOpened() {
     IllegalStateException failed = null;
     synchronized (opened) {
-      for (AutoCloseable c : opened) {
+      List<AutoCloseable> newestFirst = new ArrayList<>(opened);
+      java.util.Collections.reverse(newestFirst);
+      for (AutoCloseable c : newestFirst) {
         try {
           c.close();
         } catch (Exception e) {

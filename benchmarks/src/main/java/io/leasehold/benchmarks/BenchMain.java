@@ -16,7 +16,9 @@ import io.leasehold.lease.LeaseSchema;
  * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
  * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code table} or {@code
  * ablation} (default all),
- * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}.
+ * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
+ * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs
+ * directory measures CPU per operation, with flushes nearly free; fsync stays on).
  *
  * <pre>
  * mvn -q -pl benchmarks -am -DskipTests -Pbench verify                              # everything
@@ -56,6 +58,7 @@ public final class BenchMain {
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
     Optional<String> url = Optional.empty();
+    Optional<java.nio.file.Path> dataDir = Optional.empty();
     for (String a : args) {
       if (a.isBlank()) {
         continue;
@@ -67,10 +70,11 @@ public final class BenchMain {
         case "windows" -> windows = Integer.parseInt(kv[1]);
         case "threads" -> threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
         case "jdbc-url" -> url = Optional.of(kv[1]);
+        case "data-dir" -> dataDir = Optional.of(java.nio.file.Path.of(kv[1]));
         default -> throw new IllegalArgumentException("unknown setting " + a);
       }
     }
-    try (BenchDatabase db = new BenchDatabase(url)) {
+    try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
       BenchGroup.Context c = new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
       header(c);
       if (groups.contains("cycle")) {
@@ -126,7 +130,8 @@ public final class BenchMain {
               "- machine: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
                   + System.getProperty("java.version"),
               "- database: " + rs.getString(1).replaceAll(" on .*", "") + ", fsync=" + rs.getString(2)
-                  + ", synchronous_commit=" + rs.getString(3) + ", shared_buffers=" + rs.getString(4),
+                  + ", synchronous_commit=" + rs.getString(3) + ", shared_buffers=" + rs.getString(4)
+                  + ", data directory on " + c.db().storage(),
               "- method: each cell is the median of " + c.windows() + " windows of " + c.window().toMillis()
                   + " ms after one warm-up window; competitors of a row run window by window in turn",
               "")) {

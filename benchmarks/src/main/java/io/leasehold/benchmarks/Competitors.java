@@ -41,14 +41,25 @@ final class Competitors {
     return contended ? "contended" : "own-" + thread;
   }
 
+  /** How the Leasehold competitors are set up. */
+  enum Setup {
+    /** One store per worker, each on its own dedicated pool of one connection, as processes run it. */
+    STORE_PER_WORKER,
+    /** One store shared by the workers, on a dedicated pool. */
+    SHARED_STORE,
+    /** One store shared by the workers, on a pool it shares with the application (the default). */
+    SHARED_POOL
+  }
+
   /**
    * Leasehold: {@code tryAcquire} then {@code release}; with {@code notify} true, a store built
    * with {@code notifyChanges(true)} (publishing live status; the default is off).
    */
-  Throughput.OpFactory leasehold(boolean contended, HikariDataSource pool, boolean notify) {
-    LeaseStore store =
-        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).notifyChanges(notify).build();
+  Throughput.OpFactory leasehold(boolean contended, Setup setup, int threads, boolean notify) {
+    LeaseStore shared =
+        setup == Setup.STORE_PER_WORKER ? null : store(db.pool(threads + 2), setup == Setup.SHARED_STORE, notify);
     return (i, n) -> {
+      LeaseStore store = shared != null ? shared : store(db.pool(1), true, notify);
       LeaseKey key = LeaseKey.of("bench", key(i, contended));
       return () -> {
         AcquireResult r = store.tryAcquire(key, "bench");
@@ -61,15 +72,31 @@ final class Competitors {
     };
   }
 
+  private LeaseStore store(HikariDataSource pool, boolean dedicated, boolean notify) {
+    LeaseStore store =
+        LeaseStore.builder(pool)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(TTL)
+            .notifyChanges(notify)
+            .dedicatedPool(dedicated)
+            .build();
+    db.onClose(store);
+    return store;
+  }
+
   /**
-   * The exact statements Leasehold sends, from a bare JDBC loop on one connection per thread: the
-   * floor of its own overhead.
+   * The exact statements Leasehold sends on a dedicated pool, from a bare JDBC loop on one
+   * connection per thread: the floor of its own overhead.
    */
   Throughput.OpFactory leaseholdSql(boolean contended) {
-    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     return (i, n) -> {
       Connection c = db.connection();
+      try (Statement s = c.createStatement()) {
+        s.execute(sql.sessionTimeouts());
+      }
       PreparedStatement acquire = c.prepareStatement(sql.acquire());
+      PreparedStatement acquireNew = c.prepareStatement(sql.acquireNew());
       PreparedStatement release = c.prepareStatement(sql.release());
       String k = key(i, contended);
       return () -> {
@@ -77,7 +104,13 @@ final class Competitors {
         LeaseStatements.bindAcquire(acquire, "bench-sql", k, run, "bench", TTL.toNanos() / 1000, 0);
         // One statement answers both ways: granted with the fence, or refused with the holder's
         // row (which the store turns into its Busy answer without another round trip).
-        Long fence = grantedFence(acquire);
+        Answer a = answer(acquire);
+        Long fence = a.row() && a.first() instanceof Boolean g && g ? (Long) a.second() : null;
+        if (!a.row()) {
+          LeaseStatements.bindAcquireNew(acquireNew, "bench-sql", k, run, "bench", TTL.toNanos() / 1000);
+          Answer inserted = answer(acquireNew);
+          fence = inserted.row() ? (Long) inserted.first() : null;
+        }
         if (fence == null) {
           return false;
         }
@@ -86,7 +119,7 @@ final class Competitors {
         release.setString(3, k);
         release.setObject(4, run);
         release.setLong(5, fence);
-        firstLong(release);
+        answer(release);
         return true;
       };
     };
@@ -127,14 +160,17 @@ final class Competitors {
     };
   }
 
-  /** ShedLock's JDBC provider with database time: lock, then unlock. */
-  Throughput.OpFactory shedLock(boolean contended, HikariDataSource pool) {
-    JdbcTemplateLockProvider provider =
-        new JdbcTemplateLockProvider(
-            JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(pool))
-                .usingDbTime()
-                .build());
+  /**
+   * ShedLock's {@code JdbcTemplateLockProvider}: lock, then unlock; with {@code dbTime} its
+   * {@code usingDbTime()} configuration (the database's clock, as Leasehold's).
+   */
+  Throughput.OpFactory shedLock(boolean contended, HikariDataSource pool, boolean dbTime) {
+    JdbcTemplateLockProvider.Configuration.Builder config =
+        JdbcTemplateLockProvider.Configuration.builder().withJdbcTemplate(new JdbcTemplate(pool));
+    if (dbTime) {
+      config.usingDbTime();
+    }
+    JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(config.build());
     return (i, n) -> {
       String k = key(i, contended);
       return () -> {
@@ -143,6 +179,51 @@ final class Competitors {
           return false;
         }
         lock.get().unlock();
+        return true;
+      };
+    };
+  }
+
+  /**
+   * What ShedLock's plain {@code JdbcLockProvider} sends (that artifact is not served to this
+   * machine, so its protocol is re-sent from bare JDBC): on an auto-commit pooled connection per
+   * statement, a conditional {@code UPDATE} of the lock's row with the client's clock, an {@code
+   * INSERT} only for a name not yet known, and an {@code UPDATE} to unlock.
+   */
+  Throughput.OpFactory shedLockPlain(boolean contended, HikariDataSource pool) {
+    return (i, n) -> {
+      String k = key(i, contended);
+      try (Connection c = pool.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO shedlock (name, lock_until, locked_at, locked_by) VALUES (?, now(), now(), 'bench')"
+                      + " ON CONFLICT DO NOTHING")) {
+        ps.setString(1, k);
+        ps.executeUpdate();
+      }
+      return () -> {
+        java.sql.Timestamp now = java.sql.Timestamp.from(Instant.now());
+        int locked;
+        try (Connection c = pool.getConnection();
+            PreparedStatement ps =
+                c.prepareStatement(
+                    "UPDATE shedlock SET lock_until = ?, locked_at = ?, locked_by = ? WHERE name = ? AND lock_until <= ?")) {
+          ps.setTimestamp(1, java.sql.Timestamp.from(now.toInstant().plus(TTL)));
+          ps.setTimestamp(2, now);
+          ps.setString(3, "bench");
+          ps.setString(4, k);
+          ps.setTimestamp(5, now);
+          locked = ps.executeUpdate();
+        }
+        if (locked == 0) {
+          return false;
+        }
+        try (Connection c = pool.getConnection();
+            PreparedStatement ps = c.prepareStatement("UPDATE shedlock SET lock_until = ? WHERE name = ?")) {
+          ps.setTimestamp(1, java.sql.Timestamp.from(Instant.now()));
+          ps.setString(2, k);
+          ps.executeUpdate();
+        }
         return true;
       };
     };
@@ -187,43 +268,45 @@ final class Competitors {
     }
   }
 
-  /** Executes a pipelined statement and returns the first column of its statement's first row. */
-  static Long firstLong(PreparedStatement ps) throws SQLException {
+  /** The first row's first two columns of a statement's last result set (after any opening). */
+  record Answer(boolean row, Object first, Object second) {}
+
+  static Answer answer(PreparedStatement ps) throws SQLException {
     boolean isResultSet = ps.execute();
-    boolean timeoutsSet = false; // the first result set is the set_config row
+    Answer last = null;
     while (true) {
       if (isResultSet) {
         try (ResultSet rs = ps.getResultSet()) {
-          if (timeoutsSet) {
-            if (!rs.next()) {
-              return null;
-            }
-            Object v = rs.getObject(1);
-            return v instanceof Number num ? num.longValue() : (v == null ? null : 1L);
-          }
-          timeoutsSet = true;
+          last =
+              rs.next()
+                  ? new Answer(true, rs.getObject(1), rs.getMetaData().getColumnCount() > 1 ? rs.getObject(2) : null)
+                  : new Answer(false, null, null);
         }
       } else if (ps.getUpdateCount() == -1) {
-        return null;
+        if (last == null) {
+          throw new IllegalStateException("the statement returned no result set");
+        }
+        return last;
       }
       isResultSet = ps.getMoreResults();
     }
   }
 
-  /** Executes the pipelined acquire and returns the fence if it was granted, else null. */
+  /** Executes a statement and returns the first column of its answer's first row, or null. */
+  static Long firstLong(PreparedStatement ps) throws SQLException {
+    Answer a = answer(ps);
+    return !a.row() ? null : a.first() instanceof Number num ? num.longValue() : (a.first() == null ? null : 1L);
+  }
+
+  /** Executes the acquire and returns the fence if it was granted, else null. */
   static Long grantedFence(PreparedStatement ps) throws SQLException {
-    boolean isResultSet = ps.execute();
-    isResultSet = ps.getMoreResults(); // past the set_config row
-    if (!isResultSet) {
-      throw new IllegalStateException("the acquire returned no result set");
-    }
-    try (ResultSet rs = ps.getResultSet()) {
-      return rs.next() && rs.getBoolean(1) ? rs.getLong(2) : null;
-    }
+    Answer a = answer(ps);
+    return a.row() && Boolean.TRUE.equals(a.first()) ? ((Number) a.second()).longValue() : null;
   }
 
   static List<String> names() {
-    return List.of("Leasehold", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock JDBC", "Spring JdbcLockRegistry",
-        "Leasehold publishing live status");
+    return List.of("Leasehold, store per worker", "Leasehold, shared store", "Leasehold, shared pool",
+        "Leasehold publishing", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock plain JDBC",
+        "ShedLock JdbcTemplate", "ShedLock JdbcTemplate, db time", "Spring JdbcLockRegistry");
   }
 }

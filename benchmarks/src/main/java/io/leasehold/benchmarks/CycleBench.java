@@ -10,37 +10,44 @@ final class CycleBench extends BenchGroup {
 
 
   /**
-   * Acquire + release cycles of Leasehold, its own SQL from bare JDBC, the seed's SQL, ShedLock
-   * and Spring's registry, uncontended and contended. Alone: {@code mvn -q -pl benchmarks -am
-   * -DskipTests -Pbench verify -Dbench.args="group=cycle"}.
+   * Acquire + release cycles of Leasehold (a store per worker, a shared store, a store on a pool
+   * shared with the application, a publishing store), its own SQL from bare JDBC, the seed's SQL,
+   * ShedLock's three configurations and Spring's registry, uncontended and contended. Alone:
+   * {@code mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=cycle"}.
    */
   void cycles() throws Exception {
     Competitors competitors = new Competitors(db);
+    List<String> names = Competitors.names();
     for (boolean contended : List.of(false, true)) {
       line("## Acquire + release, " + (contended ? "contended (all threads on one key)" : "uncontended (each thread its own key)"));
       line("");
+      line("Successful cycles per second" + (contended ? " (refused attempts per second in brackets)" : "") + ".");
+      line("");
       StringBuilder head = new StringBuilder("| threads |");
       StringBuilder sep = new StringBuilder("| --- |");
-      for (String n : Competitors.names()) {
-        head.append(' ').append(n).append(contended ? " ok/s (failed/s)" : " cycles/s").append(" |");
+      for (String n : names) {
+        head.append(' ').append(n).append(" |");
         sep.append(" --- |");
       }
-      head.append(" Leasehold / ShedLock | Leasehold / Spring | publishing / ShedLock | publishing / Spring"
-          + " | Leasehold / own SQL | Leasehold / seed SQL |");
-      sep.append(" --- | --- | --- | --- | --- | --- |");
       line(head.toString());
       line(sep.toString());
+      List<List<Throughput.Rate>> rows = new java.util.ArrayList<>();
       for (int threads : threadCounts) {
         List<Throughput.OpFactory> f =
             List.of(
-                competitors.leasehold(contended, db.pool(threads + 2), false),
+                competitors.leasehold(contended, Competitors.Setup.STORE_PER_WORKER, threads, false),
+                competitors.leasehold(contended, Competitors.Setup.SHARED_STORE, threads, false),
+                competitors.leasehold(contended, Competitors.Setup.SHARED_POOL, threads, false),
+                competitors.leasehold(contended, Competitors.Setup.SHARED_STORE, threads, true),
                 competitors.leaseholdSql(contended),
                 competitors.seedSql(contended),
-                competitors.shedLock(contended, db.pool(threads + 2)),
-                competitors.springRegistry(contended, db.pool(threads + 2)),
-                competitors.leasehold(contended, db.pool(threads + 2), true));
+                competitors.shedLockPlain(contended, db.pool(threads + 2)),
+                competitors.shedLock(contended, db.pool(threads + 2), false),
+                competitors.shedLock(contended, db.pool(threads + 2), true),
+                competitors.springRegistry(contended, db.pool(threads + 2)));
         List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
         db.closeOpened();
+        rows.add(r);
         StringBuilder row = new StringBuilder("| " + threads + " |");
         for (Throughput.Rate rate : r) {
           row.append(' ').append(fmt(rate.successes()));
@@ -49,15 +56,41 @@ final class CycleBench extends BenchGroup {
           }
           row.append(" |");
         }
+        line(row.toString());
+      }
+      line("");
+      line("Ratios of successful cycles, Leasehold with a store per worker (the others as named) to each peer:");
+      line("");
+      line("| threads | / ShedLock plain | / ShedLock JdbcTemplate | / ShedLock db time | / Spring | / seed SQL"
+          + " | / own SQL | shared store / ShedLock plain | shared pool / ShedLock plain | publishing / shared store |");
+      line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+      for (int t = 0; t < threadCounts.size(); t++) {
+        List<Throughput.Rate> r = rows.get(t);
         double lh = r.get(0).successes();
-        double publishing = r.get(5).successes();
-        row.append(' ').append(ratio(lh, r.get(3).successes())).append(" | ").append(ratio(lh, r.get(4).successes()))
-            .append(" | ").append(ratio(publishing, r.get(3).successes())).append(" | ").append(ratio(publishing, r.get(4).successes()))
-            .append(" | ").append(ratio(lh, r.get(1).successes())).append(" | ").append(ratio(lh, r.get(2).successes()))
-            .append(" |");
+        line("| " + threadCounts.get(t) + " | " + ratio(lh, r.get(6).successes()) + " | " + ratio(lh, r.get(7).successes())
+            + " | " + ratio(lh, r.get(8).successes()) + " | " + ratio(lh, r.get(9).successes()) + " | "
+            + ratio(lh, r.get(5).successes()) + " | " + ratio(lh, r.get(4).successes()) + " | "
+            + ratio(r.get(1).successes(), r.get(6).successes()) + " | " + ratio(r.get(2).successes(), r.get(6).successes())
+            + " | " + ratio(r.get(3).successes(), r.get(1).successes()) + " |");
+      }
+      line("");
+      line("CPU time per attempt (a cycle, or a refused try), microseconds, client (the benchmark's JVM) / server"
+          + " (every PostgreSQL process):");
+      line("");
+      line(head.toString());
+      line(sep.toString());
+      for (int t = 0; t < threadCounts.size(); t++) {
+        StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
+        for (Throughput.Rate rate : rows.get(t)) {
+          row.append(' ').append(micros(rate.clientMicros())).append(" / ").append(micros(rate.serverMicros())).append(" |");
+        }
         line(row.toString());
       }
       line("");
     }
+  }
+
+  private static String micros(double us) {
+    return Double.isNaN(us) ? "n/a" : String.format(java.util.Locale.ROOT, "%.0f", us);
   }
 }

@@ -26,11 +26,20 @@ final class LeaseStatements {
   }
 
   LeaseStatements(Duration lockTimeout, Duration statementTimeout, boolean notify) {
+    this(lockTimeout, statementTimeout, notify, false);
+  }
+
+  /**
+   * @param dedicated true for the statements of a store on a dedicated pool: no opening, the
+   *     timeouts set once per connection by {@link #sessionTimeouts()}
+   */
+  LeaseStatements(Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
     try {
       Constructor<?> c =
-          Class.forName(LEASE_SQL).getDeclaredConstructor(LeaseSchema.class, Duration.class, Duration.class, boolean.class);
+          Class.forName(LEASE_SQL)
+              .getDeclaredConstructor(LeaseSchema.class, Duration.class, Duration.class, boolean.class, boolean.class);
       c.setAccessible(true);
-      this.sql = c.newInstance(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify);
+      this.sql = c.newInstance(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify, dedicated);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("could not read the store's statements from " + LEASE_SQL, e);
     }
@@ -38,6 +47,15 @@ final class LeaseStatements {
 
   String acquire() {
     return field("acquire");
+  }
+
+  String acquireNew() {
+    return field("acquireNew");
+  }
+
+  /** The session settings of a dedicated pool's connection, or null. */
+  String sessionTimeouts() {
+    return field("sessionTimeouts");
   }
 
   String release() {
@@ -60,6 +78,16 @@ final class LeaseStatements {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("could not read " + LEASE_SQL + "." + name, e);
     }
+  }
+
+  /** Binds the first-acquire statement's parameters, as the store does. */
+  static void bindAcquireNew(PreparedStatement ps, String account, String session, UUID runId, String holder, long ttlMicros)
+      throws SQLException {
+    ps.setString(1, account);
+    ps.setString(2, session);
+    ps.setObject(3, runId);
+    ps.setString(4, holder);
+    ps.setLong(5, ttlMicros);
   }
 
   /** Binds the acquire statement's parameters, as the store does. */

@@ -53,8 +53,7 @@ final class PgBench {
     String session = "('c' || :client_id)";
     String run = "md5(:run::text)::uuid";
     return "\\set run random(1, 2000000000)\n"
-        + pipeline(bind(sql.acquire(), account, session, "0", account, session, "0", run, "'pgbench'", "30000000",
-            account, session, run, "'pgbench'", "30000000"))
+        + pipeline(bind(sql.acquire(), run, "'pgbench'", "30000000", account, session, "0", account, session))
         + pipeline(bind(sql.release(), "NULL", account, session, run, "l.fence"));
   }
 
@@ -95,6 +94,18 @@ final class PgBench {
       return versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable).sorted().reduce((a, b) -> b);
     } catch (IOException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * The rows of the keys the scripts use ({@code 'c' || :client_id}, 0-based), released: the
+   * scripts measure a key's every acquire after its first, which inserts the row once.
+   */
+  static void createKeys(java.sql.Connection c, String table) throws java.sql.SQLException {
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute("INSERT INTO " + table + " (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at,"
+          + " released_at) SELECT 'pgb', 'c' || g, gen_random_uuid(), nextval('leasehold_fence_seq'), now(), now(), now(),"
+          + " now() FROM generate_series(0, 63) g ON CONFLICT DO NOTHING");
     }
   }
 

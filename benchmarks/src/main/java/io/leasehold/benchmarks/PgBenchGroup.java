@@ -22,6 +22,13 @@ final class PgBenchGroup extends BenchGroup {
       line("");
       return;
     }
+    com.zaxxer.hikari.HikariDataSource setup = db.pool(1);
+    io.leasehold.lease.LeaseSchema.defaults().apply(setup);
+    Competitors.createPeerTables(db);
+    try (java.sql.Connection c = setup.getConnection()) {
+      PgBench.createKeys(c, "leasehold_lease");
+    }
+    db.closeOpened();
     line("`" + pgbench.get() + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
         + windows + " runs, seed script and Leasehold script interleaved.");
     line("");

@@ -30,12 +30,31 @@ final class Throughput {
   }
 
   /**
-   * One competitor's result: medians per second.
+   * One competitor's result: medians over the windows.
    *
    * @param successes successful operations per second
    * @param failures failed attempts per second
+   * @param clientMicros CPU time of the benchmark's JVM per attempt (success or failure), in
+   *     microseconds
+   * @param serverMicros CPU time of the database server's processes per attempt, in
+   *     microseconds; NaN when it cannot be read (an external server)
    */
-  record Rate(double successes, double failures) {}
+  record Rate(double successes, double failures, double clientMicros, double serverMicros) {}
+
+  /** Reads cumulative CPU time, in nanoseconds: the JVM's and the database server's. */
+  interface CpuClock {
+    long client();
+
+    /** @return the server's CPU time, or -1 if it cannot be read */
+    long server();
+  }
+
+  private static CpuClock cpu = ServerCpu.none();
+
+  /** Where server CPU time is read from, for the rest of the run (the benchmarks' one database). */
+  static void useCpuClock(CpuClock clock) {
+    cpu = clock;
+  }
 
   /**
    * Measures competitors in turn, window by window.
@@ -51,6 +70,8 @@ final class Throughput {
     int n = factories.size();
     double[][] ok = new double[n][windows];
     double[][] failed = new double[n][windows];
+    double[][] client = new double[n][windows];
+    double[][] server = new double[n][windows];
     List<List<Op>> ops = new ArrayList<>();
     for (OpFactory f : factories) {
       List<Op> perThread = new ArrayList<>();
@@ -64,14 +85,19 @@ final class Throughput {
     }
     for (int w = 0; w < windows; w++) {
       for (int c = 0; c < n; c++) {
+        long client0 = cpu.client();
+        long server0 = cpu.server();
         long[] r = window(ops.get(c), window);
+        long attempts = Math.max(1, r[0] + r[1]);
+        client[c][w] = (cpu.client() - client0) / 1e3 / attempts;
+        server[c][w] = server0 < 0 ? Double.NaN : (cpu.server() - server0) / 1e3 / attempts;
         ok[c][w] = r[0] * 1e9 / window.toNanos();
         failed[c][w] = r[1] * 1e9 / window.toNanos();
       }
     }
     List<Rate> rates = new ArrayList<>();
     for (int c = 0; c < n; c++) {
-      rates.add(new Rate(median(ok[c]), median(failed[c])));
+      rates.add(new Rate(median(ok[c]), median(failed[c]), median(client[c]), median(server[c])));
     }
     return rates;
   }

@@ -1,6 +1,7 @@
 package io.leasehold.examples;
 
 import io.leasehold.fencing.TokenVerifier;
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.devdb.LocalPostgres;
@@ -111,6 +112,30 @@ public final class QuickStart {
         return r instanceof AcquireResult.Acquired a ? a.lease().fence() : -1;
       }
     } // stops the server and deletes its temporary data directory
+    // endregion
+  }
+
+  /**
+   * A store on a small pool of its own, which may keep its timeouts on its connections.
+   *
+   * @param url a PostgreSQL database with the lease schema
+   * @param user its user
+   * @param password its password
+   * @return the fence of the lease taken, or -1 if the session was busy
+   */
+  public static long onItsOwnPool(String url, String user, String password) {
+    // region dedicated-pool
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(4); // short statements: a few connections serve many threads
+    try (HikariDataSource leasePool = new HikariDataSource(config); // used by the store alone
+        LeaseStore store =
+            LeaseStore.builder(leasePool).accessPolicy(AccessPolicy.allowAll()).dedicatedPool(true).build()) {
+      AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-2"), "acct-7");
+      return r instanceof AcquireResult.Acquired a ? a.lease().fence() : -1;
+    }
     // endregion
   }
 

@@ -36,4 +36,10 @@ class QuickStartTest {
       assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1"), "acct-7").isHeld()).isFalse();
     }
   }
+
+  @Test
+  void aStoreOnItsOwnPoolAcquires() {
+    TestDatabase d = db.database();
+    assertThat(QuickStart.onItsOwnPool(d.jdbcUrl(), d.server().user(), d.server().password())).isPositive();
+  }
 }

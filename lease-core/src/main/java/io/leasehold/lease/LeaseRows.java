@@ -4,8 +4,11 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,23 +58,39 @@ final class LeaseRows {
    */
   AcquireAnswer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
+    AcquireAnswer answer =
+        runner.execute(
+            sql.acquire,
+            () -> "acquire " + key,
+            ps -> LeaseSql.bindAcquire(ps, key, runId, holder, ttlMicros, StatementRunner.micros(takeoverDelay)),
+            (rs, opened) -> {
+              if (!rs.next()) {
+                return null;
+              }
+              Instant acquiredAt = StatementRunner.instant(rs, 3);
+              if (rs.getBoolean(1)) {
+                return new Granted(rs.getLong(2), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS));
+              }
+              LeaseOwner owner =
+                  new LeaseOwner(
+                      rs.getObject(4, UUID.class), rs.getLong(2), rs.getString(5), acquiredAt,
+                      StatementRunner.instant(rs, 6), releasedAt(rs, 7));
+              return new Refused(statusOf(key, owner, StatementRunner.instant(rs, 8)));
+            });
+    if (answer != null) {
+      return answer;
+    }
+    // The key has no row yet: its first acquire inserts it (once per key, see LeaseSql#acquireNew).
     return runner.execute(
-        sql.acquire,
+        sql.acquireNew,
         () -> "acquire " + key,
-        ps -> LeaseSql.bindAcquire(ps, key, runId, holder, ttlMicros, StatementRunner.micros(takeoverDelay)),
+        ps -> LeaseSql.bindAcquireNew(ps, key, runId, holder, ttlMicros),
         (rs, opened) -> {
           if (!rs.next()) {
             return new Refused(null);
           }
-          Instant acquiredAt = StatementRunner.instant(rs, 3);
-          if (rs.getBoolean(1)) {
-            return new Granted(rs.getLong(2), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS));
-          }
-          LeaseOwner owner =
-              new LeaseOwner(
-                  rs.getObject(4, UUID.class), rs.getLong(2), rs.getString(5), acquiredAt,
-                  StatementRunner.instant(rs, 6), releasedAt(rs, 7));
-          return new Refused(statusOf(key, owner, StatementRunner.instant(rs, 8)));
+          Instant acquiredAt = StatementRunner.instant(rs, 2);
+          return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS));
         });
   }
 
@@ -147,22 +166,30 @@ final class LeaseRows {
    * Releases the token's run if it still holds the key, the key unavailable until {@code
    * holdUntil} if one is given; NOT_HELD changes nothing.
    */
-  ReleaseResult release(FencingToken token, java.util.Optional<Instant> holdUntil) {
-    java.time.OffsetDateTime hold = holdUntil.map(h -> h.atOffset(java.time.ZoneOffset.UTC)).orElse(null);
-    return runner.execute(
-        sql.release,
-        () -> "release " + token,
-        ps -> {
-          ps.setObject(1, hold, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
-          ps.setString(2, token.key().accountId());
-          ps.setString(3, token.key().sessionId());
-          ps.setObject(4, token.runId());
-          ps.setLong(5, token.fence());
-        },
-        (rs, opened) ->
-            rs.next()
-                ? new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)))
-                : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get())));
+  ReleaseResult release(FencingToken token, Optional<Instant> holdUntil) {
+    OffsetDateTime hold = holdUntil.map(h -> h.atOffset(ZoneOffset.UTC)).orElse(null);
+    ReleaseResult result =
+        runner.execute(
+            sql.release,
+            () -> "release " + token,
+            ps -> {
+              ps.setObject(1, hold, Types.TIMESTAMP_WITH_TIMEZONE);
+              ps.setString(2, token.key().accountId());
+              ps.setString(3, token.key().sessionId());
+              ps.setObject(4, token.runId());
+              ps.setLong(5, token.fence());
+            },
+            (rs, opened) -> {
+              if (rs.next()) {
+                return new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)));
+              }
+              // A release that changed nothing answers with the opening's time; a statement sent
+              // without one (session timeouts) reads the time below, off the common path.
+              return sql.sessionTimeouts == null
+                  ? new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()))
+                  : null;
+            });
+    return result != null ? result : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(databaseTime()));
   }
 
   /** Ends whichever run holds the key, and records it in the audit table in the same statement. */

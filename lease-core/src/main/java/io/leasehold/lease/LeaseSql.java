@@ -10,67 +10,88 @@ import java.util.UUID;
  * Every statement the lease store sends, in one place, built once per store from validated
  * identifiers (never from request data: values always travel as bind parameters).
  *
- * <p>Each statement is sent as one pipelined string {@code SELECT statement_timestamp(),
- * set_config('lock_timeout', ..., true), set_config('statement_timeout', ..., true);
- * <statement>} on an auto-commit connection. The driver sends both parts in one round trip with
- * one Sync, and PostgreSQL runs everything up to a Sync as one implicit transaction: the two
- * timeouts ({@code set_config(..., true)} is {@code SET LOCAL}) hold for the statement and end
- * with it, the statement commits at the Sync, and a failure rolls the whole back (CONTRACT C5). No
- * extra round trip, and no explicit BEGIN or COMMIT to pay for. The opening's time is the
- * database clock for answers whose statement returned no row.
+ * <p>CONTRACT C5 wants {@code lock_timeout} and {@code statement_timeout} on every statement. Two
+ * ways, chosen by {@link LeaseStoreBuilder#dedicatedPool}:
+ *
+ * <ul>
+ *   <li>A pool shared with the application (the default): each statement is sent as one pipelined
+ *       string {@code SELECT statement_timestamp(), set_config('lock_timeout', ..., true),
+ *       set_config('statement_timeout', ..., true); <statement>} on an auto-commit connection.
+ *       The driver sends both parts in one round trip with one Sync, and PostgreSQL runs
+ *       everything up to a Sync as one implicit transaction: the timeouts ({@code set_config(...,
+ *       true)} is {@code SET LOCAL}) hold for the statement and end with it, so they never reach
+ *       the application's own queries on the same connection.
+ *   <li>A pool that serves the store alone: {@link #sessionTimeouts} sets both once per
+ *       connection, for the session, and the statements go without the opening. The benchmarks
+ *       measured the opening at a third of a refusal's server time (docs/performance.md), partly
+ *       because every commit resets {@code SET LOCAL} settings.
+ * </ul>
  *
  * <p>Expiry is decided by the database clock (CONTRACT C2): {@code statement_timestamp()}, the
  * time PostgreSQL began the statement. It is one value for the whole statement, so every
  * comparison and every new timestamp in a statement agree without a CTE to hold the time, and it
  * is read before the statement waits for any row lock.
  *
- * <p>The statements are plain single-table statements on purpose: the benchmarks measured a CTE
- * holding the time, a lookup subquery, check constraints and a row trigger each costing 10% to 40%
- * of the database's acquire + release throughput (see docs/performance.md).
+ * <p>The statements are as small as the contract allows on purpose: the benchmarks measured a
+ * CTE holding the time, a lookup subquery, check constraints and a row trigger each costing 10% to
+ * 40% of the database's acquire + release throughput, and executor start-up of a four-part
+ * acquire plan as much again (see docs/performance.md).
  */
 final class LeaseSql {
   /**
-   * Acquire (CONTRACT C1, C3, C18). One statement, which either grants the key to this run or
-   * refuses and reports the holder's row, and which draws a fence only when it grants.
+   * Acquire (CONTRACT C1, C3, C18) of a key that has a row: every key after its first acquire,
+   * since release marks the row and only {@link #sweep} deletes rows, long after they ended. One
+   * statement, which either grants the key to this run or refuses and reports the holder's row,
+   * and which draws a fence only when it grants.
    *
-   * <p>{@code cur} reads the key's row once, from the statement's snapshot; everything else
-   * decides on it. A key that has a row (every key after its first acquire: release marks the
-   * row, and only {@link #sweep} deletes rows, long after they ended) is free when the row is
-   * released, or expired past the takeover delay. If {@code cur} shows it is not free (a live
-   * lease), {@code cand}'s one-time filter is false and nothing else touches the table: the
-   * refusal is one primary-key read, with no row lock, no write and no WAL flush, and it returns
-   * {@code cur}, the holder's row. If it is free, {@code cand} locks the row with {@code SKIP
-   * LOCKED}, checking the condition again on the newest version: if a contender holds the lock
-   * (it is taking the key over, or a sweep is deleting it), the acquire is refused at once
-   * instead of queueing behind it, so contention never waits for a lock timeout (C18). (The former
-   * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE} locked the row before it evaluated the
-   * condition, so every refusal wrote, waited for a WAL flush and drew a fence; the benchmarks
-   * measure both.) The {@code UPDATE}'s {@code SET} list, {@code nextval} included, is computed
-   * on the version it updates, which this statement holds locked: the fence comes from {@code
-   * nextval} evaluated after every earlier holder of the row committed its own fence, so it is
-   * higher than all of them (C3). A value drawn for an outdated version stays unused.
+   * <p>{@code upd} is a plain single-table {@code UPDATE} of the key's row where it is free
+   * (released, and past any hold; or expired past the takeover delay). A row that is not free in
+   * the statement's snapshot fails the condition without being locked or written: a refusal is
+   * two primary-key reads (the update's and the holder's row below), with no row lock, no write,
+   * no WAL flush and no fence drawn. A row that looks free is locked; if a contender holds the
+   * lock (it is taking the key over), the update waits for it, bounded by the lock timeout, and
+   * then checks the condition again on the contender's committed version, which is held: refused.
+   * The wait is one contender's commit; one that outlasts the lock timeout is answered Busy too
+   * (LeaseGrants, C18). The {@code SET} list, {@code nextval} included, is computed on the version
+   * it updates, which this statement holds locked: the fence comes from {@code nextval}
+   * evaluated after every earlier holder of the row committed its own fence, so it is higher than
+   * all of them (C3).
    *
-   * <p>A key without a row is inserted, its fence drawn in the insert's {@code SELECT} only when
-   * {@code cur} found no row. Two first acquires of one key race on the primary key: the
-   * loser waits for the winner's commit (bounded by the lock timeout), its insert does nothing
-   * (its drawn value stays unused, the one case where a refusal uses up a sequence value) and it
-   * is refused.
+   * <p>The second part returns the row as the snapshot saw it when nothing was updated: the
+   * holder. (A free-looking row there means a contender won the lock; LeaseGrants then reads the
+   * key's status once more.) No row at all: the key has no row yet, and {@link #acquireNew} is
+   * sent instead (the one case of a second round trip, once per key).
    *
    * <p>Expiry and takeover delay are decided by the statement's single database time. That time is
    * read when the statement starts, before its snapshot and its row lock, so a release can commit
    * with a later time than ours and still be seen: the new lease then starts at the release's
-   * time ({@code GREATEST}), so that no lease ever starts before its predecessor ended (the torture run's
-   * checker found the microseconds of overlap this prevents). {@code took_over} records whether
-   * the run replaced an expired lease rather than a released one (live status tells takeovers
-   * apart by it).
+   * time ({@code GREATEST}), so that no lease ever starts before its predecessor ended (the torture
+   * run's checker found the microseconds of overlap this prevents). {@code took_over} records
+   * whether the run replaced an expired lease rather than a released one (live status tells
+   * takeovers apart by it).
    *
    * <p>Parameters: see {@link #bindAcquire}. Returns one row: granted (true), then fence and start
-   * (the expiry is the start plus the ttl, exactly); or not granted (false), then the holder's fence, start, run id, holder, expiry and
-   * release time as the statement's snapshot saw them (a free-looking row means that a contender
-   * held its lock); and the statement's time. No row: the key had no row in the snapshot and
-   * another acquire inserted it meanwhile.
+   * (the expiry is the start plus the ttl, exactly); or not granted (false), then the holder's
+   * fence, start, run id, holder, expiry and release time as the statement's snapshot saw them;
+   * and the statement's time. No row: the key has no row.
    */
   final String acquire;
+
+  /**
+   * The first acquire of a key ({@link #acquire} found no row): insert it, the fence drawn in the
+   * insert. Two first acquires of one key race on the primary key: the loser waits for the
+   * winner's commit (bounded by the lock timeout), its insert does nothing (its drawn value stays
+   * unused, the one case where a refusal uses up a sequence value) and it is refused. Parameters:
+   * see {@link #bindAcquireNew}. Returns the fence and start if it inserted, no row otherwise.
+   */
+  final String acquireNew;
+
+  /**
+   * The session settings of a connection in a pool that serves the store alone, sent once per
+   * connection ({@code set_config(..., false)} lasts for the session), or null when every
+   * statement carries its own opening. No parameters.
+   */
+  final String sessionTimeouts;
 
   /**
    * Renew many leases in one statement (CONTRACT C4). A lease is extended only if the row still
@@ -160,27 +181,28 @@ final class LeaseSql {
    */
   final String auditSweep;
 
-  /**
-   * Binds {@link #acquire}'s fourteen parameters, which repeat the key and the new run's values
-   * because the update, the insert and the holder's row each need them.
-   */
+  /** Binds {@link #acquire}'s eight parameters: the new run's values, then the key twice. */
   static void bindAcquire(
       PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros, long takeoverDelayMicros)
       throws SQLException {
-    ps.setString(1, key.accountId());
-    ps.setString(2, key.sessionId());
-    ps.setLong(3, takeoverDelayMicros);
+    ps.setObject(1, runId);
+    ps.setString(2, holder);
+    ps.setLong(3, ttlMicros);
     ps.setString(4, key.accountId());
     ps.setString(5, key.sessionId());
     ps.setLong(6, takeoverDelayMicros);
-    ps.setObject(7, runId);
-    ps.setString(8, holder);
-    ps.setLong(9, ttlMicros);
-    ps.setString(10, key.accountId());
-    ps.setString(11, key.sessionId());
-    ps.setObject(12, runId);
-    ps.setString(13, holder);
-    ps.setLong(14, ttlMicros);
+    ps.setString(7, key.accountId());
+    ps.setString(8, key.sessionId());
+  }
+
+  /** Binds {@link #acquireNew}'s five parameters. */
+  static void bindAcquireNew(PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
+      throws SQLException {
+    ps.setString(1, key.accountId());
+    ps.setString(2, key.sessionId());
+    ps.setObject(3, runId);
+    ps.setString(4, holder);
+    ps.setLong(5, ttlMicros);
   }
 
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */
@@ -215,9 +237,22 @@ final class LeaseSql {
    *     notifications per renewal interval).
    */
   LeaseSql(LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean notify) {
+    this(schema, lockTimeout, statementTimeout, notify, false);
+  }
+
+  /**
+   * @param sessionTimeouts true when the store's pool serves the store alone: the timeouts are
+   *     set once per connection ({@link #sessionTimeouts}) and the statements have no opening
+   */
+  LeaseSql(LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean notify, boolean sessionTimeouts) {
     String t = schema.table();
     String seq = schema.sequence();
-    String begin = begin(lockTimeout, statementTimeout);
+    String begin = sessionTimeouts ? "" : begin(lockTimeout, statementTimeout);
+    this.sessionTimeouts =
+        sessionTimeouts
+            ? "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', false), set_config('statement_timeout', '"
+                + statementTimeout.toMillis() + "', false)"
+            : null;
 
     String grantedNotice =
         notify ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END") : "";
@@ -225,34 +260,29 @@ final class LeaseSql {
     // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
     // of released_at until then; a plain release sets both to its time, which may lie a little
     // after a concurrent statement's own time), or expired past the takeover delay.
-    String free = "((released_at IS NOT NULL AND (expires_at <= released_at OR expires_at <= statement_timestamp()))"
-        + " OR expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+    String free = "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
+        + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+    String granted = "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
     acquire =
         begin
-            + "WITH cur AS (SELECT fence, acquired_at, run_id, holder, expires_at, released_at FROM " + t
-            + " WHERE account_id = ? AND session_id = ?), "
-            + "cand AS (SELECT account_id, session_id FROM " + t
-            + " WHERE (SELECT " + free + " FROM cur)"
-            + " AND account_id = ? AND session_id = ? AND " + free + " FOR UPDATE SKIP LOCKED), "
-            + "upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
+            + "WITH upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
             + " acquired_at = " + start + ", renewed_at = " + start + ","
             + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
             + " took_over = l.released_at IS NULL "
-            + "FROM cand WHERE l.account_id = cand.account_id AND l.session_id = cand.session_id "
-            + "RETURNING l.fence, l.acquired_at" + grantedNotice + "), "
-            + "ins AS (INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
-            + " acquired_at, renewed_at, expires_at, released_at, took_over) "
-            + "SELECT ?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
-            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false "
-            + "WHERE NOT EXISTS (SELECT 1 FROM cur) "
-            + "ON CONFLICT (account_id, session_id) DO NOTHING "
+            + "WHERE l.account_id = ? AND l.session_id = ? AND " + free + " "
             + "RETURNING l.fence, l.acquired_at" + grantedNotice + ") "
-            + "SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz,"
-            + " statement_timestamp() FROM upd "
-            + "UNION ALL SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
-            + " NULL::timestamptz, statement_timestamp() FROM ins "
-            + "UNION ALL SELECT false, fence, acquired_at, run_id, holder, expires_at, released_at,"
-            + " statement_timestamp() FROM cur WHERE NOT EXISTS (SELECT 1 FROM upd) AND NOT EXISTS (SELECT 1 FROM ins)";
+            + "SELECT " + granted + ", statement_timestamp() FROM upd "
+            + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
+            + " statement_timestamp() FROM " + t + " AS l"
+            + " WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
+    acquireNew =
+        begin
+            + "INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
+            + " acquired_at, renewed_at, expires_at, released_at, took_over) "
+            + "VALUES (?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
+            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
+            + "ON CONFLICT (account_id, session_id) DO NOTHING "
+            + "RETURNING l.fence, l.acquired_at" + grantedNotice;
 
     // The plan must fit the arrays' real length. Right after a burst of new leases the planner
     // underestimated the table and picked a nested loop over a sequential scan that took over

@@ -80,8 +80,8 @@ public final class LeaseStore implements AutoCloseable {
     this.accessPolicy = b.accessPolicy;
     this.ticker = b.ticker;
     this.defaultHolder = b.defaultHolder;
-    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, b.statementTimeout, b.notifyChanges);
-    StatementRunner runner = new StatementRunner(b.dataSource, schema);
+    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, b.statementTimeout, b.notifyChanges, b.dedicatedPool);
+    StatementRunner runner = new StatementRunner(b.dataSource, schema, sql.sessionTimeouts);
     this.rows = new LeaseRows(runner, sql, b.takeoverDelay);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, ticker, listeners);

@@ -9,13 +9,21 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * Runs the statements of {@link LeaseSql}: each one a pipelined short transaction on an
- * auto-commit connection borrowed for that statement alone (CONTRACT C5), whose first result set
- * is the opening's row (database time, timeouts) and whose second is the statement's answer.
+ * Runs the statements of {@link LeaseSql}: each one a short transaction on an auto-commit
+ * connection borrowed for that statement alone (CONTRACT C5). Its last result set is the
+ * statement's answer; one before it is the opening's row (database time, timeouts).
+ *
+ * <p>With session timeouts (a pool that serves the store alone), each physical connection gets
+ * {@link LeaseSql#sessionTimeouts} before its first statement. Connections are told apart by the
+ * driver's own connection object, which pools keep for the connection's life; a pool that hands
+ * out a new one per borrow only costs the setting again.
  */
 final class StatementRunner {
   /** SQLSTATE of a lock wait that reached {@code lock_timeout}. */
@@ -26,10 +34,19 @@ final class StatementRunner {
 
   private final DataSource dataSource;
   private final LeaseSchema schema;
+  /** The session settings to send once per connection, or null (every statement opens). */
+  private final String sessionTimeouts;
+  /** The driver connections that have the session settings; weak, so closed ones go. */
+  private final Map<Object, Boolean> prepared = Collections.synchronizedMap(new WeakHashMap<>());
 
   StatementRunner(DataSource dataSource, LeaseSchema schema) {
+    this(dataSource, schema, null);
+  }
+
+  StatementRunner(DataSource dataSource, LeaseSchema schema, String sessionTimeouts) {
     this.dataSource = dataSource;
     this.schema = schema;
+    this.sessionTimeouts = sessionTimeouts;
   }
 
   /** Binds a statement's parameters; may create arrays on the connection. */
@@ -65,6 +82,12 @@ final class StatementRunner {
     Instant get() throws SQLException;
   }
 
+  /** For a statement sent without an opening. */
+  private static final OpeningTime NO_OPENING =
+      () -> {
+        throw new IllegalStateException("the statement was sent without an opening; read the time in it");
+      };
+
   /** Reads the time from the opening's result set on first use. */
   private static final class OpeningRow implements OpeningTime {
     private final ResultSet row;
@@ -90,32 +113,37 @@ final class StatementRunner {
     return execute(statement, what, (Binder) binder, reader);
   }
 
-  /** Runs one pipelined short transaction and reads its only result set. */
+  /** Runs one short transaction and reads its answer, its last result set. */
   <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       if (!autoCommit) {
         c.setAutoCommit(true);
       }
-      try (PreparedStatement ps = c.prepareStatement(statement)) {
-        binder.bind(ps, c);
-        boolean isResultSet = ps.execute();
-        // The first result set is the opening's row (time, set_config). It stays open (closing
-        // the statement closes it), and its time is parsed only if the reader asks for it.
-        ResultSet opening = null;
-        while (true) {
-          if (isResultSet) {
-            ResultSet rs = ps.getResultSet();
-            if (opening != null) {
-              try (rs) {
-                return reader.read(rs, new OpeningRow(opening));
+      try {
+        if (sessionTimeouts != null) {
+          setSessionTimeouts(c);
+        }
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+          binder.bind(ps, c);
+          boolean isResultSet = ps.execute();
+          // With an opening, its row comes first. It stays open (closing the statement closes
+          // it), and its time is parsed only if the reader asks for it.
+          ResultSet previous = null;
+          while (true) {
+            if (isResultSet) {
+              if (previous != null && previous != ps.getResultSet()) {
+                return readWithOpening(ps.getResultSet(), previous, reader);
+              }
+              previous = ps.getResultSet();
+            } else if (ps.getUpdateCount() == -1) {
+              if (previous == null) {
+                throw new IllegalStateException("statement returned no result set: " + what.get());
+              }
+              try (ResultSet rs = previous) {
+                return reader.read(rs, NO_OPENING);
               }
             }
-            opening = rs;
-            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
-          } else if (ps.getUpdateCount() == -1) {
-            throw new IllegalStateException("statement returned no result set: " + what.get());
-          } else {
             isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
           }
         }
@@ -133,6 +161,24 @@ final class StatementRunner {
       throw new LeaseStoreException(
           "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")" + repair, e);
     }
+  }
+
+  private static <T> T readWithOpening(ResultSet answer, ResultSet opening, Reader<T> reader) throws SQLException {
+    try (answer) {
+      return reader.read(answer, new OpeningRow(opening));
+    }
+  }
+
+  /** Sends the session settings on a connection that has not had them yet. */
+  private void setSessionTimeouts(Connection c) throws SQLException {
+    Object driverConnection = c.isWrapperFor(Connection.class) ? c.unwrap(Connection.class) : c;
+    if (prepared.containsKey(driverConnection)) {
+      return;
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute(sessionTimeouts);
+    }
+    prepared.put(driverConnection, Boolean.TRUE);
   }
 
   /** Whether a store failure was a lock wait that reached the lock timeout. */

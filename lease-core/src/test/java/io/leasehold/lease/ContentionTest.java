@@ -52,8 +52,8 @@ class ContentionTest {
       inserter.setAutoCommit(false);
       try (PreparedStatement ps =
           inserter.prepareStatement(
-              new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false).acquire)) {
-        LeaseSql.bindAcquire(ps, key, UUID.randomUUID(), "other", 30_000_000, 0);
+              new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false).acquireNew)) {
+        LeaseSql.bindAcquireNew(ps, key, UUID.randomUUID(), "other", 30_000_000);
         ps.execute();
       }
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);

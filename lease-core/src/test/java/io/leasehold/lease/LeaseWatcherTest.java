@@ -111,8 +111,8 @@ class LeaseWatcherTest {
     LeaseSql sql = new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), true);
     try (Connection c = db.database().newConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
-        LeaseSql.bindAcquire(ps, key, UUID.randomUUID(), "rolled back", 60_000_000, 0);
+      try (PreparedStatement ps = c.prepareStatement(sql.acquireNew)) {
+        LeaseSql.bindAcquireNew(ps, key, UUID.randomUUID(), "rolled back", 60_000_000);
         assertThat(ps.execute()).isTrue();
         assertThat(ps.getMoreResults()).isTrue();
         try (ResultSet rs = ps.getResultSet()) {
