@@ -235,13 +235,14 @@ class LeaseStoreTest {
   }
 
   @Test
-  void aRowLockHeldByAContenderIsBusyAtOnce() throws Exception {
+  void aRowLockHeldByAContenderIsBusy() throws Exception {
     acquire(store, key).release();
     try (Connection side = db.database().newConnection()) {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
         s.execute("SELECT 1 FROM leasehold_lease WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
-        // CONTRACT C18: a contender is taking the key; the acquire does not queue behind it.
+        // CONTRACT C18: a contender is taking the key and never commits; the acquire waits for it
+        // no longer than the lock timeout, and answers Busy.
         assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       }
       side.rollback();

@@ -13,7 +13,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
-import java.util.Set;
 
 /**
  * The file-system steps of the adapters that keep state in files (the file store and the file
@@ -67,6 +66,61 @@ public final class DurableFiles {
       writeFully(ch, bytes);
       ch.force(false);
     }
+  }
+
+  /**
+   * Appends bytes without forcing them: the caller forces the file ({@link #force}) before it
+   * relies on them, so that appends of several threads can share one force.
+   *
+   * @param file the file, which must exist
+   * @param bytes what to append
+   * @throws IOException if anything fails
+   */
+  public static void appendUnforced(Path file, byte[] bytes) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, APPEND, OWNER_ONLY)) {
+      writeFully(ch, bytes);
+    }
+  }
+
+  /**
+   * Forces a file's content to disk: every byte written to it before this call began, through
+   * any descriptor of any process.
+   *
+   * @param file the file
+   * @throws IOException if it fails
+   */
+  public static void force(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      ch.force(false);
+    }
+  }
+
+  /**
+   * The file's absolute path through its directory's real path: a symbolic link to the directory
+   * must not give one file a second name (and a second lock).
+   *
+   * @param file a file whose directory exists
+   * @return its canonical path
+   * @throws IOException if the directory cannot be resolved
+   */
+  public static Path inRealDirectory(Path file) throws IOException {
+    Path absolute = file.toAbsolutePath().normalize();
+    return absolute.getParent().toRealPath().resolve(absolute.getFileName());
+  }
+
+  /**
+   * Replaces a file by an atomic rename of a new owner-only file written and forced beside it, so
+   * a crash leaves the old content or the new; the caller forces the directory when the rename
+   * must last.
+   *
+   * @param file the file to replace
+   * @param content its new content
+   * @throws IOException if anything fails; the old file is then unchanged
+   */
+  public static void replace(Path file, byte[] content) throws IOException {
+    Path temp = file.resolveSibling(file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
+    writeNew(temp, content, OWNER_READ_WRITE, f -> {});
+    Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   /**

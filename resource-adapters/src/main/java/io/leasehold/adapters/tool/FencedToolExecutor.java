@@ -237,7 +237,7 @@ public final class FencedToolExecutor implements FenceGuard {
     }
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();
-    journal.intended(
+    ToolCall call =
         new ToolCall(
             callId,
             toolName,
@@ -246,11 +246,11 @@ public final class FencedToolExecutor implements FenceGuard {
             idempotencyKey,
             ToolCall.State.INTENDED,
             Optional.empty(),
-            Optional.empty()));
-
-    // Ask again: the lease may have been lost while the intent was written.
+            Optional.empty());
+    // Ask again right before the journal admits: the lease may have been lost since the token
+    // was presented (scope check, redaction).
     Fenced.present(fenced);
-    Admission admission = journal.admitAndStart(token, callId);
+    Admission admission = journal.start(call);
 
     if (idempotencyKey.isPresent()) {
       Optional<JsonNode> earlier = journal.finishedResult(token.key(), toolName, idempotencyKey.get());

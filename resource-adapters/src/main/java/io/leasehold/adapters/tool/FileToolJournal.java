@@ -12,11 +12,8 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,9 +22,11 @@ import java.util.UUID;
 /**
  * A durable journal in one append-only file of JSON lines, shared safely by several processes.
  *
- * <p>Every record is appended and forced to disk under a lock that holds across threads and
- * processes (a JVM lock and an OS lock on {@code <file>.lock}); before each operation the journal
- * reads what other processes appended since, so its marks and call states are those of the file.
+ * <p>Every record is appended under a lock that holds across threads and processes (a JVM lock
+ * and an OS lock on {@code <file>.lock}) and forced to disk before the call goes on: a call's
+ * intent and start are one append, its outcome another, and concurrent calls share a force.
+ * Before each operation the journal reads what other processes appended since, so its marks and
+ * call states are those of the file.
  * A line torn by a crash is cut off by the next writer. Each line is an object with an {@code
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
  * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
@@ -59,6 +58,7 @@ import java.util.UUID;
  */
 public final class FileToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** The default of {@link Builder#compactAbove(long)}: 16 MiB. */
   public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
   /** The default of {@link Builder#maxBytes(long)}: 1 GiB. */
@@ -71,14 +71,12 @@ public final class FileToolJournal implements ToolJournal {
 
   private final Path file;
   private final CrossProcessLock lock;
-  private final Path marksFile;
   private final Clock clock;
   private final long maxBytes;
   private final long compactAbove;
   private final JournalFile journal;
-  private final JournalFile marks;
+  private final JournalMarksFile marks;
   private JournalState state = new JournalState();
-  private final java.util.Map<LeaseKey, Long> fileMarks = new java.util.HashMap<>();
   /** The journal's size when last rewritten (by any process) or 0: compaction runs past twice it. */
   private long compactedSize;
 
@@ -87,10 +85,9 @@ public final class FileToolJournal implements ToolJournal {
     this.clock = b.clock;
     this.maxBytes = b.maxBytes;
     this.compactAbove = b.compactAbove;
-    this.marksFile = file.resolveSibling(file.getFileName() + ".marks");
     this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), b.lockTimeout);
     this.journal = new JournalFile(file, MAX_LINE_BYTES);
-    this.marks = new JournalFile(marksFile, MAX_LINE_BYTES);
+    this.marks = new JournalMarksFile(file.resolveSibling(file.getFileName() + ".marks"), MAX_LINE_BYTES);
   }
 
   /**
@@ -222,13 +219,11 @@ public final class FileToolJournal implements ToolJournal {
         throw new IllegalArgumentException(
             "maxBytes (" + maxBytes + ") must be at least compactAbove (" + compactAbove + ")");
       }
-      Path absolute = file.toAbsolutePath().normalize();
       Path canonical;
       try {
-        // One journal, one name: a symbolic link to its directory must not make a second lock.
-        canonical = absolute.getParent().toRealPath().resolve(absolute.getFileName());
+        canonical = DurableFiles.inRealDirectory(file); // one journal, one name, one lock
       } catch (IOException e) {
-        throw new ResourceAccessException("the directory of tool journal " + absolute + " is not usable: " + e, e);
+        throw new ResourceAccessException("the directory of tool journal " + file + " is not usable: " + e, e);
       }
       FileToolJournal journal = new FileToolJournal(canonical, this);
       journal.locked(() -> null); // reads it, and compacts it if it is large
@@ -241,14 +236,7 @@ public final class FileToolJournal implements ToolJournal {
     locked(
         () -> {
           state.check(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
-          byte[] line = JournalLines.bytes(JournalLines.intended(call));
-          if (line.length > MAX_LINE_BYTES) {
-            throw new IllegalArgumentException(
-                "the call of " + call.tool() + " is " + line.length + " bytes as a journal line, over the"
-                    + " file journal's " + MAX_LINE_BYTES + ": nothing was recorded. Pass large arguments by"
-                    + " reference (a path or an id)");
-          }
-          append(line);
+          journal.append(JournalLines.intendedLine(call, MAX_LINE_BYTES));
           state.intended(call);
           return null;
         });
@@ -256,29 +244,7 @@ public final class FileToolJournal implements ToolJournal {
 
   @Override
   public Admission admitAndStart(FencingToken token, UUID callId) {
-    return locked(
-        () -> {
-          Optional<ToolCall> duplicate = state.inFlightDuplicate(callId);
-          if (duplicate.isPresent()) {
-            append(JournalLines.refusedDuplicate(callId, duplicate.get().callId()));
-            state.refusedDuplicate(callId, duplicate.get().callId());
-            ToolCall c = state.call(callId);
-            throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
-          }
-          long mark;
-          try {
-            mark = state.check(token);
-          } catch (StaleFenceException e) {
-            append(JournalLines.refusedStale(callId, e.highestFence()));
-            state.refused(callId, e.highestFence());
-            throw e;
-          }
-          if (token.fence() > mark) {
-            appendMark("raise", token.key(), token.fence());
-          }
-          append(JournalLines.started(callId, token));
-          return state.started(token, callId);
-        });
+    return start(token, callId, null);
   }
 
   @Override
@@ -290,40 +256,117 @@ public final class FileToolJournal implements ToolJournal {
         () -> {
           long mark = state.check(token);
           if (token.fence() > mark) {
-            appendMark("raise", token.key(), token.fence());
+            marks.append("raise", token.key(), token.fence(), maxBytes);
           }
           state.admit(token);
           return new Admission(token, mark);
         });
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The intent and the start are one append, forced once before the tool may run (a raised
+   * mark is forced to the marks file first, which stays the authority: C9). The force is shared
+   * with concurrent calls of this journal ({@link JournalFile#forceUpTo}).
+   */
+  @Override
+  public Admission start(ToolCall call) {
+    return start(call.token(), call.callId(), call);
+  }
+
+  private Admission start(FencingToken token, UUID callId, ToolCall newCall) {
+    Started started = locked(() -> startLocked(token, callId, newCall));
+    force(started.number(), "the start of call " + callId + " (the tool did not run)");
+    return started.admission();
+  }
+
+  /** How many times this journal forced its journal file (not its marks): for tests and benchmarks. */
+  long journalForces() {
+    return journal.forces();
+  }
+
+  /** An admitted start, and the number of its append to force before the tool runs. */
+  private record Started(Admission admission, long number) {}
+
+  /**
+   * Under the lock: records {@code newCall} if given (else the call is recorded already), then
+   * admits and starts it, or records its refusal.
+   */
+  private Started startLocked(FencingToken token, UUID callId, ToolCall newCall) throws IOException {
+    byte[] intent = new byte[0];
+    if (newCall != null) {
+      state.check(token); // a stale call adds nothing (issue 27, CONTRACT C21)
+      intent = JournalLines.intendedLine(newCall, MAX_LINE_BYTES);
+    }
+    Optional<ToolCall> duplicate = newCall != null ? state.inFlightDuplicateOf(newCall) : state.inFlightDuplicate(callId);
+    if (duplicate.isPresent()) {
+      UUID other = duplicate.get().callId();
+      journal.append(intent, JournalLines.bytes(JournalLines.refusedDuplicate(callId, other)));
+      state.intendedUnlessNull(newCall);
+      state.refusedDuplicate(callId, other);
+      ToolCall c = state.call(callId);
+      throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), other);
+    }
+    long mark;
+    try {
+      mark = state.check(token);
+    } catch (StaleFenceException e) { // only for a call recorded before: a new one was checked above
+      append(JournalLines.refusedStale(callId, e.highestFence()));
+      state.refused(callId, e.highestFence());
+      throw e;
+    }
+    if (token.fence() > mark) {
+      marks.append("raise", token.key(), token.fence(), maxBytes);
+    }
+    long number = journal.appendDeferred(intent, JournalLines.bytes(JournalLines.started(callId, token)));
+    state.intendedUnlessNull(newCall);
+    return new Started(state.started(token, callId), number);
+  }
+
+
+
   @Override
   public void finished(UUID callId, JsonNode result) {
-    locked(
-        () -> {
-          byte[] line = JournalLines.bytes(JournalLines.finished(callId, result));
-          if (line.length > MAX_LINE_BYTES) {
-            throw new ResourceAccessException(
-                "the result of call " + callId + " is " + line.length + " bytes as a journal line, over the"
-                    + " file journal's " + MAX_LINE_BYTES + ": it was not recorded and the call stays in doubt."
-                    + " Return large results by reference (a path or an id)", null);
-          }
-          append(line);
-          state.finished(callId, result);
-          return null;
-        });
+    settle(callId, "the result", JournalLines.finished(callId, result), () -> state.finished(callId, result));
   }
 
   @Override
   public void failed(UUID callId, String error) {
-    locked(
-        () -> {
-          // An error text is a message, not data: past the line limit it is cut, not refused.
-          String text = error.length() > MAX_LINE_BYTES / 16 ? error.substring(0, MAX_LINE_BYTES / 16) + " [cut]" : error;
-          append(JournalLines.failed(callId, text));
-          state.failed(callId, text);
-          return null;
-        });
+    // An error text is a message, not data: past the line limit it is cut, not refused.
+    String text = error.length() > MAX_LINE_BYTES / 16 ? error.substring(0, MAX_LINE_BYTES / 16) + " [cut]" : error;
+    settle(callId, "the failure", JournalLines.failed(callId, text), () -> state.failed(callId, text));
+  }
+
+  /**
+   * Appends a call's outcome under the lock, then forces it with concurrent calls (group commit)
+   * before it returns: a retry after a crash must find a result, not run the tool again.
+   */
+  private void settle(UUID callId, String what, ObjectNode outcome, Runnable apply) {
+    long number =
+        locked(
+            () -> {
+              byte[] line = JournalLines.bytes(outcome);
+              if (line.length > MAX_LINE_BYTES) {
+                throw new ResourceAccessException(
+                    what + " of call " + callId + " is " + line.length + " bytes as a journal line, over the file"
+                        + " journal's " + MAX_LINE_BYTES + ": it was not recorded and the call stays in doubt."
+                        + " Return large results by reference (a path or an id)", null);
+              }
+              long n = journal.appendDeferred(line);
+              apply.run();
+              return n;
+            });
+    force(number, what + " of call " + callId + " (the call stays in doubt)");
+  }
+
+  /** Makes a deferred append durable, shared with concurrent calls (group commit). */
+  private void force(long number, String what) {
+    try {
+      journal.forceUpTo(number);
+    } catch (IOException e) {
+      throw new ResourceAccessException("tool journal " + file + " could not force " + what + " to disk: " + e, e);
+    }
   }
 
   @Override
@@ -340,10 +383,8 @@ public final class FileToolJournal implements ToolJournal {
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     return locked(
         () -> {
-          Instant at = clock.instant();
-          MarkReset reset =
-              new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, at);
-          appendMark("reset", key, newMark);
+          MarkReset reset = new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, clock.instant());
+          marks.append("reset", key, newMark, maxBytes);
           append(JournalLines.reset(reset));
           state.applyReset(reset);
           return reset;
@@ -389,47 +430,21 @@ public final class FileToolJournal implements ToolJournal {
 
   private Compaction compactLocked() throws IOException {
     long before = journal.readUpTo();
-    // 1. The marks, one exact line per key.
-    Path marksTemp = marksFile.resolveSibling(marksFile.getFileName() + "." + UUID.randomUUID() + ".tmp");
-    StringBuilder marksText = new StringBuilder();
-    state.allMarks().forEach((key, fence) -> marksText.append(JournalLines.markLine("reset", key, fence)));
-    DurableFiles.writeNew(marksTemp, marksText.toString().getBytes(StandardCharsets.US_ASCII), DurableFiles.OWNER_READ_WRITE, f -> {});
-    Files.move(marksTemp, marksFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    // 2. The journal: audit records and live calls, in their order.
-    Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    for (MarkReset r : state.resets()) {
-      out.write(JournalLines.bytes(JournalLines.reset(r)));
-    }
-    int kept = 0;
-    for (ToolCall c : state.allCalls()) {
-      boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
-      if (!live) {
-        continue;
-      }
-      kept++;
-      out.write(JournalLines.bytes(JournalLines.intended(c)));
-      if (c.state() != ToolCall.State.INTENDED) {
-        out.write(JournalLines.bytes(JournalLines.started(c.callId(), c.token())));
-      }
-      if (c.state() == ToolCall.State.FINISHED) {
-        out.write(JournalLines.bytes(JournalLines.finished(c.callId(), c.result().orElseThrow())));
-      }
-    }
-    byte[] bytes = out.toByteArray();
-    DurableFiles.writeNew(temp, bytes, DurableFiles.OWNER_READ_WRITE, f -> {});
-    Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    // The marks first (one exact line per key), then the audit records and live calls in order.
+    DurableFiles.replace(marks.path(), JournalLines.compactedMarks(state));
+    int[] kept = new int[1];
+    byte[] bytes = JournalLines.compactedJournal(state, kept);
+    DurableFiles.replace(file, bytes);
     DurableFiles.forceDirectory(file.getParent());
     forgetEverything();
     catchUp();
     compactedSize = journal.readUpTo();
-    return new Compaction(before, bytes.length, kept);
+    return new Compaction(before, bytes.length, kept[0]);
   }
 
   /** Drops what was read, so the next catch-up reads the files from the start. */
   private void forgetEverything() {
     state = new JournalState();
-    fileMarks.clear();
     journal.forget();
     marks.forget();
   }
@@ -463,26 +478,12 @@ public final class FileToolJournal implements ToolJournal {
     if (replaced) {
       compactedSize = journal.readUpTo(); // another process compacted it: this is its live state
     }
-    catchUpMarks();
+    marks.catchUp(maxBytes);
     // The marks file is the authority for every key it names (CONTRACT C16).
-    fileMarks.forEach(state::overrideMark);
-  }
-
-  private void catchUpMarks() throws IOException {
-    marks.catchUp(
-        line -> JournalLines.applyMark(new String(line, StandardCharsets.US_ASCII), fileMarks), false, maxBytes);
-  }
-
-  private void appendMark(String kind, LeaseKey key, long fence) throws IOException {
-    DurableFiles.append(marksFile, JournalLines.markLine(kind, key, fence).getBytes(StandardCharsets.US_ASCII));
-    catchUpMarks();
+    marks.marks().forEach(state::overrideMark);
   }
 
   private void append(ObjectNode line) throws IOException {
-    append(JournalLines.bytes(line));
-  }
-
-  private void append(byte[] bytes) throws IOException {
-    journal.append(bytes);
+    journal.append(JournalLines.bytes(line));
   }
 }

@@ -26,6 +26,12 @@ final class JournalFile {
 
   private final Path path;
   private final int maxLineBytes;
+  /** Appends made without a force, numbered in the order they completed. */
+  private final java.util.concurrent.atomic.AtomicLong deferred = new java.util.concurrent.atomic.AtomicLong();
+  /** The highest deferred append known forced; guarded by {@link #forcing}. */
+  private long forced;
+  private final Object forcing = new Object();
+  private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
   private long readUpTo;
   private long linesRead;
   private Object identity;
@@ -126,11 +132,61 @@ final class JournalFile {
     identity = identity(path);
   }
 
-  /** Appends one complete line (ending in a newline) and forces it to disk. */
-  void append(byte[] line) throws IOException {
-    DurableFiles.append(path, line);
-    readUpTo += line.length;
-    linesRead++;
+  /** Appends complete lines (each ending in a newline) in one write and forces them to disk. */
+  void append(byte[]... lines) throws IOException {
+    byte[] all = joined(lines);
+    DurableFiles.append(path, all);
+    forces.incrementAndGet();
+    readUpTo += all.length;
+    linesRead += lines.length;
+  }
+
+  /**
+   * Appends one complete line without forcing it; {@link #forceUpTo} with the returned number
+   * makes it durable. Called under the journal's lock, like {@link #append}.
+   *
+   * @return the append's number
+   */
+  long appendDeferred(byte[]... lines) throws IOException {
+    byte[] all = joined(lines);
+    DurableFiles.appendUnforced(path, all);
+    readUpTo += all.length;
+    linesRead += lines.length;
+    return deferred.incrementAndGet();
+  }
+
+  private static byte[] joined(byte[]... lines) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] l : lines) {
+      out.writeBytes(l);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Makes the deferred append numbered {@code number} durable: group commit. Called outside the
+   * journal's lock, so other threads append meanwhile; one force covers every append that
+   * completed before it began, so a thread whose append a concurrent force covered returns at
+   * once. Safe outside the lock because the file is append-only: a later force of the file (by
+   * anyone) covers every earlier byte, and no caller acts on its line (runs a tool, returns a
+   * result) before its own number is forced. If a compaction replaced the file meanwhile, the
+   * new file was forced when it was written, with what the line recorded.
+   */
+  void forceUpTo(long number) throws IOException {
+    synchronized (forcing) {
+      if (forced >= number) {
+        return;
+      }
+      long covered = deferred.get();
+      DurableFiles.force(path);
+      forces.incrementAndGet();
+      forced = covered;
+    }
+  }
+
+  /** How many times this process forced the file: the cost that group commit lowers. */
+  long forces() {
+    return forces.get();
   }
 
   private static Object identity(Path f) throws IOException {

@@ -85,6 +85,55 @@ final class JournalLines {
   }
 
   /** A journal line as appended: the object's JSON and a newline, in UTF-8. */
+  /**
+   * A call's intended line, refused if it is longer than {@code maxLineBytes}.
+   *
+   * @throws IllegalArgumentException if it is too long; nothing was recorded
+   */
+  static byte[] intendedLine(ToolCall call, int maxLineBytes) throws JsonProcessingException {
+    byte[] line = bytes(intended(call));
+    if (line.length > maxLineBytes) {
+      throw new IllegalArgumentException(
+          "the call of " + call.tool() + " is " + line.length + " bytes as a journal line, over the"
+              + " file journal's " + maxLineBytes + ": nothing was recorded. Pass large arguments by"
+              + " reference (a path or an id)");
+    }
+    return line;
+  }
+
+  /** A compacted marks file: one exact line per key. */
+  static byte[] compactedMarks(JournalState state) {
+    StringBuilder text = new StringBuilder();
+    state.allMarks().forEach((key, fence) -> text.append(markLine("reset", key, fence)));
+    return text.toString().getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * A compacted journal: the audit records, then every live call (in doubt, or finished with an
+   * idempotency key) in its order; {@code kept[0]} is set to how many calls.
+   */
+  static byte[] compactedJournal(JournalState state, int[] kept) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (MarkReset r : state.resets()) {
+      out.write(bytes(reset(r)));
+    }
+    for (ToolCall c : state.allCalls()) {
+      boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
+      if (!live) {
+        continue;
+      }
+      kept[0]++;
+      out.write(bytes(intended(c)));
+      if (c.state() != ToolCall.State.INTENDED) {
+        out.write(bytes(started(c.callId(), c.token())));
+      }
+      if (c.state() == ToolCall.State.FINISHED) {
+        out.write(bytes(finished(c.callId(), c.result().orElseThrow())));
+      }
+    }
+    return out.toByteArray();
+  }
+
   static byte[] bytes(ObjectNode line) throws JsonProcessingException {
     return (JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8);
   }

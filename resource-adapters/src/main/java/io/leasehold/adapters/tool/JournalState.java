@@ -72,6 +72,13 @@ final class JournalState {
     }
   }
 
+  /** {@link #intended} for a call not recorded yet; nothing for null (recorded before). */
+  void intendedUnlessNull(ToolCall call) {
+    if (call != null) {
+      intended(call);
+    }
+  }
+
   /** Checks the token against the mark; does not change anything. */
   long check(FencingToken token) {
     long mark = marks.getOrDefault(token.key(), 0L);
@@ -98,6 +105,15 @@ final class JournalState {
       }
     }
     return Optional.empty();
+  }
+
+  /** {@link #inFlightDuplicate} for a call not recorded yet. */
+  Optional<ToolCall> inFlightDuplicateOf(ToolCall call) {
+    if (call.idempotencyKey().isEmpty()) {
+      return Optional.empty();
+    }
+    java.util.Set<UUID> started = inFlight.getOrDefault(runIdem(call), java.util.Set.of());
+    return started.stream().filter(id -> !id.equals(call.callId())).findFirst().map(calls::get);
   }
 
   ToolCall call(UUID callId) {

@@ -48,6 +48,22 @@ public interface ToolJournal extends ResettableMarks {
   Admission admitAndStart(FencingToken token, UUID callId);
 
   /**
+   * Records a call and admits and starts it in one step: what {@link #intended} and then {@link
+   * #admitAndStart} do, with the same refusals. A journal may write both records at once (the
+   * file journal forces them to disk with one force); this default calls the two.
+   *
+   * @param call the call, in state {@link ToolCall.State#INTENDED}
+   * @return the admission
+   * @throws StaleFenceException if the key's mark is above the call's fence; nothing recorded
+   * @throws DuplicateCallException if the same run has a call with the same tool and idempotency
+   *     key in flight; the call is recorded as refused
+   */
+  default Admission start(ToolCall call) {
+    intended(call);
+    return admitAndStart(call.token(), call.callId());
+  }
+
+  /**
    * Admits a token without a call: raises the key's mark to its fence, so that from now on no
    * lower fence starts a call. A new run calls it as it starts (through {@link
    * FencedToolExecutor#startRun}), so an older run is refused even before the new one calls a
