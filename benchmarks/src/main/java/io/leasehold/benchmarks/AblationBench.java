@@ -94,4 +94,78 @@ final class AblationBench extends BenchGroup {
     }
     line("");
   }
+
+  /**
+   * A contended grant that waits for a contender's row lock (the shipped acquire) against one
+   * that skips it ({@code FOR UPDATE SKIP LOCKED} in a subquery), every pgbench client on one key:
+   * successful grants per second, counted by the fence sequence, and attempts per second. Part of
+   * group {@code ablation}.
+   */
+  void contendedGrants() throws Exception {
+    line("## Contended grant: wait for a contender's row lock, or skip it (pgbench, one key)");
+    line("");
+    Optional<Path> pgbench = PgBench.find();
+    if (pgbench.isEmpty() || db.port < 0) {
+      line("pgbench not found (or an external database): skipped.");
+      line("");
+      return;
+    }
+    HikariDataSource setup = db.pool(1);
+    LeaseSchema.defaults().apply(setup);
+    try (Connection c = setup.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
+          + " expires_at, released_at) VALUES ('pgb', 'hot', gen_random_uuid(), nextval('leasehold_fence_seq'),"
+          + " now(), now(), now(), now()) ON CONFLICT DO NOTHING");
+    }
+    String run = "md5(:run::text)::uuid";
+    String wait = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true).acquire();
+    // The same statement, its update restricted to the row a SKIP LOCKED subquery could lock.
+    String free = wait.substring(wait.indexOf("((l.released_at IS NOT NULL"), wait.indexOf(" RETURNING"));
+    String skip =
+        wait.replace("WHERE l.account_id = ? AND l.session_id = ? AND " + free,
+            "WHERE (l.account_id, l.session_id) = (SELECT s.account_id, s.session_id FROM leasehold_lease AS s"
+                + " WHERE s.account_id = ? AND s.session_id = ? AND " + free.replace("l.", "s.")
+                + " FOR UPDATE OF s SKIP LOCKED)");
+    String release =
+        "UPDATE leasehold_lease AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp()"
+            + " WHERE l.account_id = 'pgb' AND l.session_id = 'hot' AND l.run_id = " + run
+            + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp();\n";
+    line("`pgbench -n -M prepared -c N -j N -T " + window.toSeconds() + "`, acquire then a release that matches only"
+        + " a granted run; median of " + windows + " runs each, interleaved.");
+    line("");
+    line("| clients | wait: grants/s | wait: attempts/s | skip: grants/s | skip: attempts/s | grants, wait / skip |");
+    line("| --- | --- | --- | --- | --- | --- |");
+    for (int clients : List.of(4, 16)) {
+      double[][] grants = new double[2][windows];
+      double[][] attempts = new double[2][windows];
+      for (int w = 0; w < windows; w++) {
+        int v = 0;
+        for (String acquire : List.of(wait, skip)) {
+          String script = "\\set run random(1, 2000000000)\n"
+              + PgBench.bind(acquire, run, "'pgbench'", "30000000", "'pgb'", "'hot'", "0", "'pgb'", "'hot'") + ";\n"
+              + release;
+          long before = fenceSequence(setup);
+          attempts[v][w] = PgBench.run(pgbench.get(), db, script, clients, window);
+          grants[v][w] = (fenceSequence(setup) - before) / (double) Math.max(1, window.toSeconds());
+          v++;
+        }
+      }
+      double gw = Throughput.median(grants[0]);
+      double gs = Throughput.median(grants[1]);
+      line("| " + clients + " | " + fmt(gw) + " | " + fmt(Throughput.median(attempts[0])) + " | " + fmt(gs) + " | "
+          + fmt(Throughput.median(attempts[1])) + " | " + ratio(gw, gs) + " |");
+    }
+    line("");
+    db.closeOpened();
+  }
+
+  private static long fenceSequence(HikariDataSource ds) throws java.sql.SQLException {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT last_value FROM leasehold_fence_seq")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
 }

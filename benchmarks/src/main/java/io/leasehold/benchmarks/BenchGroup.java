@@ -83,4 +83,9 @@ abstract class BenchGroup {
       d.force(true);
     }
   }
+
+  /** Microseconds, rounded, or "n/a". */
+  static String micros(double us) {
+    return Double.isNaN(us) ? "n/a" : String.format(java.util.Locale.ROOT, "%.0f", us);
+  }
 }

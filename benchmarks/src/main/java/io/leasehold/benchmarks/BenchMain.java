@@ -14,8 +14,8 @@ import io.leasehold.lease.LeaseSchema;
 /**
  * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
  * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
- * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code table} or {@code
- * ablation} (default all),
+ * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code table}, {@code
+ * ablation} or {@code statements} (default all),
  * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
  * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs
  * directory measures CPU per operation, with flushes nearly free; fsync stays on).
@@ -53,7 +53,7 @@ public final class BenchMain {
    */
   static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    Set<String> groups = Set.of("cycle", "refusal", "waiting", "pgbench", "renewal", "guards", "verification", "flood", "journal", "table", "ablation");
+    Set<String> groups = Set.of("cycle", "refusal", "waiting", "pgbench", "renewal", "guards", "verification", "flood", "journal", "table", "ablation", "statements");
     Duration window = Duration.ofSeconds(2);
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
@@ -77,6 +77,9 @@ public final class BenchMain {
     try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
       BenchGroup.Context c = new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
       header(c);
+      if (groups.contains("statements")) {
+        new StatementsGroup(c).statements();
+      }
       if (groups.contains("cycle")) {
         new CycleBench(c).cycles();
       }
@@ -109,6 +112,7 @@ public final class BenchMain {
       }
       if (groups.contains("ablation")) {
         new AblationBench(c).ablation();
+        new AblationBench(c).contendedGrants();
       }
       return c.md().toString();
     }

@@ -73,31 +73,34 @@ final class ContentionBench {
     Refusal create(int thread) throws Exception;
   }
 
-  /** Latency percentiles of one competitor, in microseconds. */
-  record Latency(double p50, double p99, long samples) {}
+  /**
+   * Latency percentiles of one competitor, in microseconds, and the CPU time per attempt of the
+   * client and of the server (NaN if unknown), in microseconds.
+   */
+  record Latency(double p50, double p99, long samples, double clientMicros, double serverMicros) {}
 
   /**
-   * Refused attempts on a key someone holds, from {@code threads} threads at once: Leasehold's
-   * {@code tryAcquire}, its acquire statement from bare JDBC, ShedLock's {@code lock}, Leasehold's
-   * former acquire and status read from bare JDBC, and a plain failed {@code UPDATE ... WHERE
-   * until <= now()} (what ShedLock sends), window by window in turn.
+   * Refused attempts on a key someone holds, from {@code threads} threads at once, window by
+   * window in turn: Leasehold's {@code tryAcquire} on a dedicated pool, its acquire statement from
+   * bare JDBC, ShedLock's JdbcTemplate provider, the failed {@code UPDATE} that ShedLock's plain
+   * provider sends (through a pool, with the client's clock), Leasehold's former acquire and
+   * status read, and {@code tryAcquire} of a store on a shared pool (each statement with its
+   * opening).
    */
   List<Latency> refusals(int threads) throws Exception {
-    try (Connection c = db.connection();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS plain_lock (name text PRIMARY KEY, until timestamptz NOT NULL)");
-      s.execute(
-          "INSERT INTO plain_lock VALUES ('held', now() + interval '1 day')"
-              + " ON CONFLICT (name) DO UPDATE SET until = EXCLUDED.until");
-    }
     HikariDataSource pool = db.pool(threads + 2);
-    LeaseStore store = LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).build();
+    LeaseStore store =
+        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).dedicatedPool(true).build();
+    HikariDataSource sharedPool = db.pool(threads + 2);
+    LeaseStore sharedStore =
+        LeaseStore.builder(sharedPool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).build();
     LeaseKey key = LeaseKey.of("bench", "refused");
     Lease holder = ((AcquireResult.Acquired) store.tryAcquire(key, "bench")).lease();
+    HikariDataSource shedPool = db.pool(threads + 2);
     JdbcTemplateLockProvider shedLock =
         new JdbcTemplateLockProvider(
             JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(pool))
+                .withJdbcTemplate(new JdbcTemplate(shedPool))
                 .usingDbTime()
                 .build());
     Optional<SimpleLock> shedHeld =
@@ -105,7 +108,7 @@ final class ContentionBench {
     if (shedHeld.isEmpty()) {
       throw new IllegalStateException("could not take the ShedLock lock to refuse others");
     }
-    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     List<RefusalFactory> competitors =
         List.of(
             t -> () -> {
@@ -114,7 +117,11 @@ final class ContentionBench {
               }
             },
             t -> {
-              PreparedStatement acquire = db.connection().prepareStatement(sql.acquire());
+              Connection c = db.connection();
+              try (Statement st = c.createStatement()) {
+                st.execute(sql.sessionTimeouts());
+              }
+              PreparedStatement acquire = c.prepareStatement(sql.acquire());
               return () -> {
                 LeaseStatements.bindAcquire(acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
                 if (Competitors.grantedFence(acquire) != null) {
@@ -126,6 +133,22 @@ final class ContentionBench {
               if (shedLock.lock(new LockConfiguration(Instant.now(), "refused", Duration.ofSeconds(30), Duration.ZERO))
                   .isPresent()) {
                 throw new IllegalStateException("not refused");
+              }
+            },
+            t -> () -> {
+              java.sql.Timestamp now = java.sql.Timestamp.from(Instant.now());
+              try (Connection c = shedPool.getConnection();
+                  PreparedStatement update =
+                      c.prepareStatement(
+                          "UPDATE shedlock SET lock_until = ?, locked_at = ?, locked_by = ? WHERE name = ? AND lock_until <= ?")) {
+                update.setTimestamp(1, java.sql.Timestamp.from(now.toInstant().plusSeconds(30)));
+                update.setTimestamp(2, now);
+                update.setString(3, "bench");
+                update.setString(4, "refused");
+                update.setTimestamp(5, now);
+                if (update.executeUpdate() != 0) {
+                  throw new IllegalStateException("not refused");
+                }
               }
             },
             t -> {
@@ -157,17 +180,10 @@ final class ContentionBench {
                 Competitors.firstLong(status);
               };
             },
-            t -> {
-              PreparedStatement update =
-                  db.connection()
-                      .prepareStatement(
-                          "UPDATE plain_lock SET until = now() + interval '30 seconds' WHERE name = ? AND until <= now()");
-              return () -> {
-                update.setString(1, "held");
-                if (update.executeUpdate() != 0) {
-                  throw new IllegalStateException("not refused");
-                }
-              };
+            t -> () -> {
+              if (!(sharedStore.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
+                throw new IllegalStateException("not refused");
+              }
             });
     try {
       List<List<Refusal>> ops = new ArrayList<>();
@@ -179,25 +195,36 @@ final class ContentionBench {
         ops.add(perThread);
       }
       List<List<long[]>> samples = new ArrayList<>();
+      double[][] client = new double[ops.size()][windows];
+      double[][] server = new double[ops.size()][windows];
       for (List<Refusal> op : ops) {
         timed(op); // warm-up
         samples.add(new ArrayList<>());
       }
+      Throughput.CpuClock cpu = Throughput.cpuClock();
       for (int w = 0; w < windows; w++) {
         for (int c = 0; c < ops.size(); c++) {
-          samples.get(c).add(timed(ops.get(c)));
+          long client0 = cpu.client();
+          long server0 = cpu.server();
+          long[] lat = timed(ops.get(c));
+          samples.get(c).add(lat);
+          client[c][w] = (cpu.client() - client0) / 1e3 / Math.max(1, lat.length);
+          server[c][w] = server0 < 0 ? Double.NaN : (cpu.server() - server0) / 1e3 / Math.max(1, lat.length);
         }
       }
       List<Latency> result = new ArrayList<>();
-      for (List<long[]> s : samples) {
-        long[] all = s.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        result.add(new Latency(all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3, all.length));
+      for (int c = 0; c < samples.size(); c++) {
+        long[] all = samples.get(c).stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        result.add(
+            new Latency(all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3, all.length,
+                Throughput.median(client[c]), Throughput.median(server[c])));
       }
       return result;
     } finally {
       shedHeld.get().unlock();
       holder.release();
       store.close();
+      sharedStore.close();
       db.closeOpened();
     }
   }

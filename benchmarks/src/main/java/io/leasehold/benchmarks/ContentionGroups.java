@@ -17,20 +17,42 @@ final class ContentionGroups extends BenchGroup {
   void refusals() throws Exception {
     line("## A refused attempt (the key is held), latency in microseconds");
     line("");
-    line("| threads | Leasehold tryAcquire p50 (p99) | its acquire statement, bare JDBC | ShedLock lock"
-        + " | former acquire + status read (before issue 17), bare JDBC | plain failed UPDATE"
-        + " | Leasehold / plain UPDATE, p50 | Leasehold / ShedLock, p50 | former / Leasehold, p50 |");
-    line("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    List<String> names =
+        List.of("Leasehold tryAcquire", "its acquire statement, bare JDBC", "ShedLock JdbcTemplate, db time",
+            "ShedLock plain JDBC's UPDATE", "former acquire + status read (before issue 17)",
+            "Leasehold tryAcquire, shared pool");
+    StringBuilder head = new StringBuilder("| threads |");
+    StringBuilder sep = new StringBuilder("| --- |");
+    for (String n : names) {
+      head.append(' ').append(n).append(" p50 (p99) |");
+      sep.append(" --- |");
+    }
+    line(head + " Leasehold / ShedLock plain, p50 | Leasehold / ShedLock JdbcTemplate, p50 | former / Leasehold, p50 |");
+    line(sep + " --- | --- | --- |");
     ContentionBench bench = new ContentionBench(db, window, windows);
+    List<List<ContentionBench.Latency>> rows = new java.util.ArrayList<>();
     for (int threads : threadCounts) {
       List<ContentionBench.Latency> r = bench.refusals(threads);
+      rows.add(r);
       StringBuilder row = new StringBuilder("| " + threads + " |");
       for (ContentionBench.Latency l : r) {
         row.append(' ').append(fmt(l.p50())).append(" (").append(fmt(l.p99())).append(") |");
       }
-      row.append(' ').append(ratio(r.get(0).p50(), r.get(4).p50())).append(" | ")
+      row.append(' ').append(ratio(r.get(0).p50(), r.get(3).p50())).append(" | ")
           .append(ratio(r.get(0).p50(), r.get(2).p50())).append(" | ")
-          .append(ratio(r.get(3).p50(), r.get(0).p50())).append(" |");
+          .append(ratio(r.get(4).p50(), r.get(0).p50())).append(" |");
+      line(row.toString());
+    }
+    line("");
+    line("CPU time per refused attempt, microseconds, client / server:");
+    line("");
+    line(head.toString());
+    line(sep.toString());
+    for (int t = 0; t < threadCounts.size(); t++) {
+      StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
+      for (ContentionBench.Latency l : rows.get(t)) {
+        row.append(' ').append(micros(l.clientMicros())).append(" / ").append(micros(l.serverMicros())).append(" |");
+      }
       line(row.toString());
     }
     line("");

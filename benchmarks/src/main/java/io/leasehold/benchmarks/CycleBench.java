@@ -89,8 +89,4 @@ final class CycleBench extends BenchGroup {
       line("");
     }
   }
-
-  private static String micros(double us) {
-    return Double.isNaN(us) ? "n/a" : String.format(java.util.Locale.ROOT, "%.0f", us);
-  }
 }

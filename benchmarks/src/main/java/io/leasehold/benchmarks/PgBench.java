@@ -58,7 +58,7 @@ final class PgBench {
   }
 
   /** Replaces the statement's {@code ?} placeholders, in order, by pgbench expressions. */
-  private static String bind(String statement, String... values) {
+  static String bind(String statement, String... values) {
     StringBuilder out = new StringBuilder();
     int next = 0;
     for (char ch : statement.toCharArray()) {

@@ -51,6 +51,11 @@ final class Throughput {
 
   private static CpuClock cpu = ServerCpu.none();
 
+  /** The CPU clock in use. */
+  static CpuClock cpuClock() {
+    return cpu;
+  }
+
   /** Where server CPU time is read from, for the rest of the run (the benchmarks' one database). */
   static void useCpuClock(CpuClock clock) {
     cpu = clock;

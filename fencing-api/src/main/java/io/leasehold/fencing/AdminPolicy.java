@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Set;
 
 /**
@@ -38,9 +39,7 @@ public interface AdminPolicy {
    * @return the policy
    */
   static AdminPolicy operators(Set<String> operators) {
-    if (operators == null) {
-      throw new IllegalArgumentException("operators must not be null");
-    }
+    Arguments.required(operators, "operators");
     Set<String> copy;
     try {
       copy = Set.copyOf(operators);

@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 /**
  * A token a guard admitted.
  *
@@ -13,9 +14,7 @@ public record Admission(FencingToken token, long previousMark) {
    * @throws IllegalArgumentException if the token is null or the previous mark exceeds its fence
    */
   public Admission {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     if (previousMark < 0 || previousMark > token.fence()) {
       throw new IllegalArgumentException(
           "previous mark " + previousMark + " is not in [0, " + token.fence() + "]");

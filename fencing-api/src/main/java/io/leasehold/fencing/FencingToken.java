@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
@@ -63,12 +64,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
    *     positive
    */
   public FencingToken {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
-    if (runId == null) {
-      throw new IllegalArgumentException("runId must not be null");
-    }
+    Arguments.required(key, "key");
+    Arguments.required(runId, "runId");
     if (fence <= 0) {
       throw new IllegalArgumentException("fence must be positive, was " + fence);
     }

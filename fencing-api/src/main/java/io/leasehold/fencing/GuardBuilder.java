@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
 
 /**
@@ -13,7 +14,6 @@ import java.time.Clock;
  *   public MyGuard build() {
  *     return new MyGuard(options(MyGuard.RESOURCE), ...);
  *   }
- *   protected Builder self() { return this; }
  * }
  * }</pre>
  *
@@ -32,11 +32,15 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
   protected GuardBuilder() {}
 
   /**
-   * This builder as its own type, for the setters' return values.
+   * This builder as its own type, for the setters' return values. A subclass declared as {@code
+   * Builder extends GuardBuilder<Builder>} need not override it.
    *
    * @return {@code this}
    */
-  protected abstract S self();
+  @SuppressWarnings("unchecked") // S is the subclass, by the bound every subclass declares
+  protected S self() {
+    return (S) this;
+  }
 
   /**
    * How tokens are verified (CONTRACT C15): {@link TokenVerifier#signedBy}, an online check
@@ -47,10 +51,7 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
    * @return this builder
    */
   public S verifier(TokenVerifier verifier) {
-    if (verifier == null) {
-      throw new IllegalArgumentException("verifier must not be null");
-    }
-    this.verifier = verifier;
+    this.verifier = Arguments.required(verifier, "verifier");
     return self();
   }
 
@@ -61,10 +62,7 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
    * @return this builder
    */
   public S listener(GuardListener listener) {
-    if (listener == null) {
-      throw new IllegalArgumentException("listener must not be null");
-    }
-    this.listener = listener;
+    this.listener = Arguments.required(listener, "listener");
     return self();
   }
 
@@ -75,10 +73,7 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
    * @return this builder
    */
   public S adminPolicy(AdminPolicy adminPolicy) {
-    if (adminPolicy == null) {
-      throw new IllegalArgumentException("adminPolicy must not be null");
-    }
-    this.adminPolicy = adminPolicy;
+    this.adminPolicy = Arguments.required(adminPolicy, "adminPolicy");
     return self();
   }
 
@@ -91,10 +86,7 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
    * @return this builder
    */
   public S clock(Clock clock) {
-    if (clock == null) {
-      throw new IllegalArgumentException("clock must not be null");
-    }
-    this.clock = clock;
+    this.clock = Arguments.required(clock, "clock");
     return self();
   }
 
@@ -134,9 +126,7 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
    * @return the options
    */
   protected final GuardOptions options(String resource, TokenVerifier ownVerification) {
-    if (ownVerification == null) {
-      throw new IllegalArgumentException("ownVerification must not be null");
-    }
+    Arguments.required(ownVerification, "ownVerification");
     return new GuardOptions(
         resource, verifier == null ? ownVerification : verifier, listener, adminPolicy, clock);
   }

@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
 import java.util.function.Supplier;
 
@@ -125,9 +126,7 @@ public record GuardOptions(
    * @throws AdminDeniedException if the policy refuses the operator
    */
   public void checkReset(LeaseKey key, long newMark, String operator, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     MarkReset.checkMark("newMark", newMark);
     MarkReset.checkText("operator", operator);
     MarkReset.checkText("reason", reason);

@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -98,9 +99,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
    * @throws LeaseLostException if the presenter knows its lease is lost; the write did not run
    */
   public <T> T runFenced(Fenced fenced, Supplier<T> write) {
-    if (write == null) {
-      throw new IllegalArgumentException("write must not be null");
-    }
+    Arguments.required(write, "write");
     return runFenced(fenced, admission -> write.get());
   }
 
@@ -210,9 +209,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
 
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     Mark mark = marks.get(key);
     long highest;
     if (mark == null) {
@@ -295,10 +292,6 @@ public final class InMemoryFenceGuard implements FenceGuard {
 
     private Builder() {}
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     /**
      * Most keys remembered. Default {@value InMemoryFenceGuard#DEFAULT_MAX_KEYS}.
@@ -307,10 +300,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
      * @return this builder
      */
     public Builder maxKeys(int maxKeys) {
-      if (maxKeys < 10) {
-        throw new IllegalArgumentException("maxKeys must be at least 10, was " + maxKeys);
-      }
-      this.maxKeys = maxKeys;
+      this.maxKeys = (int) Arguments.atLeast(maxKeys, 10, "maxKeys");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -102,9 +103,7 @@ public final class SignedTokenVerifier implements TokenVerifier {
 
   @Override
   public void verify(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     TokenKeySet current = keys.get();
     if (current == null) {
       throw new TokenVerificationException(

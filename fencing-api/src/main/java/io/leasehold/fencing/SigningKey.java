@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -96,9 +97,7 @@ public final class SigningKey {
    * @throws IllegalArgumentException if the id is malformed
    */
   public static SigningKey generate(SignatureScheme scheme, String keyId) {
-    if (scheme == null) {
-      throw new IllegalArgumentException("scheme must not be null");
-    }
+    Arguments.required(scheme, "scheme");
     TokenSignature.checkKeyId(keyId);
     if (scheme == SignatureScheme.HMAC_SHA256) {
       byte[] secret = new byte[32];
@@ -185,9 +184,7 @@ public final class SigningKey {
    *     before it starts
    */
   public FencingToken sign(FencingToken token, Instant validFrom, Instant validUntil) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     if (validFrom == null || validUntil == null) {
       throw new IllegalArgumentException("the validity window must not be null");
     }

@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -40,9 +41,7 @@ public final class TokenKeySet {
    *     more than {@value #MAX_KEYS}
    */
   public static TokenKeySet of(VerificationKey... keys) {
-    if (keys == null) {
-      throw new IllegalArgumentException("keys must not be null");
-    }
+    Arguments.required(keys, "keys");
     return of(List.of(keys));
   }
 
@@ -122,9 +121,7 @@ public final class TokenKeySet {
    * @throws IllegalArgumentException if a key with that id is in the set already
    */
   public TokenKeySet with(VerificationKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     List<VerificationKey> list = new ArrayList<>(keys.values());
     list.add(key);
     return of(list);

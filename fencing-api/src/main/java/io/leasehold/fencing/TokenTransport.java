@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 /**
  * How a fencing token travels to a downstream service.
  *
@@ -54,9 +55,7 @@ public final class TokenTransport {
    *     {@link TokenVerificationException#httpStatus()} is the status to answer with
    */
   public static FencingToken verifyHeader(String headerValue, TokenVerifier verifier) {
-    if (verifier == null) {
-      throw new IllegalArgumentException("verifier must not be null");
-    }
+    Arguments.required(verifier, "verifier");
     if (headerValue == null || headerValue.isBlank()) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.MISSING,

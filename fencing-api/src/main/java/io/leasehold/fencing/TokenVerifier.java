@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.function.Supplier;
 
 /**
@@ -48,9 +49,7 @@ public interface TokenVerifier {
    * @return the verifier
    */
   static SignedTokenVerifier signedBy(TokenKeySet keys) {
-    if (keys == null) {
-      throw new IllegalArgumentException("keys must not be null");
-    }
+    Arguments.required(keys, "keys");
     return new SignedTokenVerifier(() -> keys);
   }
 
@@ -64,9 +63,7 @@ public interface TokenVerifier {
    * @return the verifier
    */
   static SignedTokenVerifier signedBy(Supplier<TokenKeySet> keys) {
-    if (keys == null) {
-      throw new IllegalArgumentException("keys must not be null");
-    }
+    Arguments.required(keys, "keys");
     return new SignedTokenVerifier(keys);
   }
 
@@ -87,9 +84,7 @@ enum TrustEveryWriter implements TokenVerifier {
 
   @Override
   public void verify(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Set;
 
 /**
@@ -79,9 +80,7 @@ public interface AccessPolicy {
    * @return the combined policy
    */
   default AccessPolicy withAdministrators(Set<String> administrators) {
-    if (administrators == null) {
-      throw new IllegalArgumentException("administrators must not be null");
-    }
+    Arguments.required(administrators, "administrators");
     Set<String> admins;
     try {
       admins = Set.copyOf(administrators);

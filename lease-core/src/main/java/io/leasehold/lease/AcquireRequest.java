@@ -1,6 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -26,9 +27,7 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
    *     is too long or has control characters
    */
   public AcquireRequest {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     if (caller == null || caller.isBlank()) {
       throw new IllegalArgumentException("caller must not be null or blank");
     }
@@ -90,9 +89,7 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
    * @return a new request
    */
   public AcquireRequest withTtl(Duration ttl) {
-    if (ttl == null) {
-      throw new IllegalArgumentException("ttl must not be null");
-    }
+    Arguments.required(ttl, "ttl");
     return new AcquireRequest(key, caller, holder, Optional.of(ttl), oneShot);
   }
 
@@ -109,9 +106,7 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
    * @return a new request
    */
   public AcquireRequest oneShot(Duration ttl) {
-    if (ttl == null) {
-      throw new IllegalArgumentException("ttl must not be null");
-    }
+    Arguments.required(ttl, "ttl");
     return new AcquireRequest(key, caller, holder, Optional.of(ttl), true);
   }
 }

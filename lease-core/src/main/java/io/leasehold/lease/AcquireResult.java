@@ -1,6 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Optional;
 
 /**
@@ -75,9 +76,7 @@ public sealed interface AcquireResult {
      * @throws IllegalArgumentException if null
      */
     public Acquired {
-      if (lease == null) {
-        throw new IllegalArgumentException("lease must not be null");
-      }
+      Arguments.required(lease, "lease");
     }
   }
 
@@ -94,9 +93,7 @@ public sealed interface AcquireResult {
      * @throws IllegalArgumentException if null
      */
     public Busy {
-      if (status == null) {
-        throw new IllegalArgumentException("status must not be null");
-      }
+      Arguments.required(status, "status");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.List;
 
 /**
@@ -15,9 +16,7 @@ public record BatchRenewal(int renewed, List<Lease> lost) {
    * @throws IllegalArgumentException if {@code lost} is null
    */
   public BatchRenewal {
-    if (lost == null) {
-      throw new IllegalArgumentException("lost must not be null");
-    }
+    Arguments.required(lost, "lost");
     lost = List.copyOf(lost);
   }
 }

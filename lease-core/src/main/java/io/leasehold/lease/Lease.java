@@ -4,6 +4,7 @@ import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.internal.Arguments;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
@@ -222,9 +223,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @return an action that removes the listener again
    */
   public Runnable onLost(Consumer<LeaseLoss> listener) {
-    if (listener == null) {
-      throw new IllegalArgumentException("listener must not be null");
-    }
+    Arguments.required(listener, "listener");
     listeners.add(listener);
     if (end.get() instanceof LeaseLoss loss && listeners.remove(listener)) {
       notify(listener, loss);
@@ -299,9 +298,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws LeaseStoreException if the statement failed (the lease is then lost)
    */
   public RenewResult renew(Duration ttl) {
-    if (ttl == null) {
-      throw new IllegalArgumentException("ttl must not be null");
-    }
+    Arguments.required(ttl, "ttl");
     if (kept) {
       throw new IllegalStateException(
           "lease " + token + " is kept alive: its keeper renews it with its own length. Use"
@@ -327,9 +324,7 @@ public final class Lease implements Fenced, AutoCloseable {
    * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
    */
   public ReleaseResult releaseHolding(Instant until) {
-    if (until == null) {
-      throw new IllegalArgumentException("until must not be null");
-    }
+    Arguments.required(until, "until");
     return release(Optional.of(until));
   }
 

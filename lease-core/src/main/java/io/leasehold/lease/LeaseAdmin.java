@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,9 +105,7 @@ public final class LeaseAdmin {
    * @throws LeaseStoreException if the database fails; then nothing changed
    */
   public ReleaseResult forceRelease(LeaseKey key, String caller, String reason) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     MarkReset.checkText("caller", caller);
     MarkReset.checkText("reason", reason);
     ensureOpen.run();

@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.schema.Changelogs;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,9 +83,7 @@ public record LeaseSchema(String table, String sequence) {
    * @throws LeaseStoreException if the migration fails
    */
   public void apply(DataSource dataSource) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
+    Arguments.required(dataSource, "dataSource");
     Changelogs.apply(
         dataSource,
         CHANGELOG,

@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -139,9 +140,7 @@ public final class LeaseStore implements AutoCloseable {
    *     timeout; the lease may or may not have been granted (if it was, it expires)
    */
   public AcquireResult tryAcquire(AcquireRequest request) {
-    if (request == null) {
-      throw new IllegalArgumentException("request must not be null");
-    }
+    Arguments.required(request, "request");
     ensureOpen();
     Duration leaseTtl = request.ttl().orElse(ttl);
     timing.checkLeaseTtl(leaseTtl, request.oneShot());
@@ -202,9 +201,7 @@ public final class LeaseStore implements AutoCloseable {
    */
   public CompletableFuture<AcquireResult> acquireAsync(AcquireRequest request, Duration maxWait, Executor executor) {
     checkWait(request, maxWait);
-    if (executor == null) {
-      throw new IllegalArgumentException("executor must not be null");
-    }
+    Arguments.required(executor, "executor");
     return waits.async(request.key(), maxWait, () -> tryAcquire(request), executor, keeper.timer(), Lease::release);
   }
 
@@ -223,9 +220,7 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   private void checkWait(AcquireRequest request, Duration maxWait) {
-    if (request == null) {
-      throw new IllegalArgumentException("request must not be null");
-    }
+    Arguments.required(request, "request");
     AcquireWaits.checkMaxWait(maxWait);
     ensureOpen();
     timing.checkLeaseTtl(request.ttl().orElse(ttl), request.oneShot());
@@ -257,9 +252,7 @@ public final class LeaseStore implements AutoCloseable {
    * @throws LeaseStoreException if the database fails
    */
   public LeaseStatus status(LeaseKey key, String caller) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     ensureOpen();
     if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.READ_STATUS)) {
       throw new AccessDeniedException(caller, key, "read the status of " + key);
@@ -299,9 +292,7 @@ public final class LeaseStore implements AutoCloseable {
    * @throws IllegalStateException if the store is closed
    */
   public BatchRenewal renewAll(Collection<Lease> leases) {
-    if (leases == null) {
-      throw new IllegalArgumentException("leases must not be null");
-    }
+    Arguments.required(leases, "leases");
     for (Lease l : leases) {
       control.ensureOwn(l);
     }
@@ -326,9 +317,7 @@ public final class LeaseStore implements AutoCloseable {
    * @throws LeaseStoreException if the database fails
    */
   public ReleaseResult release(FencingToken token, String caller) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     ensureOpen();
     if (!accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
       throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
@@ -365,9 +354,7 @@ public final class LeaseStore implements AutoCloseable {
    * @throws RuntimeException what the work threw, unchecked, while the lease was held
    */
   public <T> RunOutcome<T> runExclusive(AcquireRequest request, LeaseWork<T> work) {
-    if (work == null) {
-      throw new IllegalArgumentException("work must not be null");
-    }
+    Arguments.required(work, "work");
     AcquireResult result = tryAcquire(request);
     if (!(result instanceof AcquireResult.Acquired acquired)) {
       return new RunOutcome.NotAcquired<>(result);
@@ -471,9 +458,7 @@ public final class LeaseStore implements AutoCloseable {
    * @throws IllegalArgumentException if null
    */
   public AutoCloseable addListener(LeaseStoreListener listener) {
-    if (listener == null) {
-      throw new IllegalArgumentException("listener must not be null");
-    }
+    Arguments.required(listener, "listener");
     return listeners.add(listener);
   }
 

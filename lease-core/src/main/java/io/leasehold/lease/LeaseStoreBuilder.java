@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,10 +33,7 @@ public final class LeaseStoreBuilder {
   boolean closeOnJvmExit = false;
 
   LeaseStoreBuilder(DataSource dataSource) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
-    this.dataSource = dataSource;
+    this.dataSource = Arguments.required(dataSource, "dataSource");
   }
 
   /**

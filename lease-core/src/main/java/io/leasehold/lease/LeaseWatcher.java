@@ -1,6 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -133,9 +134,7 @@ public final class LeaseWatcher implements AutoCloseable {
    * @return the subscription; close it to unsubscribe
    */
   public Subscription subscribeAll(Consumer<LeaseEvent> subscriber) {
-    if (subscriber == null) {
-      throw new IllegalArgumentException("subscriber must not be null");
-    }
+    Arguments.required(subscriber, "subscriber");
     ensureOpen();
     all.add(subscriber);
     return () -> all.remove(subscriber);

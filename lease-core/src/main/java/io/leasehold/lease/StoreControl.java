@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -56,9 +57,7 @@ final class StoreControl implements LeaseControl {
 
   /** @throws IllegalArgumentException if the lease is null or was acquired from another store */
   void ensureOwn(Lease lease) {
-    if (lease == null) {
-      throw new IllegalArgumentException("lease must not be null");
-    }
+    Arguments.required(lease, "lease");
     if (lease.control() != this) {
       throw new IllegalArgumentException(lease + " was acquired from another lease store");
     }

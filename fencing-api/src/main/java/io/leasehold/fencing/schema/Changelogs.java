@@ -1,5 +1,6 @@
 package io.leasehold.fencing.schema;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -61,9 +62,7 @@ public final class Changelogs {
       Map<String, String> parameters,
       ClassLoader loader,
       BiFunction<String, Exception, RuntimeException> failure) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
+    Arguments.required(dataSource, "dataSource");
     try (Connection connection = dataSource.getConnection()) {
       // The command API with a logger-backed UI and LOG summaries (Liquibase would otherwise
       // print to standard output), and a log service that demotes its chatter to FINE, around

@@ -329,10 +329,6 @@ public final class LangChain4jToolFence {
       super(fence);
     }
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     private FrameworkToolFence<InvocationContext> fenceCore() {
       return core(CARRIER, context -> context);

@@ -236,10 +236,6 @@ public final class SpringAiToolFence {
       super(fence);
     }
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     private FrameworkToolFence<ToolContext> fenceCore() {
       return core(CARRIER, context -> context == null ? new ToolContext(Map.of()) : context);

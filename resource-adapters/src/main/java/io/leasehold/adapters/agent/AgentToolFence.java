@@ -16,6 +16,7 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -129,9 +130,7 @@ public final class AgentToolFence {
    * @throws IllegalArgumentException if the executor is null
    */
   public static Builder builder(FencedToolExecutor executor) {
-    if (executor == null) {
-      throw new IllegalArgumentException("executor must not be null");
-    }
+    Arguments.required(executor, "executor");
     return new Builder(executor);
   }
 
@@ -300,9 +299,7 @@ public final class AgentToolFence {
      * @return this builder
      */
     public Builder listener(RunStopListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
+      Arguments.required(listener, "listener");
       listeners.add(listener);
       return this;
     }
@@ -314,10 +311,7 @@ public final class AgentToolFence {
      * @return this builder
      */
     public Builder idempotencyKeys(IdempotencyKeys keys) {
-      if (keys == null) {
-        throw new IllegalArgumentException("keys must not be null");
-      }
-      this.idempotencyKeys = keys;
+      this.idempotencyKeys = Arguments.required(keys, "keys");
       return this;
     }
 

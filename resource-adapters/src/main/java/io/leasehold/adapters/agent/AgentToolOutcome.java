@@ -1,5 +1,6 @@
 package io.leasehold.adapters.agent;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.util.UUID;
 
 /**
@@ -22,9 +23,7 @@ public sealed interface AgentToolOutcome<R> {
      * @throws IllegalArgumentException if the call id is null
      */
     public Ran {
-      if (callId == null) {
-        throw new IllegalArgumentException("callId must not be null");
-      }
+      Arguments.required(callId, "callId");
     }
   }
 
@@ -43,9 +42,7 @@ public sealed interface AgentToolOutcome<R> {
      * @throws IllegalArgumentException if the call id is null
      */
     public Replayed {
-      if (callId == null) {
-        throw new IllegalArgumentException("callId must not be null");
-      }
+      Arguments.required(callId, "callId");
     }
   }
 
@@ -62,9 +59,7 @@ public sealed interface AgentToolOutcome<R> {
      * @throws IllegalArgumentException if the stop is null
      */
     public Refused {
-      if (stop == null) {
-        throw new IllegalArgumentException("stop must not be null");
-      }
+      Arguments.required(stop, "stop");
     }
   }
 }

@@ -4,6 +4,7 @@ import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.function.Function;
 
 /**
@@ -239,18 +240,18 @@ public final class FrameworkToolFence<C> {
      * @throws IllegalArgumentException if null
      */
     protected Builder(AgentToolFence fence) {
-      if (fence == null) {
-        throw new IllegalArgumentException("fence must not be null");
-      }
-      this.fence = fence;
+      this.fence = Arguments.required(fence, "fence");
     }
 
     /**
-     * This builder as its own type.
+     * This builder as its own type; a subclass that names itself as {@code S} need not override it.
      *
      * @return {@code this}
      */
-    protected abstract S self();
+    @SuppressWarnings("unchecked") // S is the subclass, by the bound every subclass declares
+    protected S self() {
+      return (S) this;
+    }
 
     /**
      * Finds a call's run by session when the call carries no lease: the resolver maps the call's

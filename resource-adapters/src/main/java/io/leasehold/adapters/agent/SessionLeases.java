@@ -4,6 +4,7 @@ import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -59,9 +60,7 @@ public final class SessionLeases {
    * @return its run
    */
   public Optional<Fenced> find(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     Registration r = live.get(key);
     return r == null ? Optional.empty() : Optional.of(r.run);
   }

@@ -1,8 +1,8 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.CrossProcessLock;
+import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -17,6 +17,7 @@ import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -25,9 +26,9 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -155,9 +156,7 @@ public final class FencedFileStore implements FenceGuard {
    * @return the builder
    */
   public static Builder builder(Path root) {
-    if (root == null) {
-      throw new IllegalArgumentException("root must not be null");
-    }
+    Arguments.required(root, "root");
     return new Builder(root);
   }
 
@@ -187,9 +186,7 @@ public final class FencedFileStore implements FenceGuard {
   }
 
   private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
-    if (content == null) {
-      throw new IllegalArgumentException("content must not be null");
-    }
+    Arguments.required(content, "content");
     String relative = StorePaths.check(path);
     FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
@@ -311,9 +308,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     return locked(() -> marks.read(key));
   }
 
@@ -410,10 +405,6 @@ public final class FencedFileStore implements FenceGuard {
       this.root = root;
     }
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     /**
      * Whether to append every admitted operation to {@code .leasehold/audit.log} (forced to disk
@@ -450,10 +441,7 @@ public final class FencedFileStore implements FenceGuard {
      * @return this builder
      */
     public Builder pathScope(PathScope scope) {
-      if (scope == null) {
-        throw new IllegalArgumentException("scope must not be null");
-      }
-      this.scope = scope;
+      this.scope = Arguments.required(scope, "scope");
       return this;
     }
 

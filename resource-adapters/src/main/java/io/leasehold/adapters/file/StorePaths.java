@@ -3,14 +3,15 @@ package io.leasehold.adapters.file;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
 
 /**
  * The file store's relative paths: which are acceptable, and how a read (which takes no lock)
@@ -29,9 +30,7 @@ final class StorePaths {
    * @throws IllegalArgumentException if it is not acceptable
    */
   static String check(String path) {
-    if (path == null) {
-      throw new IllegalArgumentException("path must not be null");
-    }
+    Arguments.required(path, "path");
     if (path.isEmpty() || path.length() > FencedFileStore.MAX_PATH_LENGTH) {
       throw new IllegalArgumentException("path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters");
     }

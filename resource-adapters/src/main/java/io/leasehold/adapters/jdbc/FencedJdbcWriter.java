@@ -1,6 +1,7 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.SqlNames;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -16,6 +17,7 @@ import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.internal.Arguments;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -144,9 +146,7 @@ public final class FencedJdbcWriter implements FenceGuard {
   }
 
   private <T> T writeUnobserved(Fenced fenced, JdbcWork<T> work) {
-    if (work == null) {
-      throw new IllegalArgumentException("work must not be null");
-    }
+    Arguments.required(work, "work");
     FencingToken token = options.verify(fenced);
     try {
       return transactions.run(
@@ -215,9 +215,7 @@ public final class FencedJdbcWriter implements FenceGuard {
    */
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     try {
       return transactions.read(c -> sql.mark(c, key));
     } catch (SQLException e) {
@@ -347,16 +345,9 @@ public final class FencedJdbcWriter implements FenceGuard {
     private boolean admitAtCommit;
 
     private Builder(DataSource dataSource) {
-      if (dataSource == null) {
-        throw new IllegalArgumentException("dataSource must not be null");
-      }
-      this.dataSource = dataSource;
+      this.dataSource = Arguments.required(dataSource, "dataSource");
     }
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     /**
      * The high-water table. Default {@link HighWaterSchema#defaults()}.
@@ -365,10 +356,7 @@ public final class FencedJdbcWriter implements FenceGuard {
      * @return this builder
      */
     public Builder schema(HighWaterSchema schema) {
-      if (schema == null) {
-        throw new IllegalArgumentException("schema must not be null");
-      }
-      this.schema = schema;
+      this.schema = Arguments.required(schema, "schema");
       return this;
     }
 
@@ -380,11 +368,7 @@ public final class FencedJdbcWriter implements FenceGuard {
      * @return this builder
      */
     public Builder strictLeaseTable(String leaseTable) {
-      if (leaseTable == null || !HighWaterSchema.IDENTIFIER.matcher(leaseTable).matches()) {
-        throw new IllegalArgumentException(
-            "lease table name '" + leaseTable + "' is not a lower-case SQL identifier of at most 40 characters");
-      }
-      this.leaseTable = leaseTable;
+      this.leaseTable = SqlNames.identifier(leaseTable, "lease table name");
       return this;
     }
 
@@ -399,12 +383,7 @@ public final class FencedJdbcWriter implements FenceGuard {
      * @return this builder
      */
     public Builder verifyAgainstLeaseTable(String leaseTable) {
-      if (leaseTable == null || !HighWaterSchema.QUALIFIED_IDENTIFIER.matcher(leaseTable).matches()) {
-        throw new IllegalArgumentException(
-            "lease table name '" + leaseTable + "' is not a lower-case SQL identifier (optionally"
-                + " schema-qualified) of at most 40 characters each");
-      }
-      this.verifyTable = leaseTable;
+      this.verifyTable = SqlNames.qualifiedIdentifier(leaseTable, "lease table name");
       return this;
     }
 
@@ -417,11 +396,7 @@ public final class FencedJdbcWriter implements FenceGuard {
      * @return this builder
      */
     public Builder databaseSchema(String databaseSchema) {
-      if (databaseSchema == null || !HighWaterSchema.IDENTIFIER.matcher(databaseSchema).matches()) {
-        throw new IllegalArgumentException(
-            "database schema '" + databaseSchema + "' is not a lower-case SQL identifier of at most 40 characters");
-      }
-      this.databaseSchema = databaseSchema;
+      this.databaseSchema = SqlNames.identifier(databaseSchema, "database schema");
       return this;
     }
 
@@ -479,9 +454,7 @@ public final class FencedJdbcWriter implements FenceGuard {
   private record InStatement(String leaseTable) implements TokenVerifier {
     @Override
     public void verify(FencingToken token) {
-      if (token == null) {
-        throw new IllegalArgumentException("token must not be null");
-      }
+      Arguments.required(token, "token");
     }
 
     @Override

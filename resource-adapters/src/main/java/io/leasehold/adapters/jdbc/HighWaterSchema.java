@@ -1,13 +1,13 @@
 package io.leasehold.adapters.jdbc;
 
-import io.leasehold.adapters.internal.Changelogs;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.Changelogs;
+import io.leasehold.adapters.internal.SqlNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -26,20 +26,13 @@ public record HighWaterSchema(String table) {
   /** Class-path location of the plain SQL schema (default name). */
   public static final String SQL_SCRIPT = "META-INF/leasehold/adapters/high-water-schema.sql";
 
-  static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
-  static final Pattern QUALIFIED_IDENTIFIER =
-      Pattern.compile("([a-z_][a-z0-9_]{0,39}\\.)?[a-z_][a-z0-9_]{0,39}");
-
   /**
    * Validates the name.
    *
    * @throws IllegalArgumentException if it is not a safe identifier
    */
   public HighWaterSchema {
-    if (table == null || !IDENTIFIER.matcher(table).matches()) {
-      throw new IllegalArgumentException(
-          "high-water table name '" + table + "' is not a lower-case SQL identifier of at most 40 characters");
-    }
+    SqlNames.identifier(table, "high-water table name");
   }
 
   /**

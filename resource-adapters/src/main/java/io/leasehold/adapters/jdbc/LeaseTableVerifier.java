@@ -1,8 +1,10 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.SqlNames;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.internal.Arguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -56,22 +58,13 @@ public final class LeaseTableVerifier implements TokenVerifier {
    * @return the verifier
    */
   public static LeaseTableVerifier of(DataSource dataSource, String leaseTable) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
-    if (leaseTable == null || !HighWaterSchema.QUALIFIED_IDENTIFIER.matcher(leaseTable).matches()) {
-      throw new IllegalArgumentException(
-          "lease table name '" + leaseTable + "' is not a lower-case SQL identifier (optionally"
-              + " schema-qualified) of at most 40 characters each");
-    }
-    return new LeaseTableVerifier(dataSource, leaseTable, Duration.ofSeconds(2));
+    Arguments.required(dataSource, "dataSource");
+    return new LeaseTableVerifier(dataSource, SqlNames.qualifiedIdentifier(leaseTable, "lease table name"), Duration.ofSeconds(2));
   }
 
   @Override
   public void verify(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     long fence;
     UUID run;
     try (Connection c = dataSource.getConnection()) {

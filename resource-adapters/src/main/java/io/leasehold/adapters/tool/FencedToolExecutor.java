@@ -14,6 +14,7 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,9 +197,7 @@ public final class FencedToolExecutor implements FenceGuard {
    */
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     return journal.highWaterMark(key);
   }
 
@@ -338,9 +337,7 @@ public final class FencedToolExecutor implements FenceGuard {
    * @return the calls, oldest first
    */
   public List<ToolCall> calls(LeaseKey key) {
-    if (key == null) {
-      throw new IllegalArgumentException("key must not be null");
-    }
+    Arguments.required(key, "key");
     return journal.calls(key);
   }
 
@@ -367,10 +364,6 @@ public final class FencedToolExecutor implements FenceGuard {
 
     private Builder() {}
 
-    @Override
-    protected Builder self() {
-      return this;
-    }
 
     /**
      * What the journal records in place of arguments, results and errors. Default {@link
@@ -381,10 +374,7 @@ public final class FencedToolExecutor implements FenceGuard {
      * @return this builder
      */
     public Builder redaction(JournalRedaction redaction) {
-      if (redaction == null) {
-        throw new IllegalArgumentException("redaction must not be null");
-      }
-      this.redaction = redaction;
+      this.redaction = Arguments.required(redaction, "redaction");
       return this;
     }
 
@@ -396,10 +386,7 @@ public final class FencedToolExecutor implements FenceGuard {
      * @return this builder
      */
     public Builder scope(ToolScope scope) {
-      if (scope == null) {
-        throw new IllegalArgumentException("scope must not be null");
-      }
-      this.scope = scope;
+      this.scope = Arguments.required(scope, "scope");
       return this;
     }
 
@@ -430,10 +417,7 @@ public final class FencedToolExecutor implements FenceGuard {
      * @return this builder
      */
     public Builder journal(ToolJournal journal) {
-      if (journal == null) {
-        throw new IllegalArgumentException("journal must not be null");
-      }
-      this.journal = journal;
+      this.journal = Arguments.required(journal, "journal");
       return this;
     }
 

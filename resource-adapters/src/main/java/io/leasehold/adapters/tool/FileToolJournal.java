@@ -3,14 +3,15 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -135,9 +136,7 @@ public final class FileToolJournal implements ToolJournal {
    *     most at open, compaction past {@value #COMPACT_ON_OPEN_BYTES} bytes
    */
   public static Builder builder(Path file) {
-    if (file == null) {
-      throw new IllegalArgumentException("file must not be null");
-    }
+    Arguments.required(file, "file");
     return new Builder(file);
   }
 
@@ -158,10 +157,7 @@ public final class FileToolJournal implements ToolJournal {
      * @return this builder
      */
     public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
+      this.clock = Arguments.required(clock, "clock");
       return this;
     }
 
@@ -185,10 +181,7 @@ public final class FileToolJournal implements ToolJournal {
      * @return this builder
      */
     public Builder maxBytes(long maxBytes) {
-      if (maxBytes < 4096) {
-        throw new IllegalArgumentException("maxBytes must be at least 4096, got " + maxBytes);
-      }
-      this.maxBytes = maxBytes;
+      this.maxBytes = Arguments.atLeast(maxBytes, 4096, "maxBytes");
       return this;
     }
 
@@ -199,10 +192,7 @@ public final class FileToolJournal implements ToolJournal {
      * @return this builder
      */
     public Builder compactAbove(long compactAbove) {
-      if (compactAbove < 4096) {
-        throw new IllegalArgumentException("compactAbove must be at least 4096, got " + compactAbove);
-      }
-      this.compactAbove = compactAbove;
+      this.compactAbove = Arguments.atLeast(compactAbove, 4096, "compactAbove");
       return this;
     }
 
@@ -249,9 +239,7 @@ public final class FileToolJournal implements ToolJournal {
 
   @Override
   public Admission admit(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     return locked(
         () -> {
           long mark = state.check(token);

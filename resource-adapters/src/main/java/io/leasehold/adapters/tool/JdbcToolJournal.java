@@ -9,6 +9,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -233,9 +234,7 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public Admission admit(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     Object outcome =
         tx("admit a run", c -> {
           long previous = marks.lockChecked(c, token.key());

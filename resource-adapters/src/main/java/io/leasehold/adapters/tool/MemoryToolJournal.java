@@ -6,6 +6,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
 import java.util.List;
 import java.util.OptionalLong;
@@ -31,10 +32,7 @@ public final class MemoryToolJournal implements ToolJournal {
    * @param clock dates mark resets
    */
   public MemoryToolJournal(Clock clock) {
-    if (clock == null) {
-      throw new IllegalArgumentException("clock must not be null");
-    }
-    this.clock = clock;
+    this.clock = Arguments.required(clock, "clock");
   }
 
   @Override
@@ -61,9 +59,7 @@ public final class MemoryToolJournal implements ToolJournal {
 
   @Override
   public synchronized Admission admit(FencingToken token) {
-    if (token == null) {
-      throw new IllegalArgumentException("token must not be null");
-    }
+    Arguments.required(token, "token");
     return state.admit(token);
   }
 

@@ -1,8 +1,8 @@
 package io.leasehold.adapters.tool;
 
 import io.leasehold.adapters.internal.Changelogs;
+import io.leasehold.adapters.internal.SqlNames;
 import java.util.Map;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -19,7 +19,6 @@ public record ToolJournalSchema(String prefix) {
   /** Class-path location of the changelog. */
   public static final String CHANGELOG = "META-INF/leasehold/adapters/tool-journal.changelog.xml";
 
-  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
 
   /**
    * Validates the prefix.
@@ -27,10 +26,7 @@ public record ToolJournalSchema(String prefix) {
    * @throws IllegalArgumentException if it is not a safe identifier
    */
   public ToolJournalSchema {
-    if (prefix == null || !IDENTIFIER.matcher(prefix).matches()) {
-      throw new IllegalArgumentException(
-          "tool journal prefix '" + prefix + "' is not a lower-case SQL identifier of at most 40 characters");
-    }
+    SqlNames.identifier(prefix, "tool journal prefix");
   }
 
   /**

@@ -1,0 +1,46 @@
+package io.leasehold.benchmarks;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The statements each lease operation sends, printed as the store builds them (group {@code
+ * statements}), so that nobody has to re-derive them from the source: on a pool shared with the
+ * application (each statement with its opening) and on a dedicated pool (the timeouts set once
+ * per connection).
+ */
+final class StatementsGroup extends BenchGroup {
+  StatementsGroup(BenchGroup.Context context) {
+    super(context);
+  }
+
+  /** Alone: {@code mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=statements"}. */
+  void statements() {
+    line("## The statements of each operation (lock timeout 1 s, statement timeout 5 s)");
+    line("");
+    for (boolean dedicated : List.of(true, false)) {
+      LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, dedicated);
+      line("### " + (dedicated ? "Dedicated pool (`dedicatedPool(true)`)" : "Shared pool (the default)"));
+      line("");
+      if (dedicated) {
+        statement("once per connection", sql.sessionTimeouts());
+      }
+      statement("acquire (a refusal is this statement alone)", sql.acquire());
+      statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
+      statement("release", sql.release());
+      statement("status", sql.status());
+      statement("renew (kept leases, many per statement)", sql.renew());
+    }
+  }
+
+  private void statement(String what, String text) {
+    line("- " + what + ":");
+    line("");
+    line("  ```sql");
+    for (String part : text.split("; ")) {
+      line("  " + part + ";");
+    }
+    line("  ```");
+    line("");
+  }
+}
