@@ -53,6 +53,11 @@ final class LeaseStatements {
     return field("acquireNew");
   }
 
+  /** The notifications of a publishing store, sent after the changes committed; null if not publishing. */
+  String publish() {
+    return field("publish");
+  }
+
   /** The session settings of a dedicated pool's connection, or null. */
   String sessionTimeouts() {
     return field("sessionTimeouts");

@@ -121,9 +121,10 @@ final class PgBench {
     pb.redirectErrorStream(true);
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes());
-    p.waitFor();
+    int exit = p.waitFor();
     Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
-    if (!m.find()) {
+    // pgbench still prints a rate when clients aborted on an error; such a rate measures nothing.
+    if (exit != 0 || !m.find() || out.contains("aborted")) {
       throw new IllegalStateException("pgbench failed:\n" + out);
     }
     return Double.parseDouble(m.group(1));

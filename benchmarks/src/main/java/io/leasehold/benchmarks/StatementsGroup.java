@@ -30,6 +30,9 @@ final class StatementsGroup extends BenchGroup {
       statement("release", sql.release());
       statement("status", sql.status());
       statement("renew (kept leases, many per statement)", sql.renew());
+      LeaseStatements publishing = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);
+      statement("publishing store (`notifyChanges(true)`): the acquire gains `took_over` as a ninth column, and the"
+          + " store's publisher thread sends the queued changes after they committed", publishing.publish());
     }
   }
 

@@ -57,7 +57,10 @@ final class AcquireWaits {
     }
   }
 
-  /** Wakes every waiter, of every key (the store is closing: they will learn it on their try). */
+  /**
+   * Wakes every waiter, of every key: the store is closing (they learn it on their try), or a
+   * watcher heard that some store's changes went unpublished.
+   */
   void endedAll() {
     waiting.values().forEach(wakes -> wakes.forEach(Runnable::run));
   }

@@ -31,18 +31,26 @@ final class LeaseRows {
   private final StatementRunner runner;
   private final LeaseSql sql;
   private final Duration takeoverDelay;
+  /** Null for a store that does not publish its changes. */
+  private final ChangePublisher publisher;
 
   LeaseRows(StatementRunner runner, LeaseSql sql, Duration takeoverDelay) {
+    this(runner, sql, takeoverDelay, null);
+  }
+
+  /** @param publisher where a publishing store's committed changes go, or null */
+  LeaseRows(StatementRunner runner, LeaseSql sql, Duration takeoverDelay, ChangePublisher publisher) {
     this.runner = runner;
     this.sql = sql;
     this.takeoverDelay = takeoverDelay;
+    this.publisher = publisher;
   }
 
   /** The acquire statement's answer: granted, or refused with the holder's row as it saw it. */
   sealed interface AcquireAnswer {}
 
   /** This run got the key; the expiry is exact (the statement set it to acquiredAt + ttl). */
-  record Granted(long fence, Instant acquiredAt, Instant expiresAt) implements AcquireAnswer {}
+  record Granted(long fence, Instant acquiredAt, Instant expiresAt, boolean tookOver) implements AcquireAnswer {}
 
   /**
    * Someone else holds or is taking the key. {@code seen} is null when the statement saw no row:
@@ -57,6 +65,14 @@ final class LeaseRows {
    *     the caller turns into Busy, CONTRACT C18)
    */
   AcquireAnswer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
+    AcquireAnswer answer = acquireRow(key, runId, holder, leaseTtl);
+    if (publisher != null && answer instanceof Granted g) {
+      publisher.publish(g.tookOver() ? ChangePublisher.Event.TAKEN_OVER : ChangePublisher.Event.ACQUIRED, key, g.fence());
+    }
+    return answer;
+  }
+
+  private AcquireAnswer acquireRow(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
     AcquireAnswer answer =
         runner.execute(
@@ -69,7 +85,9 @@ final class LeaseRows {
               }
               Instant acquiredAt = StatementRunner.instant(rs, 3);
               if (rs.getBoolean(1)) {
-                return new Granted(rs.getLong(2), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS));
+                // The ninth column is there only when the store publishes.
+                boolean tookOver = publisher != null && rs.getBoolean(9);
+                return new Granted(rs.getLong(2), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), tookOver);
               }
               LeaseOwner owner =
                   new LeaseOwner(
@@ -90,7 +108,7 @@ final class LeaseRows {
             return new Refused(null);
           }
           Instant acquiredAt = StatementRunner.instant(rs, 2);
-          return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS));
+          return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), false);
         });
   }
 
@@ -189,12 +207,16 @@ final class LeaseRows {
                   ? new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()))
                   : null;
             });
+    if (publisher != null && result != null && result.released()) {
+      publisher.publish(ChangePublisher.Event.RELEASED, token.key(), token.fence());
+    }
     return result != null ? result : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(databaseTime()));
   }
 
   /** Ends whichever run holds the key, and records it in the audit table in the same statement. */
   ReleaseResult forceRelease(LeaseKey key, String caller, String reason) {
-    return runner.execute(
+    long[] fence = {0};
+    ReleaseResult result = runner.execute(
         sql.forceRelease,
         () -> "force the release of " + key,
         ps -> {
@@ -207,11 +229,17 @@ final class LeaseRows {
         },
         (rs, opened) -> {
           rs.next();
+          fence[0] = rs.getLong(2);
           return new ReleaseResult(
               rs.getObject(1) != null ? ReleaseResult.Outcome.RELEASED : ReleaseResult.Outcome.NOT_HELD,
               Optional.of(StatementRunner.instant(rs, 3)));
         });
+    if (publisher != null && result.released()) {
+      publisher.publish(ChangePublisher.Event.RELEASED, key, fence[0]);
+    }
+    return result;
   }
+
 
   /**
    * Deletes rows of leases dead for at least {@code deadFor}, one batch per statement in key

@@ -73,7 +73,8 @@ final class LeaseSql {
    * <p>Parameters: see {@link #bindAcquire}. Returns one row: granted (true), then fence and start
    * (the expiry is the start plus the ttl, exactly); or not granted (false), then the holder's
    * fence, start, run id, holder, expiry and release time as the statement's snapshot saw them;
-   * and the statement's time. No row: the key has no row.
+   * and the statement's time; for a publishing store, then whether the grant was a takeover. No
+   * row: the key has no row.
    */
   final String acquire;
 
@@ -127,6 +128,13 @@ final class LeaseSql {
    * hot path. Columns as {@link #status}'s, then the key. Parameter: the most rows to return.
    */
   final String held;
+
+  /**
+   * The notifications of committed changes, for a store that publishes (null otherwise): one
+   * {@code pg_notify} per element of the array parameter, in its order, in a transaction that
+   * commits without waiting for its WAL flush. Payloads are built by {@link ChangePublisher}.
+   */
+  final String publish;
 
   /**
    * A health probe: the database clock, read through the lease table so that a missing schema or
@@ -227,14 +235,12 @@ final class LeaseSql {
   }
 
   /**
-   * @param notify true to publish each acquire, takeover and release to live-status listeners
-   *     ({@link LeaseWatcher}): {@code pg_notify} on the channel named like the table, called from
-   *     the statement's RETURNING list, so only for a row that changed and only if the change
-   *     commits. Off by default in the store because PostgreSQL serializes the commits of all
-   *     notifying transactions (one lock for the whole server; the cost is measured in
-   *     docs/performance.md). Payload: {@code "<event> <account id, hex> <session id, hex>
-   *     <fence>"}; renewals are never published (100,000 held leases would mean 100,000
-   *     notifications per renewal interval).
+   * @param notify true when the store publishes its changes to live-status listeners ({@link
+   *     ChangePublisher}): the acquire statement then also returns whether the grant took an
+   *     expired lease over, and {@link #publish} is built. Nothing is notified from these
+   *     statements themselves: a notifying transaction takes a lock for the whole server at
+   *     commit and holds it through its WAL flush, which serialized every publishing store's
+   *     acquires and releases (docs/performance.md).
    */
   LeaseSql(LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean notify) {
     this(schema, lockTimeout, statementTimeout, notify, false);
@@ -254,8 +260,9 @@ final class LeaseSql {
                 + statementTimeout.toMillis() + "', false)"
             : null;
 
-    String grantedNotice =
-        notify ? ", " + notify(t, "CASE WHEN l.took_over THEN 'taken_over' ELSE 'acquired' END") : "";
+    // A publishing store says "taken_over" rather than "acquired" when the grant ended an
+    // expired lease: the ninth column, false on a refusal.
+    String tookOver = notify ? ", l.took_over" : "";
     String start = "GREATEST(statement_timestamp(), l.released_at)";
     // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
     // of released_at until then; a plain release sets both to its time, which may lie a little
@@ -263,6 +270,8 @@ final class LeaseSql {
     String free = "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
         + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
     String granted = "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
+    String grantedTail = notify ? ", took_over" : "";
+    String refusedTail = notify ? ", false" : "";
     acquire =
         begin
             + "WITH upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
@@ -270,10 +279,10 @@ final class LeaseSql {
             + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
             + " took_over = l.released_at IS NULL "
             + "WHERE l.account_id = ? AND l.session_id = ? AND " + free + " "
-            + "RETURNING l.fence, l.acquired_at" + grantedNotice + ") "
-            + "SELECT " + granted + ", statement_timestamp() FROM upd "
+            + "RETURNING l.fence, l.acquired_at" + tookOver + ") "
+            + "SELECT " + granted + ", statement_timestamp()" + grantedTail + " FROM upd "
             + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
-            + " statement_timestamp() FROM " + t + " AS l"
+            + " statement_timestamp()" + refusedTail + " FROM " + t + " AS l"
             + " WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
     acquireNew =
         begin
@@ -282,7 +291,7 @@ final class LeaseSql {
             + "VALUES (?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
             + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
             + "ON CONFLICT (account_id, session_id) DO NOTHING "
-            + "RETURNING l.fence, l.acquired_at" + grantedNotice;
+            + "RETURNING l.fence, l.acquired_at";
 
     // The plan must fit the arrays' real length. Right after a burst of new leases the planner
     // underestimated the table and picked a nested loop over a sequential scan that took over
@@ -319,8 +328,7 @@ final class LeaseSql {
             + " expires_at = GREATEST(statement_timestamp(), COALESCE(?::timestamptz, statement_timestamp())) "
             + "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
-            + "RETURNING l.released_at"
-            + (notify ? ", " + notify(t, "'released'") : "");
+            + "RETURNING l.released_at";
 
     sweep =
         begin
@@ -341,7 +349,7 @@ final class LeaseSql {
             + " expires_at = statement_timestamp() "
             + "WHERE l.account_id = ? AND l.session_id = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
-            + "RETURNING l.run_id, l.fence" + (notify ? ", " + notify(t, "'released'") : "") + "), "
+            + "RETURNING l.run_id, l.fence), "
             + "audit AS (INSERT INTO " + t + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
             + " SELECT statement_timestamp(), 'force_release', ?, ?, ?, ?,"
             + " COALESCE((SELECT 'released run ' || run_id || ' with fence ' || fence FROM released),"
@@ -369,6 +377,17 @@ final class LeaseSql {
 
     probe = begin + "SELECT statement_timestamp(), EXISTS (SELECT 1 FROM " + t + " WHERE false)";
 
+    // A transaction of its own, after the change committed. Its commit need not wait for a WAL
+    // flush: a notification is not durable anyway (a server crash drops the listeners, and they
+    // resync), and not waiting keeps the server-wide notify lock, taken at commit, held for
+    // microseconds instead of a flush.
+    publish =
+        notify
+            ? begin
+                + "SELECT set_config('synchronous_commit', 'off', true), pg_notify('" + t + "', p)"
+                + " FROM unnest(?::text[]) AS p"
+            : null;
+
     failoverSafety =
         begin
             + "SELECT current_setting('fsync') = 'on', current_setting('synchronous_commit'),"
@@ -379,10 +398,4 @@ final class LeaseSql {
             + " pg_is_in_recovery()";
   }
 
-  /** A {@code pg_notify} call on the table's channel for the changed row {@code l}. */
-  private static String notify(String table, String event) {
-    return "pg_notify('" + table + "', " + event
-        + " || ' ' || encode(convert_to(l.account_id, 'UTF8'), 'hex')"
-        + " || ' ' || encode(convert_to(l.session_id, 'UTF8'), 'hex') || ' ' || l.fence)";
-  }
 }

@@ -62,6 +62,8 @@ public final class LeaseStore implements AutoCloseable {
   private final Ticker ticker;
   private final String defaultHolder;
   private final LeaseRows rows;
+  /** Null unless the store publishes its changes. */
+  private final ChangePublisher publisher;
   private final LeaseReleases releases;
   private final LeaseGrants grants;
   private final BatchRenewer renewer;
@@ -83,7 +85,11 @@ public final class LeaseStore implements AutoCloseable {
     this.defaultHolder = b.defaultHolder;
     LeaseSql sql = new LeaseSql(schema, b.lockTimeout, b.statementTimeout, b.notifyChanges, b.dedicatedPool);
     StatementRunner runner = new StatementRunner(b.dataSource, schema, sql.sessionTimeouts);
-    this.rows = new LeaseRows(runner, sql, b.takeoverDelay);
+    this.publisher =
+        sql.publish == null
+            ? null
+            : new ChangePublisher(runner, sql.publish, schema.table(), b.statementTimeout.plusSeconds(1));
+    this.rows = new LeaseRows(runner, sql, b.takeoverDelay, publisher);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
     this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, ticker, listeners);
     this.waits = new AcquireWaits(ticker, b.takeoverDelay, b.waitPollCeiling);
@@ -234,6 +240,16 @@ public final class LeaseStore implements AutoCloseable {
   /** A lease on {@code key} ended, as a watcher heard: waiters for it try again now. */
   void keyEnded(LeaseKey key) {
     waits.ended(key);
+  }
+
+  /** Some store's changes were not published (a watcher heard "resync"): every waiter tries now. */
+  void allKeysMayHaveEnded() {
+    waits.endedAll();
+  }
+
+  /** How many batches of changes could not be published to live-status listeners. */
+  long publishFailures() {
+    return publisher == null ? 0 : publisher.failures();
   }
 
   // ------------------------------------------------------------------ status
@@ -389,6 +405,10 @@ public final class LeaseStore implements AutoCloseable {
       }
     }
     keeper.shutdown();
+    if (publisher != null) {
+      // After the releases above, so that watchers hear of them.
+      publisher.close();
+    }
     ExitHook.remove(closeAtExit);
   }
 

@@ -171,12 +171,18 @@ public final class LeaseStoreBuilder {
 
   /**
    * Whether this store publishes its acquires, takeovers and releases to {@link LeaseWatcher}s
-   * (LISTEN/NOTIFY, from the same transaction as the change). Default false: turn it on in the
-   * stores whose leases a screen watches. A watcher hears only the changes of stores that
-   * publish (it still notices expiry and renewal of the leases it follows, by their deadlines).
-   * Off by default because PostgreSQL serializes the commits of all notifying transactions of a
-   * server: on the benchmark machine publishing cost 10% of acquire + release throughput at 4
-   * clients and 40% at 16.
+   * (LISTEN/NOTIFY). Default false: turn it on in the stores whose leases a screen watches or
+   * another process waits for. A watcher hears only the changes of stores that publish (it still
+   * notices expiry and renewal of the leases it follows, by their deadlines).
+   *
+   * <p>Each change is published after it committed: the caller only queues it, and the store's
+   * thread {@code leasehold-publisher-<table>} (a daemon, started at the first change, stopped by
+   * {@link LeaseStore#close()}) sends what is queued in one short transaction that does not wait
+   * for its WAL flush, borrowing one connection of the store's pool per batch (count it in the
+   * pool size). It is not sent from the changing statement because PostgreSQL serializes the
+   * commits of all notifying transactions of a server, each through its flush: that way cost two
+   * thirds of the throughput at 16 threads (docs/performance.md). What a watcher does about a
+   * change whose publication was lost is said at {@link LeaseWatcher}.
    *
    * @param notifyChanges true to publish changes
    * @return this builder

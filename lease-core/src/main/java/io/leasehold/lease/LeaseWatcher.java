@@ -33,13 +33,16 @@ import org.postgresql.PGNotification;
  *
  * <h2>How it hears</h2>
  *
- * A store built with {@link LeaseStoreBuilder#notifyChanges(boolean) notifyChanges(true)} calls
- * {@code pg_notify} from the statement that makes the change, so a change that rolled back is
- * never heard of. Stores publish nothing by default (notifying commits are serialized by
- * PostgreSQL, which costs throughput): build the stores whose leases are watched with it on; the
- * changes of other stores reach subscribers only as expiry, renewal or resync events. The watcher's thread ({@code leasehold-watcher})
- * holds one connection that {@code LISTEN}s on the channel, reads the status of each notified key
- * through the store, and calls the key's subscribers in the order the changes committed.
+ * A store built with {@link LeaseStoreBuilder#notifyChanges(boolean) notifyChanges(true)}
+ * publishes each acquire, takeover and release once it has committed, with {@code pg_notify} in
+ * a short transaction of its own, so a change that rolled back is never heard of. Stores publish
+ * nothing by default: build the stores whose leases are watched with it on; the changes of other
+ * stores reach subscribers only as expiry, renewal or resync events. The watcher's thread ({@code
+ * leasehold-watcher}) holds one connection that {@code LISTEN}s on the channel, reads the status
+ * of each notified key through the store (so an event always carries the status as the database
+ * has it when the event is delivered), and calls the key's subscribers in the order the
+ * notifications arrive: one thread's changes in the order it made them; changes made on
+ * different connections at nearly the same time may arrive in either order.
  *
  * <h2>What the database does not say</h2>
  *
@@ -53,6 +56,12 @@ import org.postgresql.PGNotification;
  *       connection drops, the watcher reconnects with a growing pause (up to 2 s), listens again,
  *       re-reads the status of every key it follows and reports each as {@link
  *       LeaseEvent.Kind#RESYNCED}, so subscribers converge to the truth.
+ *   <li><b>A store that could not publish</b> (its database or connection failed after the change
+ *       committed) starts its next publication with {@code resync}: the watcher then re-reads
+ *       every key it follows, as after a reconnect, and wakes every waiting acquire.
+ *   <li><b>A process that dies between a change's commit and its publication</b> never publishes
+ *       it. Its leases stop renewing, so a missed release is found at the lease's old deadline
+ *       (as a process that dies holding a lease would be), and a missed acquire ends by expiry.
  * </ul>
  *
  * <p>Subscribers run on the watcher's thread: keep them quick; an exception they throw is logged
@@ -206,7 +215,14 @@ public final class LeaseWatcher implements AutoCloseable {
         PGNotification[] notes =
             connection.unwrap(PGConnection.class).getNotifications((int) nextWaitMillis());
         if (notes != null) {
+          boolean resync = false;
           for (PGNotification n : notes) {
+            if (ChangePublisher.RESYNC.equals(n.getParameter())) {
+              // Some store could not publish: its lost changes are found by reading every key
+              // followed, once per batch however many stores said so (anyone may send it).
+              resync = true;
+              continue;
+            }
             // Any database user can NOTIFY this channel: a malformed payload is skipped and
             // counted on its own, never allowed to drop the valid ones beside it.
             try {
@@ -215,6 +231,10 @@ public final class LeaseWatcher implements AutoCloseable {
               malformed.incrementAndGet();
               LOG.log(Level.WARNING, () -> "ignoring malformed lease notification: " + e.getMessage());
             }
+          }
+          if (resync) {
+            store.allKeysMayHaveEnded();
+            resync();
           }
         }
         checkDeadlines();
@@ -260,6 +280,7 @@ public final class LeaseWatcher implements AutoCloseable {
     }
   }
 
+  /** One change's notification ({@link ChangePublisher#payload}). */
   private void handle(String payload) {
     String shown = payload == null ? "null" : payload.substring(0, Math.min(payload.length(), 200));
     String[] p = payload == null ? new String[0] : payload.split(" ", -1);

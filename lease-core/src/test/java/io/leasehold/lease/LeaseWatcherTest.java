@@ -3,16 +3,17 @@ package io.leasehold.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,28 +106,89 @@ class LeaseWatcherTest {
   }
 
   @Test
-  void aRolledBackChangeEmitsNothing() throws Exception {
-    // The notifying store's own acquire statement, in a transaction that rolls back: the row
-    // changed and pg_notify was called, but nothing may be heard.
-    LeaseSql sql = new LeaseSql(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), true);
+  void aRefusedOrLockTimedOutAcquirePublishesNothing() throws Exception {
+    Lease held = acquire(other);
+    assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    // Refused: the key is held.
+    assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+    held.release();
+    assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    // Busy after a lock wait: a transaction holds the free row's lock past the lock timeout.
     try (Connection c = db.database().newConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(sql.acquireNew)) {
-        LeaseSql.bindAcquireNew(ps, key, UUID.randomUUID(), "rolled back", 60_000_000);
-        assertThat(ps.execute()).isTrue();
-        assertThat(ps.getMoreResults()).isTrue();
-        try (ResultSet rs = ps.getResultSet()) {
-          assertThat(rs.next()).as("the rolled-back acquire changed the row").isTrue();
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).isTrue();
         }
       }
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       c.rollback();
     }
+    // Neither attempt was heard of: the next event is this acquire.
     Lease lease = acquire(store);
     LeaseEvent e = next();
     assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
     assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
     lease.release();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+  }
+
+  /**
+   * A change commits and its publication fails (the connection broke between the two): the
+   * store's publisher then publishes "resync" as soon as it can, and the watcher re-reads the
+   * key, long before the lease's expiry would have told it.
+   */
+  @Test
+  void aLostPublicationIsCaughtUpByAResync() throws Exception {
+    AtomicBoolean failPublishing = new AtomicBoolean(true);
+    try (LeaseStore flaky =
+        LeaseStore.builder(TestDataSources.failingStatements(db.dataSource(), "pg_notify", failPublishing::get))
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofSeconds(60))
+            .notifyChanges(true)
+            .build()) {
+      Lease lease = ((AcquireResult.Acquired) flaky.tryAcquire(key, "acct")).lease();
+      long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (flaky.publishFailures() < 2) {
+        assertThat(System.nanoTime()).as("the publisher tried and retried").isLessThan(bound);
+        Thread.sleep(10);
+      }
+      assertThat(events).as("nothing was published").isEmpty();
+
+      failPublishing.set(false);
+      LeaseEvent e = next();
+      assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.RESYNCED);
+      assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
+      assertThat(e.status().isHeld()).isTrue();
+      assertThat(watcher.malformedNotifications()).isZero();
+      lease.release();
+      assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    }
+  }
+
+  /** close() releases the store's leases, publishes those releases, and then stops its thread. */
+  @Test
+  void closePublishesItsReleasesAndStopsThePublisherThread() throws Exception {
+    long before = publisherThreads();
+    LeaseStore closing =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(60)).notifyChanges(true).build();
+    Lease lease = ((AcquireResult.Acquired) closing.tryAcquire(key, "acct")).lease();
+    assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    assertThat(publisherThreads()).isEqualTo(before + 1);
+    closing.close();
+    LeaseEvent released = next();
+    assertThat(released.kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    assertThat(released.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
+    assertThat(publisherThreads()).isEqualTo(before);
+  }
+
+  private static long publisherThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().startsWith("leasehold-publisher-"))
+        .count();
   }
 
   @Test

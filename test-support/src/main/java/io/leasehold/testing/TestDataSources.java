@@ -2,7 +2,9 @@ package io.leasehold.testing;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /** Data sources with one behaviour changed, for tests of what a store or a framework does with them. */
@@ -40,12 +42,55 @@ public final class TestDataSources {
         Proxy.newProxyInstance(
             DataSource.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> forward(method, dataSource, args));
+  }
+
+  /**
+   * A data source whose connections refuse to prepare a statement containing {@code marker}
+   * while {@code failing} says so (SQLState 08006, as a connection that broke), and pass
+   * everything else to {@code dataSource}: one step of an operation fails and the others run.
+   *
+   * @param dataSource the real data source
+   * @param marker text of the statements to fail
+   * @param failing whether to fail them now
+   * @return the data source
+   */
+  public static DataSource failingStatements(DataSource dataSource, String marker, BooleanSupplier failing) {
+    if (dataSource == null || marker == null || failing == null) {
+      throw new IllegalArgumentException("dataSource, marker and failing must not be null");
+    }
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
             (proxy, method, args) -> {
-              try {
-                return method.invoke(dataSource, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
+              Object result = forward(method, dataSource, args);
+              return result instanceof Connection c ? failingConnection(c, marker, failing) : result;
             });
+  }
+
+  private static Connection failingConnection(Connection connection, String marker, BooleanSupplier failing) {
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().startsWith("prepare")
+                  && args != null
+                  && args[0] instanceof String sql
+                  && sql.contains(marker)
+                  && failing.getAsBoolean()) {
+                throw new SQLException("test: the connection broke before '" + marker + "'", "08006");
+              }
+              return forward(method, connection, args);
+            });
+  }
+
+  private static Object forward(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 }
