@@ -218,15 +218,25 @@ final class AcquireWaits {
       if (r instanceof AcquireResult.Busy busy && left > 0) {
         long pause = woken.get() ? 0 : pause(busy.status(), backoff, left);
         backoff = Math.min(maxBackoffNanos, backoff * 2);
+        ScheduledFuture<?> scheduled;
         synchronized (this) {
-          if (!result.isDone()) {
-            try {
-              next = timer.schedule(this::submit, pause, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
-              result.completeExceptionally(
-                  new IllegalStateException("could not schedule the next try (is the lease store closed?)", e));
-            }
+          if (result.isDone()) {
+            return;
           }
+          try {
+            scheduled = timer.schedule(this::submit, pause, TimeUnit.NANOSECONDS);
+          } catch (RejectedExecutionException e) {
+            result.completeExceptionally(
+                new IllegalStateException("could not schedule the next try (is the lease store closed?)", e));
+            return;
+          }
+          next = scheduled;
+        }
+        // A wake-up heard after the check above but before the pause was scheduled found no
+        // pending pause to cut short. Whoever cancels the pending pause submits the try, so the
+        // try runs once, now, whichever of the two sees the wake-up first.
+        if (woken.get() && scheduled.cancel(false)) {
+          submit();
         }
         return;
       }

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -183,6 +184,45 @@ class AcquireWaitTest {
       assertThat(f).isNotDone();
       first.release();
       assertThat(f.get(20, TimeUnit.SECONDS)).isInstanceOf(AcquireResult.Acquired.class);
+    }
+  }
+
+  /**
+   * A release heard while an asynchronous wait's try was between reading its wake-up flag and
+   * handing its pause to the timer found no pending pause to cut short: the wake-up was lost and
+   * the wait slept out its whole pause (here up to the holder's 60 s TTL). The timer below makes
+   * the release land in exactly that window, on the try's own thread.
+   */
+  @Test
+  void aReleaseWhileATryIsSchedulingItsPauseStillWakesTheWaiter() throws Exception {
+    LeaseKey key = newKey();
+    String tryThread = "async-try-" + key.sessionId();
+    ExecutorService tries = Executors.newSingleThreadExecutor(r -> new Thread(r, tryThread));
+    AtomicReference<Runnable> inTheWindow = new AtomicReference<>();
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            if (Thread.currentThread().getName().equals(tryThread) && unit.toSeconds(delay) >= 1) {
+              Runnable r = inTheWindow.getAndSet(null);
+              if (r != null) {
+                r.run();
+              }
+            }
+            return super.schedule(command, delay, unit);
+          }
+        };
+    try (LeaseStore store =
+        builder().ttl(Duration.ofSeconds(60)).waitPollCeiling(Duration.ofHours(1)).scheduler(timer).build()) {
+      Lease first = held(store, key);
+      inTheWindow.set(() -> first.release());
+      CompletableFuture<AcquireResult> f = store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(50), tries);
+
+      assertThat(f.get(20, TimeUnit.SECONDS)).isInstanceOf(AcquireResult.Acquired.class);
+      assertThat(inTheWindow).as("the release ran in the window").hasValue(null);
+    } finally {
+      tries.shutdownNow();
+      timer.shutdownNow();
     }
   }
 
