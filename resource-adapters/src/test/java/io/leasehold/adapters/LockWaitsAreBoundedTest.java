@@ -9,6 +9,7 @@ import io.leasehold.adapters.file.PathScope;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
@@ -64,18 +65,12 @@ class LockWaitsAreBoundedTest {
     Path journalFile = dir.toRealPath().resolve("tools.jsonl");
     AtomicInteger ran = new AtomicInteger();
     FencedTool tool =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "send";
-          }
-
-          @Override
-          public com.fasterxml.jackson.databind.JsonNode call(io.leasehold.adapters.tool.ToolInvocation invocation) {
-            ran.incrementAndGet();
-            return JsonNodeFactory.instance.nullNode();
-          }
-        };
+        TestTools.tool(
+            "send",
+            invocation -> {
+              ran.incrementAndGet();
+              return JsonNodeFactory.instance.nullNode();
+            });
     FencedToolExecutor tools =
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())

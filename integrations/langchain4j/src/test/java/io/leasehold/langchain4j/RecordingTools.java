@@ -2,32 +2,26 @@ package io.leasehold.langchain4j;
 
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.invocation.InvocationParameters;
-import io.leasehold.fencing.FencingToken;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import io.leasehold.adapters.agenttest.ToolWorld;
 
-/** Side-effecting tools that record what reached "the world" and the token each call saw. */
+/** The scenarios' side-effecting tools as LangChain4j tools: each acts on the shared world. */
 public class RecordingTools {
-  final List<String> effects = new CopyOnWriteArrayList<>();
-  final List<Optional<FencingToken>> tokensSeen = new CopyOnWriteArrayList<>();
-  volatile Runnable duringNextSend = () -> {};
+  private final ToolWorld world;
+
+  RecordingTools(ToolWorld world) {
+    this.world = world;
+  }
 
   /**
    * Sends a message.
    *
    * @param text the message
-   * @param parameters the invocation's parameters
+   * @param parameters the invocation's parameters, which carry the admitted token
    * @return what happened
    */
   @Tool("Sends a chat message to the user")
   public String sendMessage(String text, InvocationParameters parameters) {
-    Runnable during = duringNextSend;
-    duringNextSend = () -> {};
-    during.run();
-    tokensSeen.add(LangChain4jToolFence.token(parameters));
-    effects.add("sent:" + text);
-    return "sent";
+    return world.send(text, LangChain4jToolFence.token(parameters));
   }
 
   /**
@@ -38,7 +32,6 @@ public class RecordingTools {
    */
   @Tool("Books a table")
   public String bookTable(String name) {
-    effects.add("booked:" + name);
-    return "booked";
+    return world.book(name);
   }
 }

@@ -1,33 +1,27 @@
 package io.leasehold.springai;
 
-import io.leasehold.fencing.FencingToken;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import io.leasehold.adapters.agenttest.ToolWorld;
 import org.springframework.ai.chat.model.ToolContext;
 import org.springframework.ai.tool.annotation.Tool;
 
-/** Side-effecting tools that record what reached "the world" and the token each call saw. */
+/** The scenarios' side-effecting tools as Spring AI tools: each acts on the shared world. */
 public class RecordingTools {
-  final List<String> effects = new CopyOnWriteArrayList<>();
-  final List<Optional<FencingToken>> tokensSeen = new CopyOnWriteArrayList<>();
-  volatile Runnable duringNextSend = () -> {};
+  private final ToolWorld world;
+
+  RecordingTools(ToolWorld world) {
+    this.world = world;
+  }
 
   /**
    * Sends a message.
    *
    * @param text the message
-   * @param context the tool context
+   * @param context the tool context, which carries the admitted token
    * @return what happened
    */
   @Tool(description = "Sends a chat message to the user")
   public String sendMessage(String text, ToolContext context) {
-    Runnable during = duringNextSend;
-    duringNextSend = () -> {};
-    during.run();
-    tokensSeen.add(SpringAiToolFence.token(context));
-    effects.add("sent:" + text);
-    return "sent";
+    return world.send(text, SpringAiToolFence.token(context));
   }
 
   /**
@@ -38,7 +32,6 @@ public class RecordingTools {
    */
   @Tool(description = "Books a table")
   public String bookTable(String name) {
-    effects.add("booked:" + name);
-    return "booked";
+    return world.book(name);
   }
 }

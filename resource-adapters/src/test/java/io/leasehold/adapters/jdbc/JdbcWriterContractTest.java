@@ -1,15 +1,25 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.testkit.GuardHarness;
+import io.leasehold.adapters.HarnessFactories;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testkit.CrossProcessGuardContract;
+import io.leasehold.testkit.GuardHarness;
+import io.leasehold.testkit.GuardHarnessFactory;
+import io.leasehold.testkit.ThrownErrorContract;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The guard contract for the database writer, on real PostgreSQL. */
+/**
+ * The guard contract for the database writer, on real PostgreSQL, with the admission as the
+ * transaction's first statement; {@link JdbcWriterAtCommitContractTest} runs it again with the
+ * admission at commit.
+ */
 class JdbcWriterContractTest extends FencedResourceContract
-    implements io.leasehold.testkit.CrossProcessGuardContract, io.leasehold.testkit.ThrownErrorContract, JdbcWriterBoundsContracts {
+    implements CrossProcessGuardContract, ThrownErrorContract, JdbcWriterBoundsContracts {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
 
   @Override
@@ -22,14 +32,18 @@ class JdbcWriterContractTest extends FencedResourceContract
     return false;
   }
 
-  @Override
-  protected GuardHarness harness(TokenVerifier verifier) {
-    return new RegisterHarness(db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifier(verifier));
+  private FencedJdbcWriter.Builder writer() {
+    return FencedJdbcWriter.builder(db.dataSource()).admitAtCommit(admitsAtCommit());
   }
 
   @Override
-  public Class<? extends io.leasehold.testkit.GuardHarnessFactory> harnessFactory() {
-    return io.leasehold.adapters.HarnessFactories.Jdbc.class;
+  protected GuardHarness harness(TokenVerifier verifier) {
+    return new RegisterHarness(db.dataSource(), writer().verifier(verifier));
+  }
+
+  @Override
+  public Class<? extends GuardHarnessFactory> harnessFactory() {
+    return admitsAtCommit() ? HarnessFactories.JdbcAtCommit.class : HarnessFactories.Jdbc.class;
   }
 
   @Override
@@ -39,12 +53,11 @@ class JdbcWriterContractTest extends FencedResourceContract
 
   @Override
   public GuardHarness throwingHarness() {
-    return new RegisterHarness(db.dataSource(), false);
+    return new RegisterHarness(db.dataSource(), admitsAtCommit());
   }
 
   @Override
-  public void writeThrowing(GuardHarness harness, io.leasehold.fencing.LeaseKey key,
-      io.leasehold.fencing.FencingToken token, Throwable thrown) {
+  public void writeThrowing(GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
     ((RegisterHarness) harness).writeThrowing(key, token, thrown);
   }
 
@@ -56,7 +69,6 @@ class JdbcWriterContractTest extends FencedResourceContract
 
   @Override
   protected GuardHarness onlineHarness() {
-    return new RegisterHarness(
-        db.dataSource(), FencedJdbcWriter.builder(db.dataSource()).verifyAgainstLeaseTable("leasehold_lease"));
+    return new RegisterHarness(db.dataSource(), writer().verifyAgainstLeaseTable("leasehold_lease"));
   }
 }

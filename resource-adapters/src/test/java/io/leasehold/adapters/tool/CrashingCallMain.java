@@ -1,17 +1,15 @@
 package io.leasehold.adapters.tool;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -28,29 +26,15 @@ public final class CrashingCallMain {
     Path effects = Path.of(args[1]);
     String step = args[2];
     FencedTool send =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "send_mail";
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of(arguments.get("message").asText());
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            halt(step, "before-effect");
-            try {
+        idempotent(
+            "send_mail",
+            arguments -> arguments.get("message").asText(),
+            invocation -> {
+              halt(step, "before-effect");
               Files.writeString(effects, "sent\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            halt(step, "after-effect");
-            return JsonNodeFactory.instance.textNode("sent once");
-          }
-        };
+              halt(step, "after-effect");
+              return JsonNodeFactory.instance.textNode("sent once");
+            });
     FencedToolExecutor executor =
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())

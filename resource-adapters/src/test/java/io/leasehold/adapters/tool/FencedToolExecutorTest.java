@@ -1,10 +1,12 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static io.leasehold.adapters.tool.TestTools.tool;
+
 import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.leasehold.fencing.FencingToken;
@@ -17,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -36,20 +37,6 @@ class FencedToolExecutorTest {
 
   private FencingToken token(long fence) {
     return new FencingToken(key, fence, UUID.randomUUID());
-  }
-
-  private static FencedTool tool(String name, java.util.function.Function<ToolInvocation, JsonNode> body) {
-    return new FencedTool() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public JsonNode call(ToolInvocation invocation) {
-        return body.apply(invocation);
-      }
-    };
   }
 
   @Test
@@ -166,23 +153,13 @@ class FencedToolExecutorTest {
   void idempotentToolIsAnsweredFromTheJournalOnRepeat() {
     AtomicInteger invocations = new AtomicInteger();
     FencedTool sendEmail =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "send_email";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            assertThat(invocation.idempotencyKey()).contains("msg-1");
-            return JSON.textNode("sent #" + invocations.incrementAndGet());
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of(arguments.get("messageId").asText());
-          }
-        };
+        idempotent(
+            "send_email",
+            arguments -> arguments.get("messageId").asText(),
+            invocation -> {
+              assertThat(invocation.idempotencyKey()).contains("msg-1");
+              return JSON.textNode("sent #" + invocations.incrementAndGet());
+            });
     Path journal = dir.resolve("tools.jsonl");
     ObjectNode args = JSON.objectNode().put("messageId", "msg-1");
     FencedToolExecutor first =

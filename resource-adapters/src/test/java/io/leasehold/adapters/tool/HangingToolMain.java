@@ -16,21 +16,14 @@ public final class HangingToolMain {
 
   public static void main(String[] args) {
     FencedTool hang =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "charge_card";
-          }
-
-          @Override
-          public com.fasterxml.jackson.databind.JsonNode call(ToolInvocation invocation)
-              throws InterruptedException {
-            System.out.println("CALLING " + invocation.callId());
-            System.out.flush();
-            Thread.sleep(Long.MAX_VALUE);
-            return JsonNodeFactory.instance.nullNode();
-          }
-        };
+        TestTools.tool(
+            "charge_card",
+            invocation -> {
+              System.out.println("CALLING " + invocation.callId());
+              System.out.flush();
+              Thread.sleep(Long.MAX_VALUE);
+              return JsonNodeFactory.instance.nullNode();
+            });
     FencedToolExecutor executor =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
     FencingToken token = new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());

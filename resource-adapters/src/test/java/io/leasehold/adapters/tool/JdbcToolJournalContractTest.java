@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,17 +11,9 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.GuardHarness;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,7 +36,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   @Override
   public GuardHarness scopedHarness() {
     return new JdbcToolHarness(db.dataSource(), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
-        ToolHarness.OWN_REGISTER, JdbcToolJournal.DEFAULT_LOCK_TIMEOUT);
+        RegisterToolHarness.OWN_REGISTER, JdbcToolJournal.DEFAULT_LOCK_TIMEOUT);
   }
 
   @Override
@@ -111,53 +104,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
 
   @Test
   void concurrentCallsWithOneIdempotencyKeyRunTheToolOnce() throws Exception {
-    AtomicInteger runs = new AtomicInteger();
-    FencedTool pay =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "pay";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) throws Exception {
-            runs.incrementAndGet();
-            Thread.sleep(50);
-            return JsonNodeFactory.instance.textNode("paid");
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of("invoice-7");
-          }
-        };
-    FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
-            .journal(JdbcToolJournal.create(db.dataSource())).tool(pay).build();
-    FencingToken token = new FencingToken(key, 7, UUID.randomUUID());
-    int callers = 4;
-    ExecutorService pool = Executors.newFixedThreadPool(callers);
-    CyclicBarrier start = new CyclicBarrier(callers);
-    List<Future<String>> outcomes = new ArrayList<>();
-    for (int i = 0; i < callers; i++) {
-      outcomes.add(pool.submit(() -> {
-        start.await();
-        try {
-          return tools.call(token, "pay", ARGS).replayed() ? "replayed" : "ran";
-        } catch (DuplicateCallException e) {
-          return "duplicate";
-        }
-      }));
-    }
-    List<String> seen = new ArrayList<>();
-    for (Future<String> f : outcomes) {
-      seen.add(f.get(30, TimeUnit.SECONDS));
-    }
-    pool.shutdown();
-    assertThat(runs).hasValue(1);
-    assertThat(seen).containsOnlyOnce("ran").hasSize(callers);
-    assertThat(tools.call(token, "pay", ARGS).replayed()).isTrue();
-    assertThat(runs).hasValue(1);
+    IdempotentRace.runsTheToolOnce(JdbcToolJournal.create(db.dataSource()), new FencingToken(key, 7, UUID.randomUUID()));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -38,22 +40,7 @@ class JournalCompactionTest {
     Path file = dir.resolve("tools.jsonl");
     AtomicInteger payments = new AtomicInteger();
     FencedTool pay =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "pay";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            return JsonNodeFactory.instance.numberNode(payments.incrementAndGet());
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of("invoice-42");
-          }
-        };
+        idempotent("pay", arguments -> "invoice-42", invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
     FileToolJournal journal = FileToolJournal.open(file);
     FileToolJournal other = FileToolJournal.open(file); // another process's view, in effect
     FencedToolExecutor tools =

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,14 +16,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,53 +95,7 @@ class JournalFailsClosedTest {
 
   @Test
   void concurrentCallsWithOneIdempotencyKeyRunTheToolOnce() throws Exception {
-    AtomicInteger runs = new AtomicInteger();
-    FencedTool pay =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "pay";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) throws Exception {
-            runs.incrementAndGet();
-            Thread.sleep(50); // the payment API's round trip, so the duplicates overlap it
-            return JsonNodeFactory.instance.textNode("paid");
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of("invoice-" + arguments.get("x").asInt());
-          }
-        };
-    FencedToolExecutor tools = executor(dir.resolve("tools.jsonl"), pay);
-    int callers = 4;
-    ExecutorService pool = Executors.newFixedThreadPool(callers);
-    CyclicBarrier start = new CyclicBarrier(callers);
-    List<Future<String>> outcomes = new ArrayList<>();
-    for (int i = 0; i < callers; i++) {
-      outcomes.add(
-          pool.submit(
-              () -> {
-                start.await();
-                try {
-                  ToolResult r = tools.call(token(7), "pay", ARGS);
-                  return r.replayed() ? "replayed" : "ran";
-                } catch (DuplicateCallException e) {
-                  return "duplicate";
-                }
-              }));
-    }
-    List<String> seen = new ArrayList<>();
-    for (Future<String> f : outcomes) {
-      seen.add(f.get(30, TimeUnit.SECONDS));
-    }
-    pool.shutdown();
-    assertThat(runs).hasValue(1);
-    assertThat(seen).containsOnlyOnce("ran").hasSize(callers);
-    assertThat(tools.call(token(7), "pay", ARGS).replayed()).isTrue();
-    assertThat(runs).hasValue(1);
+    IdempotentRace.runsTheToolOnce(FileToolJournal.open(dir.resolve("tools.jsonl")), token(7));
   }
 
   @Test

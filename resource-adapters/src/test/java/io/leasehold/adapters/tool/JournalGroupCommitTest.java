@@ -1,8 +1,9 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -12,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -104,23 +104,13 @@ class JournalGroupCommitTest {
 
     AtomicInteger ran = new AtomicInteger();
     FencedTool retry =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "send_mail";
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of(arguments.get("message").asText());
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            ran.incrementAndGet();
-            return JSON.textNode("sent again");
-          }
-        };
+        idempotent(
+            "send_mail",
+            arguments -> arguments.get("message").asText(),
+            invocation -> {
+              ran.incrementAndGet();
+              return JSON.textNode("sent again");
+            });
     FencedToolExecutor next =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(retry).build();
     ToolResult r = next.call(token(4), "send_mail", JSON.objectNode().put("message", "m-1"));

@@ -1,15 +1,15 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -61,22 +61,7 @@ class ToolCallsActOnlyForTheirOwnKeyTest {
   @Test
   void anIdempotentReplayNeverAnswersAnotherKey() {
     FencedTool lookup =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "lookup";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            return JSON.textNode("secret of " + invocation.token().key().accountId());
-          }
-
-          @Override
-          public Optional<String> idempotencyKey(JsonNode arguments) {
-            return Optional.of("q-1");
-          }
-        };
+        idempotent("lookup", arguments -> "q-1", invocation -> JSON.textNode("secret of " + invocation.token().key().accountId()));
     FencedToolExecutor tools =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal()).tool(lookup).build();

@@ -36,7 +36,7 @@ class ToolExecutorContractTest extends FencedResourceContract
   @Override
   public GuardHarness scopedHarness() {
     return new ToolHarness(fresh("scoped"), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
-        ToolHarness.OWN_REGISTER, java.time.Duration.ofSeconds(30));
+        RegisterToolHarness.OWN_REGISTER, java.time.Duration.ofSeconds(30));
   }
 
   @Override

@@ -1,0 +1,77 @@
+package io.leasehold.adapters.tool;
+
+import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.TokenVerifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Callers racing one idempotent call through a journal: the tool runs once, every other caller is
+ * answered from the journal or told the call is a duplicate in flight, and a later repeat is a
+ * replay. Written once for every journal.
+ */
+final class IdempotentRace {
+  private static final int CALLERS = 4;
+
+  private IdempotentRace() {}
+
+  /**
+   * Races {@value #CALLERS} callers of one call with one idempotency key and checks the tool ran
+   * once.
+   *
+   * @param journal the journal under test
+   * @param token the run the callers share
+   * @throws Exception if a caller does not finish
+   */
+  static void runsTheToolOnce(ToolJournal journal, FencingToken token) throws Exception {
+    JsonNode args = JsonNodeFactory.instance.objectNode().put("invoice", 7);
+    AtomicInteger runs = new AtomicInteger();
+    FencedTool pay =
+        idempotent(
+            "pay",
+            arguments -> "invoice-" + arguments.get("invoice").asInt(),
+            invocation -> {
+              runs.incrementAndGet();
+              Thread.sleep(50); // the payment API's round trip, so the duplicates overlap it
+              return JsonNodeFactory.instance.textNode("paid");
+            });
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(pay).build();
+    ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
+    try {
+      CyclicBarrier start = new CyclicBarrier(CALLERS);
+      List<Future<String>> outcomes = new ArrayList<>();
+      for (int i = 0; i < CALLERS; i++) {
+        outcomes.add(pool.submit(() -> {
+          start.await();
+          try {
+            return tools.call(token, "pay", args).replayed() ? "replayed" : "ran";
+          } catch (DuplicateCallException e) {
+            return "duplicate";
+          }
+        }));
+      }
+      List<String> seen = new ArrayList<>();
+      for (Future<String> f : outcomes) {
+        seen.add(f.get(30, TimeUnit.SECONDS));
+      }
+      assertThat(runs).hasValue(1);
+      assertThat(seen).containsOnlyOnce("ran").hasSize(CALLERS);
+      assertThat(tools.call(token, "pay", args).replayed()).isTrue();
+      assertThat(runs).hasValue(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
