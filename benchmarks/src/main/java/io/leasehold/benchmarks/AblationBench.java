@@ -63,7 +63,7 @@ final class AblationBench extends BenchGroup {
     String notifyInChange =
         quietScript
             .replace("RETURNING l.fence, l.acquired_at)", "RETURNING l.fence, l.acquired_at, pg_notify('ablation_plain', 'acquired ' || l.fence))")
-            .replace("RETURNING l.released_at;", "RETURNING l.released_at, pg_notify('ablation_plain', 'released ' || l.fence);");
+            .replace("RETURNING l.released_at,", "RETURNING l.released_at, pg_notify('ablation_plain', 'released ' || l.fence),");
     // Publishing as stores do now: after the change's commit, a transaction of its own that does
     // not wait for its flush (here one per change; a store batches what is queued).
     String publishAfter =

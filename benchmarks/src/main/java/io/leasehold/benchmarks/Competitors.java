@@ -114,11 +114,10 @@ final class Competitors {
         if (fence == null) {
           return false;
         }
-        release.setObject(1, null, java.sql.Types.TIMESTAMP_WITH_TIMEZONE); // no hold after release
-        release.setString(2, "bench-sql");
-        release.setString(3, k);
-        release.setObject(4, run);
-        release.setLong(5, fence);
+        release.setString(1, "bench-sql");
+        release.setString(2, k);
+        release.setObject(3, run);
+        release.setLong(4, fence);
         answer(release);
         return true;
       };

@@ -67,6 +67,10 @@ final class LeaseStatements {
     return field("release");
   }
 
+  String releaseHolding() {
+    return field("releaseHolding");
+  }
+
   String status() {
     return field("status");
   }

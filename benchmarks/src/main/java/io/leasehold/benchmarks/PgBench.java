@@ -54,7 +54,7 @@ final class PgBench {
     String run = "md5(:run::text)::uuid";
     return "\\set run random(1, 2000000000)\n"
         + pipeline(bind(sql.acquire(), run, "'pgbench'", "30000000", account, session, "0", account, session))
-        + pipeline(bind(sql.release(), "NULL", account, session, run, "l.fence"));
+        + pipeline(bind(sql.release(), account, session, run, "l.fence"));
   }
 
   /** Replaces the statement's {@code ?} placeholders, in order, by pgbench expressions. */

@@ -27,7 +27,8 @@ final class StatementsGroup extends BenchGroup {
       }
       statement("acquire (a refusal is this statement alone)", sql.acquire());
       statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
-      statement("release", sql.release());
+      statement("release (its commit does not wait for the WAL flush)", sql.release());
+      statement("release holding the key until an instant (`releaseHolding`, a durable commit)", sql.releaseHolding());
       statement("status", sql.status());
       statement("renew (kept leases, many per statement)", sql.renew());
       LeaseStatements publishing = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);

@@ -188,14 +188,17 @@ final class LeaseRows {
     OffsetDateTime hold = holdUntil.map(h -> h.atOffset(ZoneOffset.UTC)).orElse(null);
     ReleaseResult result =
         runner.execute(
-            sql.release,
+            hold == null ? sql.release : sql.releaseHolding,
             () -> "release " + token,
             ps -> {
-              ps.setObject(1, hold, Types.TIMESTAMP_WITH_TIMEZONE);
-              ps.setString(2, token.key().accountId());
-              ps.setString(3, token.key().sessionId());
-              ps.setObject(4, token.runId());
-              ps.setLong(5, token.fence());
+              int i = 1;
+              if (hold != null) {
+                ps.setObject(i++, hold, Types.TIMESTAMP_WITH_TIMEZONE);
+              }
+              ps.setString(i++, token.key().accountId());
+              ps.setString(i++, token.key().sessionId());
+              ps.setObject(i++, token.runId());
+              ps.setLong(i, token.fence());
             },
             (rs, opened) -> {
               if (rs.next()) {

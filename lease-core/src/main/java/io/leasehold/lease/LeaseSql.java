@@ -108,12 +108,30 @@ final class LeaseSql {
    * Release (CONTRACT C4). Matches key, run id and fence, and only a live lease: a stale run's
    * release can touch neither a newer run's lease nor an expired row (which stays subject to the
    * takeover delay). The row is kept and marked, so the next acquire draws its fence after the row
-   * lock (see {@link #acquire}); a release holding the key until an instant (ShedLock's
-   * lockAtLeastFor) keeps its expiry at that instant, so no lease starts before it, and the next
-   * draws a higher fence as always. Parameters: the hold or null, account, session, run id,
-   * fence. Returns the release time if the lease was released, no row otherwise.
+   * lock (see {@link #acquire}). Parameters: account, session, run id, fence. Returns the release
+   * time (and the setting's new value) if the lease was released, no row otherwise.
+   *
+   * <p>Its commit does not wait for the WAL flush ({@code synchronous_commit} off for this
+   * transaction alone, set in the {@code RETURNING} list, so only a release that changed the row
+   * sets it). A release only ever shortens a lease, so losing one costs availability, never
+   * safety: a server crash or failover in the few hundred milliseconds before the WAL writer
+   * flushes it leaves the row held by a run that has stopped, until that lease's own expiry, as if
+   * its process had died. No acquire can build on an unflushed release either: the acquire's own
+   * commit waits for the flush of all WAL before it, the release included, so a fence granted
+   * after a release is durable only together with that release. On a disk this takes one of the
+   * cycle's two flushes away (docs/performance.md).
    */
   final String release;
+
+  /**
+   * Release holding the key until an instant (ShedLock's lockAtLeastFor, {@link
+   * Lease#releaseHolding}): as {@link #release}, but the expiry is kept at that instant, so no
+   * lease starts before it, and the next acquire draws a higher fence as always. Its commit waits
+   * for the flush: losing it would end the hold at the lease's earlier expiry. Parameters: the
+   * hold, account, session, run id, fence. Returns the release time if the lease was released, no
+   * row otherwise.
+   */
+  final String releaseHolding;
 
   /**
    * Status (CONTRACT C7): the key's row, if any, and the database clock, in one read. The LEFT
@@ -319,15 +337,22 @@ final class LeaseSql {
             // bytes each instead of a run id and a timestamp to send and parse).
             + "SELECT statement_timestamp(), ARRAY(SELECT i FROM upd)";
 
-    // The hold (first parameter, null for none) keeps the key unavailable until that instant,
-    // in the same statement: expires_at then lies ahead of released_at, and acquire treats the
-    // row as free only once it has passed.
+    String releasable =
+        "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
+            + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() ";
     release =
         begin
+            + "UPDATE " + t + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
+            + releasable
+            + "RETURNING l.released_at, set_config('synchronous_commit', 'off', true)";
+    // The hold (first parameter) keeps the key unavailable until that instant, in the same
+    // statement: expires_at then lies ahead of released_at, and acquire treats the row as free
+    // only once it has passed.
+    releaseHolding =
+        begin
             + "UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
-            + " expires_at = GREATEST(statement_timestamp(), COALESCE(?::timestamptz, statement_timestamp())) "
-            + "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
-            + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
+            + " expires_at = GREATEST(statement_timestamp(), ?::timestamptz) "
+            + releasable
             + "RETURNING l.released_at";
 
     sweep =
