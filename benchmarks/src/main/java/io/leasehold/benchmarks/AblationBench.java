@@ -1,14 +1,12 @@
 package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.leasehold.lease.LeaseSchema;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /** What each part of the acquire statement costs (group {@code ablation}). */
 final class AblationBench extends BenchGroup {
@@ -27,16 +25,12 @@ final class AblationBench extends BenchGroup {
    * -Dbench.args="group=ablation"}.
    */
   void ablation() throws Exception {
-    line("## Ablation: what each choice costs the database (pgbench, tps)");
-    line("");
-    Optional<Path> pgbench = PgBench.find();
-    if (pgbench.isEmpty() || db.port < 0) {
-      line("pgbench not found (or an external database): skipped.");
-      line("");
-      return;
-    }
-    HikariDataSource setup = db.pool(2);
-    LeaseSchema.defaults().apply(setup);
+    pgbenchSection("Ablation: what each choice costs the database (pgbench, tps)", this::ablation);
+    contendedGrants();
+  }
+
+  private void ablation(Path pgbench) throws Exception {
+    HikariDataSource setup = leasePool(2);
     try (Connection c = setup.getConnection();
         Statement s = c.createStatement()) {
       for (String t : TABLES) {
@@ -57,7 +51,7 @@ final class AblationBench extends BenchGroup {
           + " EXECUTE FUNCTION ablation_idle()");
     }
     db.closeOpened();
-    LeaseStatements quiet = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    LeaseStatements quiet = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5));
     String quietScript = PgBench.leaseholdScript(quiet, "ablation_plain", true);
     // Publishing as stores did before issue 30: pg_notify in the RETURNING list of the change.
     String notifyInChange =
@@ -102,8 +96,8 @@ final class AblationBench extends BenchGroup {
         double[] with = new double[windows];
         double[] without = new double[windows];
         for (int w = 0; w < windows; w++) {
-          with[w] = runFromReleasedKeys(keys, pgbench.get(), p.with(), clients);
-          without[w] = runFromReleasedKeys(keys, pgbench.get(), p.without(), clients);
+          with[w] = runFromReleasedKeys(keys, pgbench, p.with(), clients);
+          without[w] = runFromReleasedKeys(keys, pgbench, p.without(), clients);
         }
         double a = Throughput.median(with);
         double b = Throughput.median(without);
@@ -145,16 +139,11 @@ final class AblationBench extends BenchGroup {
    * group {@code ablation}.
    */
   void contendedGrants() throws Exception {
-    line("## Contended grant: wait for a contender's row lock, or skip it (pgbench, one key)");
-    line("");
-    Optional<Path> pgbench = PgBench.find();
-    if (pgbench.isEmpty() || db.port < 0) {
-      line("pgbench not found (or an external database): skipped.");
-      line("");
-      return;
-    }
-    HikariDataSource setup = db.pool(1);
-    LeaseSchema.defaults().apply(setup);
+    pgbenchSection("Contended grant: wait for a contender's row lock, or skip it (pgbench, one key)", this::contendedGrants);
+  }
+
+  private void contendedGrants(Path pgbench) throws Exception {
+    HikariDataSource setup = leasePool(1);
     try (Connection c = setup.getConnection();
         Statement s = c.createStatement()) {
       s.execute("INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
@@ -162,7 +151,7 @@ final class AblationBench extends BenchGroup {
           + " now(), now(), now(), now()) ON CONFLICT DO NOTHING");
     }
     String run = "md5(:run::text)::uuid";
-    String wait = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true).acquire();
+    String wait = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true).acquire();
     // The same statement, its update restricted to the row a SKIP LOCKED subquery could lock.
     String free = wait.substring(wait.indexOf("((l.released_at IS NOT NULL"), wait.indexOf(" RETURNING"));
     String skip =
@@ -189,7 +178,7 @@ final class AblationBench extends BenchGroup {
               + PgBench.bind(acquire, run, "'pgbench'", "30000000", "'pgb'", "'hot'", "0", "'pgb'", "'hot'") + ";\n"
               + release;
           long before = fenceSequence(setup);
-          attempts[v][w] = PgBench.run(pgbench.get(), db, script, clients, window);
+          attempts[v][w] = PgBench.run(pgbench, db, script, clients, window);
           grants[v][w] = (fenceSequence(setup) - before) / (double) Math.max(1, window.toSeconds());
           v++;
         }

@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -19,6 +20,12 @@ import java.util.UUID;
  * report it writes to. One group a file; {@link BenchMain} runs the chosen ones in turn.
  */
 abstract class BenchGroup {
+  /** Runs one group's benchmarks, appending them to the report. */
+  @FunctionalInterface
+  interface Runner {
+    void run(Context context) throws Exception;
+  }
+
   /**
    * The run's settings and its report.
    *
@@ -30,6 +37,9 @@ abstract class BenchGroup {
    */
   record Context(BenchDatabase db, Duration window, int windows, List<Integer> threadCounts, StringBuilder md) {}
 
+  /** The settings this group was made with, for the helpers it hands them to. */
+  protected final Context context;
+
   protected final BenchDatabase db;
   protected final Duration window;
   protected final int windows;
@@ -37,11 +47,45 @@ abstract class BenchGroup {
   private final StringBuilder md;
 
   BenchGroup(Context context) {
+    this.context = context;
     this.db = context.db();
     this.window = context.window();
     this.windows = context.windows();
     this.threadCounts = context.threadCounts();
     this.md = context.md();
+  }
+
+  /** The body of a section that runs pgbench. */
+  @FunctionalInterface
+  interface PgBenchBody {
+    void run(Path pgbench) throws Exception;
+  }
+
+  /**
+   * A section that runs pgbench against the embedded server: its title, then the body with
+   * pgbench's path; or, when pgbench is not installed or the server is external, a line saying
+   * the section was skipped.
+   *
+   * @param title the section's title
+   * @param body what the section measures
+   */
+  protected final void pgbenchSection(String title, PgBenchBody body) throws Exception {
+    line("## " + title);
+    line("");
+    Optional<Path> pgbench = PgBench.find();
+    if (pgbench.isEmpty() || db.port < 0) {
+      line("pgbench not found (or an external database): skipped.");
+      line("");
+      return;
+    }
+    body.run(pgbench.get());
+  }
+
+  /** A pool of {@code size} connections on a database with the lease schema. */
+  protected final com.zaxxer.hikari.HikariDataSource leasePool(int size) {
+    com.zaxxer.hikari.HikariDataSource pool = db.pool(size);
+    io.leasehold.lease.LeaseSchema.defaults().apply(pool);
+    return pool;
   }
 
   /** Appends a line to the report and prints it. */
@@ -81,6 +125,25 @@ abstract class BenchGroup {
     Files.move(temp, dir.resolve("f.bin"), StandardCopyOption.ATOMIC_MOVE);
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
+    }
+  }
+
+  /**
+   * The report's table of CPU time per attempt, client / server, a row per thread count.
+   *
+   * @param head the table's head row
+   * @param sep its separator row
+   * @param rows per thread count, each competitor's cost
+   */
+  protected final void cpuTable(CharSequence head, CharSequence sep, List<? extends List<? extends Throughput.CpuCost>> rows) {
+    line(head.toString());
+    line(sep.toString());
+    for (int t = 0; t < threadCounts.size(); t++) {
+      StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
+      for (Throughput.CpuCost cost : rows.get(t)) {
+        row.append(' ').append(micros(cost.clientMicros())).append(" / ").append(micros(cost.serverMicros())).append(" |");
+      }
+      line(row.toString());
     }
   }
 

@@ -6,7 +6,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import io.leasehold.lease.LeaseSchema;
@@ -29,6 +31,26 @@ public final class BenchMain {
   private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
 
   private BenchMain() {}
+
+  /** Every group by name, in the order a full run takes them. */
+  private static final Map<String, BenchGroup.Runner> GROUPS = new LinkedHashMap<>();
+
+  static {
+    for (Map.Entry<String, BenchGroup.Runner> e :
+        List.of(
+            group("statements", c -> new StatementsGroup(c).statements()), group("cycle", c -> new CycleBench(c).cycles()),
+            group("refusal", c -> new ContentionGroups(c).refusals()), group("waiting", c -> new ContentionGroups(c).waiting()),
+            group("pgbench", c -> new PgBenchGroup(c).pgbench()), group("renewal", c -> new RenewalBench(c).renewal()),
+            group("guards", c -> new GuardBench(c).guards()), group("verification", c -> new VerificationBench(c).verification()),
+            group("flood", c -> new FloodBench(c).flood()), group("journal", c -> new JournalBench(c).journal(1_000_000)),
+            group("table", c -> new TableBench(c).tableSize()), group("ablation", c -> new AblationBench(c).ablation()))) {
+      GROUPS.put(e.getKey(), e.getValue());
+    }
+  }
+
+  private static Map.Entry<String, BenchGroup.Runner> group(String name, BenchGroup.Runner runner) {
+    return Map.entry(name, runner);
+  }
 
   /**
    * Runs the benchmarks.
@@ -53,7 +75,7 @@ public final class BenchMain {
    */
   static String run(String... args) throws Exception {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    Set<String> groups = Set.of("cycle", "refusal", "waiting", "pgbench", "renewal", "guards", "verification", "flood", "journal", "table", "ablation", "statements");
+    Set<String> groups = GROUPS.keySet();
     Duration window = Duration.ofSeconds(2);
     int windows = 3;
     List<Integer> threads = List.of(1, 4, 16);
@@ -74,45 +96,16 @@ public final class BenchMain {
         default -> throw new IllegalArgumentException("unknown setting " + a);
       }
     }
+    if (!GROUPS.keySet().containsAll(groups)) {
+      throw new IllegalArgumentException("unknown group in " + groups + "; the groups are " + GROUPS.keySet());
+    }
     try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
       BenchGroup.Context c = new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
       header(c);
-      if (groups.contains("statements")) {
-        new StatementsGroup(c).statements();
-      }
-      if (groups.contains("cycle")) {
-        new CycleBench(c).cycles();
-      }
-      if (groups.contains("refusal")) {
-        new ContentionGroups(c).refusals();
-      }
-      if (groups.contains("waiting")) {
-        new ContentionGroups(c).waiting();
-      }
-      if (groups.contains("pgbench")) {
-        new PgBenchGroup(c).pgbench();
-      }
-      if (groups.contains("renewal")) {
-        new RenewalBench(c).renewal();
-      }
-      if (groups.contains("guards")) {
-        new GuardBench(c).guards();
-      }
-      if (groups.contains("verification")) {
-        new VerificationBench(c).verification();
-      }
-      if (groups.contains("flood")) {
-        new FloodBench(c).flood();
-      }
-      if (groups.contains("journal")) {
-        new JournalBench(c).journal(1_000_000);
-      }
-      if (groups.contains("table")) {
-        new TableBench(c).tableSize();
-      }
-      if (groups.contains("ablation")) {
-        new AblationBench(c).ablation();
-        new AblationBench(c).contendedGrants();
+      for (Map.Entry<String, BenchGroup.Runner> g : GROUPS.entrySet()) {
+        if (groups.contains(g.getKey())) {
+          g.getValue().run(c);
+        }
       }
       return c.md().toString();
     }

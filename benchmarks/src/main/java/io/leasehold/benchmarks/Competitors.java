@@ -89,7 +89,7 @@ final class Competitors {
    * connection per thread: the floor of its own overhead.
    */
   Throughput.OpFactory leaseholdSql(boolean contended) {
-    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
+    LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     return (i, n) -> {
       Connection c = db.connection();
       try (Statement s = c.createStatement()) {
@@ -252,18 +252,21 @@ final class Competitors {
   }
 
   static void createPeerTables(BenchDatabase db) throws SQLException {
+    // The seed's table, ShedLock's documented table for PostgreSQL, and Spring Integration's.
+    List<String> tables =
+        List.of(
+            "seed_lease (account_id text, session_id text, run_id uuid NOT NULL, expires_at timestamptz NOT NULL,"
+                + " PRIMARY KEY (account_id, session_id))",
+            "shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP NOT NULL,"
+                + " locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)",
+            "INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL, CLIENT_ID CHAR(36),"
+                + " CREATED_DATE TIMESTAMP NOT NULL, EXPIRED_AFTER TIMESTAMP NOT NULL,"
+                + " CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
     try (Connection c = db.connection();
         Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS seed_lease (account_id text, session_id text, run_id uuid NOT NULL,"
-              + " expires_at timestamptz NOT NULL, PRIMARY KEY (account_id, session_id))");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP NOT NULL,"
-              + " locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL,"
-              + " CLIENT_ID CHAR(36), CREATED_DATE TIMESTAMP NOT NULL, EXPIRED_AFTER TIMESTAMP NOT NULL,"
-              + " CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
+      for (String table : tables) {
+        s.execute("CREATE TABLE IF NOT EXISTS " + table);
+      }
     }
   }
 

@@ -52,14 +52,10 @@ final class ContentionBench {
           + " OR l.expires_at + ? * interval '1 microsecond' <= EXCLUDED.acquired_at "
           + "RETURNING l.fence";
 
-  private final BenchDatabase db;
-  private final Duration window;
-  private final int windows;
+  private final BenchGroup.Context run;
 
-  ContentionBench(BenchDatabase db, Duration window, int windows) {
-    this.db = db;
-    this.window = window;
-    this.windows = windows;
+  ContentionBench(BenchGroup.Context run) {
+    this.run = run;
   }
 
   /** One thread's refused attempt; returns normally only if it was refused. */
@@ -77,7 +73,8 @@ final class ContentionBench {
    * Latency percentiles of one competitor, in microseconds, and the CPU time per attempt of the
    * client and of the server (NaN if unknown), in microseconds.
    */
-  record Latency(double p50, double p99, long samples, double clientMicros, double serverMicros) {}
+  record Latency(double p50, double p99, long samples, double clientMicros, double serverMicros)
+      implements Throughput.CpuCost {}
 
   /**
    * Refused attempts on a key someone holds, from {@code threads} threads at once, window by
@@ -88,15 +85,15 @@ final class ContentionBench {
    * opening).
    */
   List<Latency> refusals(int threads) throws Exception {
-    HikariDataSource pool = db.pool(threads + 2);
+    HikariDataSource pool = run.db().pool(threads + 2);
     LeaseStore store =
         LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).dedicatedPool(true).build();
-    HikariDataSource sharedPool = db.pool(threads + 2);
+    HikariDataSource sharedPool = run.db().pool(threads + 2);
     LeaseStore sharedStore =
         LeaseStore.builder(sharedPool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).build();
     LeaseKey key = LeaseKey.of("bench", "refused");
     Lease holder = ((AcquireResult.Acquired) store.tryAcquire(key, "bench")).lease();
-    HikariDataSource shedPool = db.pool(threads + 2);
+    HikariDataSource shedPool = run.db().pool(threads + 2);
     JdbcTemplateLockProvider shedLock =
         new JdbcTemplateLockProvider(
             JdbcTemplateLockProvider.Configuration.builder()
@@ -108,7 +105,7 @@ final class ContentionBench {
     if (shedHeld.isEmpty()) {
       throw new IllegalStateException("could not take the ShedLock lock to refuse others");
     }
-    LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
+    LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     List<RefusalFactory> competitors =
         List.of(
             t -> () -> {
@@ -117,7 +114,7 @@ final class ContentionBench {
               }
             },
             t -> {
-              Connection c = db.connection();
+              Connection c = run.db().connection();
               try (Statement st = c.createStatement()) {
                 st.execute(sql.sessionTimeouts());
               }
@@ -158,7 +155,7 @@ final class ContentionBench {
               String opening =
                   "SELECT statement_timestamp(), set_config('lock_timeout', '1000', true),"
                       + " set_config('statement_timeout', '5000', true); ";
-              Connection c = db.connection();
+              Connection c = run.db().connection();
               PreparedStatement upsert = c.prepareStatement(opening + FORMER_ACQUIRE);
               PreparedStatement status =
                   c.prepareStatement(
@@ -195,14 +192,14 @@ final class ContentionBench {
         ops.add(perThread);
       }
       List<List<long[]>> samples = new ArrayList<>();
-      double[][] client = new double[ops.size()][windows];
-      double[][] server = new double[ops.size()][windows];
+      double[][] client = new double[ops.size()][run.windows()];
+      double[][] server = new double[ops.size()][run.windows()];
       for (List<Refusal> op : ops) {
         timed(op); // warm-up
         samples.add(new ArrayList<>());
       }
       Throughput.CpuClock cpu = Throughput.cpuClock();
-      for (int w = 0; w < windows; w++) {
+      for (int w = 0; w < run.windows(); w++) {
         for (int c = 0; c < ops.size(); c++) {
           long client0 = cpu.client();
           long server0 = cpu.server();
@@ -225,7 +222,7 @@ final class ContentionBench {
       holder.release();
       store.close();
       sharedStore.close();
-      db.closeOpened();
+      run.db().closeOpened();
     }
   }
 
@@ -256,7 +253,7 @@ final class ContentionBench {
                 }));
       }
       start.countDown();
-      Thread.sleep(window.toMillis());
+      Thread.sleep(run.window().toMillis());
       stop.set(true);
       List<long[]> parts = new ArrayList<>();
       for (Future<long[]> f : futures) {
@@ -284,9 +281,9 @@ final class ContentionBench {
     boolean watch = mode.endsWith("watcher");
     List<LeaseStore> stores = new ArrayList<>();
     List<LeaseWatcher> watchers = new ArrayList<>();
-    HikariDataSource shared = db.pool(waiters + 2);
+    HikariDataSource shared = run.db().pool(waiters + 2);
     for (int i = 0; i < (perWaiter ? waiters : 1); i++) {
-      HikariDataSource pool = perWaiter ? db.pool(2) : shared;
+      HikariDataSource pool = perWaiter ? run.db().pool(2) : shared;
       LeaseStore s =
           LeaseStore.builder(pool)
               .accessPolicy(AccessPolicy.allowAll())
@@ -295,7 +292,7 @@ final class ContentionBench {
               .build();
       stores.add(s);
       if (watch) {
-        watchers.add(LeaseWatcher.start(s, db.pool(1)));
+        watchers.add(LeaseWatcher.start(s, run.db().pool(1)));
       }
     }
     List<Double> waits = new ArrayList<>();
@@ -339,7 +336,7 @@ final class ContentionBench {
       pool.shutdownNow();
       watchers.forEach(LeaseWatcher::close);
       stores.forEach(LeaseStore::close);
-      db.closeOpened();
+      run.db().closeOpened();
     }
     double[] sorted = waits.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     return new Waits(

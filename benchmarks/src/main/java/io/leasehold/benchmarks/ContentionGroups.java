@@ -29,7 +29,7 @@ final class ContentionGroups extends BenchGroup {
     }
     line(head + " Leasehold / ShedLock plain, p50 | Leasehold / ShedLock JdbcTemplate, p50 | former / Leasehold, p50 |");
     line(sep + " --- | --- | --- |");
-    ContentionBench bench = new ContentionBench(db, window, windows);
+    ContentionBench bench = new ContentionBench(context);
     List<List<ContentionBench.Latency>> rows = new java.util.ArrayList<>();
     for (int threads : threadCounts) {
       List<ContentionBench.Latency> r = bench.refusals(threads);
@@ -46,15 +46,7 @@ final class ContentionGroups extends BenchGroup {
     line("");
     line("CPU time per refused attempt, microseconds, client / server:");
     line("");
-    line(head.toString());
-    line(sep.toString());
-    for (int t = 0; t < threadCounts.size(); t++) {
-      StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
-      for (ContentionBench.Latency l : rows.get(t)) {
-        row.append(' ').append(micros(l.clientMicros())).append(" / ").append(micros(l.serverMicros())).append(" |");
-      }
-      line(row.toString());
-    }
+    cpuTable(head, sep, rows);
     line("");
   }
 
@@ -71,7 +63,7 @@ final class ContentionGroups extends BenchGroup {
     line("");
     line("| where the waiters are | wait p50 ms | p90 | max | max / p50 | one round, ms (ideal " + waiters * hold.toMillis() + ") |");
     line("| --- | --- | --- | --- | --- | --- |");
-    ContentionBench bench = new ContentionBench(db, window, windows);
+    ContentionBench bench = new ContentionBench(context);
     for (String mode : List.of("one store", "store per waiter, polling", "store per waiter, watcher")) {
       ContentionBench.Waits w = bench.waits(mode, waiters, hold, rounds);
       line("| " + mode + " | " + fmt(w.p50()) + " | " + fmt(w.p90()) + " | " + fmt(w.max()) + " | "

@@ -77,15 +77,7 @@ final class CycleBench extends BenchGroup {
       line("CPU time per attempt (a cycle, or a refused try), microseconds, client (the benchmark's JVM) / server"
           + " (every PostgreSQL process):");
       line("");
-      line(head.toString());
-      line(sep.toString());
-      for (int t = 0; t < threadCounts.size(); t++) {
-        StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
-        for (Throughput.Rate rate : rows.get(t)) {
-          row.append(' ').append(micros(rate.clientMicros())).append(" / ").append(micros(rate.serverMicros())).append(" |");
-        }
-        line(row.toString());
-      }
+      cpuTable(head, sep, rows);
       line("");
     }
   }

@@ -75,11 +75,10 @@ final class FloodBench extends BenchGroup {
     int batch = 64;
     List<Throughput.OpFactory> f =
         List.of(
-            (i, threads) -> {
-              int[] next = {0};
-              return () -> {
-                for (int r = 0; r < batch; r++) {
-                  int k = next[0]++ % n;
+            Throughput.batched(
+                batch,
+                count -> {
+                  int k = count % n;
                   if (k == 0) {
                     // A new guard each pass: its verifier has seen none of the tokens, its marks are 0.
                     guard[0] = InMemoryFenceGuard.builder().verifier(TokenVerifier.signedBy(keys)).build();
@@ -89,10 +88,7 @@ final class FloodBench extends BenchGroup {
                   } catch (TokenVerificationException e) {
                     // the refusal being measured
                   }
-                }
-                return true;
-              };
-            });
+                }));
     double rate = Throughput.interleaved(f, 1, window, windows).get(0).successes() * batch;
     line("| " + name + " | " + fmt(1e6 / rate) + " us | " + fmt(rate) + " |");
   }

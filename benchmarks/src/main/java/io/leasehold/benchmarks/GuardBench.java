@@ -96,14 +96,8 @@ final class GuardBench extends BenchGroup {
     FencingToken dbToken = new FencingToken(LeaseKey.of("g", "db"), 1, UUID.randomUUID());
     List<Throughput.OpFactory> dbf =
         List.of(
-            (i, n) -> () -> {
-              writer.write(dbToken, (c, t) -> insertRow(c, t.fence()));
-              return true;
-            },
-            (i, n) -> () -> {
-              atCommit.write(dbToken, (c, t) -> insertRow(c, t.fence()));
-              return true;
-            },
+            Throughput.always(k -> writer.write(dbToken, (c, t) -> insertRow(c, t.fence()))),
+            Throughput.always(k -> atCommit.write(dbToken, (c, t) -> insertRow(c, t.fence()))),
             (i, n) -> () -> {
               try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
@@ -119,18 +113,7 @@ final class GuardBench extends BenchGroup {
     line("| database writer, one INSERT per transaction (admitAtCommit) | " + fmt(1e6 / dr.get(1).successes()) + " us | "
         + fmt(1e6 / dr.get(2).successes()) + " us | " + ratio(dr.get(2).successes(), dr.get(1).successes()) + " |");
     // Tool executor vs a direct call, with and without the durable journal.
-    FencedTool tool =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "noop";
-          }
-
-          @Override
-          public com.fasterxml.jackson.databind.JsonNode call(ToolInvocation invocation) {
-            return invocation.arguments();
-          }
-        };
+    FencedTool tool = FencedTool.of("noop", args -> args);
     FencedToolExecutor memory = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(new MemoryToolJournal()).tool(tool).build();
     FencedToolExecutor durable =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(tool).build();

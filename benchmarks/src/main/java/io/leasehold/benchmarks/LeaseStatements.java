@@ -3,8 +3,10 @@ package io.leasehold.benchmarks;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.LeaseSchema;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -16,76 +18,44 @@ import java.util.UUID;
  * which is right for users; the benchmarks, run on the class path, read them by reflection rather
  * than put a class into the store's package.
  */
-final class LeaseStatements {
+record LeaseStatements(
+    String acquire,
+    String acquireNew,
+    String release,
+    String releaseHolding,
+    String status,
+    String renew,
+    String publish,
+    String sessionTimeouts) {
   private static final String LEASE_SQL = "io.leasehold.lease.LeaseSql";
 
-  private final Object sql;
-
-  LeaseStatements(Duration lockTimeout, Duration statementTimeout) {
-    this(lockTimeout, statementTimeout, false);
-  }
-
-  LeaseStatements(Duration lockTimeout, Duration statementTimeout, boolean notify) {
-    this(lockTimeout, statementTimeout, notify, false);
+  /** The statements of a store on a shared pool that does not publish. */
+  static LeaseStatements of(Duration lockTimeout, Duration statementTimeout) {
+    return of(lockTimeout, statementTimeout, false, false);
   }
 
   /**
+   * @param notify true for a publishing store's statements ({@code publish} is null otherwise)
    * @param dedicated true for the statements of a store on a dedicated pool: no opening, the
-   *     timeouts set once per connection by {@link #sessionTimeouts()}
+   *     timeouts set once per connection by {@code sessionTimeouts} (null otherwise)
    */
-  LeaseStatements(Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
+  static LeaseStatements of(Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
     try {
+      Class<?> type = Class.forName(LEASE_SQL);
       Constructor<?> c =
-          Class.forName(LEASE_SQL)
-              .getDeclaredConstructor(LeaseSchema.class, Duration.class, Duration.class, boolean.class, boolean.class);
+          type.getDeclaredConstructor(LeaseSchema.class, Duration.class, Duration.class, boolean.class, boolean.class);
       c.setAccessible(true);
-      this.sql = c.newInstance(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify, dedicated);
+      Object sql = c.newInstance(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify, dedicated);
+      RecordComponent[] components = LeaseStatements.class.getRecordComponents();
+      Object[] values = new Object[components.length];
+      for (int i = 0; i < components.length; i++) {
+        Field f = type.getDeclaredField(components[i].getName());
+        f.setAccessible(true);
+        values[i] = f.get(sql);
+      }
+      return (LeaseStatements) LeaseStatements.class.getDeclaredConstructors()[0].newInstance(values);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("could not read the store's statements from " + LEASE_SQL, e);
-    }
-  }
-
-  String acquire() {
-    return field("acquire");
-  }
-
-  String acquireNew() {
-    return field("acquireNew");
-  }
-
-  /** The notifications of a publishing store, sent after the changes committed; null if not publishing. */
-  String publish() {
-    return field("publish");
-  }
-
-  /** The session settings of a dedicated pool's connection, or null. */
-  String sessionTimeouts() {
-    return field("sessionTimeouts");
-  }
-
-  String release() {
-    return field("release");
-  }
-
-  String releaseHolding() {
-    return field("releaseHolding");
-  }
-
-  String status() {
-    return field("status");
-  }
-
-  String renew() {
-    return field("renew");
-  }
-
-  private String field(String name) {
-    try {
-      var f = sql.getClass().getDeclaredField(name);
-      f.setAccessible(true);
-      return (String) f.get(sql);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("could not read " + LEASE_SQL + "." + name, e);
     }
   }
 

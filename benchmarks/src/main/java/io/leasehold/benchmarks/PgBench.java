@@ -31,7 +31,7 @@ final class PgBench {
    * pipeline into the next ({@code \gset} is not allowed in pipeline mode), so this release
    * matches the fence column against itself.
    */
-  static final String LEASEHOLD = leaseholdScript(new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+  static final String LEASEHOLD = leaseholdScript(LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 
   /**
    * Leasehold's acquire + release as pgbench script, on another table with the same columns.

@@ -1,7 +1,6 @@
 package io.leasehold.benchmarks;
 
 import java.nio.file.Path;
-import java.util.Optional;
 
 /** pgbench's own transaction next to a lease cycle (group {@code pgbench}). */
 final class PgBenchGroup extends BenchGroup {
@@ -14,22 +13,17 @@ final class PgBenchGroup extends BenchGroup {
    * pgbench running the seed's and Leasehold's statements. Alone: {@code ... -Dbench.args="group=pgbench"}.
    */
   void pgbench() throws Exception {
-    Optional<Path> pgbench = PgBench.find();
-    line("## pgbench, uncontended acquire + release (the database alone)");
-    line("");
-    if (pgbench.isEmpty() || db.port < 0) {
-      line("pgbench not found (or an external database): skipped.");
-      line("");
-      return;
-    }
-    com.zaxxer.hikari.HikariDataSource setup = db.pool(1);
-    io.leasehold.lease.LeaseSchema.defaults().apply(setup);
+    pgbenchSection("pgbench, uncontended acquire + release (the database alone)", this::pgbench);
+  }
+
+  private void pgbench(Path pgbench) throws Exception {
+    com.zaxxer.hikari.HikariDataSource setup = leasePool(1);
     Competitors.createPeerTables(db);
     try (java.sql.Connection c = setup.getConnection()) {
       PgBench.createKeys(c, "leasehold_lease");
     }
     db.closeOpened();
-    line("`" + pgbench.get() + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
+    line("`" + pgbench + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
         + windows + " runs, seed script and Leasehold script interleaved.");
     line("");
     line("| clients | seed SQL tps | Leasehold SQL tps | Leasehold SQL / seed SQL |");
@@ -38,8 +32,8 @@ final class PgBenchGroup extends BenchGroup {
       double[] seed = new double[windows];
       double[] lh = new double[windows];
       for (int w = 0; w < windows; w++) {
-        seed[w] = PgBench.run(pgbench.get(), db, PgBench.SEED, threads, window);
-        lh[w] = PgBench.run(pgbench.get(), db, PgBench.LEASEHOLD, threads, window);
+        seed[w] = PgBench.run(pgbench, db, PgBench.SEED, threads, window);
+        lh[w] = PgBench.run(pgbench, db, PgBench.LEASEHOLD, threads, window);
       }
       double s = Throughput.median(seed);
       double l = Throughput.median(lh);

@@ -19,7 +19,7 @@ final class StatementsGroup extends BenchGroup {
     line("## The statements of each operation (lock timeout 1 s, statement timeout 5 s)");
     line("");
     for (boolean dedicated : List.of(true, false)) {
-      LeaseStatements sql = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), false, dedicated);
+      LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, dedicated);
       line("### " + (dedicated ? "Dedicated pool (`dedicatedPool(true)`)" : "Shared pool (the default)"));
       line("");
       if (dedicated) {
@@ -31,7 +31,7 @@ final class StatementsGroup extends BenchGroup {
       statement("release holding the key until an instant (`releaseHolding`, a durable commit)", sql.releaseHolding());
       statement("status", sql.status());
       statement("renew (kept leases, many per statement)", sql.renew());
-      LeaseStatements publishing = new LeaseStatements(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);
+      LeaseStatements publishing = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);
       statement("publishing store (`notifyChanges(true)`): the acquire gains `took_over` as a ninth column, and the"
           + " store's publisher thread sends the queued changes after they committed", publishing.publish());
     }

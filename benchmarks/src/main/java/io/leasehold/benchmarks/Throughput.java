@@ -29,6 +29,43 @@ final class Throughput {
     Op create(int i, int n) throws Exception;
   }
 
+  /** A step that always succeeds, given the count of steps its thread made before. */
+  @FunctionalInterface
+  interface Step {
+    void run(int count) throws Exception;
+  }
+
+  /**
+   * An operation of {@code batch} steps in a row, always a success: for steps too short to time
+   * one by one, and for a guard's write that must not fail.
+   */
+  static OpFactory batched(int batch, Step step) {
+    return (i, n) -> {
+      int[] next = {0};
+      return () -> {
+        for (int r = 0; r < batch; r++) {
+          step.run(next[0]++);
+        }
+        return true;
+      };
+    };
+  }
+
+  /** An operation of one step, always a success. */
+  static OpFactory always(Step step) {
+    return batched(1, step);
+  }
+
+  /**
+   * CPU time per attempt of a measured competitor, in microseconds: the benchmark's JVM and the
+   * database server's processes (NaN when it cannot be read).
+   */
+  interface CpuCost {
+    double clientMicros();
+
+    double serverMicros();
+  }
+
   /**
    * One competitor's result: medians over the windows.
    *
@@ -39,7 +76,7 @@ final class Throughput {
    * @param serverMicros CPU time of the database server's processes per attempt, in
    *     microseconds; NaN when it cannot be read (an external server)
    */
-  record Rate(double successes, double failures, double clientMicros, double serverMicros) {}
+  record Rate(double successes, double failures, double clientMicros, double serverMicros) implements CpuCost {}
 
   /** Reads cumulative CPU time, in nanoseconds: the JVM's and the database server's. */
   interface CpuClock {

@@ -48,16 +48,8 @@ final class VerificationBench extends BenchGroup {
       int batch = scheme == SignatureScheme.HMAC_SHA256 ? 1000 : 20;
       List<Throughput.OpFactory> f =
           List.of(
-              (i, n) -> {
-                int[] next = {0};
-                return () -> {
-                  for (int r = 0; r < batch; r++) {
-                    // A fresh verifier has seen nothing: every check is a real signature check.
-                    TokenVerifier.signedBy(keys).verify(tokens[next[0]++ & (tokens.length - 1)]);
-                  }
-                  return true;
-                };
-              });
+              // A fresh verifier has seen nothing: every check is a real signature check.
+              Throughput.batched(batch, k -> TokenVerifier.signedBy(keys).verify(tokens[k & (tokens.length - 1)])));
       double rate = Throughput.interleaved(f, 1, window, windows).get(0).successes() * batch;
       line("| " + scheme.textName() + " signature check, token not seen before | " + fmt(1e6 / rate) + " us |");
     }
@@ -65,13 +57,7 @@ final class VerificationBench extends BenchGroup {
     TokenVerifier remembering = TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()));
     FencingToken repeated = ed.sign(new FencingToken(key, 7, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
     List<Throughput.OpFactory> cached =
-        List.of(
-            (i, n) -> () -> {
-              for (int r = 0; r < 1000; r++) {
-                remembering.verify(repeated);
-              }
-              return true;
-            });
+        List.of(Throughput.batched(1000, k -> remembering.verify(repeated)));
     double cachedRate = Throughput.interleaved(cached, 1, window, windows).get(0).successes() * 1000;
     line("| ed25519, the same token again (a run's repeated writes) | " + fmt(1e6 / cachedRate) + " us |");
 
@@ -93,18 +79,9 @@ final class VerificationBench extends BenchGroup {
         FencedJdbcWriter.builder(pool).verifier(TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()))).build();
     List<Throughput.OpFactory> w =
         List.of(
-            (i, n) -> () -> {
-              trusting.write(token, (c, t) -> insertRow(c, t.fence()));
-              return true;
-            },
-            (i, n) -> () -> {
-              online.write(token, (c, t) -> insertRow(c, t.fence()));
-              return true;
-            },
-            (i, n) -> () -> {
-              signed.write(token, (c, t) -> insertRow(c, t.fence()));
-              return true;
-            });
+            Throughput.always(k -> trusting.write(token, (c, t) -> insertRow(c, t.fence()))),
+            Throughput.always(k -> online.write(token, (c, t) -> insertRow(c, t.fence()))),
+            Throughput.always(k -> signed.write(token, (c, t) -> insertRow(c, t.fence()))));
     List<Throughput.Rate> wr = Throughput.interleaved(w, 1, window, windows);
     line("| database writer, trustEveryWriter() | " + fmt(1e6 / wr.get(0).successes()) + " us ("
         + fmt(wr.get(0).successes()) + " tx/s) |");

@@ -17,8 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The live-status sample runs. */
 class LiveStatusExampleTest {
   @RegisterExtension
-  static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("lease", LeaseSchema.defaults()::apply);
 
   @Test
   void screensHearTheAcquire() throws Exception {

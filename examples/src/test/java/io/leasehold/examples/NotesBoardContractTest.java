@@ -52,11 +52,6 @@ class NotesBoardContractTest extends FenceGuardContract {
     public List<Long> admittedFences(LeaseKey key) {
       return List.copyOf(log.getOrDefault(key, List.of()));
     }
-
-    @Override
-    public boolean finalValueFollowsHighestFence() {
-      return true;
-    }
   }
 }
 // endregion

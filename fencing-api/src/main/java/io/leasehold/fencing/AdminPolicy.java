@@ -39,13 +39,7 @@ public interface AdminPolicy {
    * @return the policy
    */
   static AdminPolicy operators(Set<String> operators) {
-    Arguments.required(operators, "operators");
-    Set<String> copy;
-    try {
-      copy = Set.copyOf(operators);
-    } catch (NullPointerException e) {
-      throw new IllegalArgumentException("operators must not contain null");
-    }
+    Set<String> copy = Arguments.names(operators, "operators");
     return (operator, key) -> copy.contains(operator);
   }
 }

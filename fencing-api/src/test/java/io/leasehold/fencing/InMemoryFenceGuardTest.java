@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 class InMemoryFenceGuardTest {
@@ -30,13 +31,9 @@ class InMemoryFenceGuardTest {
     assertThat(guard.admit(token(5)).raisedMark()).isFalse();
     assertThat(guard.admit(token(9)).previousMark()).isEqualTo(5);
     assertThatThrownBy(() -> guard.admit(token(8)))
-        .isInstanceOfSatisfying(
-            StaleFenceException.class,
-            e -> {
-              assertThat(e.presentedFence()).isEqualTo(8);
-              assertThat(e.highestFence()).isEqualTo(9);
-              assertThat(e.key()).isEqualTo(KEY);
-            });
+        .asInstanceOf(InstanceOfAssertFactories.type(StaleFenceException.class))
+        .extracting(StaleFenceException::presentedFence, StaleFenceException::highestFence, StaleFenceException::key)
+        .containsExactly(8L, 9L, KEY);
     assertThat(guard.highWaterMark(KEY)).hasValue(9);
   }
 

@@ -66,13 +66,16 @@ public interface GuardHarness {
   List<Long> admittedFences(LeaseKey key);
 
   /**
-   * Whether the register's final value always comes from a write of the highest admitted fence.
-   * False for the tool executor: a call admitted before a newer run may still finish after it
-   * (CONTRACT C12).
+   * Whether the register's final value always comes from a write of the highest admitted fence:
+   * true by default, the stricter check. Override it to return false for a guard that admits a
+   * call before it runs, such as the tool executor: a call admitted before a newer run may still
+   * finish after it (CONTRACT C12).
    *
    * @return true if it does
    */
-  boolean finalValueFollowsHighestFence();
+  default boolean finalValueFollowsHighestFence() {
+    return true;
+  }
 
   /**
    * Resets the key's mark through the adapter's audited operation; by default the guard's.

@@ -80,13 +80,7 @@ public interface AccessPolicy {
    * @return the combined policy
    */
   default AccessPolicy withAdministrators(Set<String> administrators) {
-    Arguments.required(administrators, "administrators");
-    Set<String> admins;
-    try {
-      admins = Set.copyOf(administrators);
-    } catch (NullPointerException e) {
-      throw new IllegalArgumentException("administrators must not contain null");
-    }
+    Set<String> admins = Arguments.names(administrators, "administrators");
     AccessPolicy base = this;
     return new AccessPolicy() {
       @Override

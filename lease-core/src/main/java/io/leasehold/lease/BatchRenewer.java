@@ -22,21 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * C4) and the access policy still lets its caller renew (C17); a lease not renewed is lost from
  * then on (C6).
  */
-final class BatchRenewer {
+record BatchRenewer(StatementRunner runner, String renewStatement, Ticker ticker, AccessPolicy accessPolicy) {
   /** Leases renewed per statement; more are renewed in several statements. */
   static final int CHUNK = 10_000;
-
-  private final StatementRunner runner;
-  private final String renewStatement;
-  private final Ticker ticker;
-  private final AccessPolicy accessPolicy;
-
-  BatchRenewer(StatementRunner runner, String renewStatement, Ticker ticker, AccessPolicy accessPolicy) {
-    this.runner = runner;
-    this.renewStatement = renewStatement;
-    this.ticker = ticker;
-    this.accessPolicy = accessPolicy;
-  }
 
   /**
    * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the

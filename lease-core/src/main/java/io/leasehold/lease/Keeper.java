@@ -41,16 +41,12 @@ final class Keeper {
   /** Ticker time of the last successful renewal round (or of the start); Long.MIN_VALUE before. */
   private volatile long lastRound = Long.MIN_VALUE;
 
-  Keeper(
-      BatchRenewer renewer,
-      ScheduledExecutorService givenScheduler,
-      Duration renewInterval,
-      Ticker ticker,
-      LeaseStoreListener listener) {
+  /** Keeps leases through {@code renewer}, on its ticker. */
+  Keeper(BatchRenewer renewer, ScheduledExecutorService givenScheduler, Duration renewInterval, LeaseStoreListener listener) {
     this.renewer = renewer;
     this.givenScheduler = givenScheduler;
     this.renewInterval = renewInterval;
-    this.ticker = ticker;
+    this.ticker = renewer.ticker();
     this.listener = listener;
   }
 

@@ -6,49 +6,23 @@ import io.leasehold.fencing.SigningKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
- * One acquire once the caller is authorized, and the leases it handed out: the statement, the
- * signed token, the local deadline (CONTRACT C2), the late answer released again, and what the
- * listeners hear. {@link LeaseStore} checks the request and the policy first.
+ * One acquire once the caller is authorized: the statement, the signed token, the local deadline
+ * (CONTRACT C2), the late answer released again, and what the listeners hear; the leases it hands
+ * out are recorded in {@code live}. {@link LeaseStore} checks the request and the policy first.
  */
-final class LeaseGrants {
-  /** Acquires between two walks over the live handles for ones their runs dropped. */
-  private static final int PRUNE_EVERY = 1024;
-
-  private final LeaseRows rows;
-  private final LeaseReleases releases;
-  private final ListenerList listeners;
-  private final Ticker ticker;
-  private final SigningKey signingKey;
-  private final LeaseControl control;
-  private final BooleanSupplier closed;
-  /** Every lease handed out and not yet ended: close() ends them all, kept or not. */
-  private final Set<Lease> live = ConcurrentHashMap.newKeySet();
-  private final AtomicInteger acquiresSincePrune = new AtomicInteger();
-
-  LeaseGrants(
-      LeaseRows rows,
-      LeaseReleases releases,
-      ListenerList listeners,
-      Ticker ticker,
-      SigningKey signingKey,
-      LeaseControl control,
-      BooleanSupplier closed) {
-    this.rows = rows;
-    this.releases = releases;
-    this.listeners = listeners;
-    this.ticker = ticker;
-    this.signingKey = signingKey;
-    this.control = control;
-    this.closed = closed;
-  }
-
+record LeaseGrants(
+    LeaseRows rows,
+    LeaseReleases releases,
+    ListenerList listeners,
+    Ticker ticker,
+    SigningKey signingKey,
+    LeaseControl control,
+    BooleanSupplier closed,
+    LiveLeases live) {
   /** Tries once, timing the attempt for the listeners. */
   AcquireResult acquire(AcquireRequest request, Duration leaseTtl, String holder) {
     listeners.started(LeaseStoreListener.Operation.ACQUIRE);
@@ -115,7 +89,6 @@ final class LeaseGrants {
       lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
       releases.releaseQuietly(lease);
     }
-    pruneDroppedLeases();
     return new AcquireResult.Acquired(lease);
   }
 
@@ -126,32 +99,5 @@ final class LeaseGrants {
    */
   FencingToken signed(FencingToken token, Instant validFrom, Instant validUntil) {
     return signingKey == null ? token : signingKey.sign(token.unsigned(), validFrom, validUntil);
-  }
-
-  /** The lease ended: it is no longer live. */
-  void forget(Lease lease) {
-    live.remove(lease);
-  }
-
-  /** Every live handle, for close(), which then ends them; the set is emptied. */
-  Set<Lease> drain() {
-    Set<Lease> out = Set.copyOf(live);
-    live.clear();
-    return out;
-  }
-
-  /**
-   * Forgets handles their runs dropped without releasing, once their local deadline passed
-   * (they are lost then, and expire in the database by themselves): the set of live handles
-   * stays as large as the leases really held.
-   */
-  private void pruneDroppedLeases() {
-    if (acquiresSincePrune.incrementAndGet() < PRUNE_EVERY) {
-      return;
-    }
-    acquiresSincePrune.set(0);
-    for (Lease l : live) {
-      l.checkDeadline();
-    }
   }
 }

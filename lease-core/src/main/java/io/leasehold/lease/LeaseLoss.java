@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.FencingToken;
 import java.util.Optional;
 
@@ -33,9 +34,7 @@ public record LeaseLoss(FencingToken token, Reason reason, Optional<Throwable> c
    * @throws IllegalArgumentException if a component is null
    */
   public LeaseLoss {
-    if (token == null || reason == null || cause == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(token, reason, cause);
   }
 
   @Override

@@ -8,20 +8,8 @@ import java.time.Duration;
  * The store's releases once the caller is authorized: the statement, what the listeners hear,
  * and the wake-up of acquires waiting for the key. {@link LeaseStore} checks the policy first.
  */
-final class LeaseReleases {
+record LeaseReleases(LeaseRows rows, AcquireWaits waits, ListenerList listeners, Ticker ticker) {
   private static final System.Logger LOG = System.getLogger(LeaseStore.class.getName());
-
-  private final LeaseRows rows;
-  private final AcquireWaits waits;
-  private final ListenerList listeners;
-  private final Ticker ticker;
-
-  LeaseReleases(LeaseRows rows, AcquireWaits waits, ListenerList listeners, Ticker ticker) {
-    this.rows = rows;
-    this.waits = waits;
-    this.listeners = listeners;
-    this.ticker = ticker;
-  }
 
   /** Releases the run the token names, if it still holds the key (CONTRACT C4). */
   ReleaseResult release(FencingToken token) {

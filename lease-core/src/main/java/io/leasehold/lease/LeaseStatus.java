@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.LeaseKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,9 +41,7 @@ public record LeaseStatus(
    * @throws IllegalArgumentException if a component is null
    */
   public LeaseStatus {
-    if (key == null || state == null || owner == null || databaseNow == null || acquirableAt == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(key, state, owner, databaseNow, acquirableAt);
   }
 
   /**

@@ -91,11 +91,11 @@ public final class LeaseStore implements AutoCloseable {
             : new ChangePublisher(runner, sql.publish, schema.table(), b.statementTimeout.plusSeconds(1));
     this.rows = new LeaseRows(runner, sql, b.takeoverDelay, publisher);
     this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
-    this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, ticker, listeners);
+    this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, listeners);
     this.waits = new AcquireWaits(ticker, b.takeoverDelay, b.waitPollCeiling);
     this.releases = new LeaseReleases(rows, waits, listeners, ticker);
     this.control =
-        new StoreControl(ticker, timing, keeper, renewer, rows, releases, listeners, b.signingKey, closed);
+        new StoreControl(timing, keeper, renewer, releases, b.signingKey, closed);
     this.grants = control.grants();
     this.admin = new LeaseAdmin(rows, releases, accessPolicy, control::ensureOpen);
     this.closeAtExit = b.closeOnJvmExit ? ExitHook.install(this) : null;
@@ -397,7 +397,7 @@ public final class LeaseStore implements AutoCloseable {
     // before the scheduler stops.
     waits.endedAll();
     java.util.Set<Lease> ending = new java.util.LinkedHashSet<>(keeper.stopAndDrain());
-    ending.addAll(grants.drain());
+    ending.addAll(grants.live().drain());
     for (Lease lease : ending) {
       if (!lease.isEnded()) {
         lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);

@@ -39,10 +39,6 @@ final class StatementRunner {
   /** The driver connections that have the session settings; weak, so closed ones go. */
   private final Map<Object, Boolean> prepared = Collections.synchronizedMap(new WeakHashMap<>());
 
-  StatementRunner(DataSource dataSource, LeaseSchema schema) {
-    this(dataSource, schema, null);
-  }
-
   StatementRunner(DataSource dataSource, LeaseSchema schema, String sessionTimeouts) {
     this.dataSource = dataSource;
     this.schema = schema;

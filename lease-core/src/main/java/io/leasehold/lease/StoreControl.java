@@ -24,25 +24,19 @@ final class StoreControl implements LeaseControl {
   private final AtomicBoolean closed;
   private final LeaseGrants grants;
 
+  /** The store's parts; the clock and the listeners are the releases' own. */
   StoreControl(
-      Ticker ticker,
-      LeaseTiming timing,
-      Keeper keeper,
-      BatchRenewer renewer,
-      LeaseRows rows,
-      LeaseReleases releases,
-      ListenerList listeners,
-      SigningKey signingKey,
-      AtomicBoolean closed) {
-    this.ticker = ticker;
+      LeaseTiming timing, Keeper keeper, BatchRenewer renewer, LeaseReleases releases, SigningKey signingKey, AtomicBoolean closed) {
+    this.ticker = releases.ticker();
+    this.listeners = releases.listeners();
     this.timing = timing;
     this.keeper = keeper;
     this.renewer = renewer;
     this.releases = releases;
-    this.listeners = listeners;
     this.closed = closed;
     // The grants hand out leases that call back here; they only keep the reference.
-    this.grants = new LeaseGrants(rows, releases, listeners, ticker, signingKey, this, closed::get);
+    this.grants =
+        new LeaseGrants(releases.rows(), releases, listeners, ticker, signingKey, this, closed::get, new LiveLeases());
   }
 
   LeaseGrants grants() {
@@ -113,7 +107,7 @@ final class StoreControl implements LeaseControl {
   @Override
   public void forget(Lease lease) {
     keeper.forget(lease);
-    grants.forget(lease);
+    grants.live().forget(lease);
   }
 
   @Override

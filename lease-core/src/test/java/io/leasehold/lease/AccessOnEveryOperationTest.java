@@ -99,20 +99,13 @@ class AccessOnEveryOperationTest {
   @Test
   void aPolicyThatThrowsOnRenewalLosesTheLeaseInsteadOfKeepingIt() {
     AccessPolicy flaky =
-        new AccessPolicy() {
-          @Override
-          public boolean permits(String caller, LeaseKey k) {
-            return true;
-          }
-
-          @Override
-          public boolean permits(String caller, LeaseKey k, Operation operation) {
-            if (operation == Operation.RENEW) {
-              throw new IllegalStateException("policy service down");
-            }
-            return true;
-          }
-        };
+        new OperationPolicy(
+            operation -> {
+              if (operation == AccessPolicy.Operation.RENEW) {
+                throw new IllegalStateException("policy service down");
+              }
+              return true;
+            });
     try (LeaseStore s = LeaseStore.builder(db.dataSource()).accessPolicy(flaky).build()) {
       Lease lease = s.tryAcquire(key, "alice").acquiredLease().orElseThrow();
       assertThat(lease.renew().renewed()).isFalse();

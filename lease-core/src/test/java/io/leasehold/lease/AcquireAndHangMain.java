@@ -1,8 +1,8 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDatabase;
 import java.time.Duration;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Child process of {@link KilledProcessTest}: acquires a lease, keeps it alive, reports it on
@@ -13,12 +13,8 @@ public final class AcquireAndHangMain {
   private AcquireAndHangMain() {}
 
   public static void main(String[] args) throws Exception {
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setUrl(args[0]);
-    ds.setUser(args[1]);
-    ds.setPassword(args[2]);
     LeaseStore store =
-        LeaseStore.builder(ds)
+        LeaseStore.builder(TestDatabase.connect(args[0], args[1], args[2]))
             .accessPolicy(AccessPolicy.allowAll())
             .ttl(Duration.ofMillis(Long.parseLong(args[5])))
             .closeOnJvmExit(args.length > 6 && args[6].equals("closeOnJvmExit"))

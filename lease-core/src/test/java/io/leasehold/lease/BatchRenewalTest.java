@@ -8,7 +8,6 @@ import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -74,32 +73,27 @@ class BatchRenewalTest {
       for (Lease l : leases) {
         assertThat(l.isLost()).isEqualTo(stale.contains(l.runId()));
       }
-      try (Connection c = db.database().newConnection();
-          Statement s = c.createStatement();
-          ResultSet r =
-              s.executeQuery(
+      List<Object> counts =
+          db.database()
+              .query(
                   "SELECT count(*) FILTER (WHERE renewed_at > acquired_at),"
                       + " count(*) FILTER (WHERE renewed_at > acquired_at AND"
                       + "   substring(session_id from 2)::int < 300 AND released_at IS NULL"
                       + "   AND expires_at < clock_timestamp())"
-                      + " FROM leasehold_lease WHERE account_id = 'bulk'")) {
-        r.next();
-        assertThat(r.getInt(1)).isEqualTo(n - 300);
-        assertThat(r.getInt(2)).as("expired leases renewed").isZero();
-      }
+                      + " FROM leasehold_lease WHERE account_id = 'bulk'")
+              .get(0);
+      assertThat(counts.get(0)).isEqualTo((long) n - 300);
+      assertThat(counts.get(1)).as("expired leases renewed").isEqualTo(0L);
       // The rivals' leases are untouched by the stale runs' renewal.
-      try (Connection c = db.database().newConnection();
-          Statement s = c.createStatement();
-          ResultSet r =
-              s.executeQuery(
+      Set<Object> untouched =
+          db.database()
+              .query(
                   "SELECT run_id FROM leasehold_lease WHERE account_id = 'bulk'"
-                      + " AND substring(session_id from 2)::int < 100 AND renewed_at = acquired_at")) {
-        Set<UUID> untouched = new HashSet<>();
-        while (r.next()) {
-          untouched.add(r.getObject(1, UUID.class));
-        }
-        assertThat(untouched).isEqualTo(takenOver);
-      }
+                      + " AND substring(session_id from 2)::int < 100 AND renewed_at = acquired_at")
+              .stream()
+              .map(row -> row.get(0))
+              .collect(Collectors.toSet());
+      assertThat(untouched).isEqualTo(takenOver);
     }
   }
 

@@ -27,12 +27,18 @@ class CloseEndsEveryLeaseTest {
     return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(5)).build();
   }
 
-  @Test
-  void closeEndsAndReleasesALeaseThatWasNeverKeptAlive() {
-    LeaseKey key = LeaseKey.of("acct", "close-" + KEYS.incrementAndGet());
+  /** A lease, never kept alive, of a store that was then closed. */
+  private static Lease acquiredThenClosed(LeaseKey key) {
     LeaseStore store = store();
     Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow();
     store.close();
+    return lease;
+  }
+
+  @Test
+  void closeEndsAndReleasesALeaseThatWasNeverKeptAlive() {
+    LeaseKey key = LeaseKey.of("acct", "close-" + KEYS.incrementAndGet());
+    Lease lease = acquiredThenClosed(key);
     assertThatThrownBy(lease::token).isInstanceOf(LeaseLostException.class);
     assertThat(lease.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.STORE_CLOSED);
     try (LeaseStore next = store()) {
@@ -43,10 +49,7 @@ class CloseEndsEveryLeaseTest {
 
   @Test
   void releaseAfterCloseIsAnAnswerNotAnError() {
-    LeaseKey key = LeaseKey.of("acct", "close-" + KEYS.incrementAndGet());
-    LeaseStore store = store();
-    Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow();
-    store.close();
+    Lease lease = acquiredThenClosed(LeaseKey.of("acct", "close-" + KEYS.incrementAndGet()));
     assertThat(lease.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     lease.close();
   }

@@ -3,7 +3,6 @@ package io.leasehold.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
 import java.util.UUID;
@@ -22,45 +21,46 @@ class CloseOnJvmExitTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private static ChildJvm child(LeaseKey key, boolean closeOnExit) throws Exception {
-    TestDatabase database = db.database();
-    return ChildJvm.start(
+    return LeaseDatabase.child(
+        db,
         AcquireAndHangMain.class,
-        database.jdbcUrl(),
-        database.server().user(),
-        database.server().password(),
-        key.accountId(),
-        key.sessionId(),
+        key,
         "60000",
         closeOnExit ? "closeOnJvmExit" : "-");
   }
 
-  @Test
-  void sigtermReleasesTheLeasesOfAStoreThatClosesOnExit() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "sigterm-release");
+  /**
+   * The child's run, the key's status once SIGTERM (which runs shutdown hooks) stopped it, and
+   * what an acquire of the key answered right after.
+   */
+  private record Stopped(UUID run, LeaseStatus status, AcquireResult next) {}
+
+  private static Stopped sigterm(String session, boolean closeOnExit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", session);
     try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
-        ChildJvm child = child(key, true)) {
+        ChildJvm child = child(key, closeOnExit)) {
       UUID run = UUID.fromString(child.awaitLine("ACQUIRED ", 60).split(" ")[2]);
-      child.process().destroy(); // SIGTERM: shutdown hooks run
+      child.process().destroy();
       child.awaitExit(30);
-      LeaseStatus status = store.status(key, "acct");
-      assertThat(status.state()).isEqualTo(LeaseStatus.State.FREE);
-      assertThat(status.owner().orElseThrow().runId()).isEqualTo(run);
-      assertThat(status.owner().orElseThrow().releasedAt()).as("released, not expired").isNotNull();
-      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
+      return new Stopped(run, store.status(key, "acct"), store.tryAcquire(key, "acct"));
     }
   }
 
   @Test
+  void sigtermReleasesTheLeasesOfAStoreThatClosesOnExit() throws Exception {
+    Stopped stopped = sigterm("sigterm-release", true);
+    assertThat(stopped.status().state()).isEqualTo(LeaseStatus.State.FREE);
+    LeaseOwner last = stopped.status().owner().orElseThrow();
+    assertThat(last.runId()).isEqualTo(stopped.run());
+    assertThat(last.releasedAt()).as("released, not expired").isNotNull();
+    assertThat(stopped.next()).isInstanceOf(AcquireResult.Acquired.class);
+  }
+
+  @Test
   void withoutItTheLeaseOutlivesTheProcess() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "sigterm-kept");
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
-        ChildJvm child = child(key, false)) {
-      UUID run = UUID.fromString(child.awaitLine("ACQUIRED ", 60).split(" ")[2]);
-      child.process().destroy();
-      child.awaitExit(30);
-      LeaseStatus status = store.status(key, "acct");
-      assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
-      assertThat(status.owner().orElseThrow().runId()).isEqualTo(run);
-    }
+    Stopped stopped = sigterm("sigterm-kept", false);
+    assertThat(stopped.status().state()).isEqualTo(LeaseStatus.State.HELD);
+    assertThat(stopped.status().owner()).map(LeaseOwner::runId).contains(stopped.run());
+    assertThat(stopped.next()).isInstanceOf(AcquireResult.Busy.class);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
 import java.sql.Connection;
@@ -29,19 +28,6 @@ class ContentionTest {
     return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(ttl).build();
   }
 
-  /** Opens a transaction that holds the key's row lock, as a contender in mid-acquire would. */
-  private static Connection lockRow(LeaseKey key) throws Exception {
-    Connection c = db.database().newConnection();
-    c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT 1 FROM " + LeaseSchema.defaults().table() + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.executeQuery().close();
-    }
-    return c;
-  }
 
   @Test
   void aFirstAcquireWaitingPastTheLockTimeoutForAnotherIsBusyNotAnError() throws Exception {
@@ -70,7 +56,7 @@ class ContentionTest {
     try (LeaseStore store = store(Duration.ofMillis(250))) {
       store.tryAcquire(key, "acct"); // not kept: it expires
       StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
-      try (Connection holder = lockRow(key)) {
+      try (Connection holder = LockWaits.lockRow(db, key)) {
         AcquireResult r = store.tryAcquire(key, "acct");
         assertThat(r).isInstanceOf(AcquireResult.Busy.class);
         holder.rollback();
@@ -84,7 +70,7 @@ class ContentionTest {
     LeaseKey key = LeaseKey.of("acct", "locked-live");
     try (LeaseStore store = store(Duration.ofSeconds(30))) {
       AcquireResult.Acquired held = (AcquireResult.Acquired) store.tryAcquire(key, "acct");
-      try (Connection renewing = lockRow(key)) {
+      try (Connection renewing = LockWaits.lockRow(db, key)) {
         AcquireResult r = store.tryAcquire(key, "acct");
         assertThat(r).isInstanceOfSatisfying(AcquireResult.Busy.class, b -> {
           assertThat(b.status().state()).isEqualTo(LeaseStatus.State.HELD);
@@ -152,7 +138,6 @@ class ContentionTest {
 
   @Test
   void twoProcessesOnOneKeyWithAShortTtlGetOnlyAnswers() throws Exception {
-    TestDatabase database = db.database();
     LeaseKey key = LeaseKey.of("acct", "two-processes");
     // A 1 s TTL: 100 ms lock and 250 ms statement budgets. At 250 ms (a 62 ms statement budget)
     // a statement of the freshly started child now and then really exceeded its budget on this
@@ -160,16 +145,7 @@ class ContentionTest {
     // wait; the in-process test above keeps the 250 ms TTL.
     try (LeaseStore store = store(Duration.ofSeconds(1));
         ChildJvm child =
-            ChildJvm.start(
-                HammerMain.class,
-                database.jdbcUrl(),
-                database.server().user(),
-                database.server().password(),
-                key.accountId(),
-                key.sessionId(),
-                "8",
-                "100",
-                "1000")) {
+            LeaseDatabase.child(db, HammerMain.class, key, "8", "100", "1000")) {
       child.awaitLine("READY", 60);
       child.send("GO");
       HammerMain.Counts mine = HammerMain.hammer(store, key, 8, 100);

@@ -7,7 +7,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -50,28 +51,26 @@ class DedicatedPoolTest {
     }
   }
 
-  @Test
-  void aSharedPoolGetsItsConnectionsBackWithoutTheStoresSettings() throws Exception {
-    try (HikariDataSource pool = db.database().newPool(1);
-        LeaseStore store = store(pool, false, Duration.ofSeconds(30))) {
-      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "shared"), "acct")).lease();
-      lease.release();
-      try (Connection app = pool.getConnection()) {
-        assertThat(show(app, "lock_timeout")).isEqualTo("0");
-        assertThat(show(app, "statement_timeout")).isEqualTo("0");
-      }
+  /** A store's acquire and release on the pool's one connection, which it then hands back. */
+  private static Connection afterACycle(HikariDataSource pool, boolean dedicated) throws SQLException {
+    try (LeaseStore store = store(pool, dedicated, Duration.ofSeconds(30))) {
+      ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "cycle-" + dedicated), "acct")).lease().release();
     }
+    return pool.getConnection();
   }
 
-  @Test
-  void aDedicatedPoolsConnectionsCarryBothTimeouts() throws Exception {
+  /**
+   * A shared pool gets its connections back without the store's settings (the application's
+   * queries see its own, none here); a dedicated pool's connections carry both timeouts.
+   */
+  @ParameterizedTest(name = "dedicated: {0}")
+  @CsvSource({"false, 0, 0", "true, 300ms, 700ms"})
+  void aPoolsConnectionsCarryTheTimeoutsOnlyWhenDedicated(boolean dedicated, String lock, String statement)
+      throws Exception {
     try (HikariDataSource pool = db.database().newPool(1);
-        LeaseStore store = store(pool, true, Duration.ofSeconds(30))) {
-      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "dedicated"), "acct")).lease();
-      lease.release();
-      try (Connection c = pool.getConnection()) {
-        assertThat(show(c, "lock_timeout")).isEqualTo("300ms");
-        assertThat(show(c, "statement_timeout")).isEqualTo("700ms");
+        Connection c = afterACycle(pool, dedicated)) {
+      assertThat(List.of(show(c, "lock_timeout"), show(c, "statement_timeout"))).containsExactly(lock, statement);
+      if (dedicated) {
         // What the store's own slow statement would meet: cut off at the statement timeout.
         try (Statement s = c.createStatement()) {
           assertThatThrownBy(() -> s.execute("SELECT pg_sleep(30)"))
@@ -90,15 +89,7 @@ class DedicatedPoolTest {
       StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
       // A contender in mid-takeover holds the free row's lock and does not commit: without the
       // lock timeout on the connection, the acquire would wait for it for ever.
-      try (Connection contender = db.database().newConnection()) {
-        contender.setAutoCommit(false);
-        try (PreparedStatement ps =
-            contender.prepareStatement(
-                "SELECT 1 FROM " + LeaseSchema.defaults().table() + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-          ps.executeQuery().close();
-        }
+      try (Connection contender = LockWaits.lockRow(db, key)) {
         assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
         contender.rollback();
       }

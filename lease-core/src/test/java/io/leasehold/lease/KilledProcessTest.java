@@ -28,14 +28,7 @@ class KilledProcessTest {
     try (LeaseStore store =
             LeaseStore.builder(database.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
         ChildJvm child =
-            ChildJvm.start(
-                AcquireAndHangMain.class,
-                database.jdbcUrl(),
-                database.server().user(),
-                database.server().password(),
-                key.accountId(),
-                key.sessionId(),
-                Long.toString(ttl.toMillis()))) {
+            LeaseDatabase.child(db, AcquireAndHangMain.class, key, Long.toString(ttl.toMillis()))) {
       String[] line = child.awaitLine("ACQUIRED ", 60).split(" ");
       long childFence = Long.parseLong(line[1]);
       UUID childRun = UUID.fromString(line[2]);

@@ -8,9 +8,8 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,15 +21,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LeaseLengthsTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
-  private static final AtomicInteger KEYS = new AtomicInteger();
-  private LeaseStore store;
-  private LeaseKey key;
-
-  @BeforeEach
-  void open() {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build();
-    key = LeaseKey.of("app", "lengths-" + KEYS.incrementAndGet());
-  }
+  /** A store and a key of each test's own (JUnit makes an instance per test). */
+  private final LeaseStore store =
+      LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build();
+  private final LeaseKey key = LeaseKey.of("app", "lengths-" + UUID.randomUUID());
 
   @AfterEach
   void close() {

@@ -8,7 +8,6 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
@@ -271,14 +270,12 @@ class LeaseStoreTest {
   @Test
   void noRowIsLeftInATransaction() throws Exception {
     acquire(store, key);
-    try (Connection c = db.database().newConnection();
-        Statement s = c.createStatement();
-        ResultSet r =
-            s.executeQuery(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                    + " AND state LIKE 'idle in transaction%'")) {
-      r.next();
-      assertThat(r.getInt(1)).isZero();
-    }
+    assertThat(
+            db.database()
+                .queryOne(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND state LIKE 'idle in transaction%'",
+                    Long.class))
+        .isZero();
   }
 }

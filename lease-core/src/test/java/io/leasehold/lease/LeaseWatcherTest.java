@@ -38,8 +38,7 @@ class LeaseWatcherTest {
     watcher = LeaseWatcher.start(store, db.dataSource());
     key = LeaseKey.of("acct", "watched-" + KEYS.incrementAndGet());
     watcher.subscribe(key, events::add);
-    LeaseEvent first = next();
-    assertThat(first.kind()).isEqualTo(LeaseEvent.Kind.RESYNCED);
+    LeaseEvent first = next(LeaseEvent.Kind.RESYNCED);
     assertThat(first.status().state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
@@ -56,6 +55,13 @@ class LeaseWatcherTest {
     return e;
   }
 
+  /** The next event, which must be of this kind. */
+  private LeaseEvent next(LeaseEvent.Kind kind) throws InterruptedException {
+    LeaseEvent e = next();
+    assertThat(e.kind()).isEqualTo(kind);
+    return e;
+  }
+
   private Lease acquire(LeaseStore s) {
     return ((AcquireResult.Acquired) s.tryAcquire(key, "acct")).lease();
   }
@@ -63,26 +69,22 @@ class LeaseWatcherTest {
   @Test
   void everyKindOfChangeArrivesInCommitOrder() throws Exception {
     Lease first = acquire(store);
-    LeaseEvent acquired = next();
-    assertThat(acquired.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    LeaseEvent acquired = next(LeaseEvent.Kind.ACQUIRED);
     assertThat(acquired.status().owner().orElseThrow().runId()).isEqualTo(first.runId());
 
     first.release();
-    LeaseEvent released = next();
-    assertThat(released.kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    LeaseEvent released = next(LeaseEvent.Kind.RELEASED);
     assertThat(released.status().state()).isEqualTo(LeaseStatus.State.FREE);
 
     Lease second = acquire(store);
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
     // Not renewed: the database says nothing; the watcher notices the expiry itself.
-    LeaseEvent expired = next();
-    assertThat(expired.kind()).isEqualTo(LeaseEvent.Kind.EXPIRED);
+    LeaseEvent expired = next(LeaseEvent.Kind.EXPIRED);
     assertThat(expired.status().isHeld()).isFalse();
     assertThat(expired.status().owner().orElseThrow().runId()).isEqualTo(second.runId());
 
     Lease third = acquire(other);
-    LeaseEvent takenOver = next();
-    assertThat(takenOver.kind()).isEqualTo(LeaseEvent.Kind.TAKEN_OVER);
+    LeaseEvent takenOver = next(LeaseEvent.Kind.TAKEN_OVER);
     assertThat(takenOver.status().owner().orElseThrow().fence()).isEqualTo(third.fence());
     assertThat(third.fence()).isGreaterThan(second.fence());
   }
@@ -98,8 +100,7 @@ class LeaseWatcherTest {
       Thread.sleep(10);
     }
     assertThat(lease.renew().renewed()).isTrue();
-    LeaseEvent renewed = next();
-    assertThat(renewed.kind()).isEqualTo(LeaseEvent.Kind.RENEWED);
+    LeaseEvent renewed = next(LeaseEvent.Kind.RENEWED);
     assertThat(renewed.status().owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
     assertThat(lease.release().released()).isTrue();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
@@ -129,8 +130,7 @@ class LeaseWatcherTest {
     }
     // Neither attempt was heard of: the next event is this acquire.
     Lease lease = acquire(store);
-    LeaseEvent e = next();
-    assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    LeaseEvent e = next(LeaseEvent.Kind.ACQUIRED);
     assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
     lease.release();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
@@ -159,8 +159,7 @@ class LeaseWatcherTest {
       assertThat(events).as("nothing was published").isEmpty();
 
       failPublishing.set(false);
-      LeaseEvent e = next();
-      assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.RESYNCED);
+      LeaseEvent e = next(LeaseEvent.Kind.RESYNCED);
       assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
       assertThat(e.status().isHeld()).isTrue();
       assertThat(watcher.malformedNotifications()).isZero();
@@ -179,8 +178,7 @@ class LeaseWatcherTest {
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
     assertThat(publisherThreads()).isEqualTo(before + 1);
     closing.close();
-    LeaseEvent released = next();
-    assertThat(released.kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    LeaseEvent released = next(LeaseEvent.Kind.RELEASED);
     assertThat(released.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(publisherThreads()).isEqualTo(before);
   }
@@ -225,9 +223,7 @@ class LeaseWatcherTest {
       lease.release();
       // Nothing was notified; a change by a notifying store is the next event.
       Lease loud = acquire(store);
-      LeaseEvent e = next();
-      assertThat(e.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
-      assertThat(e.status().owner().orElseThrow().runId()).isEqualTo(loud.runId());
+      assertThat(next(LeaseEvent.Kind.ACQUIRED).status().owner()).map(LeaseOwner::runId).contains(loud.runId());
       assertThat(loud.fence()).isGreaterThan(lease.fence());
     }
   }
@@ -262,8 +258,7 @@ class LeaseWatcherTest {
       c.commit();
     }
     Lease lease = acquire(store);
-    LeaseEvent acquired = next();
-    assertThat(acquired.kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    LeaseEvent acquired = next(LeaseEvent.Kind.ACQUIRED);
     assertThat(acquired.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(watcher.malformedNotifications()).isEqualTo(4);
     lease.release();

@@ -66,12 +66,8 @@ class ListenerPairingTest {
   void everyStartHasOneEndOnTheSameThread() throws Exception {
     Pairs pairs = new Pairs();
     LeaseKey key = LeaseKey.of("acct", "paired");
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(3))
-            .renewInterval(Duration.ofMillis(100))
-            .build()) {
+    LeaseStoreBuilder builder = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll());
+    try (LeaseStore store = builder.ttl(Duration.ofSeconds(3)).renewInterval(Duration.ofMillis(100)).build()) {
       store.addListener(pairs);
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().keepAlive();
       store.tryAcquire(key, "acct");

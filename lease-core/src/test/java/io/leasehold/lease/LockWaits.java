@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.leasehold.fencing.LeaseKey;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,5 +40,19 @@ final class LockWaits {
         Thread.sleep(10);
       }
     }
+  }
+
+  /** Opens a transaction that holds the key's row lock, as a contender in mid-acquire would. */
+  static Connection lockRow(TestDatabaseExtension db, LeaseKey key) throws Exception {
+    Connection c = db.database().newConnection();
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT 1 FROM " + LeaseSchema.defaults().table() + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.executeQuery().close();
+    }
+    return c;
   }
 }

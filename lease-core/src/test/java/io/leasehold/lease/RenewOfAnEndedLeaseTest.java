@@ -60,17 +60,8 @@ class RenewOfAnEndedLeaseTest {
     AtomicInteger connections = new AtomicInteger();
     AtomicBoolean mayRenew = new AtomicBoolean(true);
     AccessPolicy policy =
-        new AccessPolicy() {
-          @Override
-          public boolean permits(String caller, LeaseKey key) {
-            return true;
-          }
-
-          @Override
-          public boolean permits(String caller, LeaseKey key, Operation operation) {
-            return !operation.administrative() && (operation != Operation.RENEW || mayRenew.get());
-          }
-        };
+        new OperationPolicy(
+            operation -> !operation.administrative() && (operation != AccessPolicy.Operation.RENEW || mayRenew.get()));
     try (LeaseStore store = LeaseStore.builder(counting(db.dataSource(), connections)).accessPolicy(policy).build()) {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "revoked"), "acct")).lease();
       mayRenew.set(false);

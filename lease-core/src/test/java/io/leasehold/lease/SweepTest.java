@@ -53,16 +53,10 @@ class SweepTest {
     }
   }
 
-  private static int rows(String account) throws SQLException {
-    try (Connection c = db.database().newConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM leasehold_lease WHERE account_id = ?")) {
-      ps.setString(1, account);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+  private static long rows(String account) {
+    return db.database().queryOne("SELECT count(*) FROM leasehold_lease WHERE account_id = '" + account + "'", Long.class);
   }
+
 
   private static String newAccount() {
     return "sweep-" + ACCOUNTS.incrementAndGet();
@@ -114,17 +108,14 @@ class SweepTest {
   void sweepsInBatchesUntilNothingIsLeft() throws Exception {
     String account = newAccount();
     int n = 2 * LeaseAdmin.SWEEP_BATCH + 123;
-    try (Connection c = db.database().newConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
-                    + " expires_at, released_at) SELECT ?, 's' || g, gen_random_uuid(), nextval('leasehold_fence_seq'),"
-                    + " now() - interval '10 days', now() - interval '10 days', now() - interval '9 days',"
-                    + " CASE WHEN g % 2 = 0 THEN now() - interval '9 days' END FROM generate_series(1, ?) g")) {
-      ps.setString(1, account);
-      ps.setInt(2, n);
-      assertThat(ps.executeUpdate()).isEqualTo(n);
-    }
+    db.database()
+        .execute(
+            "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
+                + " expires_at, released_at) SELECT '" + account + "', 's' || g, gen_random_uuid(),"
+                + " nextval('leasehold_fence_seq'), now() - interval '10 days', now() - interval '10 days',"
+                + " now() - interval '9 days', CASE WHEN g % 2 = 0 THEN now() - interval '9 days' END"
+                + " FROM generate_series(1, " + n + ") g");
+    assertThat(rows(account)).isEqualTo(n);
     try (LeaseStore store = store()) {
       Lease live = acquire(store, LeaseKey.of(account, "live"));
       assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(n);

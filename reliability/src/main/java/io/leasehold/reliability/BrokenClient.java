@@ -40,19 +40,30 @@ final class BrokenClient implements LeaseClient {
             + " expires_at = EXCLUDED.expires_at, released_at = NULL"
             + " WHERE l.released_at IS NOT NULL OR l.expires_at <= clock_timestamp()"
             + " RETURNING l.fence, l.acquired_at, l.expires_at";
+    return query(
+        sql,
+        rs -> rs.next()
+            ? new BrokenHeld(
+                new Grant(new FencingToken(key, rs.getLong(1), run), instant(rs, 2), instant(rs, 3)),
+                sent + ttl.toNanos() * 9 / 10)
+            : null,
+        key.accountId(), key.sessionId(), run, ttl.toMillis());
+  }
+
+  @FunctionalInterface
+  private interface Rows<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /** One statement on a connection of its own, its parameters in order. */
+  private <T> T query(String sql, Rows<T> rows, Object... parameters) {
     try (Connection c = ds.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.setObject(3, run);
-      ps.setLong(4, ttl.toMillis());
+      for (int i = 0; i < parameters.length; i++) {
+        ps.setObject(i + 1, parameters[i]);
+      }
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        return new BrokenHeld(
-            new FencingToken(key, rs.getLong(1), run), instant(rs, 2), instant(rs, 3),
-            sent + ttl.toNanos() * 9 / 10);
+        return rows.read(rs);
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -73,10 +84,10 @@ final class BrokenClient implements LeaseClient {
     private volatile long deadline;
     private volatile boolean lost;
 
-    BrokenHeld(FencingToken token, Instant acquiredAt, Instant expiresAt, long deadline) {
-      this.token = token;
-      this.acquiredAt = acquiredAt;
-      this.expiresAt = expiresAt;
+    BrokenHeld(Grant granted, long deadline) {
+      this.token = granted.identity();
+      this.acquiredAt = granted.acquiredAt();
+      this.expiresAt = granted.expiresAt();
       this.deadline = deadline;
     }
 
@@ -89,18 +100,8 @@ final class BrokenClient implements LeaseClient {
     }
 
     @Override
-    public FencingToken identity() {
-      return token;
-    }
-
-    @Override
-    public Instant acquiredAt() {
-      return acquiredAt;
-    }
-
-    @Override
-    public Instant expiresAt() {
-      return expiresAt;
+    public Grant grant() {
+      return new Grant(token, acquiredAt, expiresAt);
     }
 
     @Override
@@ -111,26 +112,24 @@ final class BrokenClient implements LeaseClient {
               + " expires_at = (SELECT t FROM now) + ? * interval '1 ms' WHERE account_id = ? AND session_id = ?"
               + " AND run_id = ? AND expires_at > (SELECT t FROM now) RETURNING expires_at)"
               + " SELECT now.t, upd.expires_at FROM now LEFT JOIN upd ON true";
-      try (Connection c = ds.getConnection();
-          PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setLong(1, ttl.toMillis());
-        ps.setString(2, token.key().accountId());
-        ps.setString(3, token.key().sessionId());
-        ps.setObject(4, token.runId());
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          Instant now = instant(rs, 1);
-          if (rs.getObject(2) == null) {
-            lost = true;
-            return new Answer(false, null, now);
-          }
-          expiresAt = instant(rs, 2);
-          deadline = sent + ttl.toNanos() * 9 / 10;
-          return new Answer(true, expiresAt, now);
-        }
-      } catch (SQLException e) {
+      try {
+        return query(
+            sql,
+            rs -> {
+              rs.next();
+              Instant now = instant(rs, 1);
+              if (rs.getObject(2) == null) {
+                lost = true;
+                return new Answer(false, null, now);
+              }
+              expiresAt = instant(rs, 2);
+              deadline = sent + ttl.toNanos() * 9 / 10;
+              return new Answer(true, expiresAt, now);
+            },
+            ttl.toMillis(), token.key().accountId(), token.key().sessionId(), token.runId());
+      } catch (IllegalStateException e) {
         lost = true;
-        throw new IllegalStateException(e);
+        throw e;
       }
     }
 
@@ -142,17 +141,13 @@ final class BrokenClient implements LeaseClient {
           "WITH now AS (SELECT clock_timestamp() AS t), del AS (DELETE FROM leasehold_lease"
               + " WHERE account_id = ? AND session_id = ? RETURNING 1)"
               + " SELECT now.t, EXISTS (SELECT 1 FROM del) FROM now";
-      try (Connection c = ds.getConnection();
-          PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setString(1, token.key().accountId());
-        ps.setString(2, token.key().sessionId());
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return new Answer(rs.getBoolean(2), null, instant(rs, 1));
-        }
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
+      return query(
+          sql,
+          rs -> {
+            rs.next();
+            return new Answer(rs.getBoolean(2), null, instant(rs, 1));
+          },
+          token.key().accountId(), token.key().sessionId());
     }
 
     @Override

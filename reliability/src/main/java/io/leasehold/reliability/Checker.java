@@ -239,22 +239,21 @@ final class Checker {
         }
       }
     }
-    for (Map.Entry<LeaseKey, FencingToken> f : logs.finalFileWriter().entrySet()) {
-      List<TortureResources.Admitted> log = logs.admitted().get("file").get(f.getKey());
-      FencingToken last = log == null || log.isEmpty() ? null : log.get(log.size() - 1).token();
-      if (!f.getValue().equals(last)) {
-        out.add(new Violation("C10", "the file of " + f.getKey() + " was written by " + f.getValue()
+    // What each resource holds at the end is the last admitted write's (C10).
+    logs.finalFileWriter().forEach((key, writer) -> {
+      Object last = lastAdmitted(logs, "file", key, TortureResources.Admitted::token);
+      if (!writer.equals(last)) {
+        out.add(new Violation("C10", "the file of " + key + " was written by " + writer
             + ", but the last admitted file write was " + last, List.of()));
       }
-    }
-    for (Map.Entry<LeaseKey, String> v : logs.finalJdbcValue().entrySet()) {
-      List<TortureResources.Admitted> log = logs.admitted().get("jdbc").get(v.getKey());
-      String last = log == null || log.isEmpty() ? null : log.get(log.size() - 1).id();
-      if (!v.getValue().equals(last)) {
-        out.add(new Violation("C10", "the register of " + v.getKey() + " holds " + v.getValue()
+    });
+    logs.finalJdbcValue().forEach((key, value) -> {
+      Object last = lastAdmitted(logs, "jdbc", key, TortureResources.Admitted::id);
+      if (!value.equals(last)) {
+        out.add(new Violation("C10", "the register of " + key + " holds " + value
             + ", but the last admitted database write was " + last, List.of()));
       }
-    }
+    });
     Map<FencingToken, Integer> okFileWrites = new HashMap<>();
     for (Op op : history) {
       if (op.type() != Op.Type.WRITE || op.outcome() != Op.Outcome.OK) {
@@ -286,6 +285,13 @@ final class Checker {
         out.add(new Violation("liveness", op.key() + " could not be acquired after the faults stopped", List.of(op)));
       }
     }
+  }
+
+  /** What the last admitted write of {@code adapter} for the key says, or null if none was. */
+  private static Object lastAdmitted(
+      TortureResources.Logs logs, String adapter, LeaseKey key, java.util.function.Function<TortureResources.Admitted, ?> what) {
+    List<TortureResources.Admitted> log = logs.admitted().get(adapter).get(key);
+    return log == null || log.isEmpty() ? null : what.apply(log.get(log.size() - 1));
   }
 
   private static List<Op> writesOf(List<Op> history, FencingToken... tokens) {

@@ -19,11 +19,8 @@ interface LeaseClient extends AutoCloseable {
 
   /** A held lease. */
   interface Held extends Fenced {
-    FencingToken identity();
-
-    Instant acquiredAt();
-
-    Instant expiresAt();
+    /** What the database answered at the acquisition. */
+    Grant grant();
 
     /** Throws on database errors. */
     Answer renew();
@@ -33,6 +30,15 @@ interface LeaseClient extends AutoCloseable {
 
     boolean isLost();
   }
+
+  /**
+   * A lease as granted.
+   *
+   * @param identity the run's token, whether or not the lease is still held
+   * @param acquiredAt database time of the acquisition
+   * @param expiresAt the expiry the acquisition granted
+   */
+  record Grant(FencingToken identity, Instant acquiredAt, Instant expiresAt) {}
 
   /**
    * A renew or release answer.

@@ -9,7 +9,6 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.ReleaseResult;
 import io.leasehold.lease.RenewResult;
 import java.time.Duration;
-import java.time.Instant;
 import javax.sql.DataSource;
 
 /** The lease store under test. */
@@ -44,18 +43,8 @@ final class RealClient implements LeaseClient {
     }
 
     @Override
-    public FencingToken identity() {
-      return lease.identity();
-    }
-
-    @Override
-    public Instant acquiredAt() {
-      return lease.acquiredAt();
-    }
-
-    @Override
-    public Instant expiresAt() {
-      return lease.expiresAt();
+    public Grant grant() {
+      return new Grant(lease.identity(), lease.acquiredAt(), lease.expiresAt());
     }
 
     @Override

@@ -12,7 +12,6 @@ import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
-import io.leasehold.adapters.tool.ToolInvocation;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -47,18 +46,7 @@ final class TortureResources {
 
   TortureResources(Path dir, DataSource ds) {
     this.files = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
-    FencedTool set =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "set";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation invocation) {
-            return JsonNodeFactory.instance.textNode("ok");
-          }
-        };
+    FencedTool set = FencedTool.of("set", args -> JsonNodeFactory.instance.textNode("ok"));
     this.tools =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(set).build();
     this.db = FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(java.time.Duration.ofMillis(500)).build();
@@ -68,12 +56,10 @@ final class TortureResources {
     HighWaterSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS torture_register (account_id text, session_id text, value text,"
-              + " PRIMARY KEY (account_id, session_id))");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS torture_log (seq bigserial PRIMARY KEY, account_id text, session_id text,"
-              + " fence bigint, run_id uuid, write_id text)");
+      // The register each write sets, and a log of every admitted write (the checker's evidence).
+      s.execute("CREATE TABLE IF NOT EXISTS torture_register (account_id text, session_id text, value text,"
+          + " PRIMARY KEY (account_id, session_id)); CREATE TABLE IF NOT EXISTS torture_log (seq bigserial PRIMARY KEY,"
+          + " account_id text, session_id text, fence bigint, run_id uuid, write_id text)");
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
@@ -102,23 +88,18 @@ final class TortureResources {
         db.write(
             fenced,
             (c, token) -> {
+              // The register and the log in one statement of the fenced transaction.
               try (PreparedStatement ps =
                   c.prepareStatement(
-                      "INSERT INTO torture_register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
-                          + " DO UPDATE SET value = EXCLUDED.value")) {
+                      "WITH reg AS (INSERT INTO torture_register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
+                          + " DO UPDATE SET value = EXCLUDED.value RETURNING account_id, session_id, value)"
+                          + " INSERT INTO torture_log (account_id, session_id, fence, run_id, write_id)"
+                          + " SELECT account_id, session_id, ?, ?, value FROM reg")) {
                 ps.setString(1, key.accountId());
                 ps.setString(2, key.sessionId());
                 ps.setString(3, writeId);
-                ps.executeUpdate();
-              }
-              try (PreparedStatement ps =
-                  c.prepareStatement(
-                      "INSERT INTO torture_log (account_id, session_id, fence, run_id, write_id) VALUES (?, ?, ?, ?, ?)")) {
-                ps.setString(1, key.accountId());
-                ps.setString(2, key.sessionId());
-                ps.setLong(3, token.fence());
-                ps.setObject(4, token.runId());
-                ps.setString(5, writeId);
+                ps.setLong(4, token.fence());
+                ps.setObject(5, token.runId());
                 ps.executeUpdate();
               }
               return null;

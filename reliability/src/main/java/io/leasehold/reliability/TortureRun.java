@@ -322,8 +322,9 @@ final class TortureRun {
         }
         long waited = (System.nanoTime() - t) / 1_000_000;
         if (held != null) {
-          h.record(new Op("injector", "liveness", Op.Type.LIVENESS, key, held.identity(), Op.Outcome.OK, null, null,
-              false, held.acquiredAt(), held.expiresAt(), held.acquiredAt(), t, System.nanoTime(),
+          LeaseClient.Grant g = held.grant();
+          h.record(new Op("injector", "liveness", Op.Type.LIVENESS, key, g.identity(), Op.Outcome.OK, null, null,
+              false, g.acquiredAt(), g.expiresAt(), g.acquiredAt(), t, System.nanoTime(),
               "acquired after " + waited + " ms"));
           held.release();
         } else {

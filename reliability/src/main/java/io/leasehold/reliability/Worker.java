@@ -72,10 +72,11 @@ final class Worker implements Runnable {
         sleep(Duration.ofMillis(5 + random.nextInt(25)));
         continue;
       }
-      FencingToken token = held.identity();
+      LeaseClient.Grant grant = held.grant();
+      FencingToken token = grant.identity();
       history.record(
           new Op(process, name, Op.Type.ACQUIRE, key, token, Op.Outcome.OK, null, null, false,
-              held.acquiredAt(), held.expiresAt(), held.acquiredAt(), t0, System.nanoTime(), null));
+              grant.acquiredAt(), grant.expiresAt(), grant.acquiredAt(), t0, System.nanoTime(), null));
       work(key, held, token);
     }
   }

@@ -7,20 +7,17 @@ import io.leasehold.testkit.GuardHarness;
 import io.leasehold.testkit.GuardHarnessFactory;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
-import org.postgresql.ds.PGSimpleDataSource;
+import io.leasehold.testing.TestDatabase;
+import javax.sql.DataSource;
 
 /** How a child JVM opens each adapter on shared storage (CrossProcessGuardContract). */
 public final class HarnessFactories {
   private HarnessFactories() {}
 
   /** Storage {@code url\nuser\npassword} as a data source. */
-  public static PGSimpleDataSource dataSource(String storage) {
+  public static DataSource dataSource(String storage) {
     String[] p = storage.split("\n", -1);
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setUrl(p[0]);
-    ds.setUser(p[1]);
-    ds.setPassword(p[2]);
-    return ds;
+    return TestDatabase.connect(p[0], p[1], p[2]);
   }
 
   /** The file store on a root directory. */

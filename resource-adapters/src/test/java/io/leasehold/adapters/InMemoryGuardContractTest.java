@@ -5,13 +5,11 @@ import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.TokenVerifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -75,11 +73,6 @@ class InMemoryGuardContractTest extends FencedResourceContract
     @Override
     public List<Long> admittedFences(LeaseKey key) {
       return List.copyOf(log.getOrDefault(key, List.of()));
-    }
-
-    @Override
-    public boolean finalValueFollowsHighestFence() {
-      return true;
     }
   }
 }

@@ -165,7 +165,7 @@ public final class PostgresServer {
     }
     String name = runPrefix + counter.incrementAndGet();
     execAdmin("CREATE DATABASE " + name + " TEMPLATE " + template);
-    return new TestDatabase(this, name);
+    return new TestDatabase(this, name, true);
   }
 
   private void ensureTemplate(String template, Consumer<DataSource> initializer) {

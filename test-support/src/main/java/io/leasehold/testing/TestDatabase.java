@@ -4,8 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One database of its own for a test class. Closing it closes its pool and drops the database.
@@ -18,14 +23,27 @@ public final class TestDatabase implements AutoCloseable {
   private final boolean dropOnClose;
   private HikariDataSource dataSource;
 
-  TestDatabase(PostgresServer server, String name) {
-    this(server, name, true);
-  }
-
   TestDatabase(PostgresServer server, String name, boolean dropOnClose) {
     this.server = server;
     this.name = name;
     this.dropOnClose = dropOnClose;
+  }
+
+  /**
+   * An unpooled data source from connection settings a child process was handed, for the child
+   * processes of cross-process tests.
+   *
+   * @param url the JDBC URL
+   * @param user the user
+   * @param password the password
+   * @return the data source
+   */
+  public static DataSource connect(String url, String user, String password) {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(url);
+    ds.setUser(user);
+    ds.setPassword(password);
+    return ds;
   }
 
   /**
@@ -104,6 +122,54 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = newConnection();
         Statement s = c.createStatement()) {
       s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("'" + sql + "' failed", e);
+    }
+  }
+
+  /**
+   * Runs one query in its own connection and returns its rows, each a list of the column values
+   * as the driver gives them.
+   *
+   * @param sql the query
+   * @return the rows
+   */
+  public List<List<Object>> query(String sql) {
+    try (Connection c = newConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      List<List<Object>> rows = new ArrayList<>();
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<Object> row = new ArrayList<>();
+        for (int i = 1; i <= columns; i++) {
+          row.add(rs.getObject(i));
+        }
+        rows.add(row);
+      }
+      return rows;
+    } catch (SQLException e) {
+      throw new IllegalStateException("'" + sql + "' failed", e);
+    }
+  }
+
+  /**
+   * Runs one query that returns one row, in its own connection, and returns its first column.
+   *
+   * @param sql the query
+   * @param type the column's Java type, as {@link ResultSet#getObject(int, Class)} reads it
+   * @param <T> the type
+   * @return the value, null if SQL NULL
+   * @throws IllegalStateException if the query fails or returns no row
+   */
+  public <T> T queryOne(String sql, Class<T> type) {
+    try (Connection c = newConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      if (!rs.next()) {
+        throw new IllegalStateException("'" + sql + "' returned no row");
+      }
+      return rs.getObject(1, type);
     } catch (SQLException e) {
       throw new IllegalStateException("'" + sql + "' failed", e);
     }

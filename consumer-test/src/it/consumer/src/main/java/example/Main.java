@@ -7,8 +7,6 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 
 /** A user's first program: a local PostgreSQL, the schema, a lease, and the answer printed. */
 public final class Main {
@@ -18,11 +16,8 @@ public final class Main {
     try (LocalPostgres pg = LocalPostgres.start()) {
       LeaseSchema.defaults().apply(pg.dataSource());
       String version;
-      try (Connection c = pg.dataSource().getConnection();
-          Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SHOW server_version")) {
-        rs.next();
-        version = rs.getString(1);
+      try (Connection c = pg.dataSource().getConnection()) {
+        version = c.getMetaData().getDatabaseProductVersion();
       }
       try (LeaseStore store = LeaseStore.builder(pg.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
         Lease lease = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7").acquiredLease().orElseThrow();

@@ -18,32 +18,27 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    try (LocalPostgres pg = LocalPostgres.start()) {
-      try (Connection c = pg.dataSource().getConnection();
-          Statement s = c.createStatement()) {
-        s.execute(HighWaterSchema.defaults().sqlScript());
-        s.execute("CREATE TABLE notes (id int PRIMARY KEY, body text NOT NULL)");
-      }
+    try (LocalPostgres pg = LocalPostgres.start();
+        Connection c = pg.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(HighWaterSchema.defaults().sqlScript());
+      s.execute("CREATE TABLE notes (id int PRIMARY KEY, body text NOT NULL)");
       FencedJdbcWriter writer =
           FencedJdbcWriter.builder(pg.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
       LeaseKey key = LeaseKey.of("acct-7", "chat-1");
-      writer.write(new FencingToken(key, 5, UUID.randomUUID()), (c, token) -> upsert(c, "five"));
+      writer.write(new FencingToken(key, 5, UUID.randomUUID()), (tx, token) -> upsert(tx, "five"));
       String refused;
       try {
-        writer.write(new FencingToken(key, 3, UUID.randomUUID()), (c, token) -> upsert(c, "three"));
+        writer.write(new FencingToken(key, 3, UUID.randomUUID()), (tx, token) -> upsert(tx, "three"));
         throw new AssertionError("fence 3 was admitted after fence 5");
       } catch (StaleFenceException e) {
         refused = e.getClass().getSimpleName();
       }
-      String body;
-      try (Connection c = pg.dataSource().getConnection();
-          Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT body FROM notes WHERE id = 1")) {
+      try (ResultSet rs = s.executeQuery("SELECT body FROM notes WHERE id = 1")) {
         rs.next();
-        body = rs.getString(1);
+        System.out.println("MODULAR JDBC OK: fence 5 wrote '" + rs.getString(1) + "', fence 3 refused (" + refused
+            + "), mark " + writer.highWaterMark(key).getAsLong());
       }
-      System.out.println("MODULAR JDBC OK: fence 5 wrote '" + body + "', fence 3 refused (" + refused
-          + "), mark " + writer.highWaterMark(key).getAsLong());
     }
   }
 

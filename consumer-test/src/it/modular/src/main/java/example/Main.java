@@ -9,7 +9,6 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.micrometer.LeaseholdMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 
 /** A user's first program: a local PostgreSQL, the schema, a lease, and the answer printed. */
@@ -20,16 +19,11 @@ public final class Main {
     try (LocalPostgres pg = LocalPostgres.start()) {
       // On the module path, the schema as plain SQL: Liquibase 4 is an automatic module whose own
       // dependencies a modular application would have to add by hand.
+      String version;
       try (Connection c = pg.dataSource().getConnection();
           Statement s = c.createStatement()) {
         s.execute(LeaseSchema.defaults().sqlScript());
-      }
-      String version;
-      try (Connection c = pg.dataSource().getConnection();
-          Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SHOW server_version")) {
-        rs.next();
-        version = rs.getString(1);
+        version = c.getMetaData().getDatabaseProductVersion();
       }
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       try (LeaseStore store = LeaseStore.builder(pg.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();

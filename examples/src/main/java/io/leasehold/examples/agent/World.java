@@ -6,13 +6,11 @@ import java.util.List;
 
 /** What reached the outside world, in order, and the demo's timeline. */
 final class World {
-  /** One effect: which device's run caused it, under which fence, and when in the story. */
-  record Effect(int seq, String device, long fence, String kind, String what) {}
-
-  private final PrintStream out;
-  private final long start = System.nanoTime();
   private final List<Effect> effects = new ArrayList<>();
+  /** The story's clock: effects are numbered, log lines timed from the start. */
   private int seq;
+  private final long start = System.nanoTime();
+  private final PrintStream out;
 
   World(PrintStream out) {
     this.out = out;
@@ -35,4 +33,7 @@ final class World {
   synchronized List<Effect> effects() {
     return List.copyOf(effects);
   }
+
+  /** One effect: which device's run caused it, under which fence, and when in the story. */
+  record Effect(int seq, String device, long fence, String kind, String what) {}
 }

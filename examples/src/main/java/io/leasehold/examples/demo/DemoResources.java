@@ -1,7 +1,6 @@
 package io.leasehold.examples.demo;
 
 import io.leasehold.fencing.TokenVerifier;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
@@ -9,7 +8,6 @@ import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
-import io.leasehold.adapters.tool.ToolInvocation;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import java.io.IOException;
@@ -43,19 +41,13 @@ final class DemoResources {
     this.resourceDb = resourceDb;
     this.files = FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter());
     FencedTool postMessage =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "post_message";
-          }
-
-          @Override
-          public JsonNode call(ToolInvocation call) {
-            // The tool forwards the token; the chat service checks it itself.
-            chat.post(call.token().toText(), call.arguments().get("text").asText());
-            return JsonNodeFactory.instance.textNode("posted");
-          }
-        };
+        FencedTool.withInvocation(
+            "post_message",
+            call -> {
+              // The tool forwards the token; the chat service checks it itself.
+              chat.post(call.token().toText(), call.arguments().get("text").asText());
+              return JsonNodeFactory.instance.textNode("posted");
+            });
     this.tools =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tool-journal.jsonl")))

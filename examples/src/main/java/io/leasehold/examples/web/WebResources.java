@@ -8,7 +8,6 @@ import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
-import io.leasehold.adapters.tool.ToolInvocation;
 import io.leasehold.fencing.Fenced;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,18 +34,7 @@ final class WebResources {
   WebResources(Path dir, DataSource ds, TokenVerifier verifier, Consumer<WriteLog> onLog) {
     this.onLog = onLog;
     this.files = FencedFileStore.open(dir.resolve("files"), verifier);
-    FencedTool post =
-        new FencedTool() {
-          @Override
-          public String name() {
-            return "post_message";
-          }
-
-          @Override
-          public com.fasterxml.jackson.databind.JsonNode call(ToolInvocation call) {
-            return JsonNodeFactory.instance.textNode("posted");
-          }
-        };
+    FencedTool post = FencedTool.of("post_message", args -> JsonNodeFactory.instance.textNode("posted"));
     this.tools = FencedToolExecutor.builder().verifier(verifier).journal(new MemoryToolJournal()).tool(post).build();
     HighWaterSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();

@@ -6,22 +6,18 @@ import java.time.Clock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenTransport;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.Lease;
-import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,28 +28,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RemoteNotesTest {
   @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
-  private static WebDemo demo;
+  @RegisterExtension static final RunningWebDemo web = new RunningWebDemo(db);
   private static final HttpClient http = HttpClient.newHttpClient();
-
-  @BeforeAll
-  static void start() {
-    TestDatabase d = db.database();
-    demo = WebDemo.start(
-        DemoOptions.parse("--jdbc-url", d.jdbcUrl(), "--user", d.server().user(), "--password", d.server().password(),
-            "--ttl", "2s"),
-        0);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (demo != null) {
-      demo.close();
-    }
-  }
 
   private static int put(String note, Optional<String> header) throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + demo.port() + "/api/notes/" + note))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + web.demo().port() + "/api/notes/" + note))
             .PUT(HttpRequest.BodyPublishers.ofString("hello"));
     header.ifPresent(h -> b.header(TokenTransport.HTTP_HEADER, h));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
@@ -62,7 +42,7 @@ class RemoteNotesTest {
   @Test
   void onlyTheCurrentRunsSignedTokenWrites() throws Exception {
     Lease desktop =
-        demo.store("desktop").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
+        web.demo().store("desktop").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
     FencingToken token = desktop.token();
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(204);
 
@@ -77,7 +57,7 @@ class RemoteNotesTest {
 
     desktop.release();
     Lease browser =
-        demo.store("browser").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
+        web.demo().store("browser").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
     assertThat(put("plan", Optional.of(browser.token().toText()))).isEqualTo(204);
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(409); // the superseded run
     browser.release();

@@ -2,8 +2,6 @@ package io.leasehold.examples.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.examples.demo.DemoOptions;
-import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.File;
 import java.nio.file.Files;
@@ -12,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
@@ -34,24 +31,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 class WebDemoBrowserTest {
   @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
 
-  private static WebDemo demo;
+  @RegisterExtension static final RunningWebDemo web = new RunningWebDemo(db);
   private static final List<WebDriver> drivers = new ArrayList<>();
 
-  @BeforeAll
-  static void start() {
-    TestDatabase d = db.database();
-    demo = WebDemo.start(
-        DemoOptions.parse("--jdbc-url", d.jdbcUrl(), "--user", d.server().user(), "--password", d.server().password(),
-            "--ttl", "2s"),
-        0);
-  }
-
   @AfterAll
-  static void stop() {
+  static void quitBrowsers() {
     drivers.forEach(WebDriver::quit);
-    if (demo != null) {
-      demo.close();
-    }
   }
 
   private static WebDriver open(String device) throws Exception {
@@ -66,7 +51,7 @@ class WebDemoBrowserTest {
         new ChromeDriverService.Builder().usingDriverExecutable(new File("/usr/bin/chromedriver")).build();
     WebDriver driver = new ChromeDriver(service, options);
     drivers.add(driver);
-    driver.get("http://localhost:" + demo.port() + "/?device=" + device);
+    driver.get("http://localhost:" + web.demo().port() + "/?device=" + device);
     return driver;
   }
 

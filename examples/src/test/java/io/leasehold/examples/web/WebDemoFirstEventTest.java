@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.BufferedReader;
@@ -36,9 +35,7 @@ class WebDemoFirstEventTest {
   void theFirstEventOfEveryStreamIsTheStatusAsOfTheConnection() throws Exception {
     TestDatabase d = db.database();
     try (WebDemo demo =
-        WebDemo.start(
-            DemoOptions.parse("--jdbc-url", d.jdbcUrl(), "--user", d.server().user(), "--password", d.server().password(), "--ttl", "2s"),
-            0)) {
+        RunningWebDemo.startOn(d)) {
       // A first page: its stream must start with a status.
       JsonNode first = firstStatus(demo);
       assertThat(first.get("state").asText()).isEqualTo("FREE");

@@ -40,4 +40,36 @@ public final class Arguments {
     }
     return value;
   }
+
+  /**
+   * Copies a set of names that must not be missing or hold a null.
+   *
+   * @param names the argument
+   * @param name its name, as the caller wrote it
+   * @return an unmodifiable copy
+   * @throws IllegalArgumentException if the set is null or holds null
+   */
+  public static java.util.Set<String> names(java.util.Set<String> names, String name) {
+    required(names, name);
+    try {
+      return java.util.Set.copyOf(names);
+    } catch (NullPointerException e) {
+      throw new IllegalArgumentException(name + " must not contain null");
+    }
+  }
+
+  /**
+   * Refuses a record whose components are missing: for records none of whose components may be
+   * null.
+   *
+   * @param components the record's components
+   * @throws IllegalArgumentException "all components are required", if any is null
+   */
+  public static void allRequired(Object... components) {
+    for (Object c : components) {
+      if (c == null) {
+        throw new IllegalArgumentException("all components are required");
+      }
+    }
+  }
 }

@@ -165,13 +165,7 @@ public final class FencingJsonModule extends SimpleModule {
     private static Long integer(
         JsonParser p, DeserializationContext ctxt, String name, JsonToken value, Long previous)
         throws IOException {
-      if (previous != null) {
-        throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
-      }
-      if (value != JsonToken.VALUE_NUMBER_INT) {
-        throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_NUMBER_INT,
-            name + " must be an integer");
-      }
+      expect(p, ctxt, name, value, previous, JsonToken.VALUE_NUMBER_INT, "an integer");
       if (p.getNumberType() != JsonParser.NumberType.INT
           && p.getNumberType() != JsonParser.NumberType.LONG) {
         throw ctxt.weirdNumberException(p.getNumberValue(), FencingToken.class,
@@ -183,14 +177,21 @@ public final class FencingJsonModule extends SimpleModule {
     private static String text(
         JsonParser p, DeserializationContext ctxt, String name, JsonToken value, String previous)
         throws IOException {
+      expect(p, ctxt, name, value, previous, JsonToken.VALUE_STRING, "a string");
+      return p.getText();
+    }
+
+    /** Refuses a member seen before, and a value of another JSON type than {@code expected}. */
+    private static void expect(
+        JsonParser p, DeserializationContext ctxt, String name, JsonToken value, Object previous, JsonToken expected,
+        String what)
+        throws IOException {
       if (previous != null) {
         throw ctxt.weirdStringException(name, FencingToken.class, "duplicate member");
       }
-      if (value != JsonToken.VALUE_STRING) {
-        throw ctxt.wrongTokenException(p, FencingToken.class, JsonToken.VALUE_STRING,
-            name + " must be a string");
+      if (value != expected) {
+        throw ctxt.wrongTokenException(p, FencingToken.class, expected, name + " must be " + what);
       }
-      return p.getText();
     }
   }
 }

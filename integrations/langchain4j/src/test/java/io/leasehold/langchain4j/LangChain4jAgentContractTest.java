@@ -15,12 +15,18 @@ class LangChain4jAgentContractTest implements AgentFrameworkContract {
     String chat(@UserMessage String message, InvocationParameters parameters);
   }
 
-  /** The one tool, as LangChain4j sees it. */
-  public static class Recorder {
-    private final RecordingAgentHarness harness;
+  /** The harness, whose one tool LangChain4j finds by its annotation. */
+  public static class Harness extends RecordingAgentHarness {
+    private final LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).build(); // a refusal ends the run
 
-    Recorder(RecordingAgentHarness harness) {
-      this.harness = harness;
+    @Override
+    public void call(Fenced run, String text, Optional<String> idempotencyKey) {
+      AiServices.builder(Assistant.class)
+          .chatModel(new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done"))
+          .tools(fence.wrapObjects(this))
+          .toolExecutionErrorHandler(fence.errorHandler())
+          .build()
+          .chat("record " + text, LangChain4jToolFence.parameters(run));
     }
 
     /**
@@ -32,26 +38,12 @@ class LangChain4jAgentContractTest implements AgentFrameworkContract {
      */
     @Tool("Records a text")
     public String record(String text, String idempotencyKey) {
-      return harness.record(text);
+      return record(text);
     }
   }
 
   @Override
   public AgentHarness agentHarness() {
-    return new RecordingAgentHarness() {
-      private final LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).build(); // a refusal ends the run
-      private final Recorder recorder = new Recorder(this);
-
-      @Override
-      public void call(Fenced run, String text, Optional<String> idempotencyKey) {
-        ScriptedChatModel model = new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done");
-        AiServices.builder(Assistant.class)
-            .chatModel(model)
-            .tools(fence.wrapObjects(recorder))
-            .toolExecutionErrorHandler(fence.errorHandler())
-            .build()
-            .chat("record " + text, LangChain4jToolFence.parameters(run));
-      }
-    };
+    return new Harness();
   }
 }

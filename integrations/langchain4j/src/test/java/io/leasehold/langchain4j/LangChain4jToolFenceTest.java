@@ -136,19 +136,18 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   @Test
   void aRunFoundBySessionThroughItsMemoryId() {
     Lease desktop = acquire("desktop");
-    SessionLeases sessions = new SessionLeases();
     LangChain4jToolFence fence =
         LangChain4jToolFence.builder(agentFence)
             .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.chatMemoryId()), sessions)
             .build();
     ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    // Each conversation's memory is keyed by its memory id, which the resolver maps to a session.
     MemoryAssistant assistant =
         AiServices.builder(MemoryAssistant.class)
             .chatModel(model)
             .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
             .tools(fence.wrapObjects(tools))
-            .toolExecutionErrorHandler(fence.errorHandler())
-            .build();
+            .toolExecutionErrorHandler(fence.errorHandler()).build();
 
     try (SessionLeases.Registration r = sessions.register(desktop)) {
       assertThat(assistant.chat(key.sessionId(), "greet")).isEqualTo("done");
@@ -160,15 +159,14 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   void aResolverThatCannotMapTheConversationIsAClearErrorAndNothingRuns() {
     acquire("desktop");
     LangChain4jToolFence fence =
-        LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, new SessionLeases()).build();
+        LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
     ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 
     assertThatThrownBy(() -> assistant(model, fence, false).chat("greet", new InvocationParameters()))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("mapped conversation")
         .hasMessageContaining("to no session");
-    assertThat(world.effects).isEmpty();
-    assertThat(journal.calls(key)).isEmpty();
+    assertNothingRan();
   }
 
   @Test
@@ -176,7 +174,7 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
     Lease desktop = acquire("desktop");
     LangChain4jToolFence fence =
         LangChain4jToolFence.builder(agentFence)
-            .sessions(ctx -> LeaseKey.of("acct-7", "some-other-chat"), new SessionLeases())
+            .sessions(ctx -> LeaseKey.of("acct-7", "some-other-chat"), sessions)
             .build();
     ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
     assertThatThrownBy(() -> assistant(model, fence, false).chat("greet", LangChain4jToolFence.parameters(desktop)))

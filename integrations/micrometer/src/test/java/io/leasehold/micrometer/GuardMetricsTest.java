@@ -106,13 +106,11 @@ class GuardMetricsTest {
 
   @Test
   void aListenerThatThrowsChangesNoDecision() {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .listener((resource, decision) -> {
-              throw new IllegalStateException("broken listener");
-            })
-            .build();
+    GuardListener broken =
+        (resource, decision) -> {
+          throw new IllegalStateException("broken listener");
+        };
+    InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).listener(broken).build();
     assertThat(guard.runFenced(new FencingToken(KEY, 7, UUID.randomUUID()), () -> "written")).isEqualTo("written");
     assertThatThrownBy(() -> guard.admit(new FencingToken(KEY, 6, UUID.randomUUID())))
         .isInstanceOf(StaleFenceException.class);

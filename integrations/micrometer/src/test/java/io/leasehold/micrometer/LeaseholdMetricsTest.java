@@ -31,12 +31,7 @@ class LeaseholdMetricsTest {
   void acquireOutcomesRenewalsAndLossesAreCounted() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LeaseKey key = LeaseKey.of("acct", "metered");
-    try (LeaseStore store =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(AccessPolicy.allowAll())
-                .ttl(Duration.ofSeconds(3))
-                .renewInterval(Duration.ofMillis(200))
-                .build();
+    try (LeaseStore store = TestStores.renewing(db.dataSource(), Duration.ofMillis(200));
         LeaseStore rival = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       AutoCloseable metrics = LeaseholdMetrics.bind(store, registry);
       assertThat(registry.get("leasehold.keeper.lag").gauge().value()).isNaN();

@@ -68,12 +68,7 @@ class LeaseholdObservationsTest {
     ObservationRegistry registry = ObservationRegistry.create();
     registry.observationConfig().observationHandler(recorder);
     LeaseKey key = LeaseKey.of("acct", "traced");
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(3))
-            .renewInterval(Duration.ofMillis(100))
-            .build()) {
+    try (LeaseStore store = TestStores.renewing(db.dataSource(), Duration.ofMillis(100))) {
       AutoCloseable tracing = LeaseholdObservations.bind(store, registry);
       Observation request = Observation.start("request", registry);
       Lease lease;

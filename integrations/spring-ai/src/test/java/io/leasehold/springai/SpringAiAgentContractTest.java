@@ -9,13 +9,14 @@ import org.springframework.ai.tool.annotation.Tool;
 
 /** The testkit's agent-framework contract through a Spring AI chat client with fenced tools. */
 class SpringAiAgentContractTest implements AgentFrameworkContract {
-  /** The one tool, as Spring AI sees it. */
-  public static class Recorder {
-    private final RecordingAgentHarness harness;
+  @Override
+  public AgentHarness agentHarness() {
+    return new Harness();
+  }
 
-    Recorder(RecordingAgentHarness harness) {
-      this.harness = harness;
-    }
+  /** The harness, whose one tool Spring AI finds by its annotation. */
+  public static class Harness extends RecordingAgentHarness {
+    private final SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).build(); // a refusal ends the run
 
     /**
      * Records a text.
@@ -26,25 +27,17 @@ class SpringAiAgentContractTest implements AgentFrameworkContract {
      */
     @Tool(description = "Records a text")
     public String record(String text, String idempotencyKey) {
-      return harness.record(text);
+      return record(text);
     }
-  }
 
-  @Override
-  public AgentHarness agentHarness() {
-    return new RecordingAgentHarness() {
-      private final SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).build(); // a refusal ends the run
-      private final Recorder recorder = new Recorder(this);
-
-      @Override
-      public void call(Fenced run, String text, Optional<String> idempotencyKey) {
-        ScriptedChatModel model = new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done");
-        ChatClient.builder(model).build().prompt().user("record " + text)
-            .tools(fence.wrapObjects(recorder))
-            .toolContext(SpringAiToolFence.toolContext(run))
-            .call()
-            .content();
-      }
-    };
+    @Override
+    public void call(Fenced run, String text, Optional<String> idempotencyKey) {
+      ScriptedChatModel model = new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done");
+      ChatClient.builder(model).build().prompt().user("record " + text)
+          .tools(fence.wrapObjects(this))
+          .toolContext(SpringAiToolFence.toolContext(run))
+          .call()
+          .content();
+    }
   }
 }

@@ -70,7 +70,6 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   @Test
   void aRunFoundByTheConversationIdInTheToolContext() {
     Lease desktop = acquire("desktop");
-    SessionLeases sessions = new SessionLeases();
     SpringAiToolFence fence =
         SpringAiToolFence.builder(agentFence)
             .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)), sessions)
@@ -85,22 +84,21 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   @Test
   void aResolverThatCannotMapTheConversationIsAClearErrorAndNothingRuns() {
     acquire("desktop");
-    SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).sessions(ctx -> null, new SessionLeases()).build();
+    SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
     ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 
     assertThatThrownBy(() -> ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, "unknown")))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("mapped the tool context")
         .hasMessageContaining("to no session");
-    assertThat(world.effects).isEmpty();
-    assertThat(journal.calls(key)).isEmpty();
+    assertNothingRan();
   }
 
   @Test
   void aConversationWithNoRegisteredRunIsAClearError() {
     SpringAiToolFence fence =
         SpringAiToolFence.builder(agentFence)
-            .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)), new SessionLeases())
+            .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)), sessions)
             .build();
     ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 

@@ -165,13 +165,13 @@ public final class FrameworkToolFence<C> {
     Object passed = carrier.carried(context);
     if (passed != null && !(passed instanceof Fenced)) {
       throw new UnresolvedSessionException(
-          carrier.where() + " holds a " + passed.getClass().getName() + ", not a lease; " + carrier.howToPass());
+          carrier.where() + " holds a " + passed.getClass().getName() + ", not a lease; " + carrier.howToPass(), null);
     }
     if (resolver == null) {
       if (passed == null) {
         throw new UnresolvedSessionException(
             "this tool call carries no lease: " + carrier.howToPass() + ", or configure"
-                + " sessions(resolver, sessionLeases) on the fence's builder");
+                + " sessions(resolver, sessionLeases) on the fence's builder", null);
       }
       return (Fenced) passed;
     }
@@ -187,7 +187,7 @@ public final class FrameworkToolFence<C> {
             () ->
                 new UnresolvedSessionException(
                     "no live run of session " + key + " is registered in this process: register the"
-                        + " run's lease with SessionLeases.register(lease) when it starts"));
+                        + " run's lease with SessionLeases.register(lease) when it starts", null));
   }
 
   private LeaseKey resolve(C context) {
@@ -201,7 +201,7 @@ public final class FrameworkToolFence<C> {
     if (key == null) {
       throw new UnresolvedSessionException(
           "the session resolver mapped " + carrier.describe(context) + " to no session; it must return a LeaseKey ("
-              + carrier.howToResolve() + ")");
+              + carrier.howToResolve() + ")", null);
     }
     return key;
   }
@@ -216,7 +216,7 @@ public final class FrameworkToolFence<C> {
     if (token != null && !token.key().equals(key)) {
       throw new UnresolvedSessionException(
           "the lease in the " + carrier.where() + " is for session " + token.key()
-              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run");
+              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run", null);
     }
   }
 

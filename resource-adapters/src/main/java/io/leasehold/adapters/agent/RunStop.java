@@ -1,5 +1,6 @@
 package io.leasehold.adapters.agent;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.FencingToken;
 import java.util.OptionalLong;
 
@@ -32,9 +33,7 @@ public record RunStop(FencingToken token, String tool, Reason reason, OptionalLo
    * @throws IllegalArgumentException if a component is null
    */
   public RunStop {
-    if (token == null || tool == null || reason == null || newerFence == null || detail == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(token, tool, reason, newerFence, detail);
   }
 
   /**

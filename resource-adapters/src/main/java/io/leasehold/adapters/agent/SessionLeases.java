@@ -39,7 +39,7 @@ public final class SessionLeases {
    */
   public Registration register(Fenced run) {
     FencingToken token = Fenced.present(run);
-    Registration mine = new Registration(token.key(), run);
+    Registration mine = new Registration(token, run);
     Registration winner =
         live.compute(
             token.key(),
@@ -70,8 +70,9 @@ public final class SessionLeases {
     private final LeaseKey key;
     private final Fenced run;
 
-    private Registration(LeaseKey key, Fenced run) {
-      this.key = key;
+    /** The run's registration under the key of the token it presented. */
+    private Registration(FencingToken presented, Fenced run) {
+      this.key = presented.key();
       this.run = run;
     }
 

@@ -13,21 +13,12 @@ public class UnresolvedSessionException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
   /**
-   * Creates the exception.
+   * Creates the exception; only the agent fences do.
    *
    * @param message what is missing and how to supply it
+   * @param cause what the resolver threw, or null
    */
-  public UnresolvedSessionException(String message) {
-    super(message);
-  }
-
-  /**
-   * Creates the exception.
-   *
-   * @param message what is missing and how to supply it
-   * @param cause what the resolver threw
-   */
-  public UnresolvedSessionException(String message, Throwable cause) {
+  UnresolvedSessionException(String message, Throwable cause) {
     super(message, cause);
   }
 }

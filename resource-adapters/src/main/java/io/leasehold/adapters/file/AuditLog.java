@@ -26,8 +26,9 @@ final class AuditLog {
   private final boolean enabled;
   private final AtomicInteger damagedLines = new AtomicInteger();
 
-  AuditLog(Path file, boolean enabled) {
-    this.file = file;
+  /** The log in the store's own directory; nothing is written to it unless enabled. */
+  AuditLog(Path storeDirectory, boolean enabled) {
+    this.file = storeDirectory.resolve("audit.log");
     this.enabled = enabled;
   }
 

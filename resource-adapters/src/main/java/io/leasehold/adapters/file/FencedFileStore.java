@@ -126,7 +126,7 @@ public final class FencedFileStore implements FenceGuard {
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
     this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
-    this.auditLog = new AuditLog(meta.resolve("audit.log"), b.auditLog);
+    this.auditLog = new AuditLog(meta, b.auditLog);
     this.adminLog = meta.resolve("admin.log");
     this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.Admission;
 
 /**
@@ -25,8 +26,6 @@ public record FileOperation(Kind kind, String path, Admission admission, boolean
    * @throws IllegalArgumentException if a component is null
    */
   public FileOperation {
-    if (kind == null || path == null || admission == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(kind, path, admission);
   }
 }

@@ -36,8 +36,12 @@ import java.util.UUID;
  * (see {@link FencedFileStore}); a key whose marks were lost with the store's mark directories is
  * recorded as lost (see {@link #create}), which refuses like a damaged mark. The caller holds the
  * store's lock.
+ *
+ * @param primary the primary copies' directory
+ * @param copy the second copies' directory
+ * @param tmp where a mark file is written before it is renamed into place
  */
-final class MarkFiles {
+record MarkFiles(Path primary, Path copy, Path tmp) {
   /** The primary copies' directory, inside the store's own directory. */
   static final String PRIMARY = "marks";
 
@@ -55,16 +59,6 @@ final class MarkFiles {
 
   /** A mark file's name: the hex SHA-256 of its key. */
   private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
-
-  private final Path primary;
-  private final Path copy;
-  private final Path tmp;
-
-  MarkFiles(Path primary, Path copy, Path tmp) {
-    this.primary = primary;
-    this.copy = copy;
-    this.tmp = tmp;
-  }
 
   /**
    * Creates both mark directories, of a new store or of one whose marks were lost, with the

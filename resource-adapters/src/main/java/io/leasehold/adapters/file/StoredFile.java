@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.FencingToken;
 import java.util.Arrays;
 import java.util.Optional;
@@ -19,9 +20,7 @@ public record StoredFile(String path, byte[] content, Optional<FencingToken> wri
    * @throws IllegalArgumentException if a component is null
    */
   public StoredFile {
-    if (path == null || content == null || writtenBy == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(path, content, writtenBy);
     content = content.clone();
   }
 

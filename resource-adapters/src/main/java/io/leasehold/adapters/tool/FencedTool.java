@@ -27,25 +27,43 @@ public interface FencedTool {
    * @throws IllegalArgumentException if the name is blank or the function null
    */
   static FencedTool of(String name, java.util.function.Function<JsonNode, JsonNode> function) {
-    if (name == null || name.isBlank() || function == null) {
-      throw new IllegalArgumentException("name must not be blank and function must not be null");
+    if (function == null) {
+      throw new IllegalArgumentException("function must not be null");
     }
-    return new FencedTool() {
-      @Override
-      public String name() {
-        return name;
-      }
+    return withInvocation(name, invocation -> function.apply(invocation.arguments()));
+  }
 
-      @Override
-      public JsonNode call(ToolInvocation invocation) {
-        return function.apply(invocation.arguments());
-      }
+  /** What a tool made by {@link #withInvocation} does with a call. */
+  @FunctionalInterface
+  interface Body {
+    /**
+     * Performs the call.
+     *
+     * @param invocation the arguments, the admitted token and the call's identity
+     * @return the result, never null
+     * @throws Exception anything; the call is journaled as failed
+     */
+    JsonNode call(ToolInvocation invocation) throws Exception;
+  }
 
-      @Override
-      public String toString() {
-        return "FencedTool[" + name + "]";
-      }
-    };
+  /**
+   * A tool from a name and a body that sees the whole invocation: for a tool that forwards the
+   * admitted token to the service it calls, so that the service can refuse a stale run itself.
+   *
+   * <pre>{@code
+   * FencedTool post = FencedTool.withInvocation("post", call -> chat.post(call.token().toText(), call.arguments()));
+   * }</pre>
+   *
+   * @param name the tool's name
+   * @param body performs the call
+   * @return the tool
+   * @throws IllegalArgumentException if the name is blank or the body null
+   */
+  static FencedTool withInvocation(String name, Body body) {
+    if (name == null || name.isBlank() || body == null) {
+      throw new IllegalArgumentException("name must not be blank and body must not be null");
+    }
+    return new LambdaTool(name, body, arguments -> null);
   }
 
   /**

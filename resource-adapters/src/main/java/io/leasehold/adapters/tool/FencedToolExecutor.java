@@ -375,7 +375,7 @@ public final class FencedToolExecutor implements FenceGuard {
      */
     public Builder redaction(JournalRedaction redaction) {
       this.redaction = Arguments.required(redaction, "redaction");
-      return this;
+      return self();
     }
 
     /**
@@ -387,7 +387,7 @@ public final class FencedToolExecutor implements FenceGuard {
      */
     public Builder scope(ToolScope scope) {
       this.scope = Arguments.required(scope, "scope");
-      return this;
+      return self();
     }
 
     /**
@@ -406,7 +406,7 @@ public final class FencedToolExecutor implements FenceGuard {
       if (tools.putIfAbsent(tool.name(), tool) != null) {
         throw new IllegalArgumentException("a tool named " + tool.name() + " is registered already");
       }
-      return this;
+      return self();
     }
 
     /**
@@ -418,7 +418,7 @@ public final class FencedToolExecutor implements FenceGuard {
      */
     public Builder journal(ToolJournal journal) {
       this.journal = Arguments.required(journal, "journal");
-      return this;
+      return self();
     }
 
     /**

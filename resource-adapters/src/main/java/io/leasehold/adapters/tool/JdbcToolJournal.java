@@ -48,11 +48,9 @@ public final class JdbcToolJournal implements ToolJournal {
   private static final String UNIQUE_VIOLATION = "23505";
 
   private final DataSource dataSource;
-  private final String call;
-  private final String mark;
+  private final JournalSql sql;
   private final MarkResetTable resets;
   private final JournalMarkRows marks;
-  private final String admissionSeq;
   private final java.time.Duration lockTimeout;
 
   /** The default lock wait: as the database writer's. */
@@ -61,11 +59,9 @@ public final class JdbcToolJournal implements ToolJournal {
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
-    this.call = schema.prefix() + "_call";
-    this.mark = schema.prefix() + "_mark";
+    this.sql = JournalSql.of(schema);
     this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
-    this.marks = new JournalMarkRows(mark, call);
-    this.admissionSeq = schema.prefix() + "_admission_seq";
+    this.marks = new JournalMarkRows(sql);
   }
 
   /**
@@ -120,9 +116,7 @@ public final class JdbcToolJournal implements ToolJournal {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
-        // Every wait of this transaction for a row lock ends (CONTRACT C21); local to it, so a
-        // pooled connection keeps its own setting afterwards.
-        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+        try (PreparedStatement ps = c.prepareStatement(sql.lockTimeout())) {
           ps.setString(1, lockTimeout.toMillis() + "ms");
           ps.execute();
         }
@@ -142,11 +136,11 @@ public final class JdbcToolJournal implements ToolJournal {
       }
     } catch (SQLException e) {
       throw new ResourceAccessException(
-          "tool journal in " + call + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
+          "tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
               + (e.getSQLState() != null && e.getSQLState().equals("42P01")
                   ? "; run ToolJournalSchema.apply first" : "")
               + ("55P03".equals(e.getSQLState())
-                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock in " + mark + " or " + call
+                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock in " + sql.mark() + " or " + sql.call()
                       + " that another transaction holds: find it in pg_locks and pg_stat_activity"
                   : "") + ")",
           e);
@@ -157,16 +151,7 @@ public final class JdbcToolJournal implements ToolJournal {
   public void intended(ToolCall c) {
     Long stale =
         tx("record an intended call", conn -> {
-          // Columns: the call, its key, tool, token (text, and fence and run for queries), arguments.
-          // Recorded only if the key's mark is not already above the fence: a stale run's calls
-          // add no row (issue 27, CONTRACT C21). Without a lock: the admission checks again under
-          // the mark row's lock, and a call that lost that race is recorded as refused there.
-          try (PreparedStatement ps =
-              conn.prepareStatement(
-                  "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
-                      + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-                      + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ?"
-                      + " AND fence > ?)")) {
+          try (PreparedStatement ps = conn.prepareStatement(sql.intend())) {
             ps.setObject(1, c.callId());
             ps.setString(2, c.token().key().accountId());
             ps.setString(3, c.token().key().sessionId());
@@ -206,10 +191,7 @@ public final class JdbcToolJournal implements ToolJournal {
           // Start the call; the unique index on in-flight calls refuses a duplicate here. A
           // savepoint keeps the transaction usable to record the refusal.
           java.sql.Savepoint sp = c.setSavepoint();
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE " + call + " SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
-                      + " WHERE call_id = ? AND state = 'INTENDED'")) {
+          try (PreparedStatement ps = c.prepareStatement(sql.start())) {
             ps.setObject(1, callId);
             if (ps.executeUpdate() != 1) {
               throw new SQLException("call " + callId + " was never journaled as intended");
@@ -253,11 +235,7 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
-                + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
-                + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?")) {
+    try (PreparedStatement ps = c.prepareStatement(sql.inFlightDuplicate())) {
       ps.setObject(1, callId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getObject(1, UUID.class) : callId;
@@ -266,8 +244,7 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   private void setState(Connection c, UUID callId, String state, JsonNode result, String error) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?")) {
+    try (PreparedStatement ps = c.prepareStatement(sql.setState())) {
       ps.setString(1, state);
       ps.setString(2, result == null ? null : json(result));
       ps.setString(3, error);
@@ -297,18 +274,11 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public List<ToolCall> calls(LeaseKey key) {
     return tx("read the calls of " + key, c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence,"
-                  + " run_id, account_id, session_id FROM "
-                  + call + " WHERE account_id = ? AND session_id = ? ORDER BY seq")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
+      try (PreparedStatement ps = JournalSql.keyed(c, sql.callsOfKey(), key);
+          ResultSet rs = ps.executeQuery()) {
         List<ToolCall> out = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            out.add(row(rs));
-          }
+        while (rs.next()) {
+          out.add(row(rs));
         }
         return out;
       }
@@ -316,11 +286,7 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   private ToolCall read(Connection c, UUID callId) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence,"
-                  + " run_id, account_id, session_id FROM "
-                + call + " WHERE call_id = ?")) {
+    try (PreparedStatement ps = c.prepareStatement(sql.callById())) {
       ps.setObject(1, callId);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -355,7 +321,7 @@ public final class JdbcToolJournal implements ToolJournal {
           result == null ? Optional.empty() : Optional.of(JSON.readTree(result)),
           Optional.ofNullable(rs.getString(8)));
     } catch (IOException | IllegalArgumentException e) {
-      throw new SQLException("damaged row in " + call + ": " + e.getMessage(), e);
+      throw new SQLException("damaged row in " + sql.call() + ": " + e.getMessage(), e);
     }
   }
 
@@ -373,15 +339,7 @@ public final class JdbcToolJournal implements ToolJournal {
       // Unchecked: the reset is the repair of a mark the check refuses. From here on, only calls
       // admitted after the reset count against the new mark.
       long previous = Math.max(0, marks.lockRow(c, key)[0]);
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
-                  + " WHERE account_id = ? AND session_id = ?")) {
-        ps.setLong(1, newMark);
-        ps.setString(2, key.accountId());
-        ps.setString(3, key.sessionId());
-        ps.executeUpdate();
-      }
+      JournalMarkRows.setMark(c, sql.resetMark(), key, newMark);
       return resets.record(c, key, previous, newMark, operator, reason);
     });
   }
@@ -394,12 +352,7 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
     return tx("look up a finished call", c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT result::text FROM " + call + " WHERE account_id = ? AND session_id = ? AND tool = ?"
-                  + " AND idempotency_key = ? AND state = 'FINISHED' ORDER BY seq LIMIT 1")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
+      try (PreparedStatement ps = JournalSql.keyed(c, sql.finishedResult(), key)) {
         ps.setString(3, tool);
         ps.setString(4, idempotencyKey);
         try (ResultSet rs = ps.executeQuery()) {
@@ -408,7 +361,7 @@ public final class JdbcToolJournal implements ToolJournal {
           }
           return Optional.of(JSON.readTree(rs.getString(1)));
         } catch (IOException e) {
-          throw new SQLException("damaged result in " + call + ": " + e.getMessage(), e);
+          throw new SQLException("damaged result in " + sql.call() + ": " + e.getMessage(), e);
         }
       }
     });
@@ -422,17 +375,11 @@ public final class JdbcToolJournal implements ToolJournal {
    */
   List<Long> admittedFences(LeaseKey key) {
     return tx("read the admissions of " + key, c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
-                  + " ORDER BY admitted_seq")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
+      try (PreparedStatement ps = JournalSql.keyed(c, sql.admittedFences(), key);
+          ResultSet rs = ps.executeQuery()) {
         List<Long> out = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            out.add(rs.getLong(1));
-          }
+        while (rs.next()) {
+          out.add(rs.getLong(1));
         }
         return out;
       }
@@ -449,6 +396,6 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public String toString() {
-    return "JdbcToolJournal[" + call + "]";
+    return "JdbcToolJournal[" + sql.call() + "]";
   }
 }

@@ -42,46 +42,35 @@ final class JournalLines {
   }
 
   static ObjectNode started(UUID callId, FencingToken token) {
-    ObjectNode line = event("started", callId);
-    line.put("token", token.unsigned().toText());
-    return line;
+    return event("started", callId).put("token", token.unsigned().toText());
   }
 
   static ObjectNode finished(UUID callId, JsonNode result) {
-    ObjectNode line = event("finished", callId);
-    line.set("result", result);
-    return line;
+    return event("finished", callId).set("result", result);
   }
 
   static ObjectNode failed(UUID callId, String error) {
-    ObjectNode line = event("failed", callId);
-    line.put("error", error);
-    return line;
+    return event("failed", callId).put("error", error);
   }
 
   static ObjectNode refusedStale(UUID callId, long highest) {
-    ObjectNode line = event("refused", callId);
-    line.put("highest", highest);
-    return line;
+    return event("refused", callId).put("highest", highest);
   }
 
   static ObjectNode refusedDuplicate(UUID callId, UUID duplicateOf) {
-    ObjectNode line = event("refused", callId);
-    line.put("duplicateOf", duplicateOf.toString());
-    return line;
+    return event("refused", callId).put("duplicateOf", duplicateOf.toString());
   }
 
   static ObjectNode reset(MarkReset r) {
-    ObjectNode line = JSON.createObjectNode();
-    line.put("event", "mark_reset");
-    line.put("accountId", r.key().accountId());
-    line.put("sessionId", r.key().sessionId());
-    line.put("previous", r.previousMark());
-    line.put("mark", r.newMark());
-    line.put("operator", r.operator());
-    line.put("reason", r.reason());
-    line.put("at", r.at().toString());
-    return line;
+    return JSON.createObjectNode()
+        .put("event", "mark_reset")
+        .put("accountId", r.key().accountId())
+        .put("sessionId", r.key().sessionId())
+        .put("previous", r.previousMark())
+        .put("mark", r.newMark())
+        .put("operator", r.operator())
+        .put("reason", r.reason())
+        .put("at", r.at().toString());
   }
 
   /** A journal line as appended: the object's JSON and a newline, in UTF-8. */

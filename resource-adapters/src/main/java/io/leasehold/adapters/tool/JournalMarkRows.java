@@ -1,5 +1,7 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.JournalSql.keyed;
+
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import java.sql.Connection;
@@ -13,36 +15,30 @@ import java.sql.SQLException;
  * caller's transaction.
  */
 final class JournalMarkRows {
-  private final String mark;
-  private final String call;
+  private final JournalSql sql;
 
-  /**
-   * @param mark the mark table
-   * @param call the call table
-   */
-  JournalMarkRows(String mark, String call) {
-    this.mark = mark;
-    this.call = call;
+  JournalMarkRows(JournalSql sql) {
+    this.sql = sql;
   }
 
   long markOf(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
+    try (PreparedStatement ps = keyed(c, sql.markOf(), key);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
     }
   }
 
+  /** Raises the key's mark to the token's fence; the caller holds the mark row's lock. */
   void raise(Connection c, FencingToken token) throws SQLException {
-    // The caller holds the mark row's lock, so the raise cannot interleave with an admission.
-    try (PreparedStatement ps =
-        c.prepareStatement("UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?")) {
-      ps.setLong(1, token.fence());
-      ps.setString(2, token.key().accountId());
-      ps.setString(3, token.key().sessionId());
+    setMark(c, sql.raise(), token.key(), token.fence());
+  }
+
+  /** Sets the key's mark with {@code statement}, whose parameters are the mark, account, session. */
+  static void setMark(Connection c, String statement, LeaseKey key, long mark) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      ps.setLong(1, mark);
+      ps.setString(2, key.accountId());
+      ps.setString(3, key.sessionId());
       ps.executeUpdate();
     }
   }
@@ -58,22 +54,16 @@ final class JournalMarkRows {
     long fence = row[0];
     if (fence < 0) {
       throw new SQLException(
-          "the mark row of " + key + " in " + mark + " holds " + fence + ", which is not a fence: the table"
+          "the mark row of " + key + " in " + sql.mark() + " holds " + fence + ", which is not a fence: the table"
               + " was edited outside the journal. Every call of the key is refused until an operator resets"
               + " its mark (FencedToolExecutor.resetMark) to the lease table's current fence for the key");
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            // The highest fence admitted since the last reset, backwards through the partial index.
-            "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
-                + " AND admitted_seq > ? ORDER BY fence DESC LIMIT 1")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
+    try (PreparedStatement ps = keyed(c, sql.highestAdmittedSinceReset(), key)) {
       ps.setLong(3, row[1]);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next() && rs.getLong(1) > fence) {
           throw new SQLException(
-              "the mark of " + key + " in " + mark + " is " + fence + ", but calls with fence " + rs.getLong(1)
+              "the mark of " + key + " in " + sql.mark() + " is " + fence + ", but calls with fence " + rs.getLong(1)
                   + " were admitted: the mark row was deleted or lowered outside the journal. Every call of"
                   + " the key is refused until an operator resets its mark (FencedToolExecutor.resetMark) to"
                   + " at least " + rs.getLong(1));
@@ -85,22 +75,13 @@ final class JournalMarkRows {
 
   /** Locks the key's mark row (creating it at 0): its fence and the admission sequence value of its last reset. */
   long[] lockRow(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
+    try (PreparedStatement ps = keyed(c, sql.createMark(), key)) {
       ps.executeUpdate();
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT fence, reset_seq FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2)};
-      }
+    try (PreparedStatement ps = keyed(c, sql.lockMark(), key);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new long[] {rs.getLong(1), rs.getLong(2)};
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.internal.Arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.FencingToken;
 import java.util.Optional;
@@ -22,8 +23,6 @@ public record ToolInvocation(
    * @throws IllegalArgumentException if a component is null
    */
   public ToolInvocation {
-    if (callId == null || tool == null || arguments == null || token == null || idempotencyKey == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(callId, tool, arguments, token, idempotencyKey);
   }
 }

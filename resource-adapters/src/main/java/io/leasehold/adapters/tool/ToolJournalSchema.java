@@ -19,6 +19,14 @@ public record ToolJournalSchema(String prefix) {
   /** Class-path location of the changelog. */
   public static final String CHANGELOG = "META-INF/leasehold/adapters/tool-journal.changelog.xml";
 
+  /**
+   * The default names.
+   *
+   * @return the schema with prefix {@code leasehold_tool}
+   */
+  public static ToolJournalSchema defaults() {
+    return new ToolJournalSchema(DEFAULT_PREFIX);
+  }
 
   /**
    * Validates the prefix.
@@ -27,15 +35,6 @@ public record ToolJournalSchema(String prefix) {
    */
   public ToolJournalSchema {
     SqlNames.identifier(prefix, "tool journal prefix");
-  }
-
-  /**
-   * The default names.
-   *
-   * @return the schema with prefix {@code leasehold_tool}
-   */
-  public static ToolJournalSchema defaults() {
-    return new ToolJournalSchema(DEFAULT_PREFIX);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.fencing.internal.Arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
 import java.util.UUID;
@@ -20,8 +21,6 @@ public record ToolResult(UUID callId, JsonNode value, Admission admission, boole
    * @throws IllegalArgumentException if a component is null
    */
   public ToolResult {
-    if (callId == null || value == null || admission == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(callId, value, admission);
   }
 }

@@ -86,11 +86,18 @@ class ResetMarkCommandTest {
     return new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID());
   }
 
+  /** A file store at {@code root} that admitted a forged token with the highest fence there is. */
+  private static FencedFileStore storeWithAForgedMark(Path root) {
+    FencedFileStore files =
+        FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    return files;
+  }
+
   @Test
   void resetsAFileStoreMark() {
     Path root = dir.resolve("files");
-    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
-    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    FencedFileStore files = storeWithAForgedMark(root);
     assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
         "--mark", "12", "--reason", "forged token, incident 7")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
@@ -133,8 +140,7 @@ class ResetMarkCommandTest {
   @Test
   void badArgumentsChangeNothingAndSayHow() {
     Path root = dir.resolve("files");
-    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
-    files.write(forged(), "chat-1/a.md", new byte[] {1});
+    FencedFileStore files = storeWithAForgedMark(root);
     assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
         "--mark", "12")).isEqualTo(2);
     assertThat(run("--file-store", root.toString(), "--tool-journal", "x", "--account", "acct-7",

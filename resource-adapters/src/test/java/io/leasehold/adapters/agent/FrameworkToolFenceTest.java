@@ -80,15 +80,16 @@ class FrameworkToolFenceTest {
     assertThat(invoked).hasValue(0);
   }
 
+  /** The call is tied to no run: refused before the tool, with an error that says {@code why}. */
+  private void assertUnresolved(FrameworkToolFence<Map<String, Object>> core, Map<String, Object> context, String why) {
+    assertThatThrownBy(() -> call(core, context)).isInstanceOf(UnresolvedSessionException.class).hasMessageContaining(why);
+  }
+
   @Test
   void aCallTiedToNoRunIsRefusedWithTheFrameworksOwnRepair() {
     FrameworkToolFence<Map<String, Object>> core = new FrameworkToolFence<>(fence, CARRIER, null, null, true);
-    assertThatThrownBy(() -> call(core, Map.of()))
-        .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining("put the lease under \"lease\"");
-    assertThatThrownBy(() -> call(core, Map.of("lease", "not a lease")))
-        .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining("map entry lease holds a java.lang.String");
+    assertUnresolved(core, Map.of(), "put the lease under \"lease\"");
+    assertUnresolved(core, Map.of("lease", "not a lease"), "map entry lease holds a java.lang.String");
     assertThat(invoked).hasValue(0);
   }
 
@@ -101,16 +102,10 @@ class FrameworkToolFenceTest {
             sessions, true);
     try (SessionLeases.Registration r = sessions.register(new FencingToken(key, 3, UUID.randomUUID()))) {
       assertThat(call(core, Map.of("conversation", "chat"))).isEqualTo("sent");
-      assertThatThrownBy(() -> call(core, Map.of()))
-          .isInstanceOf(UnresolvedSessionException.class)
-          .hasMessageContaining("put the conversation under \"conversation\"");
-      assertThatThrownBy(() -> call(core, Map.of("conversation", "other")))
-          .isInstanceOf(UnresolvedSessionException.class)
-          .hasMessageContaining("no live run of session");
+      assertUnresolved(core, Map.of(), "put the conversation under \"conversation\"");
+      assertUnresolved(core, Map.of("conversation", "other"), "no live run of session");
       FencingToken foreign = new FencingToken(LeaseKey.of("acct", "elsewhere"), 9, UUID.randomUUID());
-      assertThatThrownBy(() -> call(core, Map.of("conversation", "chat", "lease", foreign)))
-          .isInstanceOf(UnresolvedSessionException.class)
-          .hasMessageContaining("but the conversation maps to session");
+      assertUnresolved(core, Map.of("conversation", "chat", "lease", foreign), "but the conversation maps to session");
     }
     assertThat(invoked).hasValue(1);
   }

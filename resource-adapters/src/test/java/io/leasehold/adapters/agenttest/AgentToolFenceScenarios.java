@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
+import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
@@ -49,10 +50,18 @@ public abstract class AgentToolFenceScenarios {
 
   protected final List<RunStop> stops = new CopyOnWriteArrayList<>();
   protected final ToolWorld world = new ToolWorld();
+  /** The runs registered by session, for fences that resolve a call's session. */
+  protected final SessionLeases sessions = new SessionLeases();
   protected final LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
   protected LeaseStore store;
   protected JdbcToolJournal journal;
   protected AgentToolFence agentFence;
+
+  /** Nothing reached the world and nothing was journaled for the session. */
+  protected void assertNothingRan() {
+    assertThat(world.effects).isEmpty();
+    assertThat(journal.calls(key)).isEmpty();
+  }
 
   /** The leases and the tool journal, in one database per test class. */
   @RegisterExtension
@@ -281,8 +290,7 @@ public abstract class AgentToolFenceScenarios {
       assertThatThrownBy(() -> turn(desktop, true, "x", "sendMessage", "{\"text\":\"late\"}"))
           .isInstanceOf(RunStoppedException.class)
           .hasMessageContaining("lost its lease");
-      assertThat(world.effects).isEmpty();
-      assertThat(journal.calls(key)).isEmpty();
+      assertNothingRan();
       assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.LEASE_LOST);
     }
   }
@@ -314,7 +322,6 @@ public abstract class AgentToolFenceScenarios {
     assertThatThrownBy(() -> turn(null, true, "done", "sendMessage", "{\"text\":\"hi\"}"))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining(howToPassALease());
-    assertThat(world.effects).isEmpty();
-    assertThat(journal.calls(key)).isEmpty();
+    assertNothingRan();
   }
 }

@@ -6,12 +6,10 @@ import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
 import java.nio.charset.StandardCharsets;
 import io.leasehold.fencing.AdminPolicy;
-import io.leasehold.fencing.MarkReset;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /** The file store as a register: one file per key, and the store's audit log. */
 public final class FileHarness implements GuardHarness {
@@ -101,10 +99,5 @@ public final class FileHarness implements GuardHarness {
         .filter(op -> op.admission().token().key().equals(key))
         .map(op -> op.admission().token().fence())
         .toList();
-  }
-
-  @Override
-  public boolean finalValueFollowsHighestFence() {
-    return true;
   }
 }

@@ -18,12 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the file store, on a real file system. */
 class FileStoreContractTest extends FencedResourceContract
-    implements CrossProcessGuardContract,
-        DamagedStateContract,
-        io.leasehold.testkit.TokenScopeContract,
-        io.leasehold.testkit.AccountIsolationContract,
-        io.leasehold.testkit.BoundedGrowthContract,
-        io.leasehold.testkit.BoundedWaitContract {
+    implements CrossProcessGuardContract, DamagedStateContract, io.leasehold.testkit.ScopeAndBoundsContract {
   @TempDir Path root;
 
   private Path fresh(String what) {

@@ -6,41 +6,26 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 13 (CONTRACT C16), each finding from trying the file store as a hostile or unlucky
  * environment would: damage never lowers a mark, and nothing under the root makes the store
  * touch files outside it.
  */
-class FileStoreFailsClosedTest {
-  private static final LeaseKey KEY = LeaseKey.of("acct", "chat-1");
-  @TempDir Path dir;
-  private Path root;
-  private FencedFileStore store;
-
-  @BeforeEach
-  void open() {
-    root = dir.resolve("root");
-    store = open(root);
-  }
-
-  private static FencedFileStore open(Path root) {
+class FileStoreFailsClosedTest extends DamagedStateTest {
+  @Override
+  FencedFileStore open(Path root) {
     return FencedFileStore.builder(root)
         .pathScope(PathScope.anyPath())
         .verifier(TokenVerifier.trustEveryWriter())
@@ -50,7 +35,7 @@ class FileStoreFailsClosedTest {
   }
 
   private static FencingToken token(long fence) {
-    return new FencingToken(KEY, fence, UUID.nameUUIDFromBytes(Long.toString(fence).getBytes()));
+    return token(KEY, fence);
   }
 
   private Path primaryMark() {
@@ -59,10 +44,6 @@ class FileStoreFailsClosedTest {
 
   private Path copyMark() {
     return root.resolve(".leasehold/marks-copy/" + MarkFiles.name(KEY));
-  }
-
-  private String content(String path) {
-    return new String(store.read(path).orElseThrow().content(), StandardCharsets.UTF_8);
   }
 
   @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminPolicy;
-import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
@@ -17,11 +16,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.util.Comparator;
 import java.util.Set;
-import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16 for the store's own state going missing or turning into something that is not a
@@ -31,33 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * a huge mark file raised OutOfMemoryError. (A mark that is a named pipe: {@code
  * SpecialStateFilesTest}.)
  */
-class LostMarksTest {
-  private static final LeaseKey KEY = LeaseKey.of("acct", "chat-1");
+class LostMarksTest extends DamagedStateTest {
   private static final LeaseKey OTHER = LeaseKey.of("acct", "chat-2");
-  @TempDir Path dir;
-  private Path root;
-  private FencedFileStore store;
-
-  @BeforeEach
-  void open() {
-    root = dir.resolve("root");
-    store = open(root);
-  }
-
-  private static FencedFileStore open(Path root) {
+  @Override
+  FencedFileStore open(Path root) {
     return FencedFileStore.builder(root)
         .pathScope(PathScope.anyPath())
         .verifier(TokenVerifier.trustEveryWriter())
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))
         .open();
-  }
-
-  private static FencingToken token(LeaseKey key, long fence) {
-    return new FencingToken(key, fence, UUID.nameUUIDFromBytes((key + "/" + fence).getBytes()));
-  }
-
-  private String content(String path) {
-    return new String(store.read(path).orElseThrow().content(), StandardCharsets.UTF_8);
   }
 
   private static void deleteTree(Path p) throws IOException {

@@ -55,6 +55,18 @@ class FencedJdbcWriterTest {
     }
   }
 
+  /** Work that sends these statements, in order, in the writer's transaction. */
+  private static JdbcWork<Void> statements(String... sql) {
+    return (c, t) -> {
+      try (Statement s = c.createStatement()) {
+        for (String statement : sql) {
+          s.execute(statement);
+        }
+      }
+      return null;
+    };
+  }
+
   @ParameterizedTest(name = "admit at commit: {0}")
   @ValueSource(booleans = {false, true})
   void failingWorkRollsBackTheMarkToo(boolean atCommit) throws Exception {
@@ -66,13 +78,7 @@ class FencedJdbcWriterTest {
             () ->
                 writer.write(
                     new FencingToken(key, 9, UUID.randomUUID()),
-                    (c, t) -> {
-                      try (Statement s = c.createStatement()) {
-                        s.execute("DELETE FROM register");
-                        s.execute("SELECT no_such_column FROM register");
-                      }
-                      return null;
-                    }))
+                    statements("DELETE FROM register", "SELECT no_such_column FROM register")))
         .isInstanceOf(ResourceAccessException.class)
         .hasMessageContaining("rolled back");
     assertThat(writer.highWaterMark(key)).hasValue(3);
@@ -185,12 +191,7 @@ class FencedJdbcWriterTest {
               () ->
                   writer.write(
                       new FencingToken(key, 2, UUID.randomUUID()),
-                      (c, t) -> {
-                        try (Statement st = c.createStatement()) {
-                          st.execute("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'");
-                        }
-                        return null;
-                      }))
+                      statements("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'")))
           .isInstanceOf(ResourceAccessException.class)
           // The configured 100 ms, not the 5 s default, was in force, and the error says for what.
           .hasMessageContaining("waited 100 ms (lockTimeout) for a row lock")

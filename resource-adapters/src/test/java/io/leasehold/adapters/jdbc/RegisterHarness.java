@@ -50,15 +50,7 @@ public final class RegisterHarness implements GuardHarness {
     writer.write(
         fenced,
         (c, token) -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
-                      + " DO UPDATE SET value = EXCLUDED.value")) {
-            ps.setString(1, key.accountId());
-            ps.setString(2, key.sessionId());
-            ps.setString(3, value);
-            ps.executeUpdate();
-          }
+          setRegister(c, key, value);
           try (PreparedStatement ps =
               c.prepareStatement("INSERT INTO op_log (account_id, session_id, fence) VALUES (?, ?, ?)")) {
             ps.setString(1, key.accountId());
@@ -75,16 +67,22 @@ public final class RegisterHarness implements GuardHarness {
     writer.write(
         token,
         (c, t) -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO register VALUES (?, ?, 'thrown') ON CONFLICT (account_id, session_id)"
-                      + " DO UPDATE SET value = EXCLUDED.value")) {
-            ps.setString(1, key.accountId());
-            ps.setString(2, key.sessionId());
-            ps.executeUpdate();
-          }
+          setRegister(c, key, "thrown");
           throw io.leasehold.adapters.Sneaky.raise(thrown);
         });
+  }
+
+  /** Sets the key's register inside the caller's transaction. */
+  static void setRegister(Connection c, LeaseKey key, String value) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
+                + " DO UPDATE SET value = EXCLUDED.value")) {
+      ps.setString(1, key.accountId());
+      ps.setString(2, key.sessionId());
+      ps.setString(3, value);
+      ps.executeUpdate();
+    }
   }
 
   @Override
@@ -108,10 +106,6 @@ public final class RegisterHarness implements GuardHarness {
         .toList();
   }
 
-  @Override
-  public boolean finalValueFollowsHighestFence() {
-    return true;
-  }
 
   private List<String> query(String sql, LeaseKey key) {
     try (Connection c = ds.getConnection();

@@ -1,7 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -79,7 +78,7 @@ class ThrownErrorsNeverCommitTest {
                   writer.write(
                       token,
                       (c, t) -> {
-                        setRegister(c, key, "written by fence " + fence);
+                        RegisterHarness.setRegister(c, key, "written by fence " + fence);
                         try {
                           failure.fail(c);
                         } catch (SQLException | RuntimeException | Error e) {
@@ -112,18 +111,6 @@ class ThrownErrorsNeverCommitTest {
     }
   }
 
-  private static void setRegister(Connection c, LeaseKey key, String value) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO register VALUES (?, ?, ?) ON CONFLICT (account_id, session_id)"
-                + " DO UPDATE SET value = EXCLUDED.value")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.setString(3, value);
-      ps.executeUpdate();
-    }
-  }
-
   private static void insert(Connection c, String value) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO register VALUES ('x', ?, ?)")) {
       ps.setString(1, UUID.randomUUID().toString());
@@ -132,15 +119,8 @@ class ThrownErrorsNeverCommitTest {
     }
   }
 
-  private static int countRows(String value) throws SQLException {
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM register WHERE value = ?")) {
-      ps.setString(1, value);
-      try (var rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
+  private static long countRows(String value) {
+    return db.database().queryOne("SELECT count(*) FROM register WHERE value = '" + value + "'", Long.class);
   }
 
   private static int recurse(int depth) {

@@ -25,10 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class JdbcToolJournalContractTest extends FencedResourceContract
     implements io.leasehold.testkit.CrossProcessGuardContract,
         io.leasehold.testkit.ThrownErrorContract,
-        io.leasehold.testkit.TokenScopeContract,
-        io.leasehold.testkit.AccountIsolationContract,
-        io.leasehold.testkit.BoundedGrowthContract,
-        io.leasehold.testkit.BoundedWaitContract {
+        io.leasehold.testkit.ScopeAndBoundsContract {
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("tool_journal", ds -> ToolJournalSchema.defaults().apply(ds));

@@ -103,14 +103,7 @@ class JournalGroupCommitTest {
         .isEqualTo(step.equals("after-return") ? ToolCall.State.FINISHED : ToolCall.State.STARTED);
 
     AtomicInteger ran = new AtomicInteger();
-    FencedTool retry =
-        idempotent(
-            "send_mail",
-            arguments -> arguments.get("message").asText(),
-            invocation -> {
-              ran.incrementAndGet();
-              return JSON.textNode("sent again");
-            });
+    FencedTool retry = TestTools.idempotentCounting("send_mail", "message", ran, "sent again");
     FencedToolExecutor next =
         FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(retry).build();
     ToolResult r = next.call(token(4), "send_mail", JSON.objectNode().put("message", "m-1"));

@@ -14,6 +14,7 @@ import io.leasehold.testing.TestDatabaseExtension;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,14 +52,21 @@ class TamperedJournalRowsTest {
     db.database().execute(statement.replace("$A", key.accountId()).replace("$S", key.sessionId()));
   }
 
+  /**
+   * A call with fence {@code written} runs, {@code tamper} edits the tables behind the executor's
+   * back, and the next call, with fence {@code next}, must be refused as damage.
+   */
+  private AbstractThrowableAssert<?, ? extends Throwable> refusedAfter(
+      FencedToolExecutor tools, long written, String tamper, long next) throws Exception {
+    tools.call(token(written), "send", ARGS);
+    sql(tamper);
+    return assertThatThrownBy(() -> tools.call(token(next), "send", ARGS)).isInstanceOf(ResourceAccessException.class);
+  }
+
   @Test
   void aDeletedMarkRowIsDamageNotZero() throws Exception {
     FencedToolExecutor tools = executor();
-    tools.call(token(10), "send", ARGS);
-    sql("DELETE FROM leasehold_tool_mark WHERE account_id = '$A' AND session_id = '$S'");
-
-    assertThatThrownBy(() -> tools.call(token(5), "send", ARGS))
-        .isInstanceOf(ResourceAccessException.class)
+    refusedAfter(tools, 10, "DELETE FROM leasehold_tool_mark WHERE account_id = '$A' AND session_id = '$S'", 5)
         .hasMessageContaining("calls with fence 10 were admitted")
         .hasMessageContaining("resetMark");
     assertThat(ran).hasValue(1);
@@ -67,11 +75,7 @@ class TamperedJournalRowsTest {
   @Test
   void aLoweredMarkRowIsDamageAndAResetRepairsIt() throws Exception {
     FencedToolExecutor tools = executor();
-    tools.call(token(10), "send", ARGS);
-    sql("UPDATE leasehold_tool_mark SET fence = 3 WHERE account_id = '$A' AND session_id = '$S'");
-
-    assertThatThrownBy(() -> tools.call(token(5), "send", ARGS))
-        .isInstanceOf(ResourceAccessException.class)
+    refusedAfter(tools, 10, "UPDATE leasehold_tool_mark SET fence = 3 WHERE account_id = '$A' AND session_id = '$S'", 5)
         .hasMessageContaining("is 3, but calls with fence 10 were admitted");
     assertThat(ran).hasValue(1);
 
@@ -96,10 +100,7 @@ class TamperedJournalRowsTest {
   @Test
   void aNegativeMarkIsAClearError() throws Exception {
     FencedToolExecutor tools = executor();
-    tools.call(token(2), "send", ARGS);
-    sql("UPDATE leasehold_tool_mark SET fence = -5 WHERE account_id = '$A' AND session_id = '$S'");
-    assertThatThrownBy(() -> tools.call(token(3), "send", ARGS))
-        .isInstanceOf(ResourceAccessException.class)
+    refusedAfter(tools, 2, "UPDATE leasehold_tool_mark SET fence = -5 WHERE account_id = '$A' AND session_id = '$S'", 3)
         .hasMessageContaining("holds -5, which is not a fence");
   }
 

@@ -1,25 +1,13 @@
 package io.leasehold.adapters.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.Optional;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-/** Tools for tests, written as lambdas: a name, a body and, for an idempotent tool, its key. */
+/** Tools for tests, written as lambdas: a name, a body ({@link FencedTool.Body}) and, for an idempotent tool, its key. */
 public final class TestTools {
   private TestTools() {}
-
-  /** What a test tool does when it is called. */
-  @FunctionalInterface
-  public interface Body {
-    /**
-     * Performs the call.
-     *
-     * @param invocation the call
-     * @return the result
-     * @throws Exception anything the test wants to fly
-     */
-    JsonNode call(ToolInvocation invocation) throws Exception;
-  }
 
   /**
    * A tool without an idempotency key.
@@ -28,8 +16,28 @@ public final class TestTools {
    * @param body what it does
    * @return the tool
    */
-  public static FencedTool tool(String name, Body body) {
-    return idempotent(name, arguments -> null, body);
+  public static FencedTool tool(String name, FencedTool.Body body) {
+    return FencedTool.withInvocation(name, body);
+  }
+
+  /**
+   * An idempotent tool keyed by one of its arguments, that counts its runs and answers a fixed
+   * text.
+   *
+   * @param name the tool's name
+   * @param keyField the argument whose text is the idempotency key
+   * @param runs counts the runs
+   * @param answer the text it answers
+   * @return the tool
+   */
+  public static FencedTool idempotentCounting(String name, String keyField, AtomicInteger runs, String answer) {
+    return idempotent(
+        name,
+        arguments -> arguments.get(keyField).asText(),
+        invocation -> {
+          runs.incrementAndGet();
+          return JsonNodeFactory.instance.textNode(answer);
+        });
   }
 
   /**
@@ -40,22 +48,7 @@ public final class TestTools {
    * @param body what it does
    * @return the tool
    */
-  public static FencedTool idempotent(String name, Function<JsonNode, String> key, Body body) {
-    return new FencedTool() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public JsonNode call(ToolInvocation invocation) throws Exception {
-        return body.call(invocation);
-      }
-
-      @Override
-      public Optional<String> idempotencyKey(JsonNode arguments) {
-        return Optional.ofNullable(key.apply(arguments));
-      }
-    };
+  public static FencedTool idempotent(String name, Function<JsonNode, String> key, FencedTool.Body body) {
+    return new LambdaTool(name, body, key);
   }
 }

@@ -23,10 +23,7 @@ class ToolExecutorContractTest extends FencedResourceContract
     implements CrossProcessGuardContract,
         ThrownErrorContract,
         DamagedStateContract,
-        io.leasehold.testkit.TokenScopeContract,
-        io.leasehold.testkit.AccountIsolationContract,
-        io.leasehold.testkit.BoundedGrowthContract,
-        io.leasehold.testkit.BoundedWaitContract {
+        io.leasehold.testkit.ScopeAndBoundsContract {
   @TempDir Path dir;
 
   private Path fresh(String what) {

@@ -10,9 +10,10 @@ import javax.sql.DataSource;
  */
 public final class LeaseholdDataSource implements AutoCloseable {
   private final DataSource dataSource;
-  private final HikariDataSource owned;
+  /** Whether {@link #dataSource} is Leasehold's own pool, a {@link HikariDataSource} it closes. */
+  private final boolean owned;
 
-  private LeaseholdDataSource(DataSource dataSource, HikariDataSource owned) {
+  private LeaseholdDataSource(DataSource dataSource, boolean owned) {
     this.dataSource = dataSource;
     this.owned = owned;
   }
@@ -27,7 +28,7 @@ public final class LeaseholdDataSource implements AutoCloseable {
     if (pool == null) {
       throw new IllegalArgumentException("pool must not be null");
     }
-    return new LeaseholdDataSource(pool, pool);
+    return new LeaseholdDataSource(pool, true);
   }
 
   /**
@@ -40,7 +41,7 @@ public final class LeaseholdDataSource implements AutoCloseable {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
-    return new LeaseholdDataSource(dataSource, null);
+    return new LeaseholdDataSource(dataSource, false);
   }
 
   /**
@@ -58,14 +59,14 @@ public final class LeaseholdDataSource implements AutoCloseable {
    * @return true if this bean closes it
    */
   public boolean isOwned() {
-    return owned != null;
+    return owned;
   }
 
   /** Closes Leasehold's own pool; leaves the application's data source alone. */
   @Override
   public void close() {
-    if (owned != null) {
-      owned.close();
+    if (owned) {
+      ((HikariDataSource) dataSource).close();
     }
   }
 }

@@ -1,0 +1,102 @@
+package io.leasehold.adapters.tool;
+
+import io.leasehold.fencing.LeaseKey;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}), in one place, built
+ * once from the schema's validated prefix (request data always travels as bind parameters). Each
+ * runs inside the journal's own short transaction.
+ *
+ * <p>Tables: {@code <prefix>_call}, a row per call (its key, token text, fence and run, state);
+ * {@code <prefix>_mark}, a row per key with the highest admitted fence and the admission sequence
+ * value of its last reset; {@code <prefix>_admission_seq}, the order in which calls were admitted.
+ *
+ * @param call the call table
+ * @param mark the mark table
+ */
+record JournalSql(String call, String mark, String lockTimeout, String intend, String start, String inFlightDuplicate,
+    String setState, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
+    String raise, String createMark, String lockMark, String highestAdmittedSinceReset, String resetMark) {
+
+  /** The statements on the tables named by {@code schema}. */
+  static JournalSql of(ToolJournalSchema schema) {
+    String call = schema.prefix() + "_call";
+    String mark = schema.prefix() + "_mark";
+    String admissionSeq = schema.prefix() + "_admission_seq";
+    String callColumns =
+        "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence, run_id,"
+            + " account_id, session_id FROM " + call;
+    return new JournalSql(
+        call,
+        mark,
+        // Every wait of the transaction for a row lock ends (CONTRACT C21). Local to the
+        // transaction, so a pooled connection keeps its own setting afterwards. Parameter: the
+        // timeout, as text with its unit.
+        "SELECT set_config('lock_timeout', ?, true)",
+        // Records an intended call: its key, tool, token (text, and fence and run for queries),
+        // arguments. Only if the key's mark is not already above the fence: a stale run's calls
+        // add no row (issue 27, C21). Without a lock: the admission checks again under the mark
+        // row's lock, and a call that lost that race is recorded as refused there. Parameters:
+        // call id, account, session, tool, token text, fence, run id, arguments, idempotency key;
+        // then account, session, fence.
+        "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+            + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
+            + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
+        // Starts an admitted call, numbering it in admission order. The unique index on in-flight
+        // calls refuses a duplicate here. Parameter: call id.
+        "UPDATE " + call + " SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
+            + " WHERE call_id = ? AND state = 'INTENDED'",
+        // The in-flight call a refused duplicate repeats: same key, tool, idempotency key and run.
+        // Parameter: the duplicate's call id.
+        "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
+            + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
+            + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?",
+        // A call's outcome. Parameters: state, result (JSON text or null), error, call id.
+        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
+        // A key's calls in the order they were journaled. Parameters: account, session.
+        callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
+        // One call. Parameter: call id.
+        callColumns + " WHERE call_id = ?",
+        // The first finished result of an idempotent call, for a replay. Parameters: account,
+        // session, tool, idempotency key.
+        "SELECT result::text FROM " + call + " WHERE account_id = ? AND session_id = ? AND tool = ?"
+            + " AND idempotency_key = ? AND state = 'FINISHED' ORDER BY seq LIMIT 1",
+        // A key's started calls by fence, in admission order: what the guard contract checks.
+        // Parameters: account, session.
+        "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
+            + " ORDER BY admitted_seq",
+        // A key's mark, without a lock. Parameters: account, session.
+        "SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?",
+        // Raises the mark; the caller holds the row's lock, so it cannot interleave with an
+        // admission. Parameters: fence, account, session.
+        "UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?",
+        // A key's first admission creates its mark row at 0. Parameters: account, session.
+        "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
+        // Locks the mark row: its fence and the admission sequence value of its last reset.
+        // Parameters: account, session.
+        "SELECT fence, reset_seq FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE",
+        // The highest fence admitted since the key's last reset, backwards through the partial
+        // index: a mark below it was deleted or lowered outside the journal. Parameters: account,
+        // session, the reset's admission sequence value.
+        "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
+            + " AND admitted_seq > ? ORDER BY fence DESC LIMIT 1",
+        // An operator's reset: from here on only calls admitted after it count against the new
+        // mark. Parameters: the new mark, account, session.
+        "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
+            + " WHERE account_id = ? AND session_id = ?");
+  }
+
+  /**
+   * Prepares a statement whose first two parameters are the key's account and session, and binds
+   * them; the caller binds the rest and closes it.
+   */
+  static PreparedStatement keyed(Connection c, String sql, LeaseKey key) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    ps.setString(1, key.accountId());
+    ps.setString(2, key.sessionId());
+    return ps;
+  }
+}
