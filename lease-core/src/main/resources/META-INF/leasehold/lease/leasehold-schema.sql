@@ -8,9 +8,11 @@ CREATE SEQUENCE leasehold_fence_seq AS bigint START WITH 1 INCREMENT BY 1 MINVAL
 -- One row per lease key, kept once created: release marks the row rather than deleting it.
 -- No CHECK constraints and no triggers, on purpose: each made every write measurably slower, and
 -- the lease store validates what it writes (db.changelog.xml, change set 4, says how much).
+-- The key columns compare byte by byte: identifiers, compared for equality only, and every
+-- primary-key lookup is cheaper than under a locale's collation (db.changelog.xml, change set 6).
 CREATE TABLE leasehold_lease (
-  account_id  text        NOT NULL,
-  session_id  text        NOT NULL,
+  account_id  text COLLATE "C" NOT NULL,
+  session_id  text COLLATE "C" NOT NULL,
   run_id      uuid        NOT NULL,
   fence       bigint      NOT NULL,
   holder      text        NOT NULL DEFAULT '',

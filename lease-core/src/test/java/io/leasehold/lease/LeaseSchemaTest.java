@@ -20,6 +20,7 @@ class LeaseSchemaTest {
   private static final String CATALOG =
       "SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' null='"
           + " || is_nullable || ' default=' || coalesce(column_default, '-')"
+          + " || ' collation=' || coalesce(collation_name, '-')"
           + " FROM information_schema.columns WHERE table_schema = 'public' AND table_name LIKE '%lease%'"
           + " AND table_name NOT LIKE '%changelog%'"
           + " UNION ALL SELECT 'constraint ' || conname || ' ' || pg_get_constraintdef(oid)"
@@ -61,6 +62,9 @@ class LeaseSchemaTest {
           .anyMatch(l -> l.startsWith("sequence agent_fence_seq"))
           .anyMatch(l -> l.contains("leasehold_lease_pkey PRIMARY KEY (account_id, session_id)"))
           .anyMatch(l -> l.startsWith("column agent_lease.run_id uuid null=NO"))
+          // Change set 6: the key columns compare byte by byte, whatever the database's locale.
+          .anyMatch(l -> l.equals("column leasehold_lease.account_id text null=NO default=- collation=C"))
+          .anyMatch(l -> l.equals("column agent_lease.session_id text null=NO default=- collation=C"))
           .anyMatch(l -> l.startsWith("column agent_lease.took_over boolean null=NO"))
           // Change set 4 dropped them: no check constraint, trigger or function is left behind.
           .noneMatch(l -> l.contains("_check"))
