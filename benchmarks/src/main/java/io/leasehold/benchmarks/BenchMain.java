@@ -42,7 +42,8 @@ public final class BenchMain {
             group("refusal", c -> new ContentionGroups(c).refusals()), group("waiting", c -> new ContentionGroups(c).waiting()),
             group("pgbench", c -> new PgBenchGroup(c).pgbench()), group("renewal", c -> new RenewalBench(c).renewal()),
             group("guards", c -> new GuardBench(c).guards()), group("verification", c -> new VerificationBench(c).verification()),
-            group("flood", c -> new FloodBench(c).flood()), group("journal", c -> new JournalBench(c).journal(1_000_000)),
+            group("flood", c -> new FloodBench(c).flood()), group("toolcalls", c -> new ToolCallBench(c).toolCalls()),
+            group("journal", c -> new JournalBench(c).journal(1_000_000)),
             group("table", c -> new TableBench(c).tableSize()), group("ablation", c -> new AblationBench(c).ablation()))) {
       GROUPS.put(e.getKey(), e.getValue());
     }

@@ -11,12 +11,13 @@ import org.junit.jupiter.api.Test;
 class BenchSmokeTest {
   @Test
   void everyCompetitorRuns() throws Exception {
-    String report = BenchMain.run("group=cycle,refusal,waiting,guards", "window=200ms", "windows=1", "threads=2");
+    String report = BenchMain.run("group=cycle,refusal,waiting,guards,toolcalls", "window=200ms", "windows=1", "threads=2");
     assertThat(report)
         .contains("## Acquire + release, uncontended", "## Acquire + release, contended", "## Guards")
         .contains("## A refused attempt", "## Waiting acquire", "store per waiter, watcher")
         .contains("| 2 |")
-        .contains("in-memory guard admit", "file write, 1 MiB", "database writer", "tool executor");
+        .contains("in-memory guard admit", "file write, 1 MiB", "database writer", "tool executor")
+        .contains("## Durable tool calls", "PostgreSQL (`JdbcToolJournal`)", "the intent committed on its own");
     assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
   }
 

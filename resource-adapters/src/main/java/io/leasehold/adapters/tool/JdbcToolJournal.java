@@ -59,7 +59,7 @@ public final class JdbcToolJournal implements ToolJournal {
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
-    this.sql = JournalSql.of(schema);
+    this.sql = JournalSql.of(schema, lockTimeout);
     this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
     this.marks = new JournalMarkRows(sql);
   }
@@ -110,15 +110,26 @@ public final class JdbcToolJournal implements ToolJournal {
     T run(Connection c) throws SQLException;
   }
 
-  /** One transaction; rolled back on any throwable before auto-commit is restored. */
+  /** One transaction, which sets the lock timeout first. */
   private <T> T tx(String what, Tx<T> work) {
+    return tx(what, false, work);
+  }
+
+  /**
+   * One transaction; rolled back on any throwable before auto-commit is restored.
+   *
+   * @param setsTimeout whether the work's first statement sets the lock timeout itself ({@link
+   *     JournalSql#intend}, {@link JournalSql#setState}), which spares a round trip
+   */
+  private <T> T tx(String what, boolean setsTimeout, Tx<T> work) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
-        try (PreparedStatement ps = c.prepareStatement(sql.lockTimeout())) {
-          ps.setString(1, lockTimeout.toMillis() + "ms");
-          ps.execute();
+        if (!setsTimeout) {
+          try (PreparedStatement ps = c.prepareStatement(sql.lockTimeout())) {
+            ps.execute();
+          }
         }
         T result = work.run(c);
         c.commit();
@@ -149,75 +160,108 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public void intended(ToolCall c) {
-    Long stale =
-        tx("record an intended call", conn -> {
-          try (PreparedStatement ps = conn.prepareStatement(sql.intend())) {
-            ps.setObject(1, c.callId());
-            ps.setString(2, c.token().key().accountId());
-            ps.setString(3, c.token().key().sessionId());
-            ps.setString(4, c.tool());
-            ps.setString(5, c.token().unsigned().toText()); // never the signature (C20)
-            ps.setLong(6, c.token().fence());
-            ps.setObject(7, c.token().runId());
-            ps.setString(8, json(c.arguments()));
-            ps.setString(9, c.idempotencyKey().orElse(null));
-            ps.setString(10, c.token().key().accountId());
-            ps.setString(11, c.token().key().sessionId());
-            ps.setLong(12, c.token().fence());
-            if (ps.executeUpdate() == 1) {
-              return null;
-            }
-          }
-          return marks.markOf(conn, c.token().key());
-        });
+    Long stale = tx("record an intended call", true, conn -> recordIntent(conn, c));
     if (stale != null) {
-      throw new StaleFenceException(c.token(), Math.max(stale, c.token().fence() + 1));
+      throw stale(c.token(), stale);
     }
+  }
+
+  /**
+   * Records the intent, or returns the key's mark when it is already above the call's fence (and
+   * records nothing: a stale run's calls add no row, issue 27, C21).
+   */
+  private Long recordIntent(Connection conn, ToolCall c) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement(sql.intend())) {
+      ps.setObject(1, c.callId());
+      ps.setString(2, c.token().key().accountId());
+      ps.setString(3, c.token().key().sessionId());
+      ps.setString(4, c.tool());
+      ps.setString(5, c.token().unsigned().toText()); // never the signature (C20)
+      ps.setLong(6, c.token().fence());
+      ps.setObject(7, c.token().runId());
+      ps.setString(8, json(c.arguments()));
+      ps.setString(9, c.idempotencyKey().orElse(null));
+      ps.setString(10, c.token().key().accountId());
+      ps.setString(11, c.token().key().sessionId());
+      ps.setLong(12, c.token().fence());
+      if (ps.executeUpdate() == 1) {
+        return null;
+      }
+    }
+    return marks.markOf(conn, c.token().key());
+  }
+
+  private static StaleFenceException stale(FencingToken token, long mark) {
+    return new StaleFenceException(token, Math.max(mark, token.fence() + 1));
   }
 
   @Override
   public Admission admitAndStart(FencingToken token, UUID callId) {
-    Object outcome =
-        tx("admit a call", c -> {
-          long previous = marks.lockChecked(c, token.key());
-          if (token.fence() < previous) {
-            setState(c, callId, "REFUSED", null, "stale; highest fence " + previous);
-            return new StaleFenceException(token, previous);
-          }
-          if (token.fence() > previous) {
-            // The mark row is locked: the raise and the start commit together.
-            marks.raise(c, token);
-          }
-          // Start the call; the unique index on in-flight calls refuses a duplicate here. A
-          // savepoint keeps the transaction usable to record the refusal.
-          java.sql.Savepoint sp = c.setSavepoint();
-          try (PreparedStatement ps = c.prepareStatement(sql.start())) {
-            ps.setObject(1, callId);
-            if (ps.executeUpdate() != 1) {
-              throw new SQLException("call " + callId + " was never journaled as intended");
-            }
-          } catch (SQLException e) {
-            if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-              throw e;
-            }
-            c.rollback(sp);
-            UUID inFlight = inFlightDuplicate(c, callId);
-            setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
-            ToolCall refused = read(c, callId);
-            return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
-          }
-          return new Admission(token, previous);
-        });
+    return admission(tx("admit a call", c -> admitAndStart(c, token, callId)));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here the intent, the admission and the start are one transaction: one commit to wait for
+   * before the tool runs, instead of one for the intent and one for the start, and a call whose
+   * admission fails (a lock wait that timed out, a lost connection) leaves no row that would
+   * later be listed as in doubt, since it never started. A refused call is recorded as
+   * {@link #admitAndStart} records it.
+   */
+  @Override
+  public Admission start(ToolCall call) {
+    return admission(
+        tx("record and admit a call", true, c -> {
+          Long stale = recordIntent(c, call);
+          return stale != null ? stale(call.token(), stale) : admitAndStart(c, call.token(), call.callId());
+        }));
+  }
+
+  /** The admission a transaction returned, or its refusal thrown once the transaction committed. */
+  private static Admission admission(Object outcome) {
     if (outcome instanceof RuntimeException e) {
       throw e; // the refusal was recorded and committed first
     }
     return (Admission) outcome;
   }
 
+  /** Admits the token and starts the call in the caller's transaction; a refusal is returned. */
+  private Object admitAndStart(Connection c, FencingToken token, UUID callId) throws SQLException {
+    long previous = marks.lockChecked(c, token.key());
+    if (token.fence() < previous) {
+      setState(c, callId, "REFUSED", null, "stale; highest fence " + previous);
+      return new StaleFenceException(token, previous);
+    }
+    if (token.fence() > previous) {
+      // The mark row is locked: the raise and the start commit together.
+      marks.raise(c, token);
+    }
+    // Start the call; the unique index on in-flight calls refuses a duplicate here. A savepoint
+    // keeps the transaction usable to record the refusal.
+    java.sql.Savepoint sp = c.setSavepoint();
+    try (PreparedStatement ps = c.prepareStatement(sql.start())) {
+      ps.setObject(1, callId);
+      if (ps.executeUpdate() != 1) {
+        throw new SQLException("call " + callId + " was never journaled as intended");
+      }
+    } catch (SQLException e) {
+      if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+        throw e;
+      }
+      c.rollback(sp);
+      UUID inFlight = inFlightDuplicate(c, callId);
+      setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
+      ToolCall refused = read(c, callId);
+      return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
+    }
+    return new Admission(token, previous);
+  }
+
   @Override
   public Admission admit(FencingToken token) {
     Arguments.required(token, "token");
-    Object outcome =
+    return admission(
         tx("admit a run", c -> {
           long previous = marks.lockChecked(c, token.key());
           if (token.fence() < previous) {
@@ -227,11 +271,7 @@ public final class JdbcToolJournal implements ToolJournal {
             marks.raise(c, token);
           }
           return new Admission(token, previous);
-        });
-    if (outcome instanceof RuntimeException e) {
-      throw e;
-    }
-    return (Admission) outcome;
+        }));
   }
 
   private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
@@ -257,7 +297,7 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public void finished(UUID callId, JsonNode result) {
-    tx("record a finished call", c -> {
+    tx("record a finished call", true, c -> {
       setState(c, callId, "FINISHED", result, null);
       return null;
     });
@@ -265,7 +305,7 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public void failed(UUID callId, String error) {
-    tx("record a failed call", c -> {
+    tx("record a failed call", true, c -> {
       setState(c, callId, "FAILED", null, error);
       return null;
     });

@@ -75,13 +75,24 @@ final class JournalMarkRows {
 
   /** Locks the key's mark row (creating it at 0): its fence and the admission sequence value of its last reset. */
   long[] lockRow(Connection c, LeaseKey key) throws SQLException {
+    long[] row = lockExisting(c, key);
+    if (row != null) {
+      return row; // every admission but a key's first: one statement
+    }
     try (PreparedStatement ps = keyed(c, sql.createMark(), key)) {
       ps.executeUpdate();
     }
+    row = lockExisting(c, key);
+    if (row == null) {
+      throw new SQLException("the mark row of " + key + " in " + sql.mark() + " vanished while it was created");
+    }
+    return row;
+  }
+
+  private long[] lockExisting(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps = keyed(c, sql.lockMark(), key);
         ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2)};
+      return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
     }
   }
 }

@@ -21,8 +21,17 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
     String setState, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
     String raise, String createMark, String lockMark, String highestAdmittedSinceReset, String resetMark) {
 
-  /** The statements on the tables named by {@code schema}. */
-  static JournalSql of(ToolJournalSchema schema) {
+  /**
+   * The statements on the tables named by {@code schema}.
+   *
+   * @param lockTimeout the longest wait for a row lock, validated by the journal
+   */
+  static JournalSql of(ToolJournalSchema schema, java.time.Duration lockTimeout) {
+    // Every wait of a transaction for a lock ends (CONTRACT C21). SET LOCAL semantics: it lasts
+    // for the transaction, so a pooled connection keeps its own setting afterwards. The hot
+    // path's first statements set it themselves, in a FROM item evaluated before they can wait
+    // for a row lock, to spare a round trip per transaction; the others send it first, alone.
+    String setTimeout = "set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
     String call = schema.prefix() + "_call";
     String mark = schema.prefix() + "_mark";
     String admissionSeq = schema.prefix() + "_admission_seq";
@@ -32,19 +41,18 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
     return new JournalSql(
         call,
         mark,
-        // Every wait of the transaction for a row lock ends (CONTRACT C21). Local to the
-        // transaction, so a pooled connection keeps its own setting afterwards. Parameter: the
-        // timeout, as text with its unit.
-        "SELECT set_config('lock_timeout', ?, true)",
+        // The lock timeout, alone: the first statement of a transaction off the hot path.
+        "SELECT " + setTimeout,
         // Records an intended call: its key, tool, token (text, and fence and run for queries),
         // arguments. Only if the key's mark is not already above the fence: a stale run's calls
         // add no row (issue 27, C21). Without a lock: the admission checks again under the mark
-        // row's lock, and a call that lost that race is recorded as refused there. Parameters:
-        // call id, account, session, tool, token text, fence, run id, arguments, idempotency key;
-        // then account, session, fence.
+        // row's lock, and a call that lost that race is recorded as refused there. The first
+        // statement of a call's transaction, so it sets the lock timeout. Parameters: call id,
+        // account, session, tool, token text, fence, run id, arguments, idempotency key; then
+        // account, session, fence.
         "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
             + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-            + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
+            + " FROM (SELECT " + setTimeout + ") AS cfg WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
         // Starts an admitted call, numbering it in admission order. The unique index on in-flight
         // calls refuses a duplicate here. Parameter: call id.
         "UPDATE " + call + " SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
@@ -54,8 +62,11 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
             + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?",
-        // A call's outcome. Parameters: state, result (JSON text or null), error, call id.
-        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
+        // A call's outcome; the first statement of the outcome's transaction, so it sets the lock
+        // timeout before it can wait for the row. Parameters: state, result (JSON text or null),
+        // error, call id.
+        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? FROM (SELECT " + setTimeout + ") AS cfg"
+            + " WHERE call_id = ?",
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
         // One call. Parameter: call id.

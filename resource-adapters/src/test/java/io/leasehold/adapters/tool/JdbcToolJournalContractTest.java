@@ -2,6 +2,7 @@ package io.leasehold.adapters.tool;
 
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -118,5 +119,32 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     FencingToken newer = new FencingToken(key, 4, UUID.randomUUID());
     assertThat(next.inDoubt(newer)).extracting(ToolCall::callId).containsExactly(crashed);
     assertThat(next.calls(LeaseKey.of(key.accountId(), key.sessionId()))).hasSize(1);
+  }
+
+  /**
+   * Issue 30: a call's intent, admission and start are one transaction, so the call waits for one
+   * commit before its tool runs, and a call whose admission fails records nothing: it never
+   * started, and no later run may be told it is in doubt. (Before, the intent committed on its
+   * own and stayed behind as a call in doubt.)
+   */
+  @Test
+  void aCallWhoseAdmissionTimesOutLeavesNoCallInDoubt() throws Exception {
+    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal)
+            .tool(FencedTool.of("echo", a -> a)).build();
+    LeaseKey session = key;
+    FencingToken token = new FencingToken(session, 5, UUID.randomUUID());
+    journal.admit(token); // the key's mark row exists from here on
+    try (AutoCloseable peer = stickPeer(null, session)) {
+      assertThatThrownBy(() -> tools.call(token, "echo", ARGS))
+          .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
+          .hasMessageContaining("waited 300 ms (lockTimeout)");
+    }
+    assertThat(journal.calls(session)).as("the calls journaled for the key").isEmpty();
+    assertThat(tools.inDoubt(new FencingToken(session, 6, UUID.randomUUID()))).isEmpty();
+    // The key works again once the peer let go, and the call is journaled once.
+    assertThat(tools.call(token, "echo", ARGS)).isNotNull();
+    assertThat(journal.calls(session)).extracting(ToolCall::state).containsExactly(ToolCall.State.FINISHED);
   }
 }
