@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.MarkResetTable;
+import io.leasehold.adapters.internal.Transactions;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -105,46 +106,32 @@ public final class JdbcToolJournal implements ToolJournal {
     return new JdbcToolJournal(dataSource, schema, lockTimeout);
   }
 
-  @FunctionalInterface
-  private interface Tx<T> {
-    T run(Connection c) throws SQLException;
-  }
-
   /** One transaction, which sets the lock timeout first. */
-  private <T> T tx(String what, Tx<T> work) {
+  private <T> T tx(String what, Transactions.Body<T> work) {
     return tx(what, false, work);
   }
 
   /**
-   * One transaction; rolled back on any throwable before auto-commit is restored.
+   * One transaction, committed after {@code work} (through {@link Transactions}: rolled back on
+   * any throwable before auto-commit is restored).
    *
    * @param setsTimeout whether the work's first statement sets the lock timeout itself ({@link
    *     JournalSql#intend}, {@link JournalSql#setState}), which spares a round trip
    */
-  private <T> T tx(String what, boolean setsTimeout, Tx<T> work) {
+  private <T> T tx(String what, boolean setsTimeout, Transactions.Body<T> work) {
     try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      c.setAutoCommit(false);
-      try {
-        if (!setsTimeout) {
-          try (PreparedStatement ps = c.prepareStatement(sql.lockTimeout())) {
-            ps.execute();
-          }
-        }
-        T result = work.run(c);
-        c.commit();
-        c.setAutoCommit(autoCommit);
-        return result;
-      } catch (Throwable e) {
-        try {
-          c.rollback();
-          c.setAutoCommit(autoCommit);
-        } catch (SQLException r) {
-          e.addSuppressed(r);
-          c.abort(Runnable::run);
-        }
-        throw e;
-      }
+      return Transactions.run(
+          c,
+          conn -> {
+            if (!setsTimeout) {
+              try (PreparedStatement ps = conn.prepareStatement(sql.lockTimeout())) {
+                ps.execute();
+              }
+            }
+            T result = work.run(conn);
+            conn.commit();
+            return result;
+          });
     } catch (SQLException e) {
       throw new ResourceAccessException(
           "tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()

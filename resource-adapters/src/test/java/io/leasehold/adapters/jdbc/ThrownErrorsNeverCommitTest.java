@@ -102,6 +102,67 @@ class ThrownErrorsNeverCommitTest {
     assertThat(register.value(key)).contains("eleven");
   }
 
+  /**
+   * A rollback that fails too: the connection is aborted (so the server ends the transaction and
+   * the pool discards the connection), and the caller gets the work's own failure, with the
+   * rollback's attached. Before, the failed rollback was tried again while restoring auto-commit,
+   * and that second failure replaced the work's, reported as a fenced transaction "rolled back".
+   */
+  @org.junit.jupiter.api.Test
+  void aFailedRollbackAbortsTheConnectionAndTheWorksFailureIsWhatFlies() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "thrown-" + KEYS.incrementAndGet());
+    java.util.List<Connection> aborted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    javax.sql.DataSource refusingRollback =
+        (javax.sql.DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class},
+                (proxy, method, args) -> {
+                  Object result = invoke(db.dataSource(), method, args);
+                  return result instanceof Connection c ? refusingRollback(c, aborted) : result;
+                });
+    FencedJdbcWriter writer = FencedJdbcWriter.builder(refusingRollback).verifier(TokenVerifier.trustEveryWriter()).build();
+    AssertionError workFailure = new AssertionError("work asserted");
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                writer.write(
+                    new FencingToken(key, 5, UUID.randomUUID()),
+                    (c, t) -> {
+                      insert(c, "before a failed rollback");
+                      throw workFailure;
+                    }));
+    assertThat(thrown).isSameAs(workFailure);
+    assertThat(thrown.getSuppressed()).extracting(Throwable::getMessage).contains("rollback refused");
+    assertThat(aborted).hasSize(1);
+    assertThat(countRows("before a failed rollback")).isZero();
+    assertThat(writer.highWaterMark(key)).isEmpty();
+  }
+
+  private static Connection refusingRollback(Connection real, java.util.List<Connection> aborted) {
+    return (Connection)
+        java.lang.reflect.Proxy.newProxyInstance(
+            ThrownErrorsNeverCommitTest.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("rollback") && (args == null || args.length == 0)) {
+                throw new SQLException("rollback refused");
+              }
+              if (method.getName().equals("abort")) {
+                aborted.add(real);
+              }
+              return invoke(real, method, args);
+            });
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
   private static Throwable catchThrowable(Runnable r) {
     try {
       r.run();
