@@ -147,4 +147,18 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     assertThat(tools.call(token, "echo", ARGS)).isNotNull();
     assertThat(journal.calls(session)).extracting(ToolCall::state).containsExactly(ToolCall.State.FINISHED);
   }
+
+  /**
+   * Issue 30: a crash at each step of a call through the PostgreSQL journal, the child JVM halted
+   * there, then the next run retries it: nothing journaled is lost, and nothing runs twice that
+   * the journal knew had run. {@code before-start}: the process dies with the intent written and
+   * the start about to be, in one open transaction, so the call leaves no trace (before, the
+   * intent had committed on its own and the next run was told the call was in doubt) and the key
+   * is not left locked.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"before-start", "before-effect", "after-effect", "after-return"})
+  void aCrashAtAnyStepLosesNothing(String step, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    CrashedCalls.crashThenRetry(sharedStorage(), () -> JdbcToolJournal.create(db.dataSource()), dir, step);
+  }
 }

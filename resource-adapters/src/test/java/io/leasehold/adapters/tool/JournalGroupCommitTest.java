@@ -8,11 +8,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.testkit.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -77,43 +75,11 @@ class JournalGroupCommitTest {
     assertThat(Files.readString(file)).isEqualTo("a\nb\nc\n");
   }
 
-  /**
-   * A crash at each step of an idempotent call, then the next run retries it: whatever was
-   * journaled is read back, and the tool's effect happens once, except where the journal cannot
-   * know (the tool acted and the process died before its result was written: the call is in doubt
-   * and the next run's retry runs it again, as docs/adapters.md says).
-   */
+  /** A crash at each step of an idempotent call, then the next run retries it ({@link CrashedCalls}). */
   @ParameterizedTest
   @ValueSource(strings = {"before-effect", "after-effect", "after-return"})
   void aCrashAtAnyStepLosesNothing(String step) throws Exception {
     Path journalFile = dir.resolve("tools.jsonl");
-    Path effects = dir.resolve("effects");
-    try (ChildJvm child =
-        ChildJvm.start(CrashingCallMain.class, journalFile.toString(), effects.toString(), step, "3")) {
-      child.awaitLine("HALT " + step, 60);
-      assertThat(child.awaitExit(60)).isEqualTo(3);
-    }
-    int sentBefore = Files.exists(effects) ? Files.readAllLines(effects).size() : 0;
-    assertThat(sentBefore).isEqualTo(step.equals("before-effect") ? 0 : 1);
-
-    FileToolJournal journal = FileToolJournal.open(journalFile);
-    List<ToolCall> calls = journal.calls(LeaseKey.of("acct", "chat"));
-    assertThat(calls).hasSize(1);
-    assertThat(calls.get(0).state())
-        .isEqualTo(step.equals("after-return") ? ToolCall.State.FINISHED : ToolCall.State.STARTED);
-
-    AtomicInteger ran = new AtomicInteger();
-    FencedTool retry = TestTools.idempotentCounting("send_mail", "message", ran, "sent again");
-    FencedToolExecutor next =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(retry).build();
-    ToolResult r = next.call(token(4), "send_mail", JSON.objectNode().put("message", "m-1"));
-    if (step.equals("after-return")) {
-      assertThat(r.replayed()).isTrue();
-      assertThat(r.value().asText()).isEqualTo("sent once");
-      assertThat(ran).hasValue(0);
-    } else {
-      assertThat(r.replayed()).isFalse();
-      assertThat(ran).hasValue(1);
-    }
+    CrashedCalls.crashThenRetry(journalFile.toString(), () -> FileToolJournal.open(journalFile), dir, step);
   }
 }
