@@ -45,8 +45,6 @@ import javax.sql.DataSource;
  */
 public final class JdbcToolJournal implements ToolJournal {
   private static final ObjectMapper JSON = new ObjectMapper();
-  /** PostgreSQL's SQLSTATE for a unique violation: a duplicate in flight. */
-  private static final String UNIQUE_VIOLATION = "23505";
 
   private final DataSource dataSource;
   private final JournalSql sql;
@@ -224,25 +222,31 @@ public final class JdbcToolJournal implements ToolJournal {
       // The mark row is locked: the raise and the start commit together.
       marks.raise(c, token);
     }
-    // Start the call; the unique index on in-flight calls refuses a duplicate here. A savepoint
-    // keeps the transaction usable to record the refusal.
-    java.sql.Savepoint sp = c.setSavepoint();
+    // Start the call, unless it repeats one in flight (JournalSql#start says why no savepoint
+    // is needed to record that refusal).
     try (PreparedStatement ps = c.prepareStatement(sql.start())) {
       ps.setObject(1, callId);
-      if (ps.executeUpdate() != 1) {
-        throw new SQLException("call " + callId + " was never journaled as intended");
+      if (ps.executeUpdate() == 1) {
+        return new Admission(token, previous);
       }
-    } catch (SQLException e) {
-      if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
-        throw e;
-      }
-      c.rollback(sp);
-      UUID inFlight = inFlightDuplicate(c, callId);
-      setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
-      ToolCall refused = read(c, callId);
-      return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
     }
-    return new Admission(token, previous);
+    UUID inFlight = inFlightDuplicate(c, callId);
+    if (inFlight == null) {
+      throw new SQLException("call " + callId + " was never journaled as intended");
+    }
+    setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
+    ToolCall refused = read(c, callId);
+    return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
+  }
+
+  /** The call in flight that {@code callId} repeats, or null. */
+  private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.inFlightDuplicate())) {
+      ps.setObject(1, callId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getObject(1, UUID.class) : null;
+      }
+    }
   }
 
   @Override
@@ -259,15 +263,6 @@ public final class JdbcToolJournal implements ToolJournal {
           }
           return new Admission(token, previous);
         }));
-  }
-
-  private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.inFlightDuplicate())) {
-      ps.setObject(1, callId);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getObject(1, UUID.class) : callId;
-      }
-    }
   }
 
   private void setState(Connection c, UUID callId, String state, JsonNode result, String error) throws SQLException {

@@ -58,22 +58,20 @@ final class JournalMarkRows {
               + " was edited outside the journal. Every call of the key is refused until an operator resets"
               + " its mark (FencedToolExecutor.resetMark) to the lease table's current fence for the key");
     }
-    try (PreparedStatement ps = keyed(c, sql.highestAdmittedSinceReset(), key)) {
-      ps.setLong(3, row[1]);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next() && rs.getLong(1) > fence) {
-          throw new SQLException(
-              "the mark of " + key + " in " + sql.mark() + " is " + fence + ", but calls with fence " + rs.getLong(1)
-                  + " were admitted: the mark row was deleted or lowered outside the journal. Every call of"
-                  + " the key is refused until an operator resets its mark (FencedToolExecutor.resetMark) to"
-                  + " at least " + rs.getLong(1));
-        }
-      }
+    if (row[2] > fence) {
+      throw new SQLException(
+          "the mark of " + key + " in " + sql.mark() + " is " + fence + ", but calls with fence " + row[2]
+              + " were admitted: the mark row was deleted or lowered outside the journal. Every call of"
+              + " the key is refused until an operator resets its mark (FencedToolExecutor.resetMark) to"
+              + " at least " + row[2]);
     }
     return fence;
   }
 
-  /** Locks the key's mark row (creating it at 0): its fence and the admission sequence value of its last reset. */
+  /**
+   * Locks the key's mark row (creating it at 0): its fence, the admission sequence value of its
+   * last reset, and the highest fence admitted since (or {@link Long#MIN_VALUE}).
+   */
   long[] lockRow(Connection c, LeaseKey key) throws SQLException {
     long[] row = lockExisting(c, key);
     if (row != null) {
@@ -84,7 +82,10 @@ final class JournalMarkRows {
     }
     row = lockExisting(c, key);
     if (row == null) {
-      throw new SQLException("the mark row of " + key + " in " + sql.mark() + " vanished while it was created");
+      throw new SQLException(
+          "the mark row of " + key + " in " + sql.mark() + " was deleted while this call created it: something edits the"
+              + " table outside the journal; stop it, then reset the key's mark (FencedToolExecutor.resetMark) to the"
+              + " lease table's current fence for the key");
     }
     return row;
   }
@@ -92,7 +93,11 @@ final class JournalMarkRows {
   private long[] lockExisting(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps = keyed(c, sql.lockMark(), key);
         ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
+      if (!rs.next()) {
+        return null;
+      }
+      long highest = rs.getLong(3);
+      return new long[] {rs.getLong(1), rs.getLong(2), rs.wasNull() ? Long.MIN_VALUE : highest};
     }
   }
 }

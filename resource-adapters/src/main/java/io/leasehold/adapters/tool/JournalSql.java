@@ -19,7 +19,7 @@ import java.sql.SQLException;
  */
 record JournalSql(String call, String mark, String lockTimeout, String intend, String start, String inFlightDuplicate,
     String setState, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
-    String raise, String createMark, String lockMark, String highestAdmittedSinceReset, String resetMark) {
+    String raise, String createMark, String lockMark, String resetMark) {
 
   /**
    * The statements on the tables named by {@code schema}.
@@ -53,10 +53,17 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
             + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
             + " FROM (SELECT " + setTimeout + ") AS cfg WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
-        // Starts an admitted call, numbering it in admission order. The unique index on in-flight
-        // calls refuses a duplicate here. Parameter: call id.
-        "UPDATE " + call + " SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
-            + " WHERE call_id = ? AND state = 'INTENDED'",
+        // Starts an admitted call, numbering it in admission order, unless a call of the same
+        // run with the same tool and idempotency key is in flight (then nothing changes, and the
+        // caller records the refusal). Race-free without a savepoint: every start of a key holds
+        // the key's mark row lock, taken by an earlier statement, so this statement's snapshot
+        // sees every other start of the key that committed. The unique index on in-flight calls
+        // stays as the last word; a violation rolls the whole transaction back. Parameter: call
+        // id.
+        "UPDATE " + call + " AS me SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
+            + " WHERE me.call_id = ? AND me.state = 'INTENDED' AND NOT EXISTS (SELECT 1 FROM " + call + " AS d"
+            + " WHERE d.account_id = me.account_id AND d.session_id = me.session_id AND d.tool = me.tool"
+            + " AND d.idempotency_key = me.idempotency_key AND d.run_id = me.run_id AND d.state = 'STARTED')",
         // The in-flight call a refused duplicate repeats: same key, tool, idempotency key and run.
         // Parameter: the duplicate's call id.
         "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
@@ -86,14 +93,17 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         "UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?",
         // A key's first admission creates its mark row at 0. Parameters: account, session.
         "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
-        // Locks the mark row: its fence and the admission sequence value of its last reset.
-        // Parameters: account, session.
-        "SELECT fence, reset_seq FROM " + mark + " WHERE account_id = ? AND session_id = ? FOR UPDATE",
-        // The highest fence admitted since the key's last reset, backwards through the partial
-        // index: a mark below it was deleted or lowered outside the journal. Parameters: account,
-        // session, the reset's admission sequence value.
-        "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
-            + " AND admitted_seq > ? ORDER BY fence DESC LIMIT 1",
+        // Locks the mark row: its fence, the admission sequence value of its last reset, and the
+        // highest fence admitted since that reset (found backwards through the partial index on
+        // admitted calls; null if none), against which a mark that was deleted or lowered outside
+        // the journal shows. One round trip: the subquery reads the calls as this statement's
+        // snapshot saw them, which holds every admission committed before it; an admission it
+        // waited for raised the mark it returns, so a call missing from that snapshot is never
+        // above the mark. Parameters: account, session.
+        "SELECT m.fence, m.reset_seq, (SELECT c.fence FROM " + call + " AS c WHERE c.account_id = m.account_id"
+            + " AND c.session_id = m.session_id AND c.admitted_seq IS NOT NULL AND c.admitted_seq > m.reset_seq"
+            + " ORDER BY c.fence DESC LIMIT 1) FROM " + mark + " AS m WHERE m.account_id = ? AND m.session_id = ?"
+            + " FOR UPDATE OF m",
         // An operator's reset: from here on only calls admitted after it count against the new
         // mark. Parameters: the new mark, account, session.
         "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"

@@ -161,4 +161,36 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   void aCrashAtAnyStepLosesNothing(String step, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     CrashedCalls.crashThenRetry(sharedStorage(), () -> JdbcToolJournal.create(db.dataSource()), dir, step);
   }
+
+  /**
+   * A repeat of a call in flight (same run, tool and idempotency key) is refused and recorded as
+   * refused, found by the start statement itself; once the first finished, a repeat starts, and
+   * another run's call with the same key was never a duplicate.
+   */
+  @Test
+  void aRepeatOfACallInFlightIsRefusedAndRecorded() {
+    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource());
+    FencingToken run = new FencingToken(key, 7, UUID.randomUUID());
+    ToolCall first = call(run, "same");
+    journal.start(first);
+    ToolCall second = call(run, "same");
+    assertThatThrownBy(() -> journal.start(second))
+        .isInstanceOf(DuplicateCallException.class)
+        .hasMessageContaining(first.callId().toString());
+    assertThat(journal.calls(key))
+        .filteredOn(c -> c.callId().equals(second.callId()))
+        .singleElement()
+        .satisfies(c -> assertThat(c.state()).isEqualTo(ToolCall.State.REFUSED))
+        .satisfies(c -> assertThat(c.error()).hasValueSatisfying(e -> assertThat(e).contains(first.callId().toString())));
+    ToolCall otherRun = call(new FencingToken(key, 7, UUID.randomUUID()), "same");
+    assertThat(journal.start(otherRun).token()).isEqualTo(otherRun.token());
+    journal.finished(first.callId(), ARGS);
+    ToolCall third = call(run, "same");
+    assertThat(journal.start(third).token()).isEqualTo(run);
+  }
+
+  private static ToolCall call(FencingToken token, String idempotencyKey) {
+    return new ToolCall(UUID.randomUUID(), "echo", token, ARGS, Optional.of(idempotencyKey), ToolCall.State.INTENDED,
+        Optional.empty(), Optional.empty());
+  }
 }
