@@ -27,8 +27,9 @@ import javax.sql.DataSource;
  * A tool journal kept in PostgreSQL: the default for services that run more than one process,
  * which have that database already. Calls, marks and mark resets are rows ({@link
  * ToolJournalSchema}); nothing to compact, no file format to damage. The admission locks the key's
- * mark row, so admissions of one key are serialized across every process, and the idempotency
- * key is reserved by a unique index on in-flight calls.
+ * mark row, so admissions of one key are serialized across every process, and a repeat of a call
+ * in flight (same run, tool and idempotency key) is refused under that lock. A call's intent,
+ * admission and start are one transaction, its outcome another.
  *
  * <pre>{@code
  * ToolJournalSchema.defaults().apply(dataSource);
