@@ -35,6 +35,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
 export class PostgresFenceGuard implements FenceGuard {
   readonly #pool: PgPool;
   readonly #verifier: TokenVerifier;
+  readonly #begin: string;
   readonly #admitSql: string;
   readonly #markSql: string;
 
@@ -47,12 +48,15 @@ export class PostgresFenceGuard implements FenceGuard {
     }
     this.#pool = options.pool;
     this.#verifier = options.verifier;
+    // Every lock wait of the transaction ends at the timeout (CONTRACT C21), table locks too: a
+    // table lock (a migration's ALTER TABLE) is taken before a statement runs, so the setting is
+    // a statement of its own, sent with BEGIN in one round trip. Local to the transaction.
+    this.#begin = `BEGIN; SELECT set_config('lock_timeout', '${timeout}', true)`;
     // The Java writer's admission: ON CONFLICT locks the key's row whether or not the WHERE holds,
     // so the mark cannot move until this transaction ends; no row returned means stale.
     this.#admitSql =
-      `WITH cfg AS (SELECT set_config('lock_timeout', '${timeout}', true)) ` +
       `INSERT INTO ${table} AS h (account_id, session_id, fence, run_id, admitted_at) ` +
-      `SELECT $1, $2, $3, $4::uuid, clock_timestamp() FROM cfg ` +
+      `SELECT $1, $2, $3, $4::uuid, clock_timestamp() ` +
       `ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence, ` +
       `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence <= EXCLUDED.fence ` +
       `RETURNING h.fence`;
@@ -76,7 +80,7 @@ export class PostgresFenceGuard implements FenceGuard {
     const token = verifyInScope(this.#verifier, presented, scope);
     const client = await this.#pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(this.#begin);
       try {
         const before = await client.query(this.#markSql, [token.key.accountId, token.key.sessionId]);
         const admitted = await client.query(this.#admitSql,

@@ -92,6 +92,40 @@ class CrossLanguageTest {
         .containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
   }
 
+  /**
+   * CONTRACT C21 for the Node guard: a table lock held elsewhere (a migration's ALTER TABLE) ends
+   * a write at the guard's lock timeout, and the next write goes through once the lock is gone.
+   * Before, the timeout was set inside the admission, after the statements that wait for the
+   * table's lock, and the write waited as long as the lock was held.
+   */
+  @Test
+  void aTableLockEndsANodeWriteAtItsLockTimeout() throws Exception {
+    TestDatabase d = db.database();
+    d.execute("CREATE TABLE IF NOT EXISTS writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
+    LeaseKey key = LeaseKey.of("acct-7", "locked-" + UUID.randomUUID());
+    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url, "200")
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+        Connection migration = d.newConnection()) {
+      migration.setAutoCommit(false);
+      try (Statement st = migration.createStatement()) {
+        st.execute("LOCK TABLE leasehold_high_water IN ACCESS EXCLUSIVE MODE");
+      }
+      toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
+      String answer = reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(answer).startsWith("error ").contains("lock timeout");
+      migration.rollback();
+      toNode.println(new FencingToken(key, 2, UUID.randomUUID()).toText());
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("admitted 2");
+    } finally {
+      reader.shutdownNow();
+      node.destroy();
+    }
+  }
+
   @Test
   void javaAndNodeWritersShareOneMarkAndEveryStaleWriteIsRefused() throws Exception {
     TestDatabase d = db.database();

@@ -115,7 +115,7 @@ public final class FencedJdbcWriter implements FenceGuard {
     this.admitAtCommit = b.admitAtCommit;
     String table = b.databaseSchema + "." + b.schema.table();
     this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
-    this.transactions = new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table));
+    this.transactions = new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table), sql.timeout());
   }
 
   /**
@@ -167,7 +167,7 @@ public final class FencedJdbcWriter implements FenceGuard {
           });
     } catch (SQLException e) {
       throw new ResourceAccessException(
-          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token, e), e);
+          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
     }
   }
 
@@ -201,7 +201,7 @@ public final class FencedJdbcWriter implements FenceGuard {
                 });
           } catch (SQLException e) {
             throw new ResourceAccessException(
-                "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token, e), e);
+                "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
           }
         });
   }
@@ -219,7 +219,7 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.read(c -> sql.mark(c, key));
     } catch (SQLException e) {
-      throw new ResourceAccessException("could not read the high-water mark of " + key, e);
+      throw new ResourceAccessException("could not read the high-water mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
     }
   }
 
@@ -311,7 +311,7 @@ public final class FencedJdbcWriter implements FenceGuard {
             return reset;
           });
     } catch (SQLException e) {
-      throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage(), e);
+      throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
     }
   }
 

@@ -33,10 +33,8 @@ final class HighWaterSql {
    * whether or not the WHERE holds, so the mark cannot move until this transaction ends. (A plain
    * UPDATE with an INSERT for a key's first write, in one statement, measured no faster.)
    *
-   * <p>The {@code cfg} CTE sets the transaction's {@code lock_timeout} within the same statement:
-   * the insert's values are produced from it, so the setting is made before the insert can wait
-   * for the row lock (PostgreSQL reads {@code lock_timeout} when a wait begins), and one statement
-   * costs less than two. With online verification, the proposed row exists only if the lease
+   * <p>It travels behind the transaction's {@code lock_timeout}, set by a statement of its own in
+   * the same round trip ({@link #timeout}). With online verification, the proposed row exists only if the lease
    * table issued the fence for the key (a lower fence than the key's current one was issued to an
    * earlier run; the current one must name the same run): no proposed row means no conflict, no
    * lock, no admission. Parameters: see {@link #bindAdmission}.
@@ -45,6 +43,16 @@ final class HighWaterSql {
 
   /** The mark of a key; after a refused admission, read under the row lock it took. */
   private final String mark;
+
+  /**
+   * The opening of every transaction's first statement (CONTRACT C21): {@code lock_timeout} for
+   * the transaction ({@code SET LOCAL} semantics, so the connection's own setting is back after
+   * the commit), as a statement of its own ahead of it in one composite query, one round trip.
+   * A statement of its own because a table lock (a migration's ALTER TABLE) is taken when a
+   * statement is bound, before any part of it runs: a setting made inside the waiting statement
+   * came too late for that wait.
+   */
+  private final String timeout;
 
   /**
    * Strict mode's last statement: the run's lease is live by database time. FOR SHARE keeps the
@@ -96,7 +104,7 @@ final class HighWaterSql {
     this.lockTimeout = lockTimeout;
     this.online = verifyTable != null;
     this.strict = leaseTable != null;
-    String cfg = "cfg AS (SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true))";
+    this.timeout = "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
     String issuedWhere =
         verifyTable == null
             ? ""
@@ -105,11 +113,11 @@ final class HighWaterSql {
     this.issued = verifyTable == null ? null : "SELECT 1 FROM (SELECT) AS one" + issuedWhere;
     String admission =
         "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
-            + " SELECT ?, ?, ?, ?, clock_timestamp() FROM cfg" + issuedWhere
+            + " SELECT ?, ?, ?, ?, clock_timestamp()" + issuedWhere
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
             + " WHERE h.fence <= EXCLUDED.fence";
-    this.admit = "WITH " + cfg + " " + admission + " RETURNING h.fence";
+    this.admit = timeout + "; " + admission + " RETURNING h.fence";
     this.mark = "SELECT fence FROM " + table + " WHERE account_id = ? AND session_id = ?";
     this.liveLease =
         leaseTable == null
@@ -118,10 +126,10 @@ final class HighWaterSql {
                 + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
                 + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
     this.admitAndCommit =
-        "WITH " + cfg + ", admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; "
+        timeout + "; WITH admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; "
             + (leaseTable == null ? "" : "SELECT 1 / count(*) FROM (" + liveLease + ") AS live; ")
             + "COMMIT";
-    this.lockMark = mark + " FOR UPDATE";
+    this.lockMark = timeout + "; " + mark + " FOR UPDATE";
     this.setMark =
         "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
             + " VALUES (?, ?, ?, '" + RESET_RUN + "', clock_timestamp())"
@@ -129,6 +137,11 @@ final class HighWaterSql {
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
     this.deleteMark = "DELETE FROM " + table + " WHERE account_id = ? AND session_id = ?";
     this.audit = new MarkResetTable(table + "_audit");
+  }
+
+  /** The lock timeout alone, for a transaction whose first statement does not carry it. */
+  String timeout() {
+    return timeout;
   }
 
   /** Whether tokens are verified online, inside the admission. */
@@ -145,7 +158,7 @@ final class HighWaterSql {
   boolean admit(Connection c, FencingToken token) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(admit)) {
       bindAdmission(ps, token);
-      try (ResultSet rs = ps.executeQuery()) {
+      try (ResultSet rs = afterTimeout(ps)) {
         return rs.next();
       }
     }
@@ -175,7 +188,7 @@ final class HighWaterSql {
   long lockedMark(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(lockMark)) {
       bindKey(ps, key);
-      try (ResultSet rs = ps.executeQuery()) {
+      try (ResultSet rs = afterTimeout(ps)) {
         return rs.next() ? rs.getLong(1) : 0;
       }
     }
@@ -221,6 +234,15 @@ final class HighWaterSql {
     return audit.readAll(c);
   }
 
+  /** Runs a statement sent behind {@link #timeout} and returns its rows (the setting's come first). */
+  private static ResultSet afterTimeout(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (!ps.getMoreResults()) {
+      throw new SQLException("expected rows after the lock timeout's row");
+    }
+    return ps.getResultSet();
+  }
+
   private static void bindKey(PreparedStatement ps, LeaseKey key) throws SQLException {
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());
@@ -257,12 +279,13 @@ final class HighWaterSql {
   }
 
   /** CONTRACT C21: a lock wait that ran out names what it waited for and where to look. */
-  String waitedFor(io.leasehold.fencing.FencingToken token, java.sql.SQLException e) {
+  String waitedFor(LeaseKey key, SQLException e) {
     if (!"55P03".equals(e.getSQLState())) {
       return "";
     }
     return ". It waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock another transaction"
-        + " holds: the mark row of " + token.key() + " in " + table + ", or a row the work locks. Another"
+        + " holds: the mark row of " + key + " in " + table + ", or a row the work locks (or for the"
+        + " table itself, locked by a migration or a LOCK TABLE). Another"
         + " writer of the key is mid-transaction, or a stuck session holds it: find it in pg_locks and"
         + " pg_stat_activity";
   }

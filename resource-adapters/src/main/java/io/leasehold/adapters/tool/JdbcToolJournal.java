@@ -114,8 +114,8 @@ public final class JdbcToolJournal implements ToolJournal {
    * One transaction, committed after {@code work} (through {@link Transactions}: rolled back on
    * any throwable before auto-commit is restored).
    *
-   * @param setsTimeout whether the work's first statement sets the lock timeout itself ({@link
-   *     JournalSql#intend}, {@link JournalSql#setState}), which spares a round trip
+   * @param setsTimeout whether the work's first statement carries the lock timeout ({@link
+   *     JournalSql#intend}, {@link JournalSql#setOutcome}), which spares a round trip
    */
   private <T> T tx(String what, boolean setsTimeout, Transactions.Body<T> work) {
     try (Connection c = dataSource.getConnection()) {
@@ -137,8 +137,8 @@ public final class JdbcToolJournal implements ToolJournal {
               + (e.getSQLState() != null && e.getSQLState().equals("42P01")
                   ? "; run ToolJournalSchema.apply first" : "")
               + ("55P03".equals(e.getSQLState())
-                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock in " + sql.mark() + " or " + sql.call()
-                      + " that another transaction holds: find it in pg_locks and pg_stat_activity"
+                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a lock on " + sql.mark() + " or " + sql.call()
+                      + " (a row, or the table) that another transaction holds: find it in pg_locks and pg_stat_activity"
                   : "") + ")",
           e);
     }
@@ -170,7 +170,7 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.setString(10, c.token().key().accountId());
       ps.setString(11, c.token().key().sessionId());
       ps.setLong(12, c.token().fence());
-      if (ps.executeUpdate() == 1) {
+      if (JournalSql.updateAfterTimeout(ps) == 1) {
         return null;
       }
     }
@@ -267,21 +267,28 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   private void setState(Connection c, UUID callId, String state, JsonNode result, String error) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.setState())) {
+    setState(c, false, callId, state, result, error);
+  }
+
+  /** @param first whether this opens the transaction, which sends the lock timeout with it */
+  private void setState(Connection c, boolean first, UUID callId, String state, JsonNode result, String error)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(first ? sql.setOutcome() : sql.setState())) {
       ps.setString(1, state);
       ps.setString(2, result == null ? null : json(result));
       ps.setString(3, error);
       ps.setObject(4, callId);
-      if (ps.executeUpdate() != 1) {
+      if ((first ? JournalSql.updateAfterTimeout(ps) : ps.executeUpdate()) != 1) {
         throw new SQLException("call " + callId + " was never journaled as intended");
       }
     }
   }
 
+
   @Override
   public void finished(UUID callId, JsonNode result) {
     tx("record a finished call", true, c -> {
-      setState(c, callId, "FINISHED", result, null);
+      setState(c, true, callId, "FINISHED", result, null);
       return null;
     });
   }
@@ -289,7 +296,7 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public void failed(UUID callId, String error) {
     tx("record a failed call", true, c -> {
-      setState(c, callId, "FAILED", null, error);
+      setState(c, true, callId, "FAILED", null, error);
       return null;
     });
   }

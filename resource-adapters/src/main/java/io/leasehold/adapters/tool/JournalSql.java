@@ -18,7 +18,7 @@ import java.sql.SQLException;
  * @param mark the mark table
  */
 record JournalSql(String call, String mark, String lockTimeout, String intend, String start, String inFlightDuplicate,
-    String setState, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
+    String setState, String setOutcome, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
     String raise, String createMark, String lockMark, String resetMark) {
 
   /**
@@ -28,10 +28,12 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
    */
   static JournalSql of(ToolJournalSchema schema, java.time.Duration lockTimeout) {
     // Every wait of a transaction for a lock ends (CONTRACT C21). SET LOCAL semantics: it lasts
-    // for the transaction, so a pooled connection keeps its own setting afterwards. The hot
-    // path's first statements set it themselves, in a FROM item evaluated before they can wait
-    // for a row lock, to spare a round trip per transaction; the others send it first, alone.
-    String setTimeout = "set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
+    // for the transaction, so a pooled connection keeps its own setting afterwards. It is a
+    // statement of its own, run before the next statement is bound: a table lock (a migration's
+    // ALTER TABLE) is taken when a statement is bound, before any part of it runs. The hot
+    // path's first statements travel with it as one composite query, one round trip (see
+    // updateAfterTimeout); the others' transactions send it alone first.
+    String setTimeout = "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
     String call = schema.prefix() + "_call";
     String mark = schema.prefix() + "_mark";
     String admissionSeq = schema.prefix() + "_admission_seq";
@@ -42,17 +44,17 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         call,
         mark,
         // The lock timeout, alone: the first statement of a transaction off the hot path.
-        "SELECT " + setTimeout,
+        setTimeout,
         // Records an intended call: its key, tool, token (text, and fence and run for queries),
         // arguments. Only if the key's mark is not already above the fence: a stale run's calls
         // add no row (issue 27, C21). Without a lock: the admission checks again under the mark
         // row's lock, and a call that lost that race is recorded as refused there. The first
-        // statement of a call's transaction, so it sets the lock timeout. Parameters: call id,
-        // account, session, tool, token text, fence, run id, arguments, idempotency key; then
+        // statement of a call's transaction, so the lock timeout comes with it. Parameters: call
+        // id, account, session, tool, token text, fence, run id, arguments, idempotency key; then
         // account, session, fence.
-        "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+        setTimeout + "; INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
             + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-            + " FROM (SELECT " + setTimeout + ") AS cfg WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
+            + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
         // Starts an admitted call, numbering it in admission order, unless a call of the same
         // run with the same tool and idempotency key is in flight (then nothing changes, and the
         // caller records the refusal). Race-free without a savepoint: every start of a key holds
@@ -69,11 +71,12 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
             + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?",
-        // A call's outcome; the first statement of the outcome's transaction, so it sets the lock
-        // timeout before it can wait for the row. Parameters: state, result (JSON text or null),
-        // error, call id.
-        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? FROM (SELECT " + setTimeout + ") AS cfg"
-            + " WHERE call_id = ?",
+        // A call's state and outcome, in a transaction already under way. Parameters: state,
+        // result (JSON text or null), error, call id.
+        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
+        // The same as the first statement of the outcome's own transaction: the lock timeout
+        // comes with it, before the update can wait for the call's row.
+        setTimeout + "; UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
         // One call. Parameter: call id.
@@ -108,6 +111,18 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // mark. Parameters: the new mark, account, session.
         "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
             + " WHERE account_id = ? AND session_id = ?");
+  }
+
+  /**
+   * Runs a statement that was sent behind the lock timeout ({@link #intend}, {@link #setOutcome})
+   * and returns its update count: the setting's row comes first, then the statement's count.
+   */
+  static int updateAfterTimeout(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (ps.getMoreResults() || ps.getUpdateCount() < 0) {
+      throw new SQLException("expected an update count after the lock timeout's row");
+    }
+    return ps.getUpdateCount();
   }
 
   /**

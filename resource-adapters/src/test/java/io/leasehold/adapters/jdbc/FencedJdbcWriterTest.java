@@ -204,6 +204,53 @@ class FencedJdbcWriterTest {
     assertThat(writer.highWaterMark(key)).hasValue(1);
   }
 
+  /**
+   * CONTRACT C21 on the writer's other ways in: {@code admit(token)} and {@code resetMark} read
+   * the mark under its row lock before anything else, and a table lock held elsewhere (a
+   * migration's ALTER TABLE) is taken when a statement is bound, reads included. Each ends at the
+   * lock timeout; before, the timeout was set inside the admission statement only, so these
+   * waited as long as the lock was held.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"admit under a row lock", "reset under a row lock", "write under a table lock",
+      "write at commit under a table lock", "mark read under a table lock"})
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void everyWayInWaitsAtMostTheLockTimeout(String way) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "locked-" + way.replace(' ', '-'));
+    boolean atCommit = way.contains("at commit");
+    RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
+    register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(Duration.ofMillis(100))
+            .admitAtCommit(atCommit).adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("ops"))).build();
+    try (Connection holder = db.database().newConnection()) {
+      holder.setAutoCommit(false);
+      try (java.sql.Statement st = holder.createStatement()) {
+        if (way.contains("table lock")) {
+          st.execute("LOCK TABLE leasehold_high_water IN ACCESS EXCLUSIVE MODE");
+        } else {
+          st.executeQuery("SELECT 1 FROM leasehold_high_water WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
+        }
+      }
+      FencingToken next = new FencingToken(key, 2, UUID.randomUUID());
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call =
+          switch (way) {
+            case "admit under a row lock" -> () -> writer.admit(next);
+            case "reset under a row lock" -> () -> writer.resetMark(key, 5, "ops", "test");
+            case "mark read under a table lock" -> () -> writer.highWaterMark(key);
+            default -> () -> writer.write(next, statements("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'"));
+          };
+      assertThatThrownBy(call)
+          .isInstanceOf(ResourceAccessException.class)
+          .hasMessageContaining("waited 100 ms (lockTimeout)")
+          .cause()
+          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+      holder.rollback();
+    }
+    assertThat(register.value(key)).contains("one");
+    assertThat(writer.highWaterMark(key)).hasValue(1);
+  }
+
   @Test
   void badOptionsAreRefused() {
     assertThatThrownBy(() -> FencedJdbcWriter.builder(null).verifier(TokenVerifier.trustEveryWriter())).isInstanceOf(IllegalArgumentException.class);

@@ -70,7 +70,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
 
   @Override
   public String awaitedName(GuardHarness harness, LeaseKey key) {
-    return "waited 300 ms (lockTimeout) for a row lock in " + ToolJournalSchema.defaults().prefix() + "_mark";
+    return "waited 300 ms (lockTimeout) for a lock on " + ToolJournalSchema.defaults().prefix() + "_mark";
   }
 
   private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
@@ -130,9 +130,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   @Test
   void aCallWhoseAdmissionTimesOutLeavesNoCallInDoubt() throws Exception {
     JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
-    FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal)
-            .tool(FencedTool.of("echo", a -> a)).build();
+    FencedToolExecutor tools = echoTools(journal);
     LeaseKey session = key;
     FencingToken token = new FencingToken(session, 5, UUID.randomUUID());
     journal.admit(token); // the key's mark row exists from here on
@@ -192,5 +190,40 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   private static ToolCall call(FencingToken token, String idempotencyKey) {
     return new ToolCall(UUID.randomUUID(), "echo", token, ARGS, Optional.of(idempotencyKey), ToolCall.State.INTENDED,
         Optional.empty(), Optional.empty());
+  }
+
+  /**
+   * CONTRACT C21: a table lock held elsewhere (a migration's ALTER TABLE, a stuck LOCK TABLE) ends
+   * a call at the journal's lock timeout too, not only a row lock. A table lock is taken when a
+   * statement is bound, before any of it runs, so the timeout must be set by a statement before
+   * it: setting it inside the statement itself left the call waiting as long as the lock was
+   * held.
+   */
+  @Test
+  void aTableLockHeldElsewhereEndsACallAtTheLockTimeout() throws Exception {
+    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
+    FencedToolExecutor tools = echoTools(journal);
+    FencingToken token = new FencingToken(key, 5, UUID.randomUUID());
+    assertThat(tools.call(token, "echo", ARGS)).isNotNull(); // every statement prepared and cached
+    String table = ToolJournalSchema.defaults().prefix() + "_call";
+    try (java.sql.Connection migration = db.database().newConnection()) {
+      migration.setAutoCommit(false);
+      try (java.sql.Statement st = migration.createStatement()) {
+        st.execute("LOCK TABLE " + table + " IN ACCESS EXCLUSIVE MODE");
+      }
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(20),
+          () -> assertThatThrownBy(() -> tools.call(token, "echo", ARGS))
+              .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
+              .hasMessageContaining("waited 300 ms (lockTimeout)"));
+      migration.rollback();
+    }
+    assertThat(tools.call(token, "echo", ARGS)).isNotNull();
+  }
+
+  /** An executor with one tool, {@code echo}, on {@code journal}. */
+  private static FencedToolExecutor echoTools(ToolJournal journal) {
+    return FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal)
+        .tool(FencedTool.of("echo", a -> a)).build();
   }
 }
