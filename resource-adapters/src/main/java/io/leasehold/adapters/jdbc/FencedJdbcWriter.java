@@ -401,9 +401,14 @@ public final class FencedJdbcWriter implements FenceGuard {
     }
 
     /**
-     * How long the admission waits for another writer of the same key. Default 5 s.
+     * How long the writer waits for a lock: another writer's of the same key, or a lock on the
+     * whole high-water table (a migration); past it the call fails with {@link
+     * io.leasehold.adapters.ResourceAccessException} naming what it waited for. Every wait in the
+     * writer's own transactions is bounded by it, and so is the work's in its transaction once the
+     * admission ran (with {@code admitAtCommit(true)} the work runs before it, under the
+     * connection's own setting). Default 5 s.
      *
-     * @param lockTimeout at least 1 ms
+     * @param lockTimeout from 1 ms to 1 h
      * @return this builder
      */
     public Builder lockTimeout(Duration lockTimeout) {
