@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.MarkResetTable;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -33,8 +34,8 @@ final class HighWaterSql {
    * whether or not the WHERE holds, so the mark cannot move until this transaction ends. (A plain
    * UPDATE with an INSERT for a key's first write, in one statement, measured no faster.)
    *
-   * <p>It travels behind the transaction's {@code lock_timeout}, set by a statement of its own in
-   * the same round trip ({@link #timeout}). With online verification, the proposed row exists only if the lease
+   * <p>It travels behind the transaction's {@code lock_timeout} ({@link LockTimeout}), as do
+   * {@link #admitAndCommit} and {@link #lockMark}: each opens its transaction. With online verification, the proposed row exists only if the lease
    * table issued the fence for the key (a lower fence than the key's current one was issued to an
    * earlier run; the current one must name the same run): no proposed row means no conflict, no
    * lock, no admission. Parameters: see {@link #bindAdmission}.
@@ -44,14 +45,7 @@ final class HighWaterSql {
   /** The mark of a key; after a refused admission, read under the row lock it took. */
   private final String mark;
 
-  /**
-   * The opening of every transaction's first statement (CONTRACT C21): {@code lock_timeout} for
-   * the transaction ({@code SET LOCAL} semantics, so the connection's own setting is back after
-   * the commit), as a statement of its own ahead of it in one composite query, one round trip.
-   * A statement of its own because a table lock (a migration's ALTER TABLE) is taken when a
-   * statement is bound, before any part of it runs: a setting made inside the waiting statement
-   * came too late for that wait.
-   */
+  /** The lock timeout alone ({@link LockTimeout}), for a read's transaction. */
   private final String timeout;
 
   /**
@@ -104,7 +98,7 @@ final class HighWaterSql {
     this.lockTimeout = lockTimeout;
     this.online = verifyTable != null;
     this.strict = leaseTable != null;
-    this.timeout = "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
+    this.timeout = LockTimeout.statement(lockTimeout);
     String issuedWhere =
         verifyTable == null
             ? ""
@@ -117,7 +111,7 @@ final class HighWaterSql {
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
             + " WHERE h.fence <= EXCLUDED.fence";
-    this.admit = timeout + "; " + admission + " RETURNING h.fence";
+    this.admit = LockTimeout.ahead(lockTimeout, admission + " RETURNING h.fence");
     this.mark = "SELECT fence FROM " + table + " WHERE account_id = ? AND session_id = ?";
     this.liveLease =
         leaseTable == null
@@ -126,10 +120,10 @@ final class HighWaterSql {
                 + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
                 + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
     this.admitAndCommit =
-        timeout + "; WITH admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; "
+        LockTimeout.ahead(lockTimeout, "WITH admitted AS (" + admission + " RETURNING 1) SELECT 1 / count(*) FROM admitted; ")
             + (leaseTable == null ? "" : "SELECT 1 / count(*) FROM (" + liveLease + ") AS live; ")
             + "COMMIT";
-    this.lockMark = timeout + "; " + mark + " FOR UPDATE";
+    this.lockMark = LockTimeout.ahead(lockTimeout, mark + " FOR UPDATE");
     this.setMark =
         "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
             + " VALUES (?, ?, ?, '" + RESET_RUN + "', clock_timestamp())"
@@ -158,7 +152,7 @@ final class HighWaterSql {
   boolean admit(Connection c, FencingToken token) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(admit)) {
       bindAdmission(ps, token);
-      try (ResultSet rs = afterTimeout(ps)) {
+      try (ResultSet rs = LockTimeout.rowsAfter(ps)) {
         return rs.next();
       }
     }
@@ -188,7 +182,7 @@ final class HighWaterSql {
   long lockedMark(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(lockMark)) {
       bindKey(ps, key);
-      try (ResultSet rs = afterTimeout(ps)) {
+      try (ResultSet rs = LockTimeout.rowsAfter(ps)) {
         return rs.next() ? rs.getLong(1) : 0;
       }
     }
@@ -232,15 +226,6 @@ final class HighWaterSql {
 
   List<MarkReset> resets(Connection c) throws SQLException {
     return audit.readAll(c);
-  }
-
-  /** Runs a statement sent behind {@link #timeout} and returns its rows (the setting's come first). */
-  private static ResultSet afterTimeout(PreparedStatement ps) throws SQLException {
-    ps.execute();
-    if (!ps.getMoreResults()) {
-      throw new SQLException("expected rows after the lock timeout's row");
-    }
-    return ps.getResultSet();
   }
 
   private static void bindKey(PreparedStatement ps, LeaseKey key) throws SQLException {

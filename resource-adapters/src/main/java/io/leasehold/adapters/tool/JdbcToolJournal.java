@@ -3,6 +3,7 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.MarkResetTable;
 import io.leasehold.adapters.internal.Transactions;
 import io.leasehold.fencing.Admission;
@@ -170,7 +171,7 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.setString(10, c.token().key().accountId());
       ps.setString(11, c.token().key().sessionId());
       ps.setLong(12, c.token().fence());
-      if (JournalSql.updateAfterTimeout(ps) == 1) {
+      if (LockTimeout.countAfter(ps) == 1) {
         return null;
       }
     }
@@ -278,7 +279,7 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.setString(2, result == null ? null : json(result));
       ps.setString(3, error);
       ps.setObject(4, callId);
-      if ((first ? JournalSql.updateAfterTimeout(ps) : ps.executeUpdate()) != 1) {
+      if ((first ? LockTimeout.countAfter(ps) : ps.executeUpdate()) != 1) {
         throw new SQLException("call " + callId + " was never journaled as intended");
       }
     }

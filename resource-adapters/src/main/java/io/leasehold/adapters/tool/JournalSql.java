@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.fencing.LeaseKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,14 +28,11 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
    * @param lockTimeout the longest wait for a row lock, validated by the journal
    */
   static JournalSql of(ToolJournalSchema schema, java.time.Duration lockTimeout) {
-    // Every wait of a transaction for a lock ends (CONTRACT C21). SET LOCAL semantics: it lasts
-    // for the transaction, so a pooled connection keeps its own setting afterwards. It is a
-    // statement of its own, run before the next statement is bound: a table lock (a migration's
-    // ALTER TABLE) is taken when a statement is bound, before any part of it runs. The hot
-    // path's first statements travel with it as one composite query, one round trip (see
-    // updateAfterTimeout); the others' transactions send it alone first.
-    String setTimeout = "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', true)";
+    // Every wait of a transaction for a lock ends (CONTRACT C21, LockTimeout says how). The hot
+    // path's first statements travel behind the setting in one round trip; the others'
+    // transactions send it alone first.
     String call = schema.prefix() + "_call";
+    String setState = "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
     String mark = schema.prefix() + "_mark";
     String admissionSeq = schema.prefix() + "_admission_seq";
     String callColumns =
@@ -44,7 +42,7 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         call,
         mark,
         // The lock timeout, alone: the first statement of a transaction off the hot path.
-        setTimeout,
+        LockTimeout.statement(lockTimeout),
         // Records an intended call: its key, tool, token (text, and fence and run for queries),
         // arguments. Only if the key's mark is not already above the fence: a stale run's calls
         // add no row (issue 27, C21). Without a lock: the admission checks again under the mark
@@ -52,9 +50,11 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // statement of a call's transaction, so the lock timeout comes with it. Parameters: call
         // id, account, session, tool, token text, fence, run id, arguments, idempotency key; then
         // account, session, fence.
-        setTimeout + "; INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
-            + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-            + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)",
+        LockTimeout.ahead(
+            lockTimeout,
+            "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+                + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
+                + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)"),
         // Starts an admitted call, numbering it in admission order, unless a call of the same
         // run with the same tool and idempotency key is in flight (then nothing changes, and the
         // caller records the refusal). Race-free without a savepoint: every start of a key holds
@@ -73,10 +73,10 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
             + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?",
         // A call's state and outcome, in a transaction already under way. Parameters: state,
         // result (JSON text or null), error, call id.
-        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
+        setState,
         // The same as the first statement of the outcome's own transaction: the lock timeout
         // comes with it, before the update can wait for the call's row.
-        setTimeout + "; UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?",
+        LockTimeout.ahead(lockTimeout, setState),
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
         // One call. Parameter: call id.
@@ -111,18 +111,6 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // mark. Parameters: the new mark, account, session.
         "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
             + " WHERE account_id = ? AND session_id = ?");
-  }
-
-  /**
-   * Runs a statement that was sent behind the lock timeout ({@link #intend}, {@link #setOutcome})
-   * and returns its update count: the setting's row comes first, then the statement's count.
-   */
-  static int updateAfterTimeout(PreparedStatement ps) throws SQLException {
-    ps.execute();
-    if (ps.getMoreResults() || ps.getUpdateCount() < 0) {
-      throw new SQLException("expected an update count after the lock timeout's row");
-    }
-    return ps.getUpdateCount();
   }
 
   /**

@@ -1,0 +1,71 @@
+package io.leasehold.adapters.internal;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * A transaction's {@code lock_timeout} (CONTRACT C21), set by a statement of its own ahead of the
+ * statement that might wait, both sent as one composite query: one round trip, and the setting in
+ * force before the next statement is bound. It must be a statement of its own: a table lock (a
+ * migration's ALTER TABLE) is taken when a statement is bound, before any part of it runs, so a
+ * setting made inside the waiting statement comes too late for that wait. {@code SET LOCAL}
+ * semantics: the connection's own setting is back once the transaction ends. Used by the database
+ * writer and the PostgreSQL tool journal.
+ */
+public final class LockTimeout {
+  private LockTimeout() {}
+
+  /**
+   * The statement that sets the timeout for the current transaction.
+   *
+   * @param timeout the longest lock wait, validated by the caller (whole milliseconds are used)
+   * @return the statement, without a terminator
+   */
+  public static String statement(Duration timeout) {
+    return "SELECT set_config('lock_timeout', '" + timeout.toMillis() + "', true)";
+  }
+
+  /**
+   * {@code sql} behind the statement that sets the timeout, as one composite query; run it with
+   * {@link #rowsAfter} or {@link #countAfter}.
+   *
+   * @param timeout the longest lock wait
+   * @param sql the statement that may wait
+   * @return the composite query
+   */
+  public static String ahead(Duration timeout, String sql) {
+    return statement(timeout) + "; " + sql;
+  }
+
+  /**
+   * Runs a query built by {@link #ahead} whose statement returns rows.
+   *
+   * @param ps the prepared composite query, its parameters bound
+   * @return the statement's rows (the setting's row comes first and is skipped)
+   * @throws SQLException if either statement fails
+   */
+  public static ResultSet rowsAfter(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (!ps.getMoreResults()) {
+      throw new SQLException("expected rows after the lock timeout's row");
+    }
+    return ps.getResultSet();
+  }
+
+  /**
+   * Runs a query built by {@link #ahead} whose statement returns an update count.
+   *
+   * @param ps the prepared composite query, its parameters bound
+   * @return the statement's update count
+   * @throws SQLException if either statement fails
+   */
+  public static int countAfter(PreparedStatement ps) throws SQLException {
+    ps.execute();
+    if (ps.getMoreResults() || ps.getUpdateCount() < 0) {
+      throw new SQLException("expected an update count after the lock timeout's row");
+    }
+    return ps.getUpdateCount();
+  }
+}
