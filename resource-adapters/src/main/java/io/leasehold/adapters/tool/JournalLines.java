@@ -73,7 +73,6 @@ final class JournalLines {
         .put("at", r.at().toString());
   }
 
-  /** A journal line as appended: the object's JSON and a newline, in UTF-8. */
   /**
    * A call's intended line, refused if it is longer than {@code maxLineBytes}.
    *
