@@ -13,6 +13,7 @@ import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
+import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -139,6 +140,7 @@ public final class AgentExamples {
    */
   public static String langChain4j(DataSource dataSource, ChatModel model, BookingTools tools, Lease lease) {
     // region lc4j-setup
+    ToolJournalSchema.defaults().apply(dataSource); // the journal's two tables, once per database
     FencedToolExecutor executor =
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter()) // or TokenVerifier.signedBy(keys)
