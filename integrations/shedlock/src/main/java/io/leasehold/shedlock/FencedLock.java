@@ -30,9 +30,10 @@ public final class FencedLock implements SimpleLock, Fenced {
   private final Duration atLeastFor;
   /** The task's hold on this lock's chain, shared with the locks extend returns. */
   private final TaskLocks.Binding binding;
-  /** Guards {@link #state}, so that one unlock or extend ends a lock, and a refused one none. */
+  /** Serializes changes of {@link #state}, so that one unlock or extend ends a lock, a refused one none. */
   private final Object transition = new Object();
-  private State state = State.HELD;
+  /** Written only under {@link #transition}. */
+  private volatile State state = State.HELD;
 
   private FencedLock(Lease lease, Instant heldFrom, Duration atLeastFor, TaskLocks.Binding binding) {
     this.lease = lease;
@@ -186,10 +187,7 @@ public final class FencedLock implements SimpleLock, Fenced {
 
   @Override
   public String toString() {
-    State s;
-    synchronized (transition) {
-      s = state;
-    }
+    State s = state; // not under the lock: an extend holds it for a round trip
     return "FencedLock[" + lease + (s == State.HELD ? "" : ", " + s.name().toLowerCase(java.util.Locale.ROOT)) + "]";
   }
 }
