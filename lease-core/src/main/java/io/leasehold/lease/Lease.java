@@ -317,14 +317,27 @@ public final class Lease implements Fenced, AutoCloseable {
    * Meanwhile the key's status is {@link LeaseStatus.State#DRAINING} with {@code acquirableAt}
    * {@code until}. Idempotent as {@link #release()} is.
    *
+   * <p>The hold ends no later than the lease would have: {@code until} may not lie after {@link
+   * #expiresAt()}. A later one would extend the lease without a renewal, past the lengths the
+   * store accepts ({@link LeaseStore#MAX_TTL}) and without asking the access policy, which every
+   * renewal does. To hold the key longer, renew the lease to a longer length first.
+   *
    * @param until when the key may be acquired again, in database time (for instance {@link
-   *     #acquiredAt()} plus the job's minimum length)
+   *     #acquiredAt()} plus the job's minimum length), at most {@link #expiresAt()}
    * @return what the release did
-   * @throws IllegalArgumentException if {@code until} is null
+   * @throws IllegalArgumentException if {@code until} is null or after {@link #expiresAt()};
+   *     nothing is released
    * @throws LeaseStoreException if the statement failed (the lease then expires by itself)
    */
   public ReleaseResult releaseHolding(Instant until) {
     Arguments.required(until, "until");
+    Instant expiry = expiresAt;
+    if (until.isAfter(expiry)) {
+      throw new IllegalArgumentException(
+          "cannot hold " + token.key() + " until " + until + ": that is after the lease's expiry " + expiry
+              + ", and a release never holds a key longer than its lease did. Hold it until expiresAt() at"
+              + " the latest, or renew(Duration) the lease to a longer length first; nothing was released");
+    }
     return release(Optional.of(until));
   }
 

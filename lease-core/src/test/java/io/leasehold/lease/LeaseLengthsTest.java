@@ -114,6 +114,46 @@ class LeaseLengthsTest {
   }
 
   @Test
+  void aReleaseHoldingTheKeyForTenYearsIsRefusedAndReleasesNothing() {
+    Lease lease = oneShot(Duration.ofSeconds(60));
+    Instant expiry = lease.expiresAt();
+    // Issue 46: the hold had no upper bound, so a release kept the key for ten years, past the
+    // store's longest lease and without the renewal the access policy is asked about.
+    assertThatThrownBy(() -> lease.releaseHolding(lease.acquiredAt().plus(Duration.ofDays(3650))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("after the lease's expiry " + expiry)
+        .hasMessageContaining("nothing was released");
+    assertThatThrownBy(() -> lease.releaseHolding(expiry.plusNanos(1000))).isInstanceOf(IllegalArgumentException.class);
+    // Nothing changed: still held, with its expiry, and its token still given.
+    assertThat(lease.token().fence()).isEqualTo(lease.fence());
+    LeaseStatus held = store.status(key, "app");
+    assertThat(held.state()).isEqualTo(LeaseStatus.State.HELD);
+    assertThat(held.owner().orElseThrow().expiresAt()).isEqualTo(expiry);
+
+    // The lease's own expiry is the longest hold; renewing to a longer length first allows more.
+    assertThat(lease.renew(Duration.ofHours(2)).renewed()).isTrue();
+    Instant longer = lease.expiresAt();
+    assertThat(lease.releaseHolding(longer).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+    LeaseStatus draining = store.status(key, "app");
+    assertThat(draining.state()).isEqualTo(LeaseStatus.State.DRAINING);
+    assertThat(draining.acquirableAt()).isEqualTo(longer);
+  }
+
+  @Test
+  void aRenewalPastTheLongestLeaseIsRefusedAndChangesNothing() {
+    Lease lease = oneShot(Duration.ofSeconds(60));
+    Instant expiry = lease.expiresAt();
+    assertThatThrownBy(() -> lease.renew(LeaseStore.MAX_TTL.plusNanos(1000)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one-shot ttl must be between");
+    assertThatThrownBy(() -> lease.renew(Duration.ofDays(3650))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(lease.expiresAt()).isEqualTo(expiry);
+    assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(expiry);
+    assertThat(lease.renew(LeaseStore.MAX_TTL).renewed()).isTrue(); // the bound itself is a valid length
+  }
+
+  @Test
   void aHoldAlreadyPastIsAPlainRelease() {
     Lease lease = oneShot(Duration.ofSeconds(60));
     lease.releaseHolding(lease.acquiredAt().minusSeconds(60));

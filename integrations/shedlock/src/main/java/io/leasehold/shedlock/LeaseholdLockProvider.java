@@ -34,7 +34,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       it holds even if the process dies.
  *   <li>{@code extend} renews the lease to the new {@code lockAtMostFor} from the database's now
  *       ({@link io.leasehold.lease.Lease#renew(java.time.Duration)}); the old lock is then
- *       invalid, as ShedLock requires.
+ *       invalid, as ShedLock requires. Its lengths are checked as {@code lock} checks them, and
+ *       a refused extend leaves the lock as it was.
  * </ul>
  *
  * <p>The store's access policy is asked with {@code caller} for every lock, and its takeover
@@ -87,18 +88,18 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider {
    *
    * @param config ShedLock's configuration: the name and the two lengths
    * @return the lock, or empty if another holder has it (or held it at least until now)
-   * @throws IllegalArgumentException if the name is not a valid key part or {@code lockAtMostFor}
-   *     is outside 1 ms to 24 h
+   * @throws IllegalArgumentException if the name is not a valid key part, {@code lockAtMostFor}
+   *     is outside 1 ms to 24 h, or {@code lockAtLeastFor} outside zero to {@code lockAtMostFor}
    * @throws io.leasehold.lease.AccessDeniedException if the access policy refuses the caller
    * @throws io.leasehold.lease.LeaseStoreException if the database fails
    */
   @Override
   public Optional<SimpleLock> lock(LockConfiguration config) {
     LeaseKey key = LeaseKey.of(account, config.getName());
+    FencedLock.checkLengths(config.getName(), config.getLockAtMostFor(), config.getLockAtLeastFor());
     AcquireResult result = store.tryAcquire(AcquireRequest.of(key, caller).oneShot(config.getLockAtMostFor()));
     if (result instanceof AcquireResult.Acquired acquired) {
-      return Optional.of(
-          FencedLock.held(new FencedLock(acquired.lease(), acquired.lease().acquiredAt(), config.getLockAtLeastFor())));
+      return Optional.of(FencedLock.taken(acquired.lease(), config.getLockAtLeastFor()));
     }
     return Optional.empty();
   }
