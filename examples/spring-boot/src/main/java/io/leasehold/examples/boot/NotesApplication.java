@@ -2,6 +2,10 @@ package io.leasehold.examples.boot;
 
 import io.leasehold.devdb.LocalPostgres;
 import io.leasehold.lease.AccessPolicy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -56,7 +60,20 @@ public class NotesApplication {
       all.add("--spring.datasource.url=" + db.jdbcUrl());
       all.add("--spring.datasource.username=" + db.user());
       all.add("--spring.datasource.password=" + db.password());
+      if (all.stream().noneMatch(a -> a.startsWith("--leasehold.guards.file-store-root="))) {
+        // A new database starts its fences at 1 again, so it gets a new file store too: a store
+        // that admitted fence 3 under an earlier database rightly refuses this one's fence 1.
+        all.add("--leasehold.guards.file-store-root=" + freshDirectory());
+      }
     }
     return SpringApplication.run(NotesApplication.class, all.toArray(String[]::new));
+  }
+
+  private static Path freshDirectory() {
+    try {
+      return Files.createTempDirectory("leasehold-notes-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the example's file store directory", e);
+    }
   }
 }
