@@ -6,6 +6,7 @@ import java.time.Clock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -207,5 +208,127 @@ class InMemoryFenceGuardTest {
     assertThat(guard.markResets()).containsExactly(reset);
     assertThatThrownBy(() -> guard.admit(token(11))).isInstanceOf(StaleFenceException.class);
     guard.admit(token(12));
+  }
+
+  /**
+   * Issue 46, item 4: with maxKeys(40_000), each admission of a new account's key into the full
+   * guard cost about 2.8 ms (it scanned every account ever seen and every mark to forget one), and
+   * a flood of 1,000,000 new accounts ran for more than 5 CPU-minutes. It now finishes in about a
+   * second, with the bound kept and every account's floor its own.
+   */
+  @Test
+  void aFloodOfNewAccountsIntoAFullGuardFinishes() {
+    int bound = 40_000;
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+    LeaseKey bobs = LeaseKey.of("bob", "chat");
+    FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
+    guard.admit(bob);
+    for (int i = 0; i < bound - 1; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("crowd", "s" + i), 2 + i, new UUID(0, i)));
+    }
+    assertThat(guard.rememberedKeys()).isEqualTo(bound);
+    int flood = 1_000_000;
+    long firstFence = 1_000_000;
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          for (int i = 0; i < flood; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("tenant-" + i, "s"), firstFence + i, new UUID(1, i)));
+          }
+        },
+        "a flood of 1,000,000 new accounts into a full guard must finish (it took minutes before issue 46)");
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound);
+    // Every flooding account's forgotten key keeps exactly its own mark: no floor leaked across.
+    for (int i : new int[] {0, 1, 77_777, flood / 2, flood - bound - 1}) {
+      LeaseKey k = LeaseKey.of("tenant-" + i, "s");
+      assertThat(guard.highWaterMark(k)).as("mark of %s", k).hasValue(firstFence + i);
+      long stale = firstFence + i - 1;
+      assertThatThrownBy(() -> guard.admit(new FencingToken(k, stale, UUID.randomUUID())))
+          .isInstanceOf(StaleFenceException.class);
+    }
+    // The crowd's keys were forgotten under its own floor: its stale writers stay refused.
+    assertThatThrownBy(() -> guard.admit(new FencingToken(LeaseKey.of("crowd", "s0"), 1, UUID.randomUUID())))
+        .isInstanceOf(StaleFenceException.class);
+    // Bob's live run writes again, whether his key was remembered or forgotten (C19).
+    assertThat(guard.admit(bob).previousMark()).isEqualTo(1);
+    assertThat(guard.highWaterMark(bobs)).hasValue(1);
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound);
+  }
+
+  /**
+   * Room is made as the class documentation says: of the new key's own account if it has keys,
+   * else of the account holding the most; a tenth of the bound at a time, the keys held longest
+   * first; the other accounts untouched.
+   */
+  @Test
+  void roomIsMadeFromTheLargestAccountOldestKeysFirst() {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+    long fence = 0;
+    for (int i = 0; i < 50; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("big", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    for (int i = 0; i < 30; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("mid", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    for (int i = 0; i < 20; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("small", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    assertThat(guard.rememberedKeys()).isEqualTo(100);
+    // big's first ten keys (fences 1-10) made room: their floor is 10, the eleventh keeps its own.
+    guard.admit(new FencingToken(LeaseKey.of("newcomer", "s"), ++fence, UUID.randomUUID()));
+    assertThat(guard.rememberedKeys()).isEqualTo(91);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s0"))).hasValue(10);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s10"))).hasValue(11);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "s0"))).hasValue(51);
+    assertThat(guard.highWaterMark(LeaseKey.of("small", "s0"))).hasValue(81);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).isEmpty();
+    // Full again: mid's new key makes room from mid itself, its oldest ten keys (fences 51-60).
+    for (int i = 0; guard.rememberedKeys() < 100; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("newcomer", "more" + i), ++fence, UUID.randomUUID()));
+    }
+    guard.admit(new FencingToken(LeaseKey.of("mid", "new"), ++fence, UUID.randomUUID()));
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).hasValue(60);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "s10"))).hasValue(61);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s10"))).hasValue(11);
+    assertThat(guard.highWaterMark(LeaseKey.of("small", "never-seen"))).isEmpty();
+  }
+
+  /**
+   * A write that admits new keys of its own account into a full guard must not have its own key
+   * forgotten under it: the old guard forgot it, so a newer run of that key was admitted and
+   * wrote while the older write was still running.
+   */
+  @Test
+  void aWriteThatAdmitsNewKeysNeverHasItsOwnKeyForgotten() throws Exception {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+    AtomicInteger newerWrites = new AtomicInteger();
+    Thread[] newer = new Thread[1];
+    guard.runFenced(
+        token(5),
+        () -> {
+          for (int i = 1; i <= 9; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("acct", "s" + i), 1 + i % 5, UUID.randomUUID()));
+          }
+          for (int i = 0; i < 90; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("other", "s" + i), 1, UUID.randomUUID()));
+          }
+          // Full: this key of acct makes room from acct's ten keys, this write's own among them.
+          guard.admit(new FencingToken(LeaseKey.of("acct", "s10"), 5, UUID.randomUUID()));
+          newer[0] = new Thread(() -> guard.runFenced(token(6), newerWrites::incrementAndGet));
+          newer[0].start();
+          // The newer run must wait for this write's lock; it must not run beside it.
+          while (newer[0].isAlive() && newer[0].getState() != Thread.State.BLOCKED) {
+            Thread.onSpinWait();
+          }
+          assertThat(newerWrites).as("a newer run wrote during this run's write").hasValue(0);
+          assertThat(newer[0].isAlive()).isTrue();
+          return null;
+        });
+    newer[0].join();
+    assertThat(newerWrites).hasValue(1);
+    assertThat(guard.highWaterMark(KEY)).hasValue(6);
   }
 }
