@@ -36,7 +36,8 @@ import java.util.function.Supplier;
  * account is itself the largest. Each time, up to a tenth of the bound's worth of that account's
  * keys are forgotten, the ones it has held longest first; among accounts that hold equally many,
  * the one that reached that count first gives way. The floors take one entry per account that
- * ever had a key forgotten (a few tens of bytes and the account id).
+ * ever had a key forgotten (about 120 bytes each with a short account id), which the bound does
+ * not limit.
  *
  * <p>Admitting a key the guard remembers takes that key's lock and nothing else. Admitting a key
  * it does not remember also takes, briefly, one lock for the whole guard, to file the key in
@@ -45,8 +46,9 @@ import java.util.function.Supplier;
  * whatever the number of keys or accounts: the accounts' queues and their counts are kept in
  * linked lists, and an account leaves them when its last key is forgotten (issue 46: before, each
  * admission into a full guard scanned every account and every key, about 2.8 ms at 40,000 keys).
- * A write that itself admits a new key never has its own key forgotten under it. Under concurrent
- * admissions of new keys the bound may be passed, for a moment, by one key per thread making room.
+ * A write that itself admits a new key never has its own key forgotten under it (the key stays,
+ * past the bound if need be). Under concurrent admissions of new keys the bound may be passed, for
+ * a moment, by one key per thread making room.
  *
  * <p>Thread-safe.
  */
