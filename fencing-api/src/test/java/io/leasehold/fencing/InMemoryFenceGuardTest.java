@@ -331,4 +331,75 @@ class InMemoryFenceGuardTest {
     assertThat(newerWrites).hasValue(1);
     assertThat(guard.highWaterMark(KEY)).hasValue(6);
   }
+
+  /**
+   * Threads admit keys of several accounts into a guard far too small for them, so keys are
+   * forgotten and remembered again all the time, while writes of the same keys run. Per key, the
+   * writes never overlap and the admitted fences never go down, across every time the key was
+   * forgotten; and the guard stays within its bound.
+   */
+  @Test
+  void forgettingWhileOtherThreadsWriteNeverAdmitsAStaleWriter() throws Exception {
+    int bound = 50;
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+    List<LeaseKey> keys = new ArrayList<>();
+    for (int a = 0; a < 8; a++) {
+      for (int k = 0; k < 20; k++) {
+        keys.add(LeaseKey.of("acct-" + a, "s" + k));
+      }
+    }
+    java.util.Map<LeaseKey, List<Long>> logs = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Map<LeaseKey, AtomicInteger> inWrite = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong(2_000);
+    List<String> overlaps = java.util.Collections.synchronizedList(new ArrayList<>());
+    int threads = 4;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread w =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < 20_000; i++) {
+                  LeaseKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+                  long fence = sequence.incrementAndGet() - ThreadLocalRandom.current().nextInt(2_000);
+                  try {
+                    guard.runFenced(
+                        new FencingToken(k, fence, UUID.randomUUID()),
+                        () -> {
+                          AtomicInteger writers = inWrite.computeIfAbsent(k, x -> new AtomicInteger());
+                          if (writers.incrementAndGet() != 1) {
+                            overlaps.add(k + " at fence " + fence);
+                          }
+                          logs.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(fence);
+                          writers.decrementAndGet();
+                          return null;
+                        });
+                  } catch (StaleFenceException e) {
+                    // the refusal this test provokes
+                  }
+                }
+              });
+      workers.add(w);
+      w.start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    assertThat(overlaps).as("writes of one key that overlapped").isEmpty();
+    // Each thread that made room at the same moment as another may have passed the bound by one.
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound + threads);
+    for (java.util.Map.Entry<LeaseKey, List<Long>> e : logs.entrySet()) {
+      List<Long> log = e.getValue();
+      for (int i = 1; i < log.size(); i++) {
+        assertThat(log.get(i)).as("admission #%d of %s", i, e.getKey()).isGreaterThanOrEqualTo(log.get(i - 1));
+      }
+      assertThat(guard.highWaterMark(e.getKey()).orElseThrow()).isGreaterThanOrEqualTo(log.get(log.size() - 1));
+    }
+  }
 }
