@@ -16,8 +16,8 @@ import io.leasehold.lease.LeaseSchema;
 /**
  * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
  * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
- * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code table}, {@code
- * ablation} or {@code statements} (default all),
+ * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code eviction}, {@code
+ * table}, {@code ablation} or {@code statements}, among others (default all),
  * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
  * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs
  * directory measures CPU per operation, with flushes nearly free; fsync stays on).
@@ -42,7 +42,8 @@ public final class BenchMain {
             group("refusal", c -> new ContentionGroups(c).refusals()), group("waiting", c -> new ContentionGroups(c).waiting()),
             group("pgbench", c -> new PgBenchGroup(c).pgbench()), group("renewal", c -> new RenewalBench(c).renewal()),
             group("guards", c -> new GuardBench(c).guards()), group("verification", c -> new VerificationBench(c).verification()),
-            group("flood", c -> new FloodBench(c).flood()), group("toolcalls", c -> new ToolCallBench(c).toolCalls()),
+            group("flood", c -> new FloodBench(c).flood()), group("eviction", c -> new EvictionBench(c).eviction()),
+            group("toolcalls", c -> new ToolCallBench(c).toolCalls()),
             group("journal", c -> new JournalBench(c).journal(1_000_000)),
             group("table", c -> new TableBench(c).tableSize()), group("ablation", c -> new AblationBench(c).ablation()))) {
       GROUPS.put(e.getKey(), e.getValue());

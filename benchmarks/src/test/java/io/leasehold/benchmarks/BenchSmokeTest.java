@@ -27,4 +27,11 @@ class BenchSmokeTest {
     assertThat(report).contains("## Floods of forged and valid tokens", "forged: unknown key id", "replayed: expired window");
     assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
   }
+
+  @Test
+  void theEvictionGroupRuns() throws Exception {
+    String report = BenchMain.run("group=eviction", "window=200ms", "windows=1");
+    assertThat(report).contains("## In-memory guard: admitting new keys", "| 10,000 |", "| 100,000 |", "| 1,000,000 |");
+    assertThat(report).doesNotContain("NaN");
+  }
 }

@@ -6,6 +6,7 @@ import java.time.Clock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -207,5 +208,198 @@ class InMemoryFenceGuardTest {
     assertThat(guard.markResets()).containsExactly(reset);
     assertThatThrownBy(() -> guard.admit(token(11))).isInstanceOf(StaleFenceException.class);
     guard.admit(token(12));
+  }
+
+  /**
+   * Issue 46, item 4: with maxKeys(40_000), each admission of a new account's key into the full
+   * guard cost about 2.8 ms (it scanned every account ever seen and every mark to forget one), and
+   * a flood of 1,000,000 new accounts ran for more than 5 CPU-minutes. It now finishes in about a
+   * second, with the bound kept and every account's floor its own.
+   */
+  @Test
+  void aFloodOfNewAccountsIntoAFullGuardFinishes() {
+    int bound = 40_000;
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+    LeaseKey bobs = LeaseKey.of("bob", "chat");
+    FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
+    guard.admit(bob);
+    for (int i = 0; i < bound - 1; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("crowd", "s" + i), 2 + i, new UUID(0, i)));
+    }
+    assertThat(guard.rememberedKeys()).isEqualTo(bound);
+    int flood = 1_000_000;
+    long firstFence = 1_000_000;
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          for (int i = 0; i < flood; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("tenant-" + i, "s"), firstFence + i, new UUID(1, i)));
+          }
+        },
+        "a flood of 1,000,000 new accounts into a full guard must finish (it took minutes before issue 46)");
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound);
+    // Every flooding account's forgotten key keeps exactly its own mark: no floor leaked across.
+    for (int i : new int[] {0, 1, 77_777, flood / 2, flood - bound - 1}) {
+      LeaseKey k = LeaseKey.of("tenant-" + i, "s");
+      assertThat(guard.highWaterMark(k)).as("mark of %s", k).hasValue(firstFence + i);
+      long stale = firstFence + i - 1;
+      assertThatThrownBy(() -> guard.admit(new FencingToken(k, stale, UUID.randomUUID())))
+          .isInstanceOf(StaleFenceException.class);
+    }
+    // The crowd's keys were forgotten under its own floor: its stale writers stay refused.
+    assertThatThrownBy(() -> guard.admit(new FencingToken(LeaseKey.of("crowd", "s0"), 1, UUID.randomUUID())))
+        .isInstanceOf(StaleFenceException.class);
+    // Bob's live run writes again, whether his key was remembered or forgotten (C19).
+    assertThat(guard.admit(bob).previousMark()).isEqualTo(1);
+    assertThat(guard.highWaterMark(bobs)).hasValue(1);
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound);
+  }
+
+  /**
+   * Room is made as the class documentation says: of the new key's own account if it has keys,
+   * else of the account holding the most; a tenth of the bound at a time, the keys held longest
+   * first; the other accounts untouched.
+   */
+  @Test
+  void roomIsMadeFromTheLargestAccountOldestKeysFirst() {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+    long fence = 0;
+    for (int i = 0; i < 50; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("big", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    for (int i = 0; i < 30; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("mid", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    for (int i = 0; i < 20; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("small", "s" + i), ++fence, UUID.randomUUID()));
+    }
+    assertThat(guard.rememberedKeys()).isEqualTo(100);
+    // big's first ten keys (fences 1-10) made room: their floor is 10, the eleventh keeps its own.
+    guard.admit(new FencingToken(LeaseKey.of("newcomer", "s"), ++fence, UUID.randomUUID()));
+    assertThat(guard.rememberedKeys()).isEqualTo(91);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s0"))).hasValue(10);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s10"))).hasValue(11);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "s0"))).hasValue(51);
+    assertThat(guard.highWaterMark(LeaseKey.of("small", "s0"))).hasValue(81);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).isEmpty();
+    // Full again: mid's new key makes room from mid itself, its oldest ten keys (fences 51-60).
+    for (int i = 0; guard.rememberedKeys() < 100; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("newcomer", "more" + i), ++fence, UUID.randomUUID()));
+    }
+    guard.admit(new FencingToken(LeaseKey.of("mid", "new"), ++fence, UUID.randomUUID()));
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).hasValue(60);
+    assertThat(guard.highWaterMark(LeaseKey.of("mid", "s10"))).hasValue(61);
+    assertThat(guard.highWaterMark(LeaseKey.of("big", "s10"))).hasValue(11);
+    assertThat(guard.highWaterMark(LeaseKey.of("small", "never-seen"))).isEmpty();
+  }
+
+  /**
+   * A write that admits new keys of its own account into a full guard must not have its own key
+   * forgotten under it: the old guard forgot it, so a newer run of that key was admitted and
+   * wrote while the older write was still running.
+   */
+  @Test
+  void aWriteThatAdmitsNewKeysNeverHasItsOwnKeyForgotten() throws Exception {
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+    AtomicInteger newerWrites = new AtomicInteger();
+    Thread[] newer = new Thread[1];
+    guard.runFenced(
+        token(5),
+        () -> {
+          for (int i = 1; i <= 9; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("acct", "s" + i), 1 + i % 5, UUID.randomUUID()));
+          }
+          for (int i = 0; i < 90; i++) {
+            guard.admit(new FencingToken(LeaseKey.of("other", "s" + i), 1, UUID.randomUUID()));
+          }
+          // Full: this key of acct makes room from acct's ten keys, this write's own among them.
+          guard.admit(new FencingToken(LeaseKey.of("acct", "s10"), 5, UUID.randomUUID()));
+          newer[0] = new Thread(() -> guard.runFenced(token(6), newerWrites::incrementAndGet));
+          newer[0].start();
+          // The newer run must wait for this write's lock; it must not run beside it.
+          while (newer[0].isAlive() && newer[0].getState() != Thread.State.BLOCKED) {
+            Thread.onSpinWait();
+          }
+          assertThat(newerWrites).as("a newer run wrote during this run's write").hasValue(0);
+          assertThat(newer[0].isAlive()).isTrue();
+          return null;
+        });
+    newer[0].join();
+    assertThat(newerWrites).hasValue(1);
+    assertThat(guard.highWaterMark(KEY)).hasValue(6);
+  }
+
+  /**
+   * Threads admit keys of several accounts into a guard far too small for them, so keys are
+   * forgotten and remembered again all the time, while writes of the same keys run. Per key, the
+   * writes never overlap and the admitted fences never go down, across every time the key was
+   * forgotten; and the guard stays within its bound.
+   */
+  @Test
+  void forgettingWhileOtherThreadsWriteNeverAdmitsAStaleWriter() throws Exception {
+    int bound = 50;
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+    List<LeaseKey> keys = new ArrayList<>();
+    for (int a = 0; a < 8; a++) {
+      for (int k = 0; k < 20; k++) {
+        keys.add(LeaseKey.of("acct-" + a, "s" + k));
+      }
+    }
+    java.util.Map<LeaseKey, List<Long>> logs = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Map<LeaseKey, AtomicInteger> inWrite = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong(2_000);
+    List<String> overlaps = java.util.Collections.synchronizedList(new ArrayList<>());
+    int threads = 4;
+    CyclicBarrier start = new CyclicBarrier(threads);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread w =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < 20_000; i++) {
+                  LeaseKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+                  long fence = sequence.incrementAndGet() - ThreadLocalRandom.current().nextInt(2_000);
+                  try {
+                    guard.runFenced(
+                        new FencingToken(k, fence, UUID.randomUUID()),
+                        () -> {
+                          AtomicInteger writers = inWrite.computeIfAbsent(k, x -> new AtomicInteger());
+                          if (writers.incrementAndGet() != 1) {
+                            overlaps.add(k + " at fence " + fence);
+                          }
+                          logs.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(fence);
+                          writers.decrementAndGet();
+                          return null;
+                        });
+                  } catch (StaleFenceException e) {
+                    // the refusal this test provokes
+                  }
+                }
+              });
+      workers.add(w);
+      w.start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    assertThat(overlaps).as("writes of one key that overlapped").isEmpty();
+    // Each thread that made room at the same moment as another may have passed the bound by one.
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound + threads);
+    for (java.util.Map.Entry<LeaseKey, List<Long>> e : logs.entrySet()) {
+      List<Long> log = e.getValue();
+      for (int i = 1; i < log.size(); i++) {
+        assertThat(log.get(i)).as("admission #%d of %s", i, e.getKey()).isGreaterThanOrEqualTo(log.get(i - 1));
+      }
+      assertThat(guard.highWaterMark(e.getKey()).orElseThrow()).isGreaterThanOrEqualTo(log.get(log.size() - 1));
+    }
   }
 }
