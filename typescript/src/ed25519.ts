@@ -13,6 +13,20 @@ export const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** The DER of an Ed25519 OneAsymmetricKey v1 up to the 32 seed bytes (RFC 8410 section 7). */
 export const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
+const OID = Buffer.from('06032b6570', 'hex');
+
+/**
+ * Whether HMAC material is, or resembles, an Ed25519 key in DER: it starts with either prefix, or
+ * it is a DER SEQUENCE holding the Ed25519 OID (1.3.101.112) anywhere. A random secret matches
+ * with probability below 2^-40.
+ */
+export function looksLikeEd25519Der(material: Buffer): boolean {
+  for (const prefix of [SPKI_PREFIX, PKCS8_PREFIX]) {
+    if (material.length >= prefix.length && material.subarray(0, prefix.length).equals(prefix)) return true;
+  }
+  return material.length > 0 && material[0] === 0x30 && material.indexOf(OID) >= 0;
+}
+
 const P = (1n << 255n) - 19n;
 const L = (1n << 252n) + 27742317777372353535851937790883648493n;
 

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeCanonical } from './token.js';
-import { ed25519PrivateKey, ed25519PublicKey, PKCS8_PREFIX, SPKI_PREFIX } from './ed25519.js';
+import { ed25519PrivateKey, ed25519PublicKey, looksLikeEd25519Der } from './ed25519.js';
 
 /** A verification key: an HMAC-SHA-256 secret or an Ed25519 public key, with its id. */
 export interface VerificationKey {
@@ -62,10 +62,8 @@ function decode(materialText: string, what: string): Buffer {
 
 function hmacSecret(material: Buffer, what: string, keyId: string): Buffer {
   // Scheme pinning: an Ed25519 key's DER never loads as a secret.
-  for (const prefix of [SPKI_PREFIX, PKCS8_PREFIX]) {
-    if (material.length >= prefix.length && material.subarray(0, prefix.length).equals(prefix)) {
-      throw new Error(`malformed ${what} ${keyId}: its material is an Ed25519 key, not an HMAC secret; a key's scheme cannot be changed by editing its text`);
-    }
+  if (looksLikeEd25519Der(material)) {
+    throw new Error(`malformed ${what} ${keyId}: its material is an Ed25519 key, not an HMAC secret; a key's scheme cannot be changed by editing its text`);
   }
   if (material.length < MIN_SECRET_BYTES || material.length > MAX_SECRET_BYTES) {
     throw new Error(`malformed ${what} ${keyId}: an HMAC secret must have ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes (256 to 2048 bits), was ${material.length} bytes`);

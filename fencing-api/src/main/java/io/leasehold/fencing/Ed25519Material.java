@@ -41,6 +41,30 @@ final class Ed25519Material {
     return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
   }
 
+  /** The DER of the Ed25519 object identifier, 1.3.101.112. */
+  private static final byte[] OID = {0x06, 0x03, 0x2b, 0x65, 0x70};
+
+  /**
+   * Whether HMAC material is, or resembles, an Ed25519 key in DER: it starts with either prefix,
+   * or it is a DER SEQUENCE that holds the Ed25519 OID anywhere (a variant the key parsers refuse,
+   * such as one with NULL parameters, is no secret either). A random secret matches with
+   * probability below 2^-40.
+   */
+  static boolean looksLikeEd25519Der(byte[] material) {
+    if (startsWith(material, SPKI_PREFIX) || startsWith(material, PKCS8_PREFIX)) {
+      return true;
+    }
+    if (material.length == 0 || material[0] != 0x30) {
+      return false;
+    }
+    for (int i = 0; i + OID.length <= material.length; i++) {
+      if (Arrays.equals(material, i, i + OID.length, OID, 0, OID.length)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * The public key, or an exception saying what is wrong with the material.
    *

@@ -87,12 +87,10 @@ final class KeyCodec {
    * cannot turn a public key, which anyone may know, into a shared secret that mints tokens.
    */
   static void refuseEd25519AsSecret(byte[] material, String what, String keyId) {
-    for (byte[] prefix : new byte[][] {Ed25519Material.SPKI_PREFIX, Ed25519Material.PKCS8_PREFIX}) {
-      if (Ed25519Material.startsWith(material, prefix)) {
-        throw new IllegalArgumentException(
-            "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
-                + " a key's scheme cannot be changed by editing its text");
-      }
+    if (Ed25519Material.looksLikeEd25519Der(material)) {
+      throw new IllegalArgumentException(
+          "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
+              + " a key's scheme cannot be changed by editing its text");
     }
   }
 

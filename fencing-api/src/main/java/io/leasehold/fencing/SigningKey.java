@@ -101,7 +101,10 @@ public final class SigningKey {
     TokenSignature.checkKeyId(keyId);
     if (scheme == SignatureScheme.HMAC_SHA256) {
       byte[] secret = new byte[32];
-      new SecureRandom().nextBytes(secret);
+      SecureRandom random = new SecureRandom();
+      do {
+        random.nextBytes(secret);
+      } while (Ed25519Material.looksLikeEd25519Der(secret)); // p < 2^-40, but never a refused key
       return hmac(keyId, secret);
     }
     try {
