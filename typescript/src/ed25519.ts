@@ -47,11 +47,7 @@ function pow(base: bigint, exp: bigint): bigint {
   return result;
 }
 
-function inv(a: bigint): bigint {
-  return pow(a, P - 2n);
-}
-
-const D = mod(-121665n * inv(121666n));
+const D = mod(-121665n * pow(121666n, P - 2n));
 const SQRT_M1 = pow(2n, (P - 1n) / 4n);
 
 function littleEndian(bytes: Buffer, clearTopBit: boolean): bigint {
@@ -62,10 +58,19 @@ function littleEndian(bytes: Buffer, clearTopBit: boolean): bigint {
   return n;
 }
 
-/** Edwards addition on -x^2 + y^2 = 1 + d x^2 y^2 (complete: no exceptional cases). */
-function add(a: [bigint, bigint], b: [bigint, bigint]): [bigint, bigint] {
-  const t = mod(D * a[0] * b[0] * a[1] * b[1]);
-  return [mod((a[0] * b[1] + a[1] * b[0]) * inv(1n + t)), mod((a[1] * b[1] + a[0] * b[0]) * inv(mod(1n - t)))];
+/**
+ * Doubles a point in projective coordinates on -x^2 + y^2 = 1 + d x^2 y^2 (no inversion; the
+ * formula has no exceptional case on this curve, since d is not a square).
+ */
+function double([x, y, z]: [bigint, bigint, bigint]): [bigint, bigint, bigint] {
+  const b = mod((x + y) * (x + y));
+  const c = mod(x * x);
+  const d = mod(y * y);
+  const e = mod(-c);
+  const f = mod(e + d);
+  const h = mod(z * z);
+  const j = mod(f - 2n * h);
+  return [mod((b - c - d) * j), mod(f * (e - d)), mod(f * j)];
 }
 
 /** Why a 32-byte public key encoding is refused, or undefined if it is acceptable. */
@@ -73,16 +78,19 @@ export function pointProblem(encoded: Buffer): string | undefined {
   const sign = (encoded[31]! & 0x80) !== 0;
   const y = littleEndian(encoded, true);
   if (y >= P) return 'non-canonical encoding (y is not below 2^255-19)';
-  const yy = mod(y * y);
-  const xx = mod((yy - 1n) * inv(mod(D * yy + 1n)));
-  let x = pow(xx, (P + 3n) / 8n);
-  if (mod(x * x) !== xx) x = mod(x * SQRT_M1);
-  if (mod(x * x) !== xx) return 'not a point on the curve';
+  // RFC 8032 5.1.3: x = u v^3 (u v^7)^((p-5)/8), with u = y^2 - 1 and v = d y^2 + 1.
+  const u = mod(y * y - 1n);
+  const v = mod(D * y * y + 1n);
+  const v3 = mod(v * v * v);
+  let x = mod(u * v3 * pow(u * v3 * v3 * v, (P - 5n) / 8n));
+  const vxx = mod(v * x * x);
+  if (vxx === mod(-u)) x = mod(x * SQRT_M1);
+  else if (vxx !== u) return 'not a point on the curve';
   if (x === 0n && sign) return 'non-canonical encoding (x is zero and its sign bit is set)';
   if ((x & 1n) === 1n !== sign) x = P - x;
-  let q: [bigint, bigint] = [x, y];
-  for (let i = 0; i < 3; i++) q = add(q, q);
-  if (q[0] === 0n && q[1] === 1n) return 'a point of small order (anyone could forge signatures under it)';
+  let q: [bigint, bigint, bigint] = [x, y, 1n];
+  for (let i = 0; i < 3; i++) q = double(q);
+  if (q[0] === 0n && q[1] === q[2]) return 'a point of small order (anyone could forge signatures under it)';
   return undefined;
 }
 
