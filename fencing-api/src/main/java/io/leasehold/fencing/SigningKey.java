@@ -115,7 +115,10 @@ public final class SigningKey {
   }
 
   /**
-   * Parses the text form.
+   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are
+   * ignored, nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside
+   * 32 to 256 bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not
+   * of small order are refused (and for a signing key, halves that are not one pair).
    *
    * @param text the text form
    * @return the key
