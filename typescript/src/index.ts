@@ -1,10 +1,10 @@
 export { TokenVerificationError, StaleFenceError, type TokenRefusal } from './errors.js';
 export {
-  TEXT_PREFIX, MAX_TEXT_LENGTH, parseToken, formatToken, signedContent, unsigned, keyName,
+  TEXT_PREFIX, MAX_TEXT_LENGTH, parseToken, isOwnToken, formatToken, signedContent, unsigned, keyName,
   type FencingToken, type LeaseKey, type TokenSignature,
 } from './token.js';
-export { parseVerificationKey, TokenKeySet, type VerificationKey } from './keys.js';
-export { signedBy, trustEveryWriter, type TokenVerifier, type SignedVerifierOptions } from './verify.js';
+export { parseVerificationKey, parseSigningKey, stripKeyText, TokenKeySet, type VerificationKey, type SigningKey } from './keys.js';
+export { signedBy, trustEveryWriter, verifyHeader, TOKEN_HEADER, type TokenVerifier, type SignedVerifierOptions } from './verify.js';
 export { InMemoryFenceGuard, verifyInScope, type FenceGuard, type Admission, type Scope, type InMemoryGuardOptions } from './guard.js';
 export { PostgresFenceGuard, type PostgresGuardOptions, type PgPool, type PgClient } from './postgres.js';
 export { fenceTool, withToken, TOKEN_META_KEY, REFUSAL_META_KEY, type FenceToolOptions, type ToolResult, type ToolExtra } from './mcp.js';

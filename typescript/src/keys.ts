@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeCanonical } from './token.js';
+import { ed25519PrivateKey, ed25519PublicKey, looksLikeEd25519Der } from './ed25519.js';
 
 /** A verification key: an HMAC-SHA-256 secret or an Ed25519 public key, with its id. */
 export interface VerificationKey {
@@ -9,15 +10,69 @@ export interface VerificationKey {
   readonly material: Buffer | KeyObject;
 }
 
-const PREFIX = 'leasehold-verify-key:v1:';
+/** A lease store's signing key, checked (its Ed25519 halves match); this package only verifies. */
+export interface SigningKey {
+  readonly keyId: string;
+  readonly scheme: 'hmac-sha256' | 'ed25519';
+  /** The key resources verify with. */
+  readonly verificationKey: VerificationKey;
+}
+
+const VERIFY_PREFIX = 'leasehold-verify-key:v1:';
+const SIGNING_PREFIX = 'leasehold-signing-key:v1:';
 const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_KEYS = 64;
-// DER prefixes of Ed25519 keys: HMAC material that starts with one is refused (scheme pinning).
-const ED25519_PUBLIC_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const ED25519_PRIVATE_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/** Longest key text, after the white space of `stripKeyText`. */
+export const MAX_KEY_TEXT_LENGTH = 512;
+/** HMAC secrets have 32 to 256 bytes. */
+export const MIN_SECRET_BYTES = 32;
+export const MAX_SECRET_BYTES = 256;
 
-function bad(why: string): Error {
-  return new Error(`malformed verification key: ${why}`);
+/**
+ * The key text without the white space a text file adds around it: SP, HTAB, CR and LF at either
+ * end, nothing else (docs/token-spec.md section 3.1). `String.prototype.trim` would also remove
+ * U+00A0, U+2007, U+202F and a byte order mark, which the spec does not allow.
+ */
+export function stripKeyText(text: string): string {
+  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+}
+
+function split(text: unknown, prefix: string, what: string): [string, string, string] {
+  if (typeof text !== 'string') throw new Error(`malformed ${what}: the key must be text`);
+  const t = stripKeyText(text);
+  if (t.startsWith('\ufeff')) {
+    throw new Error(`malformed ${what}: the text starts with a byte order mark (U+FEFF); save the key file as UTF-8 without one`);
+  }
+  if (t.length > MAX_KEY_TEXT_LENGTH) {
+    throw new Error(`malformed ${what}: longer than ${MAX_KEY_TEXT_LENGTH} characters (an HMAC secret has at most ${MAX_SECRET_BYTES} bytes)`);
+  }
+  if (!t.startsWith(prefix)) throw new Error(`malformed ${what}: expected text starting with '${prefix}'`);
+  const parts = t.slice(prefix.length).split(':');
+  if (parts.length !== 3) throw new Error(`malformed ${what}: expected ${prefix}<scheme>:<key id>:<key material>`);
+  const [, keyId] = parts as [string, string, string];
+  if (!KEY_ID.test(keyId)) throw new Error(`malformed ${what}: key id must be 1 to 64 characters of A-Z a-z 0-9 _ -`);
+  return parts as [string, string, string];
+}
+
+function decode(materialText: string, what: string): Buffer {
+  const material = decodeCanonical(materialText);
+  if (material === undefined) throw new Error(`malformed ${what}: key material is not canonical unpadded base64url`);
+  return material;
+}
+
+function hmacSecret(material: Buffer, what: string, keyId: string): Buffer {
+  // Scheme pinning: an Ed25519 key's DER never loads as a secret.
+  if (looksLikeEd25519Der(material)) {
+    throw new Error(`malformed ${what} ${keyId}: its material is an Ed25519 key, not an HMAC secret; a key's scheme cannot be changed by editing its text`);
+  }
+  if (material.length < MIN_SECRET_BYTES || material.length > MAX_SECRET_BYTES) {
+    throw new Error(`malformed ${what} ${keyId}: an HMAC secret must have ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes (256 to 2048 bits), was ${material.length} bytes`);
+  }
+  return material;
+}
+
+function unknownScheme(scheme: string, what: string): Error {
+  return new Error(`malformed ${what}: unknown scheme '${scheme}' (hmac-sha256 or ed25519)`);
 }
 
 /**
@@ -25,34 +80,51 @@ function bad(why: string): Error {
  * The error never repeats the key material.
  */
 export function parseVerificationKey(text: string): VerificationKey {
-  const t = text.trim();
-  if (t.length > 512 || !t.startsWith(PREFIX)) throw bad(`expected text starting with '${PREFIX}'`);
-  const parts = t.slice(PREFIX.length).split(':');
-  if (parts.length !== 3) throw bad(`expected ${PREFIX}<scheme>:<key id>:<key material>`);
-  const [scheme, keyId, materialText] = parts as [string, string, string];
-  if (!KEY_ID.test(keyId)) throw bad('key id must be 1 to 64 characters of A-Z a-z 0-9 _ -');
-  const material = decodeCanonical(materialText);
-  if (material === undefined) throw bad(`key ${keyId}: material is not canonical unpadded base64url`);
+  const what = 'verification key';
+  const [scheme, keyId, materialText] = split(text, VERIFY_PREFIX, what);
+  if (scheme !== 'hmac-sha256' && scheme !== 'ed25519') throw unknownScheme(scheme, what);
+  const material = decode(materialText, what);
+  if (scheme === 'hmac-sha256') return Object.freeze({ keyId, scheme, material: hmacSecret(material, what, keyId) });
+  return Object.freeze({ keyId, scheme, material: ed25519PublicKey(material, `malformed ${what} ${keyId}`) });
+}
+
+/**
+ * Parses and checks `leasehold-signing-key:v1:...` (docs/token-spec.md section 3): for Ed25519
+ * both halves are checked and must be one key pair. The error never repeats the key material.
+ */
+export function parseSigningKey(text: string): SigningKey {
+  const what = 'signing key';
+  const [scheme, keyId, materialText] = split(text, SIGNING_PREFIX, what);
+  if (scheme !== 'hmac-sha256' && scheme !== 'ed25519') throw unknownScheme(scheme, what);
   if (scheme === 'hmac-sha256') {
-    for (const prefix of [ED25519_PUBLIC_PREFIX, ED25519_PRIVATE_PREFIX]) {
-      if (material.length >= prefix.length && material.subarray(0, prefix.length).equals(prefix)) {
-        throw bad(`key ${keyId}: its material is an Ed25519 key, not an HMAC secret`);
-      }
-    }
-    if (material.length < 32) throw bad(`key ${keyId}: an HMAC secret must have at least 32 bytes`);
-    return { keyId, scheme, material };
+    const material = hmacSecret(decode(materialText, what), what, keyId);
+    return Object.freeze({ keyId, scheme, verificationKey: Object.freeze({ keyId, scheme, material }) });
   }
-  if (scheme === 'ed25519') {
-    let key: KeyObject;
-    try {
-      key = createPublicKey({ key: material, format: 'der', type: 'spki' });
-    } catch {
-      throw bad(`key ${keyId}: not an Ed25519 public key`);
-    }
-    if (key.asymmetricKeyType !== 'ed25519') throw bad(`key ${keyId}: not an Ed25519 public key`);
-    return { keyId, scheme, material: key };
+  const pair = materialText.split('.');
+  if (pair.length !== 2) throw new Error(`malformed ${what} ${keyId}: expected <private key>.<public key>`);
+  const context = `malformed ${what} ${keyId}`;
+  const privateKey = ed25519PrivateKey(decode(pair[0]!, what), context);
+  const publicDer = decode(pair[1]!, what);
+  const publicKey = ed25519PublicKey(publicDer, context);
+  const derived = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  if (!derived.equals(publicDer)) throw new Error(`${context}: its public key does not match its private key`);
+  return Object.freeze({ keyId, scheme, verificationKey: Object.freeze({ keyId, scheme, material: publicKey }) });
+}
+
+/** A key given as an object is checked as its text would be: no small-order point, no short secret. */
+function checkedKey(k: VerificationKey): VerificationKey {
+  if (k === null || typeof k !== 'object' || typeof k.keyId !== 'string' || !KEY_ID.test(k.keyId)) {
+    throw new Error('a key set holds verification keys (parseVerificationKey) with ids of 1 to 64 characters of A-Z a-z 0-9 _ -');
   }
-  throw bad(`unknown scheme '${scheme}' (hmac-sha256 or ed25519)`);
+  const what = 'verification key';
+  if (k.scheme === 'hmac-sha256' && Buffer.isBuffer(k.material)) {
+    return Object.freeze({ keyId: k.keyId, scheme: k.scheme, material: hmacSecret(Buffer.from(k.material), what, k.keyId) });
+  }
+  if (k.scheme === 'ed25519' && !Buffer.isBuffer(k.material) && k.material?.type === 'public') {
+    const der = k.material.export({ format: 'der', type: 'spki' });
+    return Object.freeze({ keyId: k.keyId, scheme: k.scheme, material: ed25519PublicKey(der, `malformed ${what} ${k.keyId}`) });
+  }
+  throw new Error(`malformed ${what} ${k.keyId}: an HMAC key holds a Buffer secret, an Ed25519 key a public KeyObject`);
 }
 
 /** The keys a resource accepts, by id: one key text per line, `#` comments and blank lines ignored. */
@@ -65,20 +137,26 @@ export class TokenKeySet {
 
   /** A set of keys with distinct ids, 1 to 64 of them. */
   static of(keys: readonly VerificationKey[]): TokenKeySet {
-    if (keys.length === 0 || keys.length > MAX_KEYS) throw new Error(`a key set holds 1 to ${MAX_KEYS} keys`);
+    if (keys.length === 0) throw new Error('a key set needs at least one key');
+    if (keys.length > MAX_KEYS) throw new Error(`a key set holds at most ${MAX_KEYS} keys`);
     const map = new Map<string, VerificationKey>();
-    for (const k of keys) {
+    for (const given of keys) {
+      const k = checkedKey(given);
       if (map.has(k.keyId)) throw new Error(`duplicate key id ${k.keyId} in the key set`);
       map.set(k.keyId, k);
     }
     return new TokenKeySet(map);
   }
 
-  /** Parses the text form; the error names the line, never the material. */
+  /**
+   * Parses the text form: lines end at LF; SP, HTAB and CR around a line are ignored, no other
+   * white space. The error names the line, never the material.
+   */
   static parse(text: string): TokenKeySet {
+    if (typeof text !== 'string') throw new Error('a key set must be text');
     const keys: VerificationKey[] = [];
     text.split('\n').forEach((raw, i) => {
-      const line = raw.trim();
+      const line = stripKeyText(raw);
       if (line === '' || line.startsWith('#')) return;
       try {
         keys.push(parseVerificationKey(line));

@@ -40,6 +40,34 @@ const SPACE = /^[\u0020\u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000]
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+// Tokens this package's own parser built: the only objects a verifier takes in place of text
+// (issue 46, item 5). A plain object shaped like a token (say, parsed from JSON, with its numbers
+// as strings) is not one of them, whatever it holds.
+const OWN = new WeakSet<object>();
+
+function own(t: FencingToken): FencingToken {
+  const frozen = Object.freeze(t);
+  OWN.add(frozen);
+  return frozen;
+}
+
+/** Whether `value` is a token this package's parser (or `unsigned`) built. */
+export function isOwnToken(value: unknown): value is FencingToken {
+  return typeof value === 'object' && value !== null && OWN.has(value);
+}
+
+/**
+ * The token a verifier is given: text is parsed strictly; an object counts only if this
+ * package's parser built it. Anything else (null, a number, a JSON-shaped object) is `MALFORMED`.
+ */
+export function presentedToken(presented: unknown): FencingToken {
+  if (typeof presented === 'string') return parseToken(presented);
+  if (isOwnToken(presented)) return presented;
+  throw malformed(presented === null || typeof presented !== 'object'
+    ? `the token must be text, was ${presented === null ? 'null' : typeof presented}`
+    : 'the token must be text (or a token parseToken returned), not an object built elsewhere');
+}
+
 function malformed(why: string): TokenVerificationError {
   return new TokenVerificationError('MALFORMED', `malformed fencing token: ${why}`);
 }
@@ -86,7 +114,9 @@ function checkKeyPart(name: string, value: string): void {
  * throws a `TokenVerificationError` with reason `MALFORMED`.
  */
 export function parseToken(text: string): FencingToken {
-  if (typeof text !== 'string') throw malformed('the token must be a string');
+  if (typeof text !== 'string') {
+    throw malformed(`the token must be text, was ${text === null ? 'null' : typeof text}`);
+  }
   if (text.length > MAX_TEXT_LENGTH) throw malformed(`longer than ${MAX_TEXT_LENGTH} characters`);
   const parts = text.split('.');
   if (parts[0] === 'lh1') {
@@ -101,8 +131,8 @@ export function parseToken(text: string): FencingToken {
   const fence = decimal('fence', parts[1]!, false);
   const runId = parts[2]!;
   if (!RUN_ID.test(runId)) throw malformed('run id is not a canonical lower-case UUID');
-  const key = { accountId: keyPart('account id', parts[3]!), sessionId: keyPart('session id', parts[4]!) };
-  if (parts.length === 5) return { key, fence, runId };
+  const key = Object.freeze({ accountId: keyPart('account id', parts[3]!), sessionId: keyPart('session id', parts[4]!) });
+  if (parts.length === 5) return own({ key, fence, runId });
   const validFrom = decimal('valid from', parts[5]!, true);
   const validUntil = decimal('valid until', parts[6]!, true);
   if (validUntil < validFrom) throw malformed('the validity window ends before it starts');
@@ -112,7 +142,7 @@ export function parseToken(text: string): FencingToken {
   if (value.length > 128 || decodeCanonical(value) === undefined) {
     throw malformed('signature is not canonical unpadded base64url of at most 128 characters');
   }
-  return { key, fence, runId, signature: { validFrom, validUntil, keyId, value } };
+  return own({ key, fence, runId, signature: Object.freeze({ validFrom, validUntil, keyId, value }) });
 }
 
 function unsignedText(t: FencingToken): string {
@@ -135,7 +165,8 @@ export function formatToken(t: FencingToken): string {
 
 /** The token without its signature: what a resource may store (it is no credential). */
 export function unsigned(t: FencingToken): FencingToken {
-  return { key: t.key, fence: t.fence, runId: t.runId };
+  const token = presentedToken(t);
+  return own({ key: token.key, fence: token.fence, runId: token.runId });
 }
 
 /** `account/session`, for messages. */

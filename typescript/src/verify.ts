@@ -1,11 +1,16 @@
 import { createHmac, timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { TokenVerificationError } from './errors.js';
 import { TokenKeySet } from './keys.js';
-import { type FencingToken, formatToken, keyName, parseToken, signedContent } from './token.js';
+import { type FencingToken, formatToken, keyName, presentedToken, signedContent } from './token.js';
+import { canonicalSignature } from './ed25519.js';
 
 /** Decides whether a presented token came from the lease store (and is still valid). */
 export interface TokenVerifier {
-  /** Returns the token, or throws `TokenVerificationError`. */
+  /**
+   * Returns the token, or throws `TokenVerificationError`. Takes the token's text, or a token
+   * `parseToken` returned; anything else (null, a number, an object built elsewhere) is
+   * `MALFORMED`, and the window is checked on every call.
+   */
   verify(token: string | FencingToken): FencingToken;
 }
 
@@ -18,6 +23,17 @@ export interface SignedVerifierOptions {
 
 const DEFAULT_SKEW = 5000;
 const MAX_REMEMBERED = 16384;
+const MAX_SKEW = 600_000;
+
+/** Now, in whole milliseconds; a clock that gives no finite number cannot admit anything. */
+function nowMillis(clock: () => number): bigint {
+  const t = clock();
+  if (typeof t !== 'number' || !Number.isFinite(t)) {
+    // A broken clock is the verifier's own fault: no verdict, so nothing is admitted.
+    throw new Error(`the verifier's clock gave ${String(t)}, not a time in milliseconds`);
+  }
+  return BigInt(Math.floor(t));
+}
 
 /**
  * Admits tokens signed by a key of the set, inside their validity window give or take the skew
@@ -27,18 +43,21 @@ const MAX_REMEMBERED = 16384;
  */
 export function signedBy(keys: TokenKeySet, options: SignedVerifierOptions = {}): TokenVerifier {
   const clock = options.clock ?? Date.now;
-  const skew = BigInt(options.clockSkewMillis ?? DEFAULT_SKEW);
-  if (skew < 0n || skew > 600_000n) throw new Error('clock skew must be between 0 and 10 minutes');
+  const skewMillis = options.clockSkewMillis ?? DEFAULT_SKEW;
+  if (!Number.isSafeInteger(skewMillis) || skewMillis < 0 || skewMillis > MAX_SKEW) {
+    throw new Error(`clock skew must be a whole number of milliseconds from 0 to ${MAX_SKEW} (10 minutes), was ${skewMillis}`);
+  }
+  const skew = BigInt(skewMillis);
   const verified = new Set<string>();
   return {
     verify(presented) {
-      const token = typeof presented === 'string' ? parseToken(presented) : presented;
+      const token = presentedToken(presented);
       const sig = token.signature;
       if (sig === undefined) {
         throw new TokenVerificationError('UNSIGNED',
           `refused unsigned token for ${keyName(token.key)}: this resource admits only signed tokens; build the lease store with a signing key`);
       }
-      const now = BigInt(Math.floor(clock()));
+      const now = nowMillis(clock);
       if (now > sig.validUntil + skew) {
         throw new TokenVerificationError('EXPIRED',
           `refused token for ${keyName(token.key)}, fence ${token.fence}: it expired at ${sig.validUntil} ms and it is now ${now} ms (skew allowed ${skew} ms); its run ended or stopped renewing`);
@@ -60,7 +79,7 @@ export function signedBy(keys: TokenKeySet, options: SignedVerifierOptions = {})
       if (key.scheme === 'hmac-sha256') {
         ok = value.length === 32 && timingSafeEqual(createHmac('sha256', key.material as Buffer).update(content).digest(), value);
       } else {
-        ok = value.length === 64 && cryptoVerify(null, content, key.material as KeyObject, value);
+        ok = value.length === 64 && canonicalSignature(value) && cryptoVerify(null, content, key.material as KeyObject, value);
       }
       if (!ok) {
         throw new TokenVerificationError('BAD_SIGNATURE',
@@ -75,5 +94,31 @@ export function signedBy(keys: TokenKeySet, options: SignedVerifierOptions = {})
 
 /** The opt-out: every well-formed token is taken at its word. Only for trusted code in one process. */
 export function trustEveryWriter(): TokenVerifier {
-  return { verify: (t) => (typeof t === 'string' ? parseToken(t) : t) };
+  return { verify: (t) => presentedToken(t) };
+}
+
+/** The HTTP header (and message attribute) that carries a token's text. */
+export const TOKEN_HEADER = 'Leasehold-Token';
+
+/**
+ * Reads and verifies the `Leasehold-Token` header as Node's `req.headers['leasehold-token']`
+ * gives it (docs/token-spec.md section 8): absent is `MISSING`; SP and HTAB around the value are
+ * removed (RFC 9110's optional white space) and nothing else, so an empty value, a line break or
+ * any other space is `MALFORMED`, as is a header sent more than once.
+ */
+export function verifyHeader(value: string | readonly string[] | undefined, verifier: TokenVerifier): FencingToken {
+  if (value === undefined || value === null) {
+    throw new TokenVerificationError('MISSING', `missing ${TOKEN_HEADER} header: the writer must send its fencing token`);
+  }
+  let text: unknown = value;
+  if (Array.isArray(value)) {
+    if (value.length !== 1) {
+      throw new TokenVerificationError('MALFORMED', `malformed fencing token: the ${TOKEN_HEADER} header was sent ${value.length} times`);
+    }
+    text = value[0];
+  }
+  if (typeof text !== 'string') {
+    throw new TokenVerificationError('MALFORMED', `malformed fencing token: the ${TOKEN_HEADER} header must be text`);
+  }
+  return verifier.verify(text.replace(/^[ \t]+|[ \t]+$/g, ''));
 }

@@ -9,7 +9,10 @@ import javax.crypto.spec.SecretKeySpec;
 /** The text forms of keys and the JDK crypto calls shared by the key classes. */
 final class KeyCodec {
   static final int MIN_SECRET_BYTES = 32;
-  private static final int MAX_TEXT = 512;
+  /** Longest HMAC secret: its text form then fits in {@value #MAX_TEXT} characters. */
+  static final int MAX_SECRET_BYTES = 256;
+  /** Longest key text, after the white space of {@link #stripKeyText} is removed. */
+  static final int MAX_TEXT = 512;
 
   private KeyCodec() {}
 
@@ -18,8 +21,16 @@ final class KeyCodec {
     if (text == null) {
       throw new IllegalArgumentException(what + " text must not be null");
     }
-    String t = text.strip();
-    if (t.length() > MAX_TEXT || !t.startsWith(prefix)) {
+    String t = stripKeyText(text);
+    if (t.startsWith("\uFEFF")) {
+      throw new IllegalArgumentException("malformed " + what + ": the text starts with a byte order"
+          + " mark (U+FEFF); save the key file as UTF-8 without one");
+    }
+    if (t.length() > MAX_TEXT) {
+      throw new IllegalArgumentException("malformed " + what + ": longer than " + MAX_TEXT
+          + " characters (an HMAC secret has at most " + MAX_SECRET_BYTES + " bytes)");
+    }
+    if (!t.startsWith(prefix)) {
       throw new IllegalArgumentException(
           "malformed " + what + ": expected text starting with '" + prefix + "'");
     }
@@ -30,6 +41,27 @@ final class KeyCodec {
     }
     TokenSignature.checkKeyId(parts[1]);
     return parts;
+  }
+
+  /**
+   * The key text without the white space a text file adds around it: SP, HTAB, CR and LF at
+   * either end, nothing else (docs/token-spec.md section 3.1). {@link String#strip()} would also
+   * remove U+001C-U+001F and Unicode spaces, which the spec does not allow.
+   */
+  static String stripKeyText(String text) {
+    int start = 0;
+    int end = text.length();
+    while (start < end && isKeyTextSpace(text.charAt(start))) {
+      start++;
+    }
+    while (end > start && isKeyTextSpace(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(start, end);
+  }
+
+  private static boolean isKeyTextSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
   }
 
   static SignatureScheme scheme(String name, String what) {
@@ -49,27 +81,16 @@ final class KeyCodec {
     return Base64.getUrlDecoder().decode(material);
   }
 
-  /** The DER prefix of an Ed25519 public key (SubjectPublicKeyInfo, OID 1.3.101.112). */
-  private static final byte[] ED25519_PUBLIC_PREFIX = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
-
-  /** The DER prefix of an Ed25519 private key (PKCS#8, OID 1.3.101.112). */
-  private static final byte[] ED25519_PRIVATE_PREFIX = {
-    0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20
-  };
-
   /**
    * Refuses HMAC key material that is an Ed25519 key in its own encoding (issue 27): the scheme
    * is pinned by the material, so editing {@code ed25519} to {@code hmac-sha256} in a key's text
    * cannot turn a public key, which anyone may know, into a shared secret that mints tokens.
    */
   static void refuseEd25519AsSecret(byte[] material, String what, String keyId) {
-    for (byte[] prefix : new byte[][] {ED25519_PUBLIC_PREFIX, ED25519_PRIVATE_PREFIX}) {
-      if (material.length >= prefix.length
-          && java.util.Arrays.equals(material, 0, prefix.length, prefix, 0, prefix.length)) {
-        throw new IllegalArgumentException(
-            "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
-                + " a key's scheme cannot be changed by editing its text");
-      }
+    if (Ed25519Material.looksLikeEd25519Der(material)) {
+      throw new IllegalArgumentException(
+          "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
+              + " a key's scheme cannot be changed by editing its text");
     }
   }
 
@@ -78,9 +99,10 @@ final class KeyCodec {
   }
 
   static byte[] checkSecret(byte[] secret) {
-    if (secret == null || secret.length < MIN_SECRET_BYTES) {
-      throw new IllegalArgumentException(
-          "an HMAC secret must have at least " + MIN_SECRET_BYTES + " bytes (256 bits)");
+    if (secret == null || secret.length < MIN_SECRET_BYTES || secret.length > MAX_SECRET_BYTES) {
+      throw new IllegalArgumentException("an HMAC secret must have " + MIN_SECRET_BYTES + " to "
+          + MAX_SECRET_BYTES + " bytes (256 to 2048 bits), was "
+          + (secret == null ? "null" : secret.length + " bytes"));
     }
     return secret.clone();
   }

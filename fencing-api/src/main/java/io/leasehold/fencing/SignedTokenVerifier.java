@@ -134,7 +134,8 @@ public final class SignedTokenVerifier implements TokenVerifier {
   }
 
   private void checkWindow(FencingToken token, TokenSignature sig) {
-    Instant now = clock.instant();
+    // Whole milliseconds, as the spec counts: the window's ends are whole milliseconds too.
+    Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     if (now.isAfter(sig.validUntil().plus(skew))) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.EXPIRED,

@@ -2,15 +2,12 @@ package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.security.spec.X509EncodedKeySpec;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import javax.crypto.Mac;
@@ -61,9 +58,9 @@ public final class SigningKey {
    * An HMAC-SHA256 signing key.
    *
    * @param keyId the key id
-   * @param secret the shared secret, at least 32 bytes (copied)
+   * @param secret the shared secret, 32 to 256 bytes (copied)
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the secret too short
+   * @throws IllegalArgumentException if the id is malformed or the secret too short or too long
    */
   public static SigningKey hmac(String keyId, byte[] secret) {
     return new SigningKey(keyId, KeyCodec.checkSecret(secret), null);
@@ -75,7 +72,8 @@ public final class SigningKey {
    * @param keyId the key id
    * @param keyPair the key pair
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the pair is not Ed25519
+   * @throws IllegalArgumentException if the id is malformed, the pair is not Ed25519, its public
+   *     key is refused (small order, non-canonical) or is not the private key's own
    */
   public static SigningKey ed25519(String keyId, KeyPair keyPair) {
     if (keyPair == null
@@ -85,7 +83,9 @@ public final class SigningKey {
         || !KeyCodec.isEd25519(keyPair.getPublic())) {
       throw new IllegalArgumentException("keyPair must be an Ed25519 key pair");
     }
-    return new SigningKey(keyId, null, keyPair);
+    SigningKey key = new SigningKey(keyId, null, keyPair);
+    key.checkPairMatches();
+    return key;
   }
 
   /**
@@ -101,7 +101,10 @@ public final class SigningKey {
     TokenSignature.checkKeyId(keyId);
     if (scheme == SignatureScheme.HMAC_SHA256) {
       byte[] secret = new byte[32];
-      new SecureRandom().nextBytes(secret);
+      SecureRandom random = new SecureRandom();
+      do {
+        random.nextBytes(secret);
+      } while (Ed25519Material.looksLikeEd25519Der(secret)); // p < 2^-40, but never a refused key
       return hmac(keyId, secret);
     }
     try {
@@ -112,7 +115,10 @@ public final class SigningKey {
   }
 
   /**
-   * Parses the text form.
+   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are
+   * ignored, nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside
+   * 32 to 256 bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not
+   * of small order are refused (and for a signing key, halves that are not one pair).
    *
    * @param text the text form
    * @return the key
@@ -134,16 +140,12 @@ public final class SigningKey {
           throw new IllegalArgumentException(
               "malformed signing key " + id + ": expected <private key>.<public key>");
         }
-        try {
-          KeyFactory kf = KeyFactory.getInstance("Ed25519");
-          PrivateKey priv = kf.generatePrivate(new PKCS8EncodedKeySpec(KeyCodec.decode(pair[0], "signing key")));
-          PublicKey pub = kf.generatePublic(new X509EncodedKeySpec(KeyCodec.decode(pair[1], "signing key")));
-          SigningKey key = ed25519(id, new KeyPair(pub, priv));
-          key.checkPairMatches();
-          yield key;
-        } catch (GeneralSecurityException e) {
-          throw new IllegalArgumentException("malformed signing key " + id + ": not an Ed25519 key pair");
-        }
+        String context = "malformed signing key " + id;
+        PrivateKey priv = Ed25519Material.privateKey(KeyCodec.decode(pair[0], "signing key"), context);
+        PublicKey pub = Ed25519Material.publicKey(KeyCodec.decode(pair[1], "signing key"), context);
+        SigningKey key = ed25519(id, new KeyPair(pub, priv));
+        key.checkPairMatches();
+        yield key;
       }
     };
   }

@@ -17,8 +17,9 @@ import java.util.Optional;
  *
  * <h2>Text form</h2>
  *
- * One {@link VerificationKey} text per line; blank lines and lines starting with {@code #} are
- * ignored. A resource reads it from a file it trusts ({@link #parse(String)}).
+ * One {@link VerificationKey} text per line (lines end at LF; SP, HTAB and CR around a line are
+ * ignored, no other white space); blank lines and lines starting with {@code #} are ignored. A
+ * text without a key, or with a byte order mark, is refused. A resource reads it from a file it trusts ({@link #parse(String)}).
  *
  * <p>Immutable and thread-safe.
  */
@@ -87,7 +88,7 @@ public final class TokenKeySet {
     List<VerificationKey> keys = new ArrayList<>();
     String[] lines = text.split("\n", -1);
     for (int i = 0; i < lines.length; i++) {
-      String line = lines[i].strip();
+      String line = KeyCodec.stripKeyText(lines[i]);
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }

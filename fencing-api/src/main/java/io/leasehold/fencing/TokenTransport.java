@@ -30,8 +30,8 @@ public final class TokenTransport {
   /**
    * Reads a token from a header value.
    *
-   * @param headerValue the value of the {@value #HTTP_HEADER} header, possibly with surrounding
-   *     whitespace
+   * @param headerValue the value of the {@value #HTTP_HEADER} header, possibly with the optional
+   *     white space of RFC 9110 (SP and HTAB) around it
    * @return the token
    * @throws IllegalArgumentException if the value is missing or malformed
    */
@@ -39,7 +39,28 @@ public final class TokenTransport {
     if (headerValue == null) {
       throw new IllegalArgumentException("missing " + HTTP_HEADER + " header");
     }
-    return FencingToken.parse(headerValue.strip());
+    return FencingToken.parse(fieldValue(headerValue));
+  }
+
+  /**
+   * The field value without the optional white space HTTP allows around it (RFC 9110 section 5.5:
+   * SP and HTAB only). Anything else white, a line feed, U+2028 or U+3000, stays and makes the
+   * token malformed, exactly as in the text form (docs/token-spec.md section 8).
+   */
+  static String fieldValue(String headerValue) {
+    int start = 0;
+    int end = headerValue.length();
+    while (start < end && isOws(headerValue.charAt(start))) {
+      start++;
+    }
+    while (end > start && isOws(headerValue.charAt(end - 1))) {
+      end--;
+    }
+    return headerValue.substring(start, end);
+  }
+
+  private static boolean isOws(char c) {
+    return c == ' ' || c == '\t';
   }
 
   /**
@@ -49,21 +70,22 @@ public final class TokenTransport {
    * @param headerValue the value of the {@value #HTTP_HEADER} header, or null if absent
    * @param verifier the service's verifier
    * @return the verified token
-   * @throws TokenVerificationException if the header is missing ({@link
-   *     TokenVerificationException.Reason#MISSING}, 401), malformed ({@link
-   *     TokenVerificationException.Reason#MALFORMED}, 400), or the token fails verification;
+   * @throws TokenVerificationException if the header is absent ({@link
+   *     TokenVerificationException.Reason#MISSING}, 401), empty or malformed after SP and HTAB
+   *     around it are removed ({@link TokenVerificationException.Reason#MALFORMED}, 400), or the
+   *     token fails verification;
    *     {@link TokenVerificationException#httpStatus()} is the status to answer with
    */
   public static FencingToken verifyHeader(String headerValue, TokenVerifier verifier) {
     Arguments.required(verifier, "verifier");
-    if (headerValue == null || headerValue.isBlank()) {
+    if (headerValue == null) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.MISSING,
           "missing " + HTTP_HEADER + " header: the writer must send its fencing token");
     }
     FencingToken token;
     try {
-      token = FencingToken.parse(headerValue.strip());
+      token = FencingToken.parse(fieldValue(headerValue));
     } catch (IllegalArgumentException e) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.MALFORMED, HTTP_HEADER + " header: " + e.getMessage(), e);

@@ -1,10 +1,8 @@
 package io.leasehold.fencing;
 
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -52,9 +50,9 @@ public final class VerificationKey {
    * An HMAC-SHA256 key.
    *
    * @param keyId the key id
-   * @param secret the shared secret, at least 32 bytes (copied)
+   * @param secret the shared secret, 32 to 256 bytes (copied)
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the secret too short
+   * @throws IllegalArgumentException if the id is malformed or the secret too short or too long
    */
   public static VerificationKey hmac(String keyId, byte[] secret) {
     return new VerificationKey(SignatureScheme.HMAC_SHA256, keyId, KeyCodec.checkSecret(secret), null);
@@ -66,17 +64,23 @@ public final class VerificationKey {
    * @param keyId the key id
    * @param publicKey the public key
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the key is not an Ed25519 key
+   * @throws IllegalArgumentException if the id is malformed, the key is not an Ed25519 key, or its
+   *     point is of small order or not canonically encoded (anyone could forge under it)
    */
   public static VerificationKey ed25519(String keyId, PublicKey publicKey) {
     if (publicKey == null || !KeyCodec.isEd25519(publicKey)) {
       throw new IllegalArgumentException("publicKey must be an Ed25519 public key");
     }
+    // The same checks as the text form: exact RFC 8410 encoding, no small-order point.
+    Ed25519Material.publicKey(publicKey.getEncoded(), "Ed25519 public key " + keyId);
     return new VerificationKey(SignatureScheme.ED25519, keyId, null, publicKey);
   }
 
   /**
-   * Parses the text form.
+   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are
+   * ignored, nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside
+   * 32 to 256 bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not
+   * of small order are refused.
    *
    * @param text the text form
    * @return the key
@@ -93,11 +97,7 @@ public final class VerificationKey {
         yield hmac(id, material);
       }
       case ED25519 -> {
-        try {
-          yield ed25519(id, KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(material)));
-        } catch (GeneralSecurityException e) {
-          throw new IllegalArgumentException("malformed verification key " + id + ": not an Ed25519 public key");
-        }
+        yield ed25519(id, Ed25519Material.publicKey(material, "malformed verification key " + id));
       }
     };
   }
@@ -146,6 +146,11 @@ public final class VerificationKey {
     if (macPrototype != null) {
       byte[] expected = KeyCodec.cloneMac(macPrototype).doFinal(content);
       return java.security.MessageDigest.isEqual(expected, signature);
+    }
+    // RFC 8032 5.1.7: S below the group order, R a canonical encoding; checked here whatever
+    // the provider does.
+    if (!Ed25519Material.canonicalSignature(signature)) {
+      return false;
     }
     try {
       Signature s = Signature.getInstance("Ed25519");

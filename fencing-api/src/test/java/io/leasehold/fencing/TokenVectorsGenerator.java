@@ -34,11 +34,11 @@ public final class TokenVectorsGenerator {
   static final UUID RUN = UUID.fromString("2f1e0c52-8e0b-4c1e-9d4e-55c3f0a2b7a1");
   static final LeaseKey KEY = LeaseKey.of("acct-7", "chat-1");
 
-  private final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-  private final ArrayNode cases = json.createArrayNode();
-  private final SigningKey hmac = SigningKey.parse(HMAC);
-  private final SigningKey ed = SigningKey.parse(ED);
-  private final SigningKey edOther = SigningKey.parse(ED_OTHER);
+  final ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  final ArrayNode cases = json.createArrayNode();
+  final SigningKey hmac = SigningKey.parse(HMAC);
+  final SigningKey ed = SigningKey.parse(ED);
+  final SigningKey edOther = SigningKey.parse(ED_OTHER);
 
   private TokenVectorsGenerator() {}
 
@@ -51,20 +51,21 @@ public final class TokenVectorsGenerator {
     return new TokenVectorsGenerator().build() + "\n";
   }
 
-  private String sign(SigningKey key, LeaseKey k, long fence, long from, long until) {
+  String sign(SigningKey key, LeaseKey k, long fence, long from, long until) {
     return key.sign(new FencingToken(k, fence, RUN), Instant.ofEpochMilli(from), Instant.ofEpochMilli(until)).toText();
   }
 
-  private String hmacToken() {
+  String hmacToken() {
     return sign(hmac, KEY, 42, FROM, UNTIL);
   }
 
-  private String edToken() {
+  String edToken() {
     return sign(ed, KEY, 42, FROM, UNTIL);
   }
 
-  private void add(String name, String token, List<String> keys, long now, long skew, String expect) {
+  void add(String name, String token, List<String> keys, long now, long skew, String expect) {
     ObjectNode c = cases.addObject();
+    c.put("kind", "token");
     c.put("name", name);
     c.put("token", token);
     ObjectNode v = c.putObject("verifier");
@@ -87,26 +88,26 @@ public final class TokenVectorsGenerator {
     }
   }
 
-  private void add(String name, String token, String expect) {
+  void add(String name, String token, String expect) {
     add(name, token, List.of(hmacKey(), edKey()), INSIDE, SKEW, expect);
   }
 
-  private String hmacKey() {
+  String hmacKey() {
     return hmac.verificationKey().toText();
   }
 
-  private String edKey() {
+  String edKey() {
     return ed.verificationKey().toText();
   }
 
   /** Replaces dot-separated part {@code i} of a token text. */
-  private static String part(String token, int i, String value) {
+  static String part(String token, int i, String value) {
     String[] p = token.split("\\.", -1);
     p[i] = value;
     return String.join(".", p);
   }
 
-  private static String get(String token, int i) {
+  static String get(String token, int i) {
     return token.split("\\.", -1)[i];
   }
 
@@ -191,12 +192,20 @@ public final class TokenVectorsGenerator {
     add("extra part after the signature", h + ".x", "MALFORMED");
     add("oversized text (1401 characters)", "lh2." + "1".repeat(1397), "MALFORMED");
 
+    // Spec 1.1 (issue 46): the questions 1.0 left open, each answered by a vector.
+    new MoreTokenVectors(this).add();
+
     ObjectNode root = json.createObjectNode();
     root.put("spec", "docs/token-spec.md");
     root.put("format", "lh2");
-    root.put("comment", "Each case: verify 'token' with the verifier (its verification keys, its clock"
-        + " skew allowance) at time 'nowMillis'; 'expect' is 'valid' or the error class of the"
-        + " first failed step. Signing keys, for implementations that also issue tokens:");
+    root.put("specVersion", "1.1");
+    root.put("comment", "Each case has a 'kind' (docs/token-spec.md section 9). 'token': verify"
+        + " 'token' with the verifier (its verification keys, its clock skew allowance) at time"
+        + " 'nowMillis'; 'expect' is 'valid' or the error class of the first failed step. 'header':"
+        + " the same through the Leasehold-Token header, whose value is 'header' (null: absent)."
+        + " 'input': a verifier given the JSON value 'input' instead of text. 'verificationKey',"
+        + " 'signingKey', 'keySet': parse 'text'; 'expect' is 'valid' or 'refused'. 'skew': build a"
+        + " verifier with 'clockSkewMillis'. Signing keys, for implementations that also issue tokens:");
     ObjectNode signing = root.putObject("signingKeys");
     signing.put("hmac", HMAC);
     signing.put("ed25519", ED);

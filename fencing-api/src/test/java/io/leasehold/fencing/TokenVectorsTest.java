@@ -34,25 +34,94 @@ class TokenVectorsTest {
     return out.stream();
   }
 
-  /** What this implementation says of a case: "valid" or the error class of the failed step. */
+  /** What this implementation says of a case: "valid", "refused" or the error class. */
   static String verdict(JsonNode c) {
+    String kind = c.has("kind") ? c.get("kind").asText() : "token";
+    return switch (kind) {
+      case "token" -> tokenVerdict(c, c.get("token").asText());
+      case "header" -> headerVerdict(c);
+      case "input" -> inputVerdict(c);
+      case "skew" -> refusedOrValid(() -> TokenVerifier.signedBy(TokenKeySet.of(keys(List.of(
+          TokenVectorsGenerator.HMAC.replace("signing", "verify")))))
+          .withClockSkew(Duration.ofMillis(c.get("clockSkewMillis").asLong())));
+      case "verificationKey" -> refusedOrValid(() -> VerificationKey.parse(c.get("text").asText()));
+      case "signingKey" -> refusedOrValid(() -> SigningKey.parse(c.get("text").asText()));
+      case "keySet" -> keySetVerdict(c);
+      default -> throw new AssertionError("unknown vector kind " + kind);
+    };
+  }
+
+  private static List<VerificationKey> keys(List<String> texts) {
+    return texts.stream().map(VerificationKey::parse).toList();
+  }
+
+  static SignedTokenVerifier verifier(JsonNode c) {
+    List<String> texts = new ArrayList<>();
+    c.get("verifier").get("keys").forEach(k -> texts.add(k.asText()));
+    return TokenVerifier.signedBy(TokenKeySet.of(keys(texts)))
+        .withClock(Clock.fixed(Instant.ofEpochMilli(c.get("nowMillis").asLong()), ZoneOffset.UTC))
+        .withClockSkew(Duration.ofMillis(c.get("verifier").get("clockSkewMillis").asLong()));
+  }
+
+  private static String tokenVerdict(JsonNode c, String text) {
     FencingToken token;
     try {
-      token = FencingToken.parse(c.get("token").asText());
+      token = FencingToken.parse(text);
     } catch (IllegalArgumentException e) {
       return "MALFORMED";
     }
-    List<VerificationKey> keys = new ArrayList<>();
-    c.get("verifier").get("keys").forEach(k -> keys.add(VerificationKey.parse(k.asText())));
-    SignedTokenVerifier verifier =
-        TokenVerifier.signedBy(TokenKeySet.of(keys.toArray(VerificationKey[]::new)))
-            .withClock(Clock.fixed(Instant.ofEpochMilli(c.get("nowMillis").asLong()), ZoneOffset.UTC))
-            .withClockSkew(Duration.ofMillis(c.get("verifier").get("clockSkewMillis").asLong()));
+    return verified(c, token);
+  }
+
+  private static String verified(JsonNode c, FencingToken token) {
     try {
-      verifier.verify(token);
+      verifier(c).verify(token);
       return "valid";
     } catch (TokenVerificationException e) {
       return e.reason().name();
+    }
+  }
+
+  private static String headerVerdict(JsonNode c) {
+    String header = c.get("header").isNull() ? null : c.get("header").asText();
+    try {
+      TokenTransport.verifyHeader(header, verifier(c));
+      return "valid";
+    } catch (TokenVerificationException e) {
+      return e.reason().name();
+    }
+  }
+
+  /** Java's entry for a token that is not text is its strict JSON reader (the object form). */
+  private static String inputVerdict(JsonNode c) {
+    FencingToken token;
+    try {
+      token = io.leasehold.fencing.json.FencingJsonModule.readToken(c.get("input").toString());
+    } catch (IllegalArgumentException e) {
+      return "MALFORMED";
+    }
+    return verified(c, token);
+  }
+
+  private static String keySetVerdict(JsonNode c) {
+    TokenKeySet set;
+    try {
+      set = TokenKeySet.parse(c.get("text").asText());
+    } catch (IllegalArgumentException e) {
+      return "refused";
+    }
+    List<String> ids = new ArrayList<>();
+    c.get("ids").forEach(i -> ids.add(i.asText()));
+    assertThat(set.keys().stream().map(VerificationKey::keyId).toList()).isEqualTo(ids);
+    return "valid";
+  }
+
+  private static String refusedOrValid(Runnable parse) {
+    try {
+      parse.run();
+      return "valid";
+    } catch (IllegalArgumentException e) {
+      return "refused";
     }
   }
 
@@ -60,7 +129,7 @@ class TokenVectorsTest {
   @MethodSource("cases")
   void everyVectorGetsItsVerdict(String name, JsonNode c) {
     assertThat(verdict(c)).as(name).isEqualTo(c.get("expect").asText());
-    if (c.has("token_fields")) {
+    if (c.has("token_fields") && c.get("kind").asText().equals("token")) {
       FencingToken t = FencingToken.parse(c.get("token").asText());
       JsonNode f = c.get("token_fields");
       assertThat(t.fence()).isEqualTo(f.get("fence").asLong());
@@ -71,11 +140,14 @@ class TokenVectorsTest {
   }
 
   @Test
-  void thereAreAtLeastFortyCasesCoveringEveryVerdict() throws Exception {
-    List<String> verdicts = cases().map(a -> ((JsonNode) a.get()[1]).get("expect").asText()).toList();
+  void thereAreAtLeastFortyCasesCoveringEveryVerdictAndKind() throws Exception {
+    List<JsonNode> all = cases().map(a -> (JsonNode) a.get()[1]).toList();
+    List<String> verdicts = all.stream().map(c -> c.get("expect").asText()).toList();
     assertThat(verdicts).hasSizeGreaterThanOrEqualTo(40);
-    assertThat(verdicts).contains("valid", "MALFORMED", "UNSIGNED", "UNKNOWN_KEY", "BAD_SIGNATURE",
-        "EXPIRED", "NOT_YET_VALID");
+    assertThat(verdicts).contains("valid", "refused", "MISSING", "MALFORMED", "UNSIGNED", "UNKNOWN_KEY",
+        "BAD_SIGNATURE", "EXPIRED", "NOT_YET_VALID");
+    assertThat(all.stream().map(c -> c.get("kind").asText()).distinct().sorted().toList())
+        .containsExactly("header", "input", "keySet", "signingKey", "skew", "token", "verificationKey");
   }
 
   @Test
