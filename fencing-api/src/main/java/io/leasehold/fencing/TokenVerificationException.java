@@ -26,7 +26,9 @@ public class TokenVerificationException extends WriteRefusedException {
     /**
      * The token's validity window ended, beyond the verifier's clock-skew allowance (CONTRACT
      * C20): its run ended or stopped renewing, or the token was copied and replayed. A live lease
-     * presents a fresh token after every renewal.
+     * presents a fresh token after every renewal. Online verification gives it at once for a
+     * genuine token whose run no longer holds the lease: released, expired, or superseded by a
+     * newer run.
      */
     EXPIRED(401),
     /**

@@ -33,6 +33,7 @@ final class LeaseRows {
   private final Duration takeoverDelay;
   /** Null for a store that does not publish its changes. */
   private final ChangePublisher publisher;
+  private final FenceSource fenceSource;
 
   LeaseRows(StatementRunner runner, LeaseSql sql, Duration takeoverDelay) {
     this(runner, sql, takeoverDelay, null);
@@ -44,6 +45,7 @@ final class LeaseRows {
     this.sql = sql;
     this.takeoverDelay = takeoverDelay;
     this.publisher = publisher;
+    this.fenceSource = new FenceSource(runner, sql.schema, sql.fenceSource);
   }
 
   /** The acquire statement's answer: granted, or refused with the holder's row as it saw it. */
@@ -65,6 +67,8 @@ final class LeaseRows {
    *     the caller turns into Busy, CONTRACT C18)
    */
   AcquireAnswer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
+    // No fence is drawn before the store knows it draws from the table's own sequence (C3).
+    fenceSource.confirm();
     AcquireAnswer answer = acquireRow(key, runId, holder, leaseTtl);
     if (publisher != null && answer instanceof Granted g) {
       publisher.publish(g.tookOver() ? ChangePublisher.Event.TAKEN_OVER : ChangePublisher.Event.ACQUIRED, key, g.fence());
@@ -153,6 +157,14 @@ final class LeaseRows {
           }
           return rows;
         });
+  }
+
+  /**
+   * Refuses, naming the repair, if this store's sequence is not the one its table's fences come
+   * from ({@link FenceSource}).
+   */
+  void confirmFenceSource() {
+    fenceSource.confirm();
   }
 
   /** The database clock, read through the lease table. */

@@ -161,6 +161,18 @@ final class LeaseSql {
   final String probe;
 
   /**
+   * Where the table's fences come from ({@link FenceSource}): the sequence bound to the table's
+   * {@code fence} column (schema-qualified, then its name alone; nulls if none), the store's own
+   * sequence as the {@code search_path} resolves it (null if there is none), and whether the two
+   * are one. Fails with {@code 42P01} if the table is missing. Catalog reads only: no row of the
+   * table is read or locked. No parameters.
+   */
+  final String fenceSource;
+
+  /** The names every statement was built from. */
+  final LeaseSchema schema;
+
+  /**
    * What failover safety depends on ({@link LeaseAdmin#failoverSafety}): fsync, the session's
    * synchronous_commit, synchronous_standby_names, the standbys streaming from this server and
    * how many are synchronous (sync_state is hidden, so null, from a user without pg_monitor or
@@ -269,6 +281,7 @@ final class LeaseSql {
    *     set once per connection ({@link #sessionTimeouts}) and the statements have no opening
    */
   LeaseSql(LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean notify, boolean sessionTimeouts) {
+    this.schema = schema;
     String t = schema.table();
     String seq = schema.sequence();
     String begin = sessionTimeouts ? "" : begin(lockTimeout, statementTimeout);
@@ -401,6 +414,15 @@ final class LeaseSql {
             + " ORDER BY l.expires_at, l.account_id, l.session_id LIMIT ?";
 
     probe = begin + "SELECT statement_timestamp(), EXISTS (SELECT 1 FROM " + t + " WHERE false)";
+
+    String bound = "to_regclass(pg_get_serial_sequence('" + t + "', 'fence'))";
+    fenceSource =
+        begin
+            + "SELECT pg_get_serial_sequence('" + t + "', 'fence'),"
+            + " (SELECT relname FROM pg_class WHERE oid = " + bound + "),"
+            + " (SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c"
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('" + seq + "')),"
+            + " COALESCE(" + bound + " = to_regclass('" + seq + "'), false)";
 
     // A transaction of its own, after the change committed. Its commit need not wait for a WAL
     // flush: a notification is not durable anyway (a server crash drops the listeners, and they

@@ -278,14 +278,18 @@ public final class LeaseStore implements AutoCloseable {
 
   /**
    * Reads the database clock through the lease table: a health probe, which fails if the
-   * database is unreachable, the schema is missing or this store's user may not read the table.
+   * database is unreachable, the schema is missing, this store's user may not read the table, or
+   * the store's fence sequence is not the one bound to the table (until it is confirmed, the probe
+   * checks that too, as the first acquire does: see docs/lease-store.md).
    *
    * @return the database's current time
    * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails, naming the repair for a missing schema
+   * @throws LeaseStoreException if the database fails, naming the repair for a missing schema or
+   *     a fence sequence that is not the table's
    */
   public Instant databaseTime() {
     ensureOpen();
+    rows.confirmFenceSource();
     return rows.databaseTime();
   }
 

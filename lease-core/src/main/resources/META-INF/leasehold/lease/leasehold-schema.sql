@@ -26,6 +26,10 @@ CREATE TABLE leasehold_lease (
   CONSTRAINT leasehold_lease_pkey PRIMARY KEY (account_id, session_id)
 );
 
+-- The sequence belongs to the table's fence column: a lease store refuses to grant from any other
+-- sequence on this table (CONTRACT C3; db.changelog.xml, change set 7).
+ALTER SEQUENCE leasehold_fence_seq OWNED BY leasehold_lease.fence;
+
 -- No index on expires_at, on purpose: it would turn every acquire, renew and release (they all
 -- change expires_at) into a non-HOT update. The fillfactor leaves room for HOT updates.
 ALTER TABLE leasehold_lease SET (fillfactor = 70);

@@ -35,6 +35,13 @@ class LeaseSchemaTest {
           + " UNION ALL SELECT 'options ' || relname || ' ' || array_to_string(reloptions, ',') FROM pg_class"
           + " WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL"
           + " UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal"
+          // The fence sequence belongs to its table's fence column (change set 7).
+          + " UNION ALL SELECT 'owned ' || s.relname || ' by ' || t.relname || '.' || a.attname"
+          + " FROM pg_depend d JOIN pg_class s ON s.oid = d.objid AND s.relkind = 'S'"
+          + " JOIN pg_class t ON t.oid = d.refobjid"
+          + " JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid"
+          + " WHERE d.classid = 'pg_class'::regclass AND d.deptype = 'a'"
+          + " AND s.relnamespace = 'public'::regnamespace"
           + " UNION ALL SELECT 'function ' || proname || ' ' || md5(prosrc) FROM pg_proc"
           + " WHERE pronamespace = 'public'::regnamespace"
           + " ORDER BY 1";
@@ -70,7 +77,9 @@ class LeaseSchemaTest {
           .noneMatch(l -> l.contains("_check"))
           .noneMatch(l -> l.startsWith("trigger "))
           .noneMatch(l -> l.startsWith("function "))
-          .anyMatch(l -> l.equals("options agent_lease fillfactor=70"));
+          .anyMatch(l -> l.equals("options agent_lease fillfactor=70"))
+          .anyMatch(l -> l.equals("owned leasehold_fence_seq by leasehold_lease.fence"))
+          .anyMatch(l -> l.equals("owned agent_fence_seq by agent_lease.fence"));
 
       // A store on the custom names works in both databases.
       for (TestDatabase db : List.of(viaLiquibase, viaSql)) {

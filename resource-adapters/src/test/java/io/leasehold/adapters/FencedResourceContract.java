@@ -14,6 +14,8 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.FenceGuardContract;
 import io.leasehold.testkit.GuardHarness;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Optional;
@@ -75,5 +77,71 @@ public abstract class FencedResourceContract extends FenceGuardContract {
       assertThat(h.value(key)).contains("honest again");
       assertThat(h.mark(key)).hasValue(lease.fence());
     }
+  }
+
+  /**
+   * Online verification admits a token only while its run holds the lease. Before 2026-12-05 it
+   * read only fence and run id, so a run that had released was admitted (and a tool body ran).
+   */
+  @Test
+  void aReleasedRunsTokenIsRefusedOnline() {
+    try (LeaseStore store =
+        LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
+      FencingToken token = lease.token();
+      GuardHarness h = onlineHarness();
+      h.write(key, token, "honest");
+      lease.release();
+      assertEnded(h, token, "released the lease");
+    }
+  }
+
+  /**
+   * A run whose lease expired is refused online, and so is it once a newer run took the key over,
+   * even where that newer run has not written yet (the resource's mark still equals the old run's
+   * fence). Before 2026-12-05 both were admitted.
+   */
+  @Test
+  void anExpiredOrSupersededRunsTokenIsRefusedOnline() throws Exception {
+    try (LeaseStore store =
+        LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
+      FencingToken token = lease.token();
+      GuardHarness h = onlineHarness();
+      h.write(key, token, "honest");
+      // The lease ends by the database's clock: its expiry moved into the past, as if its process
+      // had stopped renewing a while ago.
+      try (Connection c = leaseDatabase().getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
+                      + " WHERE account_id = ? AND session_id = ?")) {
+        ps.setString(1, key.accountId());
+        ps.setString(2, key.sessionId());
+        assertThat(ps.executeUpdate()).isEqualTo(1);
+      }
+      assertEnded(h, token, "expired at");
+      Lease newer = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
+      assertThat(newer.fence()).isGreaterThan(token.fence());
+      assertEnded(h, token, "a newer run acquired the key with fence " + newer.fence());
+      h.write(key, newer, "newer");
+      assertThat(h.value(key)).contains("newer");
+    }
+  }
+
+  private void assertEnded(GuardHarness h, FencingToken token, String why) {
+    Optional<String> before = h.value(key);
+    OptionalLong markBefore = h.mark(key);
+    List<Long> logBefore = h.admittedFences(key);
+    assertThatThrownBy(() -> h.write(key, token, "late"))
+        .isInstanceOfSatisfying(
+            TokenVerificationException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.EXPIRED);
+              assertThat(e.getMessage()).contains(why).contains("acquire the key again");
+            });
+    assertThat(h.value(key)).isEqualTo(before);
+    assertThat(h.mark(key)).isEqualTo(markBefore);
+    assertThat(h.admittedFences(key)).isEqualTo(logBefore);
   }
 }

@@ -47,7 +47,31 @@ public final class PatroniCluster implements AutoCloseable {
   private final int etcdPort;
   private final int etcdPeerPort;
   private final List<Node> nodes = new ArrayList<>();
+  private final Commands commands;
   private Process etcd;
+
+  /** How the cluster runs a command to its end and starts a process: the system's, or a test's record. */
+  interface Commands {
+    /** The system's: {@link #run(String...)} below and {@link ProcessBuilder#start()}. */
+    Commands SYSTEM =
+        new Commands() {
+          @Override
+          public void run(String... command) {
+            PatroniCluster.run(command);
+          }
+
+          @Override
+          public Process start(ProcessBuilder builder) throws IOException {
+            return builder.start();
+          }
+        };
+
+    /** Runs a command to its end; throws if it fails. */
+    void run(String... command);
+
+    /** Starts a process. */
+    Process start(ProcessBuilder builder) throws IOException;
+  }
 
   /** One PostgreSQL node and its Patroni. */
   private static final class Node {
@@ -65,9 +89,10 @@ public final class PatroniCluster implements AutoCloseable {
     }
   }
 
-  private PatroniCluster(boolean synchronous, PrintStream log) throws IOException {
+  PatroniCluster(boolean synchronous, PrintStream log, Commands commands) throws IOException {
     this.synchronous = synchronous;
     this.log = log;
+    this.commands = commands;
     this.dir = io.leasehold.reliability.RunDirectory.create("ha-");
     this.etcdPort = freePort();
     this.etcdPeerPort = freePort();
@@ -90,7 +115,7 @@ public final class PatroniCluster implements AutoCloseable {
     requireInstalled();
     PatroniCluster c;
     try {
-      c = new PatroniCluster(synchronous, log);
+      c = new PatroniCluster(synchronous, log, Commands.SYSTEM);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -118,30 +143,7 @@ public final class PatroniCluster implements AutoCloseable {
   }
 
   private void startAll() {
-    try {
-      Files.createDirectories(dir.resolve("etcd"));
-      etcd =
-          new ProcessBuilder(
-                  "/usr/bin/etcd",
-                  "--name", "ha",
-                  "--data-dir", dir.resolve("etcd").toString(),
-                  "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
-                  "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
-                  "--listen-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
-                  "--initial-advertise-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
-                  "--initial-cluster", "ha=http://127.0.0.1:" + etcdPeerPort)
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("etcd.log").toFile())
-              .start();
-      for (Node n : nodes) {
-        Files.createDirectories(n.home);
-        Files.writeString(n.home.resolve("patroni.yml"), PatroniConfig.node(n.name, n.pgPort, n.restPort, n.home, etcdPort, synchronous));
-      }
-      run("chown", "-R", "postgres:postgres", dir.toString());
-      run("chmod", "755", dir.toString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    prepareAndStartEtcd();
     // The first node bootstraps alone, so it is the leader; the others then clone it.
     startPatroni(nodes.get(0));
     awaitLeader(Duration.ofSeconds(60));
@@ -151,16 +153,48 @@ public final class PatroniCluster implements AutoCloseable {
     log.println("ha: cluster up, leader " + leader().orElse("?") + (synchronous ? ", synchronous" : ", asynchronous"));
   }
 
+  /**
+   * Makes the nodes' homes, hands them to {@code postgres}, then starts etcd. Only the node homes
+   * change owner, and before etcd runs: a {@code chown -R} of the whole run directory once walked
+   * etcd's data directory while etcd (root's, and it stays root's) created and removed {@code
+   * member/snap/.touch} there, and failed when the file vanished between the listing and the
+   * chown. The run directory itself stays root's; {@code postgres} only needs to pass through it.
+   */
+  void prepareAndStartEtcd() {
+    try {
+      for (Node n : nodes) {
+        Files.createDirectories(n.home);
+        Files.writeString(n.home.resolve("patroni.yml"), PatroniConfig.node(n.name, n.pgPort, n.restPort, n.home, etcdPort, synchronous));
+        commands.run("chown", "-R", "postgres:postgres", n.home.toString());
+      }
+      commands.run("chmod", "755", dir.toString());
+      Files.createDirectories(dir.resolve("etcd"));
+      etcd =
+          commands.start(new ProcessBuilder(
+                  "/usr/bin/etcd",
+                  "--name", "ha",
+                  "--data-dir", dir.resolve("etcd").toString(),
+                  "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
+                  "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
+                  "--listen-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                  "--initial-advertise-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
+                  "--initial-cluster", "ha=http://127.0.0.1:" + etcdPeerPort)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("etcd.log").toFile()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private void startPatroni(Node n) {
     try {
       n.patroni =
-          new ProcessBuilder(
+          commands.start(new ProcessBuilder(
                   "runuser", "-u", "postgres", "--",
                   "env", "-i", "PATH=/usr/bin:/bin", "HOME=" + n.home, "LANG=C.UTF-8",
                   "/usr/bin/patroni", n.home.resolve("patroni.yml").toString())
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(n.home.resolve("patroni.log").toFile()))
-              .start();
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(n.home.resolve("patroni.log").toFile())));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -321,7 +355,7 @@ public final class PatroniCluster implements AutoCloseable {
       }
     }
     postmaster.ifPresent(pid -> {
-      run("kill", "-9", Long.toString(pid));
+      commands.run("kill", "-9", Long.toString(pid));
       ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join());
     });
   }

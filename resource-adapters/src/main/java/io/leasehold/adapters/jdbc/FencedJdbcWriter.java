@@ -22,6 +22,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 
@@ -53,10 +54,12 @@ import javax.sql.DataSource;
  * Every writer is built with an explicit choice (CONTRACT C15): a {@link TokenVerifier} (signed
  * tokens, or {@link TokenVerifier#trustEveryWriter()}) checked before the transaction opens, or
  * {@link Builder#verifyAgainstLeaseTable(String)} when the resource database is also the lease
- * database: the admission statement itself then refuses a fence the lease table never issued for
- * the key (above the key's current fence, or the current fence with another run id), with no
- * extra round trip. Either way a refused token changes nothing and throws {@link
- * TokenVerificationException}.
+ * database: the admission statement itself then admits a token only while its run holds the
+ * lease, with no extra round trip. It refuses what {@link LeaseTableVerifier} refuses, with the
+ * same reasons: a fence the table never issued for the key ({@code NOT_ISSUED}), and a genuine
+ * token whose run released its lease, let it expire or was superseded by a newer run ({@code
+ * EXPIRED}; a superseded run whose successor already wrote here is refused as stale first).
+ * Either way a refused token changes nothing and throws {@link TokenVerificationException}.
  *
  * <h2>Strict mode</h2>
  *
@@ -229,15 +232,23 @@ public final class FencedJdbcWriter implements FenceGuard {
       if (highest > token.fence()) {
         throw new StaleFenceException(token, highest);
       }
-      throw notIssued(token);
+      throw notHeld(c, token);
     }
   }
 
-  private TokenVerificationException notIssued(FencingToken token) {
-    return new TokenVerificationException(
-        TokenVerificationException.Reason.NOT_ISSUED,
-        "refused " + token + ": " + verifyTable + " never issued fence " + token.fence() + " to run "
-            + token.runId() + " of " + token.key() + " (a forged or damaged token); nothing changed");
+  /**
+   * Online verification refused the admission: why, from the key's lease row as it is now. If the
+   * row now says the run holds the lease (it cannot come back once released, expired or
+   * superseded, so only a row changed by hand), the refusal stands with the general reason.
+   */
+  private TokenVerificationException notHeld(Connection c, FencingToken token) throws SQLException {
+    return sql.onlineRefusal(c, token)
+        .orElseGet(
+            () -> new TokenVerificationException(
+                TokenVerificationException.Reason.NOT_ISSUED,
+                "refused " + token + ": " + verifyTable + " did not show run " + token.runId() + " holding the"
+                    + " lease of " + token.key() + " with fence " + token.fence() + " when the admission ran;"
+                    + " nothing changed"));
   }
 
   /**
@@ -262,13 +273,13 @@ public final class FencedJdbcWriter implements FenceGuard {
       // Refused: the pipeline stopped before its COMMIT. Roll back, then say which check it was.
       c.rollback();
       long highest = sql.mark(c, token.key()).orElse(0);
-      boolean wasIssued = sql.issued(c, token);
+      Optional<TokenVerificationException> notHeld = sql.onlineRefusal(c, token);
       c.rollback();
       if (highest > token.fence()) {
         throw new StaleFenceException(token, highest);
       }
-      if (!wasIssued) {
-        throw notIssued(token);
+      if (notHeld.isPresent()) {
+        throw notHeld.get();
       }
       if (sql.strict()) {
         throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
@@ -374,7 +385,10 @@ public final class FencedJdbcWriter implements FenceGuard {
 
     /**
      * Verifies tokens online against the lease table in this same database, inside the admission
-     * statement (no extra round trip): a fence the table never issued for the key is refused.
+     * statement (no extra round trip): a token is admitted only while its run holds the lease (the
+     * key's row names its fence and run, not released, not expired by the database's clock), as
+     * {@link LeaseTableVerifier} admits it. Add {@link #strictLeaseTable(String)} to hold the lease
+     * row until the commit.
      * One of this and {@link #verifier(TokenVerifier)} (checked before the transaction opens) is
      * required.
      *

@@ -5,12 +5,14 @@ import io.leasehold.adapters.internal.MarkResetTable;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.TokenVerificationException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -35,10 +37,10 @@ final class HighWaterSql {
    * UPDATE with an INSERT for a key's first write, in one statement, measured no faster.)
    *
    * <p>It travels behind the transaction's {@code lock_timeout} ({@link LockTimeout}), as do
-   * {@link #admitAndCommit} and {@link #lockMark}: each opens its transaction. With online verification, the proposed row exists only if the lease
-   * table issued the fence for the key (a lower fence than the key's current one was issued to an
-   * earlier run; the current one must name the same run): no proposed row means no conflict, no
-   * lock, no admission. Parameters: see {@link #bindAdmission}.
+   * {@link #admitAndCommit} and {@link #lockMark}: each opens its transaction. With online verification, the proposed row exists only if the token's
+   * run holds the lease ({@link LeaseRow#HELD_BY_TOKEN}: the key's row names its fence and run, not
+   * released, not expired): no proposed row means no conflict, no lock, no admission. Parameters:
+   * see {@link #bindAdmission}.
    */
   private final String admit;
 
@@ -65,10 +67,13 @@ final class HighWaterSql {
   private final String admitAndCommit;
 
   /**
-   * The online check alone, run only to explain a refusal: does the lease table know this fence
-   * and run for the key? Parameters: account, session, fence, fence, run id.
+   * The key's lease row ({@link LeaseRow#COLUMNS}), read only to explain a refusal of online
+   * verification. Parameters: account, session.
    */
-  private final String issued;
+  private final String leaseRow;
+
+  /** The lease table of online verification, for messages, or null. */
+  private final String verifyTable;
 
   /**
    * Mark reset, step 1: lock the key's row (if any), so no admission moves the mark between the
@@ -97,14 +102,18 @@ final class HighWaterSql {
     this.table = table;
     this.lockTimeout = lockTimeout;
     this.online = verifyTable != null;
+    this.verifyTable = verifyTable;
     this.strict = leaseTable != null;
     this.timeout = LockTimeout.statement(lockTimeout);
     String issuedWhere =
         verifyTable == null
             ? ""
             : " WHERE EXISTS (SELECT 1 FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?"
-                + " AND (l.fence > ? OR (l.fence = ? AND l.run_id = ?)))";
-    this.issued = verifyTable == null ? null : "SELECT 1 FROM (SELECT) AS one" + issuedWhere;
+                + " AND " + LeaseRow.HELD_BY_TOKEN + ")";
+    this.leaseRow =
+        verifyTable == null
+            ? null
+            : "SELECT " + LeaseRow.COLUMNS + " FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?";
     String admission =
         "INSERT INTO " + table + " AS h (account_id, session_id, fence, run_id, admitted_at)"
             + " SELECT ?, ?, ?, ?, clock_timestamp()" + issuedWhere
@@ -188,15 +197,19 @@ final class HighWaterSql {
     }
   }
 
-  /** Whether the lease table issued the token's fence to its run; true without online checks. */
-  boolean issued(Connection c, FencingToken token) throws SQLException {
-    if (issued == null) {
-      return true;
+  /**
+   * Why online verification refuses the token (its run does not hold the lease), read from the
+   * key's lease row now; empty without online verification, or if the run holds the lease.
+   */
+  Optional<TokenVerificationException> onlineRefusal(Connection c, FencingToken token) throws SQLException {
+    if (leaseRow == null) {
+      return Optional.empty();
     }
-    try (PreparedStatement ps = c.prepareStatement(issued)) {
-      bindIssued(ps, token, 1);
+    try (PreparedStatement ps = c.prepareStatement(leaseRow)) {
+      bindKey(ps, token.key());
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
+        Optional<LeaseRow> row = rs.next() ? Optional.of(LeaseRow.read(rs)) : Optional.empty();
+        return LeaseRow.refusal(verifyTable, token, row);
       }
     }
   }
@@ -245,14 +258,13 @@ final class HighWaterSql {
     return online ? bindIssued(ps, token, 5) : 5;
   }
 
-  /** Binds the online check (account, session, fence, fence, run id) from parameter {@code first}. */
+  /** Binds the online check (account, session, fence, run id) from parameter {@code first}. */
   private static int bindIssued(PreparedStatement ps, FencingToken token, int first) throws SQLException {
     ps.setString(first, token.key().accountId());
     ps.setString(first + 1, token.key().sessionId());
     ps.setLong(first + 2, token.fence());
-    ps.setLong(first + 3, token.fence());
-    ps.setObject(first + 4, token.runId());
-    return first + 5;
+    ps.setObject(first + 3, token.runId());
+    return first + 4;
   }
 
   /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */

@@ -10,26 +10,37 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.UUID;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
  * Verifies tokens online against the lease table (CONTRACT C15), for a resource that can reach
- * the lease database but has no signing keys: a token is admitted only if the table issued its
- * fence for its key. One primary-key read per verification.
+ * the lease database but has no signing keys: a token is admitted only while its run holds the
+ * lease. One primary-key read per verification.
  *
  * <pre>{@code
  * TokenVerifier verifier = LeaseTableVerifier.of(leaseDataSource, "leasehold_lease");
  * FencedFileStore files = FencedFileStore.open(root, verifier);
  * }</pre>
  *
- * <p>What it proves: the fence is not above the key's current fence, and if it equals it, the run
- * id is the current run's. A forged fence above the sequence's reach (the attack that locks honest
- * runs out) is refused. What it cannot prove: that a <em>lower</em> fence belonged to the run id
- * presented, since the table keeps only the latest run of each key. Such a token can never raise
- * the mark past an honest run, but it can write if the resource has not yet seen a newer run: use
- * signed tokens where that matters. A database writer on the lease database does the same check
- * inside its own transaction: {@link FencedJdbcWriter.Builder#verifyAgainstLeaseTable(String)}.
+ * <p>What it proves: the key's row names the token's fence and run id, the run has not released
+ * the lease, and the lease has not expired by the database's clock. Refused:
+ *
+ * <ul>
+ *   <li>{@link TokenVerificationException.Reason#NOT_ISSUED}: a fence above the key's current one
+ *       (the forged fence that would lock honest runs out), the current fence with another run id,
+ *       a key the table has no row for;
+ *   <li>{@link TokenVerificationException.Reason#EXPIRED}: a genuine token whose run no longer
+ *       holds the lease: it released it (at once, unlike a signed token, which stays valid until
+ *       its window ends), its lease expired, or a newer run acquired the key (a lower fence than
+ *       the key's current one, whether or not the resource has seen the newer run yet).
+ * </ul>
+ *
+ * <p>It proves this at the moment of the read: a run that releases right after it was verified
+ * can still finish that one write (the resource's high-water mark then refuses it once a newer run
+ * has written). A database writer on the lease database makes the same check inside its admission
+ * statement ({@link FencedJdbcWriter.Builder#verifyAgainstLeaseTable(String)}), and its strict
+ * mode holds the lease row until the commit.
  *
  * <p>A database failure refuses the token ({@link TokenVerificationException.Reason#UNAVAILABLE}):
  * fail closed. Thread-safe.
@@ -42,11 +53,12 @@ public final class LeaseTableVerifier implements TokenVerifier {
   private LeaseTableVerifier(DataSource dataSource, String table, Duration statementTimeout) {
     this.dataSource = dataSource;
     this.table = table;
-    // The key's row, with a statement timeout so an unreachable lock never stalls a write; a
-    // read takes no row lock (an acquire in flight is simply not visible yet).
+    // The key's row and the database's clock, with a statement timeout so an unreachable lock
+    // never stalls a write; a read takes no row lock (an acquire in flight is simply not visible
+    // yet, and its run has no token yet either).
     this.sql =
         "SELECT set_config('statement_timeout', '" + statementTimeout.toMillis() + "', true);"
-            + " SELECT fence, run_id FROM " + table + " WHERE account_id = ? AND session_id = ?";
+            + " SELECT " + LeaseRow.COLUMNS + " FROM " + table + " AS l WHERE l.account_id = ? AND l.session_id = ?";
   }
 
   /**
@@ -65,8 +77,7 @@ public final class LeaseTableVerifier implements TokenVerifier {
   @Override
   public void verify(FencingToken token) {
     Arguments.required(token, "token");
-    long fence;
-    UUID run;
+    Optional<LeaseRow> row;
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       if (!autoCommit) {
@@ -78,11 +89,7 @@ public final class LeaseTableVerifier implements TokenVerifier {
         ps.execute();
         ps.getMoreResults();
         try (ResultSet rs = ps.getResultSet()) {
-          if (!rs.next()) {
-            throw refused(token, "has no lease for the key at all");
-          }
-          fence = rs.getLong(1);
-          run = rs.getObject(2, UUID.class);
+          row = rs.next() ? Optional.of(LeaseRow.read(rs)) : Optional.empty();
         }
       } finally {
         if (!autoCommit) {
@@ -95,18 +102,10 @@ public final class LeaseTableVerifier implements TokenVerifier {
           "could not verify " + token + " against " + table + " (" + e.getMessage() + "); refused",
           e);
     }
-    if (token.fence() > fence) {
-      throw refused(token, "has issued fences only up to " + fence + " for the key");
+    Optional<TokenVerificationException> refusal = LeaseRow.refusal(table, token, row);
+    if (refusal.isPresent()) {
+      throw refusal.get();
     }
-    if (token.fence() == fence && !token.runId().equals(run)) {
-      throw refused(token, "issued fence " + fence + " to another run");
-    }
-  }
-
-  private TokenVerificationException refused(FencingToken token, String why) {
-    return new TokenVerificationException(
-        TokenVerificationException.Reason.NOT_ISSUED,
-        "refused " + token + ": " + table + " " + why + " (a forged or damaged token); nothing changed");
   }
 
   @Override

@@ -1,0 +1,93 @@
+package io.leasehold.lease;
+
+/**
+ * The check that a store draws its fences from the sequence its lease table's fences come from
+ * (CONTRACT C3), made once per store before its first grant and by its health probe.
+ *
+ * <p>Fences increase per key only if every grant on a table draws from one sequence: a store
+ * configured with another sequence on the same table (an outside check had store A on the
+ * defaults and store B on {@code new LeaseSchema("leasehold_lease", "other_seq")}) granted a key
+ * fence 1 after A had granted it 51, and every resource then refused the newer run as stale, or
+ * admitted an older one. The schema binds the sequence to the table's {@code fence} column
+ * ({@code ALTER SEQUENCE ... OWNED BY}, change set 7 of the changelog, and the plain SQL script),
+ * so the table itself says where its fences come from; this check compares that with the store's
+ * configuration and refuses, with the repair, when they differ or the table says nothing.
+ *
+ * <p>A start-up check rather than a condition in the acquire statement: the hot path stays as it
+ * was (one statement, no catalog lookup), and so does what a distributed PostgreSQL (Citus) must
+ * run. Once confirmed, a store does not check again: rebinding a live table's sequence is an
+ * operator's deliberate act, not a misconfiguration. A refused check is made again on the next
+ * acquire, so a repair applied while the store runs is picked up without a restart.
+ *
+ * <p>Thread-safe: concurrent first acquires may each run the check; the outcome is the same.
+ */
+final class FenceSource {
+  private final StatementRunner runner;
+  private final LeaseSchema schema;
+  private final String statement;
+  private volatile boolean confirmed;
+
+  FenceSource(StatementRunner runner, LeaseSchema schema, String statement) {
+    this.runner = runner;
+    this.schema = schema;
+    this.statement = statement;
+  }
+
+  /**
+   * Returns if the store's sequence is the one bound to its table's fence column.
+   *
+   * @throws LeaseStoreException if it is not, naming both and the repair, or if the check fails
+   */
+  void confirm() {
+    if (confirmed) {
+      return;
+    }
+    String refusal =
+        runner.execute(
+            statement,
+            () -> "check the fence sequence of " + schema.table(),
+            ps -> {},
+            (rs, opened) -> {
+              rs.next();
+              return refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
+            });
+    if (refusal != null) {
+      throw new LeaseStoreException(refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
+    }
+    confirmed = true;
+  }
+
+  /**
+   * What is wrong, or null if nothing is.
+   *
+   * @param bound the sequence bound to the table's fence column, schema-qualified, or null
+   * @param boundName its name alone, or null
+   * @param configured the store's sequence as the database resolves it, schema-qualified, or null
+   *     if there is none
+   * @param same whether both are the same sequence
+   */
+  private String refusal(String bound, String boundName, String configured, boolean same) {
+    String t = schema.table();
+    String s = schema.sequence();
+    if (same) {
+      return null;
+    }
+    if (bound == null) {
+      return "the lease table " + t + " has no fence sequence bound to its fence column (a schema"
+          + " created before change set 7 of the lease changelog), so this store cannot tell that its"
+          + " sequence " + s + " is the one the table's fences come from: apply the schema again with "
+          + schema.describeApply() + ", which binds it in place, or, if you migrate with your own tool,"
+          + " run ALTER SEQUENCE " + s + " OWNED BY " + t + ".fence once you are sure every store on "
+          + t + " uses " + s;
+    }
+    String other =
+        new LeaseSchema(t, boundName).equals(LeaseSchema.defaults())
+            ? "LeaseSchema.defaults()"
+            : "new LeaseSchema(\"" + t + "\", \"" + boundName + "\")";
+    return "the lease table " + t + " draws its fences from the sequence " + bound + " (bound to "
+        + t + ".fence), but this store is configured with the sequence " + s
+        + (configured == null ? " (which does not exist)" : " (" + configured + ")")
+        + ": fences from two sequences on one table would not increase per key, so a new run could get"
+        + " a lower fence than an earlier one. Configure this store with " + other;
+  }
+}

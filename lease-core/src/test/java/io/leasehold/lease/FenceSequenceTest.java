@@ -1,0 +1,93 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
+import java.sql.Statement;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * CONTRACT C3 across stores: every grant on a lease table draws from the one sequence bound to
+ * it. In this order: the second test unbinds the sequence, and binds it again.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FenceSequenceTest {
+  @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+
+  private LeaseStore store(LeaseSchema schema) {
+    return LeaseStore.builder(db.dataSource()).schema(schema).accessPolicy(AccessPolicy.allowAll()).build();
+  }
+
+  private void sql(String statement) throws Exception {
+    try (Connection c = db.database().newConnection();
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  /**
+   * An outside check had store A on the defaults and store B on the same table with another
+   * sequence: after A granted a key fence 51, B granted it fence 1. B now refuses before it draws
+   * any fence, naming both sequences and the configuration to use.
+   */
+  @Test
+  @Order(1)
+  void aStoreOnAnotherSequenceThanItsTablesRefusesToGrant() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "two-sequences");
+    sql("CREATE SEQUENCE other_seq AS bigint CACHE 1");
+    try (LeaseStore a = store(LeaseSchema.defaults());
+        LeaseStore b = store(new LeaseSchema("leasehold_lease", "other_seq"))) {
+      Lease first = a.tryAcquire(key, "acct").acquiredLease().orElseThrow();
+      long fenceOfA = first.fence();
+      first.release();
+      assertThatThrownBy(() -> b.tryAcquire(key, "acct"))
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("draws its fences from the sequence public.leasehold_fence_seq")
+          .hasMessageContaining("configured with the sequence other_seq")
+          .hasMessageContaining("Configure this store with LeaseSchema.defaults()");
+      // Its health probe says the same, and nothing was granted or drawn.
+      assertThatThrownBy(b::databaseTime).hasMessageContaining("other_seq");
+      LeaseStatus status = a.status(key, "acct");
+      assertThat(status.state()).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(status.owner().orElseThrow().fence()).isEqualTo(fenceOfA);
+      try (Connection c = db.database().newConnection();
+          Statement s = c.createStatement();
+          var rs = s.executeQuery("SELECT is_called FROM other_seq")) {
+        rs.next();
+        assertThat(rs.getBoolean(1)).as("other_seq never drawn").isFalse();
+      }
+      // A store on the sequence the table names goes on, with a higher fence.
+      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence()).isGreaterThan(fenceOfA);
+    }
+  }
+
+  /**
+   * A table whose schema predates the binding tells no store where its fences come from: stores
+   * refuse with the repair, and applying the schema again binds the sequence in place.
+   */
+  @Test
+  @Order(2)
+  void aTableWithoutItsBindingIsRefusedUntilTheSchemaIsAppliedAgain() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "unbound");
+    // The state of a database migrated before change set 7.
+    sql("ALTER SEQUENCE leasehold_fence_seq OWNED BY NONE");
+    sql("DELETE FROM leasehold_lease_changelog WHERE id = '7-fence-sequence-owned-by-table'");
+    try (LeaseStore store = store(LeaseSchema.defaults())) {
+      assertThatThrownBy(() -> store.tryAcquire(key, "acct"))
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("has no fence sequence bound to its fence column")
+          .hasMessageContaining("LeaseSchema.defaults().apply(dataSource)")
+          .hasMessageContaining("ALTER SEQUENCE leasehold_fence_seq OWNED BY leasehold_lease.fence");
+      LeaseSchema.defaults().apply(db.dataSource());
+      // The refusal is not remembered: the same store grants once the schema is repaired.
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
+    }
+  }
+}
