@@ -49,12 +49,24 @@ final class FenceSource {
             ps -> {},
             (rs, opened) -> {
               rs.next();
-              return refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
+              String wrongSequence = refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
+              long cache = rs.getLong(5);
+              return wrongSequence != null || cache <= 1 ? wrongSequence : cacheRefusal(cache);
             });
     if (refusal != null) {
       throw new LeaseStoreException(refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
     }
     confirmed = true;
+  }
+
+  /**
+   * A sequence that caches values hands each connection its own block, so two acquires on two
+   * connections can draw fences out of order: a later run of a key could get a lower fence.
+   */
+  private String cacheRefusal(long cache) {
+    return "the fence sequence " + schema.sequence() + " caches " + cache + " values per connection, so"
+        + " fences drawn on two connections can come out of order and a newer run could get a lower fence:"
+        + " run ALTER SEQUENCE " + schema.sequence() + " CACHE 1 (the schema creates it so)";
   }
 
   /**

@@ -163,8 +163,8 @@ final class LeaseSql {
   /**
    * Where the table's fences come from ({@link FenceSource}): the sequence bound to the table's
    * {@code fence} column (schema-qualified, then its name alone; nulls if none), the store's own
-   * sequence as the {@code search_path} resolves it (null if there is none), and whether the two
-   * are one. Fails with {@code 42P01} if the table is missing. Catalog reads only: no row of the
+   * sequence as the {@code search_path} resolves it (null if there is none), whether the two
+   * are one, and the store's sequence's cache size (null if there is none). Fails with {@code 42P01} if the table is missing. Catalog reads only: no row of the
    * table is read or locked. No parameters.
    */
   final String fenceSource;
@@ -422,7 +422,8 @@ final class LeaseSql {
             + " (SELECT relname FROM pg_class WHERE oid = " + bound + "),"
             + " (SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c"
             + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('" + seq + "')),"
-            + " COALESCE(" + bound + " = to_regclass('" + seq + "'), false)";
+            + " COALESCE(" + bound + " = to_regclass('" + seq + "'), false),"
+            + " (SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass('" + seq + "'))";
 
     // A transaction of its own, after the change committed. Its commit need not wait for a WAL
     // flush: a notification is not durable anyway (a server crash drops the listeners, and they

@@ -90,4 +90,26 @@ class FenceSequenceTest {
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
     }
   }
+
+  /**
+   * A fence sequence that caches values hands each connection a block of its own, so a later
+   * acquire on another connection can draw a lower fence (CONTRACT C3 requires CACHE 1). A store
+   * refuses such a sequence with the repair, and grants again once it is repaired.
+   */
+  @Test
+  @Order(3)
+  void aFenceSequenceThatCachesValuesIsRefusedUntilItCachesOne() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "cached");
+    sql("ALTER SEQUENCE leasehold_fence_seq CACHE 20");
+    try (LeaseStore store = store(LeaseSchema.defaults())) {
+      assertThatThrownBy(() -> store.tryAcquire(key, "acct"))
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("caches 20 values per connection")
+          .hasMessageContaining("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
+      sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
+    } finally {
+      sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
+    }
+  }
 }
