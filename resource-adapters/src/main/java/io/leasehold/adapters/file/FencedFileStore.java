@@ -303,13 +303,15 @@ public final class FencedFileStore implements FenceGuard {
    * The highest fence admitted for a key, as persisted.
    *
    * @param key the lease key
-   * @return the mark, or empty if no operation for the key was ever admitted
+   * @return the mark, or empty if no operation for the key was admitted since the store began or
+   *     since an operator reset its mark to 0
    * @throws ResourceAccessException if the file system fails
    */
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
-    return locked(() -> marks.read(key));
+    OptionalLong mark = locked(() -> marks.read(key));
+    return mark.isPresent() && mark.getAsLong() == 0 ? OptionalLong.empty() : mark;
   }
 
   /**
@@ -345,7 +347,10 @@ public final class FencedFileStore implements FenceGuard {
    * io.leasehold.adapters.admin.ResetMarkCommand}.
    *
    * @param key the key
-   * @param newMark the new mark; 0 removes it (the next token of any fence is admitted)
+   * @param newMark the new mark; 0 forgets the key's fence: the next token of any fence is
+   *     admitted, also on files the key wrote before. The mark files then hold a mark of 0 rather
+   *     than being removed, so mark files deleted by anyone else still refuse the key's
+   *     operations on its files (CONTRACT C16)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset

@@ -2,7 +2,6 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +30,13 @@ final class StorePaths {
    */
   static String check(String path) {
     Arguments.required(path, "path");
+    // The one length limit of a path (issue 46: an operator text's 500 used to apply as well).
     if (path.isEmpty() || path.length() > FencedFileStore.MAX_PATH_LENGTH) {
-      throw new IllegalArgumentException("path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters");
+      throw new IllegalArgumentException(
+          "path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters, had " + path.length());
+    }
+    if (path.isBlank()) {
+      throw new IllegalArgumentException("path must not be blank");
     }
     if (path.startsWith("/") || path.endsWith("/")) {
       throw new IllegalArgumentException("path must be relative and name a file: " + path);
@@ -51,7 +55,10 @@ final class StorePaths {
             "path segment longer than " + FencedFileStore.MAX_SEGMENT_BYTES + " bytes (UTF-8): " + s.substring(0, 16) + "...");
       }
     }
-    MarkReset.checkText("path", path); // well-formed UTF-16 too
+    // A lone surrogate would not survive encoding to UTF-8, and two paths could name one file.
+    if (!StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
+      throw new IllegalArgumentException("path is not well-formed UTF-16 (a lone surrogate): " + path);
+    }
     if (segments[0].equals(FencedFileStore.META_DIR)) {
       throw new IllegalArgumentException(FencedFileStore.META_DIR + " is reserved for the store itself");
     }
