@@ -58,12 +58,13 @@ import java.util.UUID;
  * <h2>Paths</h2>
  *
  * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not
- * under {@code .leasehold}, each name at most {@value #MAX_SEGMENT_BYTES} UTF-8 bytes (checked
- * before anything is admitted); directories are created as needed. Writes and deletes open the
- * path's directories one by one from the root without following links and rename or delete
- * relative to that handle, so a path through a symbolic link is refused, even one swapped in while
- * the store works. The store's own directories must be real directories; {@link #open} refuses a
- * planted link, and only the store's own temporary names are ever deleted.
+ * under {@code .leasehold}, at most {@value #MAX_PATH_LENGTH} characters with each name at most
+ * {@value #MAX_SEGMENT_BYTES} UTF-8 bytes (checked before anything is admitted); directories are
+ * created as needed. Writes and deletes open the path's directories one by one from the root
+ * without following links and rename or delete relative to that handle, so a path through a
+ * symbolic link is refused, even one swapped in while the store works. The store's own
+ * directories must be real directories; {@link #open} refuses a planted link, and only the
+ * store's own temporary names are ever deleted.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
