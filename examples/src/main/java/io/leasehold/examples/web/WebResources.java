@@ -12,6 +12,7 @@ import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -115,6 +116,10 @@ final class WebResources {
         outcome = "REFUSED: presented fence " + e.presentedFence() + " < highest " + e.highestFence();
       } catch (LeaseLostException e) {
         outcome = "REFUSED locally: the lease is known lost";
+      } catch (TokenVerificationException e) {
+        // A late token can also have outlived its validity window (a run's first token, held
+        // frozen for longer than the TTL and the allowed clock skew).
+        outcome = "REFUSED: token " + e.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
       } catch (RuntimeException e) {
         outcome = "failed: " + e.getMessage();
       }

@@ -107,16 +107,13 @@ class WebDemoBrowserTest {
     // Wake the frozen run once the new run has written to every resource: each of them refuses
     // its late writes (one the new run had not written to yet would admit them, issue 46).
     String loserName = desktopWon ? "browser" : "desktop";
-    await(winner, "the new run wrote to each resource", x -> {
-      java.util.Set<String> written = new java.util.HashSet<>();
-      for (var row : x.findElements(By.cssSelector("#writes tr.admitted"))) {
-        List<String> cells = row.findElements(By.tagName("td")).stream().map(c -> c.getText()).toList();
-        if (cells.get(1).equals(loserName) && cells.get(3).equals(Long.toString(secondFence))) {
-          written.add(cells.get(2));
-        }
-      }
-      return written.containsAll(List.of("file store", "tool", "database"));
-    });
+    // One round trip per look: the frozen run's token expires a few seconds after its run began.
+    await(winner, "the new run wrote to each resource", x -> (Boolean) ((JavascriptExecutor) x).executeScript(
+        "const rows = Array.from(document.querySelectorAll('#writes tr.admitted'))"
+            + ".map(r => Array.from(r.children).map(c => c.textContent));"
+            + "return ['file store', 'tool', 'database']"
+            + ".every(a => rows.some(r => r[1] === arguments[0] && r[2] === a && r[3] === arguments[1]));",
+        loserName, Long.toString(secondFence)));
     winner.findElement(By.id("wake")).click();
     await(winner, "refused writes listed", x -> x.findElements(By.cssSelector("#writes tr.refused")).size() >= 4);
     String refused = winner.findElement(By.cssSelector("#writes")).getText();

@@ -144,7 +144,11 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
   /** Raises (or, for an operator's reset, sets) the key's mark in both copies, durably. */
   void write(FencingToken token) throws IOException {
     byte[] bytes = (token.fence() + " " + token.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
-    String name = name(token.key());
+    writeBoth(name(token.key()), bytes);
+  }
+
+  /** Replaces both copies of a mark, the primary first (see the class comment), durably. */
+  private void writeBoth(String name, byte[] bytes) throws IOException {
     replace(primary.resolve(name), bytes);
     DurableFiles.forceDirectory(primary);
     replace(copy.resolve(name), bytes);
@@ -171,14 +175,14 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
         (FORGOTTEN + " " + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
             + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8)) + "\n")
             .getBytes(StandardCharsets.US_ASCII);
-    String name = name(key);
-    replace(primary.resolve(name), bytes);
-    DurableFiles.forceDirectory(primary);
-    replace(copy.resolve(name), bytes);
-    DurableFiles.forceDirectory(copy);
+    writeBoth(name(key), bytes);
   }
 
-  /** The key a {@code forgotten} mark names; a damaged one names none. */
+  /**
+   * The key a {@code forgotten} mark names.
+   *
+   * @throws IllegalArgumentException if the record is damaged
+   */
   private static LeaseKey forgottenKey(String account, String session) {
     Base64.Decoder b64 = Base64.getUrlDecoder();
     return LeaseKey.of(
