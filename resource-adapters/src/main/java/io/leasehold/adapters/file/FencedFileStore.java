@@ -59,8 +59,8 @@ import java.util.UUID;
  *
  * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not
  * under {@code .leasehold}, at most {@value #MAX_PATH_LENGTH} characters with each name at most
- * {@value #MAX_SEGMENT_BYTES} UTF-8 bytes (checked before anything is admitted); directories are
- * created as needed. Writes and deletes open the path's directories one by one from the root
+ * {@value #MAX_SEGMENT_BYTES} UTF-8 bytes, and at most 4095 bytes with the root in front (Linux's
+ * PATH_MAX; checked before anything is admitted); directories are created as needed. Writes and deletes open the path's directories one by one from the root
  * without following links and rename or delete relative to that handle, so a path through a
  * symbolic link is refused, even one swapped in while the store works. The store's own
  * directories must be real directories; {@link #open} refuses a planted link, and only the
@@ -188,7 +188,7 @@ public final class FencedFileStore implements FenceGuard {
 
   private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
     Arguments.required(content, "content");
-    String relative = StorePaths.check(path);
+    String relative = StorePaths.check(root, path);
     FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
@@ -236,7 +236,7 @@ public final class FencedFileStore implements FenceGuard {
   }
 
   private FileOperation deleteUnobserved(Fenced fenced, String path) {
-    String relative = StorePaths.check(path);
+    String relative = StorePaths.check(root, path);
     FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
@@ -275,7 +275,7 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public Optional<StoredFile> read(String path) {
-    return StorePaths.read(root, StorePaths.check(path));
+    return StorePaths.read(root, StorePaths.check(root, path));
   }
 
   /**

@@ -65,6 +65,33 @@ final class StorePaths {
     return path;
   }
 
+  /**
+   * The longest path, in UTF-8 bytes, the store's own calls may name under its root: Linux's
+   * PATH_MAX (4096) less the terminating NUL.
+   */
+  static final int MAX_ABSOLUTE_BYTES = 4095;
+
+  /**
+   * {@link #check(String)}, and that the path under {@code root} stays within {@value
+   * #MAX_ABSOLUTE_BYTES} bytes: a write renames relative to a directory handle and would get
+   * through, but reading the file back, or its writer's token (the evidence a missing mark is
+   * checked against, CONTRACT C16), names the whole path and would fail.
+   *
+   * @return the path
+   * @throws IllegalArgumentException if it is not acceptable
+   */
+  static String check(Path root, String path) {
+    String relative = check(path);
+    int bytes = root.toString().getBytes(StandardCharsets.UTF_8).length + 1 + relative.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_ABSOLUTE_BYTES) {
+      throw new IllegalArgumentException(
+          "path is too long for this store: under its root " + root + " it takes " + bytes + " bytes in UTF-8, and"
+              + " the file system takes at most " + MAX_ABSOLUTE_BYTES + " bytes; use a shorter path or a store"
+              + " root nearer /");
+    }
+    return relative;
+  }
+
   /** The target if it exists as a regular file inside the root, null if it does not exist. */
   static Path resolveExisting(Path root, String relative) throws IOException {
     Path target = root.resolve(relative);

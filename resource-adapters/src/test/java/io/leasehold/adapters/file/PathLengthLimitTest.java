@@ -64,4 +64,29 @@ class PathLengthLimitTest extends DamagedStateTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("UTF-16");
     assertThat(store.highWaterMark(KEY)).isEmpty();
   }
+
+  /**
+   * With paths up to 1,024 characters, a long root can make the whole path pass Linux's
+   * PATH_MAX: the write went through (it renames relative to a directory handle) while reading the
+   * file back failed, and so did reading its writer's token, the evidence behind C16. Such a path
+   * is refused before anything is admitted.
+   */
+  @Test
+  void aPathTooLongUnderItsRootIsRefusedBeforeTheMarkRises() {
+    Path deep = dir;
+    for (int i = 0; i < 6; i++) {
+      deep = deep.resolve("d".repeat(200)); // a root of over 1,200 bytes
+    }
+    FencedFileStore longRoot = open(deep);
+    String path = pathOf(FencedFileStore.MAX_PATH_LENGTH, '\u20ac', 85); // 3,072 bytes in UTF-8
+    assertThatThrownBy(() -> longRoot.write(token(KEY, 7), path, "x".getBytes()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("4095 bytes");
+    assertThatThrownBy(() -> longRoot.delete(token(KEY, 7), path)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> longRoot.read(path)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(longRoot.highWaterMark(KEY)).isEmpty();
+    String fits = pathOf(400, '\u20ac', 85);
+    longRoot.write(token(KEY, 7), fits, "x".getBytes());
+    assertThat(longRoot.read(fits).orElseThrow().writtenBy()).hasValueSatisfying(t -> assertThat(t.fence()).isEqualTo(7));
+  }
 }
