@@ -162,8 +162,10 @@ final class WebResources {
 
   /**
    * The fences each resource admitted, in its own order, from its own records: the file store's
-   * audit log, the tool journal's started calls, the database rows by their sequence number
-   * (taken inside the admitted transaction, which holds the mark's row lock). For tests.
+   * audit log (appended under the store's lock), the tool journal's admitted calls (listed in the
+   * order they were recorded, which is their admission order because this class presents one call
+   * at a time), the database rows by their sequence number (taken inside the admitted
+   * transaction, which holds the mark's row lock). For tests.
    */
   Map<String, List<Long>> admittedByResource() {
     List<Long> file = new ArrayList<>();
