@@ -415,4 +415,28 @@ public abstract class FenceGuardContract {
     h.write(key, token(7), "honest");
     assertThat(h.value(key)).contains("honest");
   }
+
+  /**
+   * Issue 46, item 11: a reset to 0 forgets the key's fence, so its next run is admitted whatever
+   * its fence, also where the key already wrote (the file store refused that run "mark is
+   * missing"), and after a restart.
+   */
+  @Test
+  void aResetToZeroAdmitsTheNextRunWhereTheKeyAlreadyWrote() {
+    GuardHarness h = harness();
+    h.write(key, token(40), "forged");
+    MarkReset reset = h.resetMark(key, 0, "ops", "forged token, the true fence is unknown");
+    assertThat(reset.previousMark()).isEqualTo(40);
+    assertThat(h.mark(key)).isEmpty();
+    h.write(key, token(3), "honest");
+    assertThat(h.value(key)).contains("honest");
+    assertThat(h.mark(key)).hasValue(3);
+
+    h.resetMark(key, 0, "ops", "again, then a restart");
+    GuardHarness reopened = h.reopen();
+    assertThat(reopened.mark(key)).isEmpty();
+    reopened.write(key, token(2), "after the restart");
+    assertThat(reopened.value(key)).contains("after the restart");
+    assertThatThrownBy(() -> reopened.write(key, token(1), "stale")).isInstanceOf(StaleFenceException.class);
+  }
 }

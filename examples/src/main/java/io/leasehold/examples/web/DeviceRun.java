@@ -2,17 +2,16 @@ package io.leasehold.examples.web;
 
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseLostException;
-import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.lease.Lease;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
 /**
  * One device's server-side agent job under its lease: a write through each adapter every step,
  * until it is done, frozen, or its lease is lost. Frozen, it holds the token its next requests
- * carry; woken, it delivers them (and every resource refuses them if a newer run has written).
+ * carry; woken, it delivers them: a resource the newer run has already written to refuses them,
+ * one it has not written to yet has not seen the newer fence and admits them (CONTRACT C9 orders
+ * the writes each resource admits, not the writes it has yet to see).
  */
 final class DeviceRun implements Runnable {
   /** What a device's page shows about its own run. */
@@ -86,7 +85,7 @@ final class DeviceRun implements Runnable {
       if (frozen) {
         awaitWake();
         // Requests it had built before the freeze go out now with the old token.
-        for (String adapter : List.of("file store", "tool", "database")) {
+        for (String adapter : WebResources.ADAPTERS) {
           write(adapter, inFlight, "late step " + step, true);
         }
         // And its own next step goes through the lease handle, which refuses locally if lost.
@@ -96,7 +95,7 @@ final class DeviceRun implements Runnable {
       if (state == State.LOST) {
         break;
       }
-      for (String adapter : List.of("file store", "tool", "database")) {
+      for (String adapter : WebResources.ADAPTERS) {
         write(adapter, lease, "step " + step, false);
       }
       sleep(500);
@@ -110,22 +109,8 @@ final class DeviceRun implements Runnable {
   }
 
   private void write(String adapter, Fenced fenced, String what, boolean late) {
-    String text = device + " " + what;
-    try {
-      resources.write(adapter, fenced, device, text);
-      resources.log(device, adapter, inFlightFence(fenced), true, (late ? "late write admitted" : "admitted"));
-    } catch (StaleFenceException e) {
-      resources.log(device, adapter, e.presentedFence(), false,
-          "REFUSED: presented fence " + e.presentedFence() + " < highest " + e.highestFence());
-    } catch (LeaseLostException e) {
-      resources.log(device, adapter, lease.fence(), false, "REFUSED locally: the lease is known lost");
-    } catch (RuntimeException e) {
-      resources.log(device, adapter, lease.fence(), false, "failed: " + e.getMessage());
-    }
-  }
-
-  private long inFlightFence(Fenced fenced) {
-    return fenced instanceof FencingToken t ? t.fence() : lease.fence();
+    resources.attempt(adapter, fenced, fenced instanceof FencingToken t ? t.fence() : lease.fence(), device,
+        device + " " + what, late);
   }
 
   private void awaitWake() {

@@ -40,8 +40,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * /?device=browser}) of one account on one session. Every page shows the authoritative lease
  * status, pushed live over server-sent events from a {@link LeaseWatcher}, and enables its Run
  * button from that status only. Run starts a server-side agent job under a lease; Freeze cuts the
- * device's run off from the database and stalls it; Wake lets it try to finish, and shows its late
- * writes refused.
+ * device's run off from the database and stalls it; Wake lets it try to finish, and shows which
+ * of its late writes each resource refused (every resource the newer run has written to) or
+ * admitted (one it has not written to yet), in the order the resources decided.
  *
  * <p>Run it with {@code mvn -q -pl examples -am -DskipTests -Pdemo verify
  * -Ddemo.main=io.leasehold.examples.web.WebDemo} and open the two URLs it prints.
@@ -131,6 +132,11 @@ public final class WebDemo implements AutoCloseable {
    */
   public int port() {
     return app.port();
+  }
+
+  /** The three resources and their log, for tests that check them against the pages. */
+  WebResources resources() {
+    return resources;
   }
 
   /** A device's lease store, for tests that present its tokens to the remote resource. */
@@ -293,8 +299,9 @@ public final class WebDemo implements AutoCloseable {
   }
 
   private static ObjectNode writeJson(WebResources.WriteLog w) {
-    return JSON.createObjectNode().put("device", w.device()).put("adapter", w.adapter()).put("fence", w.fence())
-        .put("admitted", w.admitted()).put("outcome", w.outcome());
+    return JSON.createObjectNode().put("seq", w.seq()).put("device", w.device()).put("adapter", w.adapter())
+        .put("fence", w.fence()).put("admitted", w.admitted()).put("late", w.late())
+        .put("highestBefore", w.highestBefore()).put("outcome", w.outcome());
   }
 
   private HikariDataSource pool(String name, int size) {

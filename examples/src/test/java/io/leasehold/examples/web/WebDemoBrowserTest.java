@@ -104,7 +104,16 @@ class WebDemoBrowserTest {
     assertThat(secondFence).isGreaterThan(firstFence);
     await(winner, "the frozen page shows the new owner", x -> text(x, "runner").contains("fence " + secondFence));
 
-    // Wake the frozen run: its late writes are refused.
+    // Wake the frozen run once the new run has written to every resource: each of them refuses
+    // its late writes (one the new run had not written to yet would admit them, issue 46).
+    String loserName = desktopWon ? "browser" : "desktop";
+    // One round trip per look: the frozen run's token expires a few seconds after its run began.
+    await(winner, "the new run wrote to each resource", x -> (Boolean) ((JavascriptExecutor) x).executeScript(
+        "const rows = Array.from(document.querySelectorAll('#writes tr.admitted'))"
+            + ".map(r => Array.from(r.children).map(c => c.textContent));"
+            + "return ['file store', 'tool', 'database']"
+            + ".every(a => rows.some(r => r[1] === arguments[0] && r[2] === a && r[3] === arguments[1]));",
+        loserName, Long.toString(secondFence)));
     winner.findElement(By.id("wake")).click();
     await(winner, "refused writes listed", x -> x.findElements(By.cssSelector("#writes tr.refused")).size() >= 4);
     String refused = winner.findElement(By.cssSelector("#writes")).getText();

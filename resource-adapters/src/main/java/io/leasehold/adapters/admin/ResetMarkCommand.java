@@ -34,9 +34,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * Exactly one resource: {@code --file-store DIR}, {@code --tool-journal FILE}, or {@code
  * --jdbc-url URL} (with {@code --jdbc-user}, the password in the environment variable {@code
  * LEASEHOLD_JDBC_PASSWORD}, and optionally {@code --table}). {@code --mark 0} forgets the key's
- * mark. The operator recorded is the operating-system user running the command: whoever can run
- * it on the resource's host could change the resource's files or tables directly anyway, so the
- * command grants that user the reset and nothing more, and the reset is audited like any other.
+ * fence: its next run is admitted whatever its fence. The operator recorded is the
+ * operating-system user running the command: whoever can run it on the resource's host could
+ * change the resource's files or tables directly anyway, so the command grants that user the
+ * reset and nothing more, and the reset is audited like any other.
  *
  * <p>Exit status: 0 after a reset (printed), 2 for bad arguments, 1 if the reset failed.
  */

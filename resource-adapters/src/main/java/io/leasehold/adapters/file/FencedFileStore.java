@@ -58,12 +58,13 @@ import java.util.UUID;
  * <h2>Paths</h2>
  *
  * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not
- * under {@code .leasehold}, each name at most {@value #MAX_SEGMENT_BYTES} UTF-8 bytes (checked
- * before anything is admitted); directories are created as needed. Writes and deletes open the
- * path's directories one by one from the root without following links and rename or delete
- * relative to that handle, so a path through a symbolic link is refused, even one swapped in while
- * the store works. The store's own directories must be real directories; {@link #open} refuses a
- * planted link, and only the store's own temporary names are ever deleted.
+ * under {@code .leasehold}, at most {@value #MAX_PATH_LENGTH} characters with each name at most
+ * {@value #MAX_SEGMENT_BYTES} UTF-8 bytes, and at most 4095 bytes with the root in front (Linux's
+ * PATH_MAX; checked before anything is admitted); directories are created as needed. Writes and deletes open the path's directories one by one from the root
+ * without following links and rename or delete relative to that handle, so a path through a
+ * symbolic link is refused, even one swapped in while the store works. The store's own
+ * directories must be real directories; {@link #open} refuses a planted link, and only the
+ * store's own temporary names are ever deleted.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
@@ -187,7 +188,7 @@ public final class FencedFileStore implements FenceGuard {
 
   private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
     Arguments.required(content, "content");
-    String relative = StorePaths.check(path);
+    String relative = StorePaths.check(root, path);
     FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
@@ -235,7 +236,7 @@ public final class FencedFileStore implements FenceGuard {
   }
 
   private FileOperation deleteUnobserved(Fenced fenced, String path) {
-    String relative = StorePaths.check(path);
+    String relative = StorePaths.check(root, path);
     FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
     return locked(
         () -> {
@@ -274,7 +275,7 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public Optional<StoredFile> read(String path) {
-    return StorePaths.read(root, StorePaths.check(path));
+    return StorePaths.read(root, StorePaths.check(root, path));
   }
 
   /**
@@ -303,13 +304,15 @@ public final class FencedFileStore implements FenceGuard {
    * The highest fence admitted for a key, as persisted.
    *
    * @param key the lease key
-   * @return the mark, or empty if no operation for the key was ever admitted
+   * @return the mark, or empty if no operation for the key was admitted since the store began or
+   *     since an operator reset its mark to 0
    * @throws ResourceAccessException if the file system fails
    */
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
-    return locked(() -> marks.read(key));
+    OptionalLong mark = locked(() -> marks.read(key));
+    return mark.isPresent() && mark.getAsLong() == 0 ? OptionalLong.empty() : mark;
   }
 
   /**
@@ -345,7 +348,10 @@ public final class FencedFileStore implements FenceGuard {
    * io.leasehold.adapters.admin.ResetMarkCommand}.
    *
    * @param key the key
-   * @param newMark the new mark; 0 removes it (the next token of any fence is admitted)
+   * @param newMark the new mark; 0 forgets the key's fence: the next token of any fence is
+   *     admitted, also on files the key wrote before. The mark files then hold a mark of 0 rather
+   *     than being removed, so mark files deleted by anyone else still refuse the key's
+   *     operations on its files (CONTRACT C16)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset

@@ -111,7 +111,9 @@ final class MarkAdmissions {
     MarkReset reset = new MarkReset(key, previous, newMark, operator, reason, at);
     AdminLog.append(adminLog, reset);
     if (newMark == 0) {
-      marks.delete(key);
+      // A mark of 0, not no mark (issue 46): with the files gone, the key's next write to a file
+      // it wrote before would read as marks deleted behind the store's back and be refused.
+      marks.forget(key);
     } else {
       marks.write(new FencingToken(key, newMark, RESET_RUN));
     }

@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.OptionalLong;
@@ -32,6 +33,7 @@ import java.util.UUID;
  * holds the mark). A copy that cannot be parsed is neither: the key fails closed until an
  * operator resets its mark, and so is anything that is not a small regular file (a named pipe
  * would block the reader forever, holding the store's lock; a huge file would exhaust the heap).
+ * An operator's reset to 0 writes a mark of 0 ({@link #forget}), never removes the files.
  * Both copies missing means the key never wrote, unless the caller's evidence says otherwise
  * (see {@link FencedFileStore}); a key whose marks were lost with the store's mark directories is
  * recorded as lost (see {@link #create}), which refuses like a damaged mark. The caller holds the
@@ -56,6 +58,9 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
 
   /** First word of a mark recorded as lost, instead of a fence. */
   private static final String LOST = "lost";
+
+  /** First word of a mark an operator reset to 0: the key has a mark, and it is 0. */
+  private static final String FORGOTTEN = "forgotten";
 
   /** A mark file's name: the hex SHA-256 of its key. */
   private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
@@ -139,7 +144,11 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
   /** Raises (or, for an operator's reset, sets) the key's mark in both copies, durably. */
   void write(FencingToken token) throws IOException {
     byte[] bytes = (token.fence() + " " + token.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
-    String name = name(token.key());
+    writeBoth(name(token.key()), bytes);
+  }
+
+  /** Replaces both copies of a mark, the primary first (see the class comment), durably. */
+  private void writeBoth(String name, byte[] bytes) throws IOException {
     replace(primary.resolve(name), bytes);
     DurableFiles.forceDirectory(primary);
     replace(copy.resolve(name), bytes);
@@ -154,13 +163,30 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
     return (LOST + " " + highestSeen.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** Removes the key's mark (an operator's reset to 0). */
-  void delete(LeaseKey key) throws IOException {
-    String name = name(key);
-    Files.deleteIfExists(primary.resolve(name));
-    Files.deleteIfExists(copy.resolve(name));
-    DurableFiles.forceDirectory(primary);
-    DurableFiles.forceDirectory(copy);
+  /**
+   * Sets the key's mark to 0 (an operator's reset to 0) in both copies, durably. The mark files
+   * stay, holding {@code forgotten <account> <session>} (base64url): a key with data but no mark
+   * file still reads as marks deleted behind the store's back (CONTRACT C16), while after this
+   * reset the next run of any fence is admitted, also on files the key wrote before.
+   */
+  void forget(LeaseKey key) throws IOException {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    byte[] bytes =
+        (FORGOTTEN + " " + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
+            + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8)) + "\n")
+            .getBytes(StandardCharsets.US_ASCII);
+    writeBoth(name(key), bytes);
+  }
+
+  /**
+   * The key a {@code forgotten} mark names.
+   *
+   * @throws IllegalArgumentException if the record is damaged
+   */
+  private static LeaseKey forgottenKey(String account, String session) {
+    Base64.Decoder b64 = Base64.getUrlDecoder();
+    return LeaseKey.of(
+        new String(b64.decode(account), StandardCharsets.UTF_8), new String(b64.decode(session), StandardCharsets.UTF_8));
   }
 
   private void replace(Path target, byte[] bytes) throws IOException {
@@ -181,8 +207,8 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
     }
-    // "<fence> <token of the run that raised it>": the token names the key, guarding against a
-    // hash collision or a stray file.
+    // "<fence> <token of the run that raised it>", or "forgotten <account> <session>" after a
+    // reset to 0: either names the key, guarding against a hash collision or a stray file.
     String[] parts = text.split(" ");
     if (parts.length == 2 && parts[0].equals(LOST)) {
       String seen;
@@ -198,6 +224,12 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
           null);
     }
     try {
+      if (parts.length == 3 && parts[0].equals(FORGOTTEN)) {
+        if (!forgottenKey(parts[1], parts[2]).equals(key)) {
+          throw new IllegalArgumentException("it names another key");
+        }
+        return OptionalLong.of(0);
+      }
       if (parts.length != 2) {
         throw new IllegalArgumentException("expected '<fence> <token>'");
       }

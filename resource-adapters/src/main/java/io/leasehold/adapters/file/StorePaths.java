@@ -2,7 +2,6 @@ package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +30,13 @@ final class StorePaths {
    */
   static String check(String path) {
     Arguments.required(path, "path");
+    // The one length limit of a path (issue 46: an operator text's 500 used to apply as well).
     if (path.isEmpty() || path.length() > FencedFileStore.MAX_PATH_LENGTH) {
-      throw new IllegalArgumentException("path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters");
+      throw new IllegalArgumentException(
+          "path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters, had " + path.length());
+    }
+    if (path.isBlank()) {
+      throw new IllegalArgumentException("path must not be blank");
     }
     if (path.startsWith("/") || path.endsWith("/")) {
       throw new IllegalArgumentException("path must be relative and name a file: " + path);
@@ -51,11 +55,41 @@ final class StorePaths {
             "path segment longer than " + FencedFileStore.MAX_SEGMENT_BYTES + " bytes (UTF-8): " + s.substring(0, 16) + "...");
       }
     }
-    MarkReset.checkText("path", path); // well-formed UTF-16 too
+    // A lone surrogate would not survive encoding to UTF-8, and two paths could name one file.
+    if (!StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
+      throw new IllegalArgumentException("path is not well-formed UTF-16 (a lone surrogate): " + path);
+    }
     if (segments[0].equals(FencedFileStore.META_DIR)) {
       throw new IllegalArgumentException(FencedFileStore.META_DIR + " is reserved for the store itself");
     }
     return path;
+  }
+
+  /**
+   * The longest path, in UTF-8 bytes, the store's own calls may name under its root: Linux's
+   * PATH_MAX (4096) less the terminating NUL.
+   */
+  static final int MAX_ABSOLUTE_BYTES = 4095;
+
+  /**
+   * {@link #check(String)}, and that the path under {@code root} stays within {@value
+   * #MAX_ABSOLUTE_BYTES} bytes: a write renames relative to a directory handle and would get
+   * through, but reading the file back, or its writer's token (the evidence a missing mark is
+   * checked against, CONTRACT C16), names the whole path and would fail.
+   *
+   * @return the path
+   * @throws IllegalArgumentException if it is not acceptable
+   */
+  static String check(Path root, String path) {
+    String relative = check(path);
+    int bytes = root.toString().getBytes(StandardCharsets.UTF_8).length + 1 + relative.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_ABSOLUTE_BYTES) {
+      throw new IllegalArgumentException(
+          "path is too long for this store: under its root " + root + " it takes " + bytes + " bytes in UTF-8, and"
+              + " the file system takes at most " + MAX_ABSOLUTE_BYTES + " bytes; use a shorter path or a store"
+              + " root nearer /");
+    }
+    return relative;
   }
 
   /** The target if it exists as a regular file inside the root, null if it does not exist. */

@@ -307,7 +307,8 @@ public final class FencedToolExecutor implements FenceGuard {
    * {@link AdminPolicy} names; recorded in the journal (see {@link ToolJournal#markResets()}).
    *
    * @param key the key
-   * @param newMark the new mark; 0 removes it
+   * @param newMark the new mark; 0 forgets the key's fence (the next call of any fence is
+   *     admitted)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset

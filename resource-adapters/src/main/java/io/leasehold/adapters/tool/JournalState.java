@@ -143,11 +143,7 @@ final class JournalState {
 
   /** Sets a key's mark from the journal's separate marks file, the authority for its keys. */
   void overrideMark(LeaseKey key, long mark) {
-    if (mark == 0) {
-      marks.remove(key);
-    } else {
-      marks.put(key, mark);
-    }
+    marks.put(key, mark);
   }
 
   void finished(UUID callId, JsonNode result) {
@@ -206,12 +202,12 @@ final class JournalState {
     return reset;
   }
 
+  /**
+   * A reset to 0 keeps the key with a mark of 0 (issue 46): a compaction then writes that mark,
+   * so the fences of the calls it keeps never come back as the key's mark.
+   */
   void applyReset(MarkReset reset) {
-    if (reset.newMark() == 0) {
-      marks.remove(reset.key());
-    } else {
-      marks.put(reset.key(), reset.newMark());
-    }
+    marks.put(reset.key(), reset.newMark());
     resets.add(reset);
   }
 
@@ -219,8 +215,9 @@ final class JournalState {
     return List.copyOf(resets);
   }
 
+  /** The key's mark; empty if it has none, or 0 after a reset. */
   OptionalLong mark(LeaseKey key) {
     Long m = marks.get(key);
-    return m == null ? OptionalLong.empty() : OptionalLong.of(m);
+    return m == null || m == 0 ? OptionalLong.empty() : OptionalLong.of(m);
   }
 }

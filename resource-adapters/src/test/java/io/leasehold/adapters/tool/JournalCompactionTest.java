@@ -86,4 +86,36 @@ class JournalCompactionTest {
     second.call(token(7), "echo", ARGS);
     assertThat(journal.highWaterMark(KEY)).hasValue(7);
   }
+
+  /**
+   * Issue 46, item 11: a reset to 0 dropped the key from the marks file at the next compaction,
+   * and the journal's kept calls then gave the key their fence again, refusing the run the
+   * operator had let in.
+   */
+  @Test
+  void aResetToZeroSurvivesCompaction() throws Exception {
+    Path file = dir.resolve("tools.jsonl");
+    AtomicInteger payments = new AtomicInteger();
+    FencedTool pay =
+        idempotent("pay", arguments -> "invoice-42", invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+    FileToolJournal journal = FileToolJournal.open(file);
+    FencedToolExecutor tools =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
+            .journal(journal)
+            .tool(pay)
+            .build();
+    tools.call(token(40), "pay", ARGS); // a forged fence's call, kept for retries
+    tools.resetMark(KEY, 0, "ops", "forged fence 40, the lease table's fence is 3");
+    journal.compact();
+    for (FileToolJournal j : new FileToolJournal[] {journal, FileToolJournal.open(file)}) {
+      assertThat(j.highWaterMark(KEY)).isEmpty();
+    }
+    FencedToolExecutor reopened =
+        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(file))
+            .tool(FencedTool.of("echo", a -> a)).build();
+    reopened.call(token(3), "echo", ARGS);
+    assertThat(reopened.highWaterMark(KEY)).hasValue(3);
+  }
 }
