@@ -69,7 +69,9 @@ public final class LocalPostgres implements AutoCloseable {
     }
     // One hook of ours, not the library's: it also deletes a temporary data directory, and
     // close() withdraws it, so closed servers leave nothing registered behind.
-    Runtime.getRuntime().addShutdownHook(stopAtExit);
+    if (b.stopAtJvmExit) {
+      Runtime.getRuntime().addShutdownHook(stopAtExit);
+    }
   }
 
   private static ThreadGroup rootThreadGroup() {
@@ -261,6 +263,7 @@ public final class LocalPostgres implements AutoCloseable {
     private final Map<String, String> settings = new LinkedHashMap<>();
     private Path dataDirectory;
     private int port;
+    private boolean stopAtJvmExit = true;
 
     private Builder() {
       durable(true);
@@ -328,6 +331,21 @@ public final class LocalPostgres implements AutoCloseable {
         throw new IllegalArgumentException("port must be between 1024 and 65535, was " + port);
       }
       this.port = port;
+      return this;
+    }
+
+    /**
+     * Whether the server stops (and a temporary data directory is deleted) when the JVM exits
+     * without {@link LocalPostgres#close()} (default true). Shutdown hooks run in no order, so an
+     * application that closes its clients in a hook of its own, and the server after them, turns
+     * this off and closes the server in that hook; otherwise the server may stop under clients
+     * still closing.
+     *
+     * @param stop false to leave stopping the server to the application's own hook
+     * @return this builder
+     */
+    public Builder stopAtJvmExit(boolean stop) {
+      this.stopAtJvmExit = stop;
       return this;
     }
 

@@ -186,7 +186,30 @@ public final class LeaseWatcher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    Connection c = connection;
+    if (c != null && !thread.isAlive() && unlisten(c)) {
+      // An orderly stop: the connection is healthy and listens no more, so it goes back to its
+      // pool like any other. (Aborting it made HikariCP log a broken connection at every stop.)
+      connection = null;
+      try {
+        c.close();
+      } catch (SQLException e) {
+        LOG.log(Level.DEBUG, () -> "closing the listening connection: " + e);
+      }
+      return;
+    }
     closeConnection();
+  }
+
+  /** Ends every LISTEN of the connection; false if it cannot (it is then aborted instead). */
+  private static boolean unlisten(Connection c) {
+    try (Statement s = c.createStatement()) {
+      s.execute("UNLISTEN *");
+      return true;
+    } catch (SQLException | RuntimeException e) {
+      LOG.log(Level.DEBUG, () -> "UNLISTEN on the listening connection: " + e);
+      return false;
+    }
   }
 
   // ------------------------------------------------------------------ the watcher's thread

@@ -25,10 +25,22 @@ public final class DemoDatabase implements AutoCloseable {
    * @return the database; close it to stop an embedded server
    */
   public static DemoDatabase start(DemoOptions options) {
+    return start(options, true);
+  }
+
+  /**
+   * Starts the embedded server, or names the external one of the options.
+   *
+   * @param options the demo options
+   * @param stopAtJvmExit false if the caller closes this database in a shutdown hook of its own,
+   *     after its clients (see {@link LocalPostgres.Builder#stopAtJvmExit})
+   * @return the database; close it to stop an embedded server
+   */
+  public static DemoDatabase start(DemoOptions options, boolean stopAtJvmExit) {
     if (options.jdbcUrl().isPresent()) {
       return new DemoDatabase(null, options.jdbcUrl().get(), options.user(), options.password());
     }
-    LocalPostgres pg = LocalPostgres.start();
+    LocalPostgres pg = LocalPostgres.builder().stopAtJvmExit(stopAtJvmExit).start();
     return new DemoDatabase(pg, pg.jdbcUrl(), pg.user(), pg.password());
   }
 

@@ -58,6 +58,9 @@ public final class WebDemo implements AutoCloseable {
   private final Map<String, PartitionableDataSource> nets = new ConcurrentHashMap<>();
   private final Map<String, LeaseStore> stores = new ConcurrentHashMap<>();
   private final Map<String, DeviceRun> runs = new ConcurrentHashMap<>();
+  /** The demo has no authentication, so it listens on loopback unless told otherwise. */
+  static final String LOOPBACK = "127.0.0.1";
+
   private final Queue<SseClient> clients = new ConcurrentLinkedQueue<>();
   private final LeaseStore statusStore;
   private final LeaseWatcher watcher;
@@ -66,9 +69,9 @@ public final class WebDemo implements AutoCloseable {
   private volatile LeaseStatus lastStatus;
   private final RemoteNotes remoteNotes;
 
-  private WebDemo(DemoOptions options, int port) {
+  private WebDemo(DemoOptions options, String host, int port, boolean stopAtJvmExit) {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
-    db = DemoDatabase.start(options);
+    db = DemoDatabase.start(options, stopAtJvmExit);
     closeables.add(db);
     HikariDataSource shared = pool("web-status", 6);
     LeaseSchema.defaults().apply(shared);
@@ -111,18 +114,31 @@ public final class WebDemo implements AutoCloseable {
     app.post("/api/freeze", ctx -> control(ctx, true));
     app.post("/api/wake", ctx -> control(ctx, false));
     remoteNotes.route(app);
-    app.start(port);
+    app.start(host, port);
   }
 
   /**
-   * Starts the demo server.
+   * Starts the demo server on the loopback interface.
    *
    * @param options database and TTL options
    * @param port the HTTP port, 0 for any free one
    * @return the running server; close it to stop
    */
   public static WebDemo start(DemoOptions options, int port) {
-    return new WebDemo(options, port);
+    return start(options, LOOPBACK, port);
+  }
+
+  /**
+   * Starts the demo server.
+   *
+   * @param options database and TTL options
+   * @param host the interface to listen on: {@code 127.0.0.1} by default, {@code 0.0.0.0} for
+   *     every interface (the demo has no authentication: only for a trusted network)
+   * @param port the HTTP port, 0 for any free one
+   * @return the running server; close it to stop
+   */
+  public static WebDemo start(DemoOptions options, String host, int port) {
+    return new WebDemo(options, host, port, true);
   }
 
   /**
@@ -152,25 +168,50 @@ public final class WebDemo implements AutoCloseable {
    */
   public static void main(String[] args) throws InterruptedException {
     int port = 7070;
+    String host = LOOPBACK;
     List<String> rest = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--port") && i + 1 < args.length) {
         port = Integer.parseInt(args[++i]);
+      } else if (args[i].equals("--host") && i + 1 < args.length) {
+        host = args[++i];
       } else {
         rest.add(args[i]);
       }
     }
     DemoOptions options = DemoOptions.parse(rest.toArray(String[]::new));
     if (options.help()) {
-      System.out.println("Web demo: --port <n> (default 7070), --ttl <duration> (default 2s), --jdbc-url ...");
+      System.out.println(
+          "Web demo: --host <address> (default 127.0.0.1; 0.0.0.0 listens on every interface), --port <n>"
+              + " (default 7070), --ttl <duration> (default 2s), --jdbc-url ...");
       return;
     }
-    WebDemo demo = start(options, port);
+    // Its database is closed by the hook below, after the watcher and the stores, not by a hook
+    // of its own that could stop it under them.
+    WebDemo demo = new WebDemo(options, host, port, false);
+    // Ctrl-C and SIGTERM end the demo as its own close would: the watcher, the stores, the
+    // database and its directory, then exit 0 (a stop asked for is not a failure; the JVM would
+    // otherwise report 143, and the watcher a connection pulled away under it).
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    demo.close();
+                  } finally {
+                    demo.db.close();
+                  }
+                  System.out.println("Web demo stopped.");
+                  System.out.flush();
+                  Runtime.getRuntime().halt(0);
+                },
+                "web-demo-stop"));
+    String shown = host.equals("0.0.0.0") ? "localhost" : host;
     System.out.println("Leasehold web demo on " + demo.db.describe() + ". Open the two devices:");
     for (String d : DEVICES) {
-      System.out.println("  http://localhost:" + demo.port() + "/?device=" + d);
+      System.out.println("  http://" + shown + ":" + demo.port() + "/?device=" + d);
     }
-    System.out.println("Ctrl-C stops it.");
+    System.out.println("Ctrl-C (or SIGTERM) stops it.");
     Thread.currentThread().join();
   }
 
@@ -313,8 +354,10 @@ public final class WebDemo implements AutoCloseable {
   /** Stops the server, the runs' stores and the database. */
   @Override
   public void close() {
-    app.stop();
+    // The watcher before the pools and the database, so its listening connection is closed by
+    // it and not pulled away under it (a WARN with SQLSTATE 08003 at every stop).
     watcher.close();
+    app.stop();
     runs.values().forEach(DeviceRun::wake);
     nets.values().forEach(n -> n.partition(false));
     stores.values().forEach(LeaseStore::close);
