@@ -19,6 +19,7 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -68,6 +69,10 @@ class McpFenceEdgesTest {
   }
 
   private McpSyncClient start(TokenVerifier verifier, ToolJournal journal) throws Exception {
+    return start(verifier, journal, FileMcpServerMain.writeFile(dir.resolve("world"), mapper));
+  }
+
+  private McpSyncClient start(TokenVerifier verifier, ToolJournal journal, SyncToolSpecification tool) throws Exception {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder().jsonMapper(mapper).mcpEndpoint("/mcp").build();
     FencedToolExecutor executor = FencedToolExecutor.builder()
@@ -78,7 +83,7 @@ class McpFenceEdgesTest {
     server = McpServer.sync(transport)
         .serverInfo("leasehold-files", "1")
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-        .tools(McpToolFence.builder(executor).build().fence(FileMcpServerMain.writeFile(dir.resolve("world"), mapper)))
+        .tools(McpToolFence.builder(executor).build().fence(tool))
         .build();
     jetty = new LoopbackJetty(transport);
     client = McpClient.sync(HttpClientStreamableHttpTransport.builder(jetty.url()).jsonMapper(mapper).endpoint("/mcp").build())
@@ -140,6 +145,40 @@ class McpFenceEdgesTest {
     assertThat(bodyRuns()).isEmpty();
     // Once the lock is gone the same run goes on: unavailable did not stop it.
     assertThat(McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null)).isError()).isNotEqualTo(true);
+  }
+
+  /**
+   * The journal fails after the tool ran (its table locked while the tool works, past the lock
+   * timeout): the caller gets the tool's own result, not a refusal saying it did not run, and
+   * the call stays in doubt.
+   */
+  @Test
+  void aJournalThatCannotRecordTheOutcomeAnswersWithTheToolsOwnResult() throws Exception {
+    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), Duration.ofMillis(300));
+    try (Connection migration = db.database().newConnection()) {
+      migration.setAutoCommit(false);
+      SyncToolSpecification writeFile = FileMcpServerMain.writeFile(dir.resolve("world"), mapper);
+      SyncToolSpecification locking = SyncToolSpecification.builder()
+          .tool(writeFile.tool())
+          .callHandler((exchange, request) -> {
+            CallToolResult wrote = writeFile.callHandler().apply(exchange, request);
+            try (Statement st = migration.createStatement()) {
+              st.execute("LOCK TABLE leasehold_tool_call IN ACCESS EXCLUSIVE MODE");
+            } catch (java.sql.SQLException e) {
+              throw new IllegalStateException(e);
+            }
+            return wrote;
+          })
+          .build();
+      McpSyncClient mcp = start(TokenVerifier.trustEveryWriter(), journal, locking);
+      FencingToken run = new FencingToken(SESSION, 1, UUID.randomUUID());
+      CallToolResult r = McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null));
+      migration.rollback();
+      assertThat(McpRefusal.from(r)).isEmpty();
+      assertThat(((McpSchema.TextContent) r.content().get(0)).text()).isEqualTo("wrote acct-7/chat-1/a.md");
+      assertThat(bodyRuns()).containsExactly("acct-7/chat-1/a.md x");
+      assertThat(journal.calls(SESSION)).singleElement().satisfies(c -> assertThat(c.inDoubt()).isTrue());
+    }
   }
 
   /** Any throwable of the verifier (here an Error) is an unavailable refusal, not a JSON-RPC error. */
