@@ -194,17 +194,21 @@ public final class McpToolFence {
    */
   private static CallToolResult afterFailure(String toolName, FencingToken token, BodyRun run, Throwable t) {
     if (run.ran) {
-      LOG.log(System.Logger.Level.WARNING, "the tool " + toolName + " ran for " + token.unsigned()
-          + " but its outcome could not be journaled; the call stays in doubt", t);
+      if (t != run.thrown) {
+        LOG.log(System.Logger.Level.WARNING, "the tool " + toolName + " ran for " + token.unsigned()
+            + " but its outcome could not be journaled; the call stays in doubt", t);
+      }
       if (run.thrown instanceof RuntimeException r) {
         throw r;
       }
       if (run.thrown instanceof Error e) {
         throw e;
       }
-      if (run.result != null) {
-        return run.result;
+      if (run.result == null) {
+        // Never a refusal: the tool did run. The SDK answers as it would without the fence.
+        throw new IllegalStateException("the tool " + toolName + " returned no result", t);
       }
+      return run.result;
     }
     McpRefusal refusal = McpRefusal.of(t, token);
     if (refusal.reason() == McpRefusal.Reason.UNAVAILABLE) {
