@@ -71,6 +71,7 @@ export class PostgresFenceGuard implements FenceGuard {
     if (options.schema !== undefined && typeof options.schema !== 'string') throw new Error('schema must be a string');
     // Every object name schema-qualified, as the Java writer's: a look-alike table earlier on the
     // search_path would otherwise take the marks, and a Java and a Node writer would keep two.
+    // The built-in functions and type are named in pg_catalog too, whatever the search_path.
     const table = qualifiedTable(options.table ?? 'leasehold_high_water', options.schema ?? 'public');
     const timeout = options.lockTimeoutMillis ?? 5000;
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3_600_000) {
@@ -86,7 +87,7 @@ export class PostgresFenceGuard implements FenceGuard {
     // so the mark cannot move until this transaction ends; no row returned means stale.
     this.#admitSql =
       `INSERT INTO ${table} AS h (account_id, session_id, fence, run_id, admitted_at) ` +
-      `SELECT $1, $2, $3, $4::uuid, pg_catalog.clock_timestamp() ` +
+      `SELECT $1, $2, $3, $4::pg_catalog.uuid, pg_catalog.clock_timestamp() ` +
       `ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence, ` +
       `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence <= EXCLUDED.fence ` +
       `RETURNING h.fence`;
