@@ -7,4 +7,8 @@ export { parseVerificationKey, parseSigningKey, stripKeyText, TokenKeySet, type 
 export { signedBy, trustEveryWriter, verifyHeader, TOKEN_HEADER, type TokenVerifier, type SignedVerifierOptions } from './verify.js';
 export { InMemoryFenceGuard, verifyInScope, type FenceGuard, type Admission, type Scope, type InMemoryGuardOptions } from './guard.js';
 export { PostgresFenceGuard, type PostgresGuardOptions, type PgPool, type PgClient } from './postgres.js';
-export { fenceTool, withToken, TOKEN_META_KEY, REFUSAL_META_KEY, type FenceToolOptions, type ToolResult, type ToolExtra } from './mcp.js';
+export {
+  fenceTool, fencedToolConfig, toolNote, refusalResult, withToken, REFUSAL_MESSAGES,
+  TOKEN_META_KEY, IDEMPOTENCY_META_KEY, REFUSAL_META_KEY, FENCE_META_KEY, MAX_IDEMPOTENCY_KEY_LENGTH,
+  type FenceToolOptions, type ToolResult, type ToolExtra, type RefusalReason, type RefusalDetails,
+} from './mcp.js';

@@ -17,13 +17,40 @@ export interface PgPool {
 export interface PostgresGuardOptions {
   readonly pool: PgPool;
   readonly verifier: TokenVerifier;
-  /** The high-water table the Java FencedJdbcWriter uses; default `leasehold_high_water`. */
+  /**
+   * The high-water table the Java FencedJdbcWriter uses; default `leasehold_high_water`. A plain
+   * name is looked up in `schema`; `schema.table` names both.
+   */
   readonly table?: string;
+  /**
+   * The PostgreSQL schema of the table, as the Java writer's `databaseSchema`; default `public`.
+   * Every statement names it, so a table of the same name earlier on the connection's
+   * `search_path` (a schema named after the database user comes first by default) is never used.
+   */
+  readonly schema?: string;
   /** How long an admission waits for another writer's row lock, in ms; default 5000. */
   readonly lockTimeoutMillis?: number;
 }
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+// The Java adapters' rule (SqlNames): lower-case identifiers of at most 40 characters.
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
+
+/**
+ * The table's schema-qualified, quoted name, from validated parts: names cannot be bind
+ * parameters, so only lower-case identifiers are ever spliced into SQL, and quoting them keeps a
+ * reserved word a name.
+ */
+function qualifiedTable(table: string, schema: string): string {
+  const parts = table.split('.');
+  const [s, t] = parts.length === 2 ? [parts[0]!, parts[1]!] : [schema, table];
+  if (parts.length > 2 || !IDENTIFIER.test(t)) {
+    throw new Error(`table must be a lower-case SQL identifier of at most 40 characters, optionally schema-qualified; was ${JSON.stringify(table)}`);
+  }
+  if (!IDENTIFIER.test(s)) {
+    throw new Error(`schema must be a lower-case SQL identifier of at most 40 characters; was ${JSON.stringify(s)}`);
+  }
+  return `"${s}"."${t}"`;
+}
 
 /**
  * High-water marks in PostgreSQL, in the same table and under the same row lock as the Java
@@ -40,8 +67,12 @@ export class PostgresFenceGuard implements FenceGuard {
   readonly #markSql: string;
 
   constructor(options: PostgresGuardOptions) {
-    const table = options.table ?? 'leasehold_high_water';
-    if (!IDENTIFIER.test(table)) throw new Error(`table must be a lower-case [schema.]name, was ${table}`);
+    if (options.table !== undefined && typeof options.table !== 'string') throw new Error('table must be a string');
+    if (options.schema !== undefined && typeof options.schema !== 'string') throw new Error('schema must be a string');
+    // Every object name schema-qualified, as the Java writer's: a look-alike table earlier on the
+    // search_path would otherwise take the marks, and a Java and a Node writer would keep two.
+    // The built-in functions and type are named in pg_catalog too, whatever the search_path.
+    const table = qualifiedTable(options.table ?? 'leasehold_high_water', options.schema ?? 'public');
     const timeout = options.lockTimeoutMillis ?? 5000;
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3_600_000) {
       throw new Error('lockTimeoutMillis must be an integer from 1 to 3600000');
@@ -51,12 +82,12 @@ export class PostgresFenceGuard implements FenceGuard {
     // Every lock wait of the transaction ends at the timeout (CONTRACT C21), table locks too: a
     // table lock (a migration's ALTER TABLE) is taken before a statement runs, so the setting is
     // a statement of its own, sent with BEGIN in one round trip. Local to the transaction.
-    this.#begin = `BEGIN; SELECT set_config('lock_timeout', '${timeout}', true)`;
+    this.#begin = `BEGIN; SELECT pg_catalog.set_config('lock_timeout', '${timeout}', true)`;
     // The Java writer's admission: ON CONFLICT locks the key's row whether or not the WHERE holds,
     // so the mark cannot move until this transaction ends; no row returned means stale.
     this.#admitSql =
       `INSERT INTO ${table} AS h (account_id, session_id, fence, run_id, admitted_at) ` +
-      `SELECT $1, $2, $3, $4::uuid, clock_timestamp() ` +
+      `SELECT $1, $2, $3, $4::pg_catalog.uuid, pg_catalog.clock_timestamp() ` +
       `ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence, ` +
       `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence <= EXCLUDED.fence ` +
       `RETURNING h.fence`;

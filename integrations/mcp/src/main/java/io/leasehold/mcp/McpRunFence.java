@@ -34,8 +34,8 @@ import reactor.core.publisher.Mono;
  *       forged}, {@code malformed} or {@code missing} stops the run: that call and every later one,
  *       parallel calls included, throw {@link RunStoppedException} with the same {@link RunStop}
  *       the in-process agent fences give, so the agent loop ends the run. An {@code
- *       out_of_scope} or {@code duplicate} refusal is returned as the error result it is: the run
- *       may go on.
+ *       out_of_scope}, {@code duplicate} or {@code unavailable} refusal is returned as the error
+ *       result it is: the run may go on.
  * </ul>
  *
  * <p>Thread-safe.
@@ -78,6 +78,8 @@ public final class McpRunFence {
    * @return the tool's result, or an error result for a refusal that does not stop the run
    * @throws RunStoppedException if the run is stopped, before or by this call; a call refused
    *     locally never reached the server
+   * @throws IllegalArgumentException if the request's idempotency key is not a string of 1 to
+   *     200 characters; nothing was sent
    */
   public CallToolResult callTool(McpSyncClient client, CallToolRequest request) {
     if (client == null) {
@@ -111,6 +113,11 @@ public final class McpRunFence {
   private Attached attach(CallToolRequest request) {
     if (request == null) {
       throw new IllegalArgumentException("request must not be null");
+    }
+    Object key = request.meta() == null ? null : request.meta().get(McpFencing.IDEMPOTENCY_META_KEY);
+    if (key != null && !(key instanceof String k && !k.isEmpty() && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
+      // Refused here, before anything is sent: a fenced server would refuse it as malformed.
+      throw new IllegalArgumentException(McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE + "; nothing was sent");
     }
     RunStop already = stop.get();
     if (already != null) {

@@ -126,6 +126,49 @@ class CrossLanguageTest {
     }
   }
 
+  /**
+   * Issue 46 item 2: the Node guard named its table unqualified, so a look-alike {@code
+   * leasehold_high_water} in a schema named after the database user (first on PostgreSQL's
+   * default search_path) took Node's marks: after Java admitted fence 50 in {@code public}, Node
+   * admitted a stale fence 5 in the look-alike, and the marks split. Now every name is
+   * schema-qualified ({@code public} by default, as the Java writer's).
+   */
+  @Test
+  void aLookAlikeHighWaterTableFirstOnTheSearchPathNeverTakesNodesMarks() throws Exception {
+    TestDatabase d = db.database();
+    String user = d.server().user();
+    d.execute("CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    d.execute("CREATE SCHEMA IF NOT EXISTS \"" + user + "\"");
+    d.execute("CREATE TABLE \"" + user + "\".leasehold_high_water (LIKE public.leasehold_high_water INCLUDING ALL)");
+    LeaseKey key = LeaseKey.of("acct-7", "lookalike-" + UUID.randomUUID());
+    FencedJdbcWriter javaWriter = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    javaWriter.admit(new FencingToken(key, 50, UUID.randomUUID()));
+    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + user + ":" + d.server().password() + "@");
+    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+      toNode.println(new FencingToken(key, 5, UUID.randomUUID()).toText());
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("stale 50");
+      toNode.println(new FencingToken(key, 51, UUID.randomUUID()).toText());
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("admitted 51");
+      assertThat(javaWriter.highWaterMark(key)).hasValue(51);
+      try (Connection c = d.newConnection(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*) FROM \"" + user + "\".leasehold_high_water")) {
+        rs.next();
+        assertThat(rs.getLong(1)).as("rows in the look-alike table").isZero();
+      }
+    } finally {
+      reader.shutdownNow();
+      node.destroy();
+      node.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+      // The class shares one database: the other tests name their tables unqualified.
+      d.execute("DROP SCHEMA \"" + user + "\" CASCADE");
+      d.execute("DROP TABLE public.writes");
+    }
+  }
+
   @Test
   void javaAndNodeWritersShareOneMarkAndEveryStaleWriteIsRefused() throws Exception {
     TestDatabase d = db.database();

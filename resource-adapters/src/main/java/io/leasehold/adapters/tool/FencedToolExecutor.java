@@ -232,7 +232,7 @@ public final class FencedToolExecutor implements FenceGuard {
           io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
           "refused " + token.unsigned() + " for tool " + toolName + ": the call belongs to "
               + scope.ownerOf(toolName, arguments) + ", not to key " + token.key() + " (" + scope
-              + "); nothing was journaled and the tool did not run");
+              + "); nothing was journaled");
     }
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();

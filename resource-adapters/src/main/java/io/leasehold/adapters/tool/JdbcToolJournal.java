@@ -224,31 +224,28 @@ public final class JdbcToolJournal implements ToolJournal {
       // The mark row is locked: the raise and the start commit together.
       marks.raise(c, token);
     }
-    // Start the call, unless it repeats one in flight (JournalSql#start says why no savepoint
-    // is needed to record that refusal).
+    // Start the call, unless it repeats one in flight: one statement answers both, so the
+    // duplicate always learns which call it repeats (JournalSql#start says why).
+    UUID started;
+    UUID inFlight;
     try (PreparedStatement ps = c.prepareStatement(sql.start())) {
       ps.setObject(1, callId);
-      if (ps.executeUpdate() == 1) {
-        return new Admission(token, previous);
+      ps.setObject(2, callId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        started = rs.getObject(1, UUID.class);
+        inFlight = rs.getObject(2, UUID.class);
       }
     }
-    UUID inFlight = inFlightDuplicate(c, callId);
+    if (started != null) {
+      return new Admission(token, previous);
+    }
     if (inFlight == null) {
       throw new SQLException("call " + callId + " was never journaled as intended");
     }
     setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
     ToolCall refused = read(c, callId);
     return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
-  }
-
-  /** The call in flight that {@code callId} repeats, or null. */
-  private UUID inFlightDuplicate(Connection c, UUID callId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.inFlightDuplicate())) {
-      ps.setObject(1, callId);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getObject(1, UUID.class) : null;
-      }
-    }
   }
 
   @Override

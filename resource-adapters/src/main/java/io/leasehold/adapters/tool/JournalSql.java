@@ -18,7 +18,7 @@ import java.sql.SQLException;
  * @param call the call table
  * @param mark the mark table
  */
-record JournalSql(String call, String mark, String lockTimeout, String intend, String start, String inFlightDuplicate,
+record JournalSql(String call, String mark, String lockTimeout, String intend, String start,
     String setState, String setOutcome, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
     String raise, String createMark, String lockMark, String resetMark) {
 
@@ -56,21 +56,22 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
                 + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
                 + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)"),
         // Starts an admitted call, numbering it in admission order, unless a call of the same
-        // run with the same tool and idempotency key is in flight (then nothing changes, and the
-        // caller records the refusal). Race-free without a savepoint: every start of a key holds
-        // the key's mark row lock, taken by an earlier statement, so this statement's snapshot
-        // sees every other start of the key that committed. The unique index on in-flight calls
-        // stays as the last word; a violation rolls the whole transaction back. Parameter: call
-        // id.
-        "UPDATE " + call + " AS me SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
-            + " WHERE me.call_id = ? AND me.state = 'INTENDED' AND NOT EXISTS (SELECT 1 FROM " + call + " AS d"
-            + " WHERE d.account_id = me.account_id AND d.session_id = me.session_id AND d.tool = me.tool"
-            + " AND d.idempotency_key = me.idempotency_key AND d.run_id = me.run_id AND d.state = 'STARTED')",
-        // The in-flight call a refused duplicate repeats: same key, tool, idempotency key and run.
-        // Parameter: the duplicate's call id.
-        "SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
+        // run with the same tool and idempotency key is in flight: then nothing changes, the
+        // statement returns that call's id, and the caller records the refusal. Both answers
+        // come from one statement, so from one snapshot: asked in a second statement, the
+        // in-flight call could have finished in between and the duplicate found neither (issue
+        // 46). Race-free without a savepoint: every start of a key holds the key's mark row
+        // lock, taken by an earlier statement, so this snapshot sees every other start of the
+        // key that committed. The unique index on in-flight calls stays as the last word; a
+        // violation rolls the whole transaction back. Returns one row: the started call's id
+        // (null if not started) and the in-flight duplicate's (null if none). Parameters: call
+        // id, call id.
+        "WITH dup AS (SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
-            + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ?",
+            + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ? LIMIT 1),"
+            + " started AS (UPDATE " + call + " AS me SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
+            + " WHERE me.call_id = ? AND me.state = 'INTENDED' AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
+            + " SELECT (SELECT call_id FROM started), (SELECT call_id FROM dup)",
         // A call's state and outcome, in a transaction already under way. Parameters: state,
         // result (JSON text or null), error, call id.
         setState,

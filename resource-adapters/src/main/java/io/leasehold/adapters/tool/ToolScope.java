@@ -81,7 +81,16 @@ public interface ToolScope {
       @Override
       public String ownerOf(String tool, JsonNode arguments) {
         JsonNode value = arguments.get(name);
-        String[] parts = value == null || !value.isTextual() ? new String[0] : value.textValue().split("/", 3);
+        if (value == null || !value.isTextual()) {
+          return "no session (argument '" + name + "' must be a string starting with <account id>/<session id>/)";
+        }
+        String path = value.textValue();
+        if (("/" + path + "/").contains("/../") || ("/" + path + "/").contains("/./")) {
+          // Not the session its first two segments name: '..' may lead anywhere (issue 46).
+          return "no session (argument '" + name + "' holds a '.' or '..' segment, which may lead out of"
+              + " <account id>/<session id>/)";
+        }
+        String[] parts = path.split("/", 3);
         return parts.length < 3
             ? "no session (argument '" + name + "' must start with <account id>/<session id>/)"
             : "session " + parts[0] + "/" + parts[1];

@@ -187,6 +187,58 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     assertThat(journal.start(third).token()).isEqualTo(run);
   }
 
+  /**
+   * Issue 46: a duplicate whose start statement saw the first call in flight looked it up again in
+   * a second statement; when the first call finished in between, the duplicate found neither and
+   * failed with {@code ResourceAccessException ... was never journaled as intended} (1 to 8
+   * rounds in 200 through MCP). Now one statement answers both, and each duplicate is started
+   * and replayed, or refused as a duplicate; the tool runs once per key. Two callers race each
+   * round with a tool that returns at once, so the first call's outcome lands while the duplicate
+   * is starting.
+   */
+  @Test
+  void aDuplicateWhoseFirstCallFinishesWhileItStartsIsAnsweredNotFailed() throws Exception {
+    java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> runs = new ConcurrentHashMap<>();
+    FencedTool pay = TestTools.idempotent("pay", a -> a.get("invoice").asText(), invocation -> {
+      runs.computeIfAbsent(invocation.idempotencyKey().orElseThrow(), k -> new java.util.concurrent.atomic.AtomicInteger())
+          .incrementAndGet();
+      return JsonNodeFactory.instance.textNode("paid");
+    });
+    FencedToolExecutor tools = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        .journal(JdbcToolJournal.create(db.dataSource())).tool(pay).build();
+    FencingToken run = new FencingToken(key, 7, UUID.randomUUID());
+    java.util.List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    int rounds = 300;
+    try {
+      for (int round = 0; round < rounds; round++) {
+        JsonNode args = JsonNodeFactory.instance.objectNode().put("invoice", "invoice-" + round);
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+        java.util.List<java.util.concurrent.Future<?>> callers = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          callers.add(pool.submit(() -> {
+            start.await();
+            try {
+              tools.call(run, "pay", args);
+            } catch (DuplicateCallException e) {
+              // a definite answer: the first call was in flight
+            } catch (RuntimeException e) {
+              failures.add(e.toString());
+            }
+            return null;
+          }));
+        }
+        for (java.util.concurrent.Future<?> f : callers) {
+          f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(failures).isEmpty();
+    assertThat(runs).hasSize(rounds).allSatisfy((k, n) -> assertThat(n).as(k).hasValue(1));
+  }
+
   private static ToolCall call(FencingToken token, String idempotencyKey) {
     return new ToolCall(UUID.randomUUID(), "echo", token, ARGS, Optional.of(idempotencyKey), ToolCall.State.INTENDED,
         Optional.empty(), Optional.empty());
