@@ -126,7 +126,10 @@ final class LeaseSql {
   /**
    * Release holding the key until an instant (ShedLock's lockAtLeastFor, {@link
    * Lease#releaseHolding}): as {@link #release}, but the expiry is kept at that instant, so no
-   * lease starts before it, and the next acquire draws a higher fence as always. Its commit waits
+   * lease starts before it, and the next acquire draws a higher fence as always. The hold never
+   * goes past the row's own expiry: the client checks it against the expiry it knows, but a renewal
+   * that shortened the lease may have committed since (an outside check held a key an hour past
+   * a lease renewed down to 5 s), so the row's expiry bounds it here, in the statement. Its commit waits
    * for the flush: losing it would end the hold at the lease's earlier expiry. Parameters: the
    * hold, account, session, run id, fence. Returns the release time if the lease was released, no
    * row otherwise.
@@ -364,7 +367,7 @@ final class LeaseSql {
     releaseHolding =
         begin
             + "UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
-            + " expires_at = GREATEST(statement_timestamp(), ?::timestamptz) "
+            + " expires_at = GREATEST(statement_timestamp(), LEAST(?::timestamptz, l.expires_at)) "
             + releasable
             + "RETURNING l.released_at";
 

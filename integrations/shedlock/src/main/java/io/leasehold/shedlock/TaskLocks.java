@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockAssert;
 
 /**
@@ -54,6 +55,14 @@ final class TaskLocks {
    * to tasks that ended without unlocking: they are dropped (their locks stay usable directly).
    */
   static void open(Binding binding, FencedLock lock) {
+    binding.lock.set(lock);
+    if (!takenByShedLocksExecutor()) {
+      // A lock taken with LockProvider.lock() directly is used through the object returned; it is
+      // never a task's current() lock. (Bound on its thread, a direct lock that was never unlocked
+      // was handed to the next task there that another provider's executor ran: ShedLock's thread
+      // state says a locked task runs, not whose lock it is.)
+      return;
+    }
     ArrayDeque<Binding> bound = BOUND.get();
     if (bound == null) {
       bound = new ArrayDeque<>();
@@ -64,7 +73,6 @@ final class TaskLocks {
         bound.clear();
       }
     }
-    binding.lock.set(lock);
     bound.addLast(binding);
   }
 
@@ -100,6 +108,16 @@ final class TaskLocks {
     FencedLock innermost = bound.peekLast().lock.get();
     // Unlocked on another thread since the pruning above: the thread holds nothing newer then.
     return innermost != null ? Optional.of(innermost) : current();
+  }
+
+  /**
+   * Whether the lock being taken is taken by ShedLock's own executor, as {@code @SchedulerLock}
+   * and every {@code LockingTaskExecutor} of ShedLock's take theirs: the one case in which
+   * ShedLock then runs a task under this lock on this thread and unlocks it in a finally block.
+   */
+  private static boolean takenByShedLocksExecutor() {
+    String executor = DefaultLockingTaskExecutor.class.getName();
+    return StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getClassName().equals(executor)));
   }
 
   /**
