@@ -48,6 +48,7 @@ public final class QuickStart {
         LeaseStore.builder(dataSource)
             .accessPolicy(AccessPolicy.callerOwnsAccount()) // your authorization decision
             .ttl(Duration.ofSeconds(30))
+            .dedicatedPool(true) // the pool serves the store alone: timeouts set once per connection
             .build()) {
       LeaseKey session = LeaseKey.of("acct-7", "chat-1");
       AcquireResult result =
