@@ -39,9 +39,19 @@ final class FenceSource {
    * @throws LeaseStoreException if it is not, naming both and the repair, or if the check fails
    */
   void confirm() {
-    if (confirmed) {
-      return;
+    if (!confirmed) {
+      check();
     }
+  }
+
+  /**
+   * Checks again even if a check passed before: the health probe's answer, so a sequence altered
+   * or rebound while the store runs shows up in the probe (the acquire itself never lets a key's
+   * fence go back, see {@link LeaseSql#acquire}).
+   *
+   * @throws LeaseStoreException as {@link #confirm()}
+   */
+  void check() {
     String refusal =
         runner.execute(
             statement,
@@ -54,6 +64,7 @@ final class FenceSource {
               return wrongSequence != null || cache <= 1 ? wrongSequence : cacheRefusal(cache);
             });
     if (refusal != null) {
+      confirmed = false; // a probe that finds it broken stops the grants too, until repaired
       throw new LeaseStoreException(refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
     }
     confirmed = true;

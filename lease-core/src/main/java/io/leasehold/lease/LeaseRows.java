@@ -161,10 +161,10 @@ final class LeaseRows {
 
   /**
    * Refuses, naming the repair, if this store's sequence is not the one its table's fences come
-   * from ({@link FenceSource}).
+   * from ({@link FenceSource}), checked again on every call (the health probe).
    */
   void confirmFenceSource() {
-    fenceSource.confirm();
+    fenceSource.check();
   }
 
   /** The database clock, read through the lease table. */

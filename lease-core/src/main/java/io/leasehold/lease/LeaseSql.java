@@ -55,7 +55,12 @@ final class LeaseSql {
    * (LeaseGrants, C18). The {@code SET} list, {@code nextval} included, is computed on the version
    * it updates, which this statement holds locked: the fence comes from {@code nextval}
    * evaluated after every earlier holder of the row committed its own fence, so it is higher than
-   * all of them (C3).
+   * all of them (C3). {@code GREATEST(..., l.fence + 1)} keeps that true of the row whatever
+   * happened to the sequence since the store checked it at start-up: an outside check restarted it
+   * lower ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound
+   * another sequence to the table, and each time a key's next fence came out lower than, or equal
+   * to, one it had already had. A key with no row (its first acquire, or the first after a sweep)
+   * still relies on the sequence alone.
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the
    * holder. (A free-looking row there means a contender won the lock; LeaseGrants then reads the
@@ -308,7 +313,8 @@ final class LeaseSql {
     String refusedTail = notify ? ", false" : "";
     acquire =
         begin
-            + "WITH upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = nextval('" + seq + "'), holder = ?,"
+            + "WITH upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = GREATEST(nextval('" + seq + "'), l.fence + 1),"
+            + " holder = ?,"
             + " acquired_at = " + start + ", renewed_at = " + start + ","
             + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
             + " took_over = l.released_at IS NULL "

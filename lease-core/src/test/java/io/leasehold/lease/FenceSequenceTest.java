@@ -112,4 +112,66 @@ class FenceSequenceTest {
       sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
     }
   }
+
+  /**
+   * An outside check restarted the sequence below a key's fence while stores ran: the key's next
+   * run got fence 1, then 2, a fence an earlier run of the key already had, and nothing noticed.
+   * A key's next fence is now above its row's own, whatever the sequence says.
+   */
+  @Test
+  @Order(4)
+  void aSequenceRestartedLowerNeverGivesAKeyAFenceItAlreadyHad() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "restarted");
+    try (LeaseStore store = store(LeaseSchema.defaults())) {
+      long before = 0;
+      for (int i = 0; i < 3; i++) {
+        Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow();
+        before = lease.fence();
+        lease.release();
+      }
+      sql("ALTER SEQUENCE leasehold_fence_seq RESTART WITH 1");
+      for (int i = 0; i < 3; i++) {
+        Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow();
+        assertThat(lease.fence()).as("run %d after the restart", i).isGreaterThan(before);
+        before = lease.fence();
+        lease.release();
+      }
+    } finally {
+      sql("SELECT setval('leasehold_fence_seq', (SELECT max(fence) FROM leasehold_lease))");
+    }
+  }
+
+  /**
+   * An outside check raised the sequence's cache while two stores ran, and they handed one key
+   * fences 23, 4, 24, 5: the start-up check had passed, and the health probe only repeated it.
+   * Now the probe checks every time and stops the store's grants, and a key's fences increase
+   * meanwhile anyway.
+   */
+  @Test
+  @Order(5)
+  void aSequenceAlteredWhileStoresRunShowsInTheProbeAndNeverLowersAKeysFence() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "cache-raised");
+    try (LeaseStore a = store(LeaseSchema.defaults());
+        LeaseStore b = LeaseStore.builder(db.database().newPool(2))
+            .accessPolicy(AccessPolicy.allowAll())
+            .build()) {
+      a.tryAcquire(key, "acct").acquiredLease().orElseThrow().release();
+      b.databaseTime();
+      sql("ALTER SEQUENCE leasehold_fence_seq CACHE 20");
+      long highest = 0;
+      for (int i = 0; i < 8; i++) {
+        Lease lease = (i % 2 == 0 ? a : b).tryAcquire(key, "acct").acquiredLease().orElseThrow();
+        assertThat(lease.fence()).as("grant %d", i).isGreaterThan(highest);
+        highest = lease.fence();
+        lease.release();
+      }
+      assertThatThrownBy(a::databaseTime).isInstanceOf(LeaseStoreException.class).hasMessageContaining("caches 20 values");
+      assertThatThrownBy(() -> a.tryAcquire(key, "acct")).isInstanceOf(LeaseStoreException.class);
+      sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
+      assertThat(a.databaseTime()).isNotNull();
+      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence()).isGreaterThan(highest);
+    } finally {
+      sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
+    }
+  }
 }
