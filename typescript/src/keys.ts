@@ -34,7 +34,22 @@ export const MAX_SECRET_BYTES = 256;
  * U+00A0, U+2007, U+202F and a byte order mark, which the spec does not allow.
  */
 export function stripKeyText(text: string): string {
-  return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  return stripEnds(text, KEY_TEXT_SPACE);
+}
+
+const KEY_TEXT_SPACE = ' \t\r\n';
+
+/**
+ * `text` without the characters of `space` at either end, by index loops: linear in the length
+ * (CONTRACT C21). A regex `/^[ ]+|[ ]+$/g` retries its end anchor from every position of an
+ * inner run, which costs time quadratic in the run's length.
+ */
+export function stripEnds(text: string, space: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && space.includes(text.charAt(start))) start++;
+  while (end > start && space.includes(text.charAt(end - 1))) end--;
+  return text.slice(start, end);
 }
 
 function split(text: unknown, prefix: string, what: string): [string, string, string] {
@@ -127,6 +142,20 @@ function checkedKey(k: VerificationKey): VerificationKey {
   throw new Error(`malformed ${what} ${k.keyId}: an HMAC key holds a Buffer secret, an Ed25519 key a public KeyObject`);
 }
 
+/**
+ * Runs `read` on a caller's value; a TypeError from inspecting it (a revoked Proxy, a getter that
+ * throws) becomes a plain Error that says what was expected, so every entry point refuses hostile
+ * values with the package's own message.
+ */
+function inspected<T>(read: () => T, expected: string): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof TypeError) throw new Error(`${expected}; inspecting the value failed: ${e.message}`);
+    throw e;
+  }
+}
+
 /** The keys a resource accepts, by id: one key text per line, `#` comments and blank lines ignored. */
 export class TokenKeySet {
   readonly #keys: ReadonlyMap<string, VerificationKey>;
@@ -137,11 +166,13 @@ export class TokenKeySet {
 
   /** A set of keys with distinct ids, 1 to 64 of them. */
   static of(keys: readonly VerificationKey[]): TokenKeySet {
-    if (keys.length === 0) throw new Error('a key set needs at least one key');
-    if (keys.length > MAX_KEYS) throw new Error(`a key set holds at most ${MAX_KEYS} keys`);
+    const given = inspected(() => (Array.isArray(keys) ? [...keys] : undefined), 'a key set is built from an array of verification keys');
+    if (given === undefined) throw new Error('a key set is built from an array of verification keys');
+    if (given.length === 0) throw new Error('a key set needs at least one key');
+    if (given.length > MAX_KEYS) throw new Error(`a key set holds at most ${MAX_KEYS} keys`);
     const map = new Map<string, VerificationKey>();
-    for (const given of keys) {
-      const k = checkedKey(given);
+    for (const one of given) {
+      const k = inspected(() => checkedKey(one), 'a key set holds verification keys (parseVerificationKey)');
       if (map.has(k.keyId)) throw new Error(`duplicate key id ${k.keyId} in the key set`);
       map.set(k.keyId, k);
     }
@@ -167,8 +198,15 @@ export class TokenKeySet {
     return TokenKeySet.of(keys);
   }
 
+  /**
+   * The key with this id. An HMAC key's secret is a fresh copy on every call: code that zeroes
+   * the Buffer it was handed after use must not change the key this set verifies with (a zeroed
+   * set key would admit tokens HMAC-ed with an all-zero secret).
+   */
   get(keyId: string): VerificationKey | undefined {
-    return this.#keys.get(keyId);
+    const k = this.#keys.get(keyId);
+    if (k === undefined || !Buffer.isBuffer(k.material)) return k;
+    return Object.freeze({ keyId: k.keyId, scheme: k.scheme, material: Buffer.from(k.material) });
   }
 
   get ids(): string[] {

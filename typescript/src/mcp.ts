@@ -147,8 +147,15 @@ export function fenceTool<A, E extends ToolExtra, R extends ToolResult>(
   handler: (args: A, extra: E) => R | Promise<R>,
 ): (args: A, extra: E) => Promise<R | ToolResult> {
   return async (args, extra) => {
-    const meta = extra?._meta;
-    const text = meta?.[TOKEN_META_KEY];
+    let meta: Record<string, unknown> | undefined;
+    let text: unknown;
+    try {
+      meta = extra?._meta;
+      text = meta?.[TOKEN_META_KEY];
+    } catch {
+      // Reading _meta threw (a revoked Proxy, a throwing getter): no token text was given.
+      return refusalResult('malformed', { detail: REFUSAL_MESSAGES.tokenNotAString });
+    }
     if (text === undefined || text === null) {
       if (options.acceptUnfencedCalls === true) {
         console.warn('leasehold: unfenced MCP call accepted (migration switch on)');
@@ -163,7 +170,12 @@ export function fenceTool<A, E extends ToolExtra, R extends ToolResult>(
     } catch (e) {
       return refusalResult('malformed', { detail: e instanceof Error ? e.message : String(e) });
     }
-    const key = meta?.[IDEMPOTENCY_META_KEY];
+    let key: unknown;
+    try {
+      key = meta?.[IDEMPOTENCY_META_KEY];
+    } catch {
+      return refusalResult('malformed', { token, detail: REFUSAL_MESSAGES.badIdempotencyKey });
+    }
     if (key !== undefined && key !== null
       && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH)) {
       return refusalResult('malformed', { token, detail: REFUSAL_MESSAGES.badIdempotencyKey });

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { TokenVerificationError } from './errors.js';
-import { TokenKeySet } from './keys.js';
+import { stripEnds, TokenKeySet } from './keys.js';
 import { type FencingToken, formatToken, keyName, presentedToken, signedContent } from './token.js';
 import { canonicalSignature } from './ed25519.js';
 
@@ -17,7 +17,10 @@ export interface TokenVerifier {
 export interface SignedVerifierOptions {
   /** Milliseconds since the epoch, now; default `Date.now`. */
   readonly clock?: () => number;
-  /** How far this host's clock may be from the lease database's, in ms; default 5000. */
+  /**
+   * How far this host's clock may be from the lease database's: a whole number of ms from 0 to
+   * 600000; absent (undefined) means 5000, anything else (null, a string, 1.5) is refused.
+   */
   readonly clockSkewMillis?: number;
 }
 
@@ -42,10 +45,19 @@ function nowMillis(clock: () => number): bigint {
  * checked on every call).
  */
 export function signedBy(keys: TokenKeySet, options: SignedVerifierOptions = {}): TokenVerifier {
-  const clock = options.clock ?? Date.now;
-  const skewMillis = options.clockSkewMillis ?? DEFAULT_SKEW;
-  if (!Number.isSafeInteger(skewMillis) || skewMillis < 0 || skewMillis > MAX_SKEW) {
-    throw new Error(`clock skew must be a whole number of milliseconds from 0 to ${MAX_SKEW} (10 minutes), was ${skewMillis}`);
+  let clock: unknown;
+  let skewMillis: unknown;
+  try {
+    clock = options.clock ?? Date.now;
+    skewMillis = options.clockSkewMillis;
+  } catch (e) {
+    throw new Error(`the verifier's options could not be read: ${String(e)}`);
+  }
+  if (typeof clock !== 'function') throw new Error(`clock must be a function giving milliseconds since the epoch, was ${typeof clock}`);
+  // Only an absent value means the default: null (say, from a JSON config) is refused, not read as 5 s.
+  if (skewMillis === undefined) skewMillis = DEFAULT_SKEW;
+  if (typeof skewMillis !== 'number' || !Number.isSafeInteger(skewMillis) || skewMillis < 0 || skewMillis > MAX_SKEW) {
+    throw new Error(`clock skew must be a whole number of milliseconds from 0 to ${MAX_SKEW} (10 minutes), was ${typeof skewMillis === 'number' ? skewMillis : skewMillis === null ? 'null' : typeof skewMillis}`);
   }
   const skew = BigInt(skewMillis);
   const verified = new Set<string>();
@@ -57,7 +69,7 @@ export function signedBy(keys: TokenKeySet, options: SignedVerifierOptions = {})
         throw new TokenVerificationError('UNSIGNED',
           `refused unsigned token for ${keyName(token.key)}: this resource admits only signed tokens; build the lease store with a signing key`);
       }
-      const now = nowMillis(clock);
+      const now = nowMillis(clock as () => number);
       if (now > sig.validUntil + skew) {
         throw new TokenVerificationError('EXPIRED',
           `refused token for ${keyName(token.key)}, fence ${token.fence}: it expired at ${sig.validUntil} ms and it is now ${now} ms (skew allowed ${skew} ms); its run ended or stopped renewing`);
@@ -110,15 +122,29 @@ export function verifyHeader(value: string | readonly string[] | undefined, veri
   if (value === undefined || value === null) {
     throw new TokenVerificationError('MISSING', `missing ${TOKEN_HEADER} header: the writer must send its fencing token`);
   }
-  let text: unknown = value;
-  if (Array.isArray(value)) {
-    if (value.length !== 1) {
-      throw new TokenVerificationError('MALFORMED', `malformed fencing token: the ${TOKEN_HEADER} header was sent ${value.length} times`);
-    }
-    text = value[0];
-  }
+  const text = headerText(value);
   if (typeof text !== 'string') {
-    throw new TokenVerificationError('MALFORMED', `malformed fencing token: the ${TOKEN_HEADER} header must be text`);
+    throw new TokenVerificationError('MALFORMED', typeof text === 'number'
+      ? `malformed fencing token: the ${TOKEN_HEADER} header was sent ${text} times`
+      : `malformed fencing token: the ${TOKEN_HEADER} header must be text`);
   }
-  return verifier.verify(text.replace(/^[ \t]+|[ \t]+$/g, ''));
+  return verifier.verify(stripEnds(text, ' \t'));
+}
+
+/**
+ * The header's one value, the number of values if it was sent more than once, or undefined if it
+ * is not text. Total: a hostile value (a revoked Proxy, whose inspection throws a TypeError) is
+ * not text, so the carrier refuses it as MALFORMED and never fails with another error (spec 5).
+ */
+function headerText(value: unknown): string | number | undefined {
+  try {
+    if (typeof value === 'string') return value;
+    if (!Array.isArray(value)) return undefined;
+    if (value.length !== 1) return Number.isSafeInteger(value.length) ? value.length : undefined;
+    const first: unknown = value[0];
+    return typeof first === 'string' ? first : undefined;
+  } catch {
+    // Inspecting the value threw (a revoked Proxy, a throwing getter): it is no header text.
+    return undefined;
+  }
 }

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { generateKeyPairSync, createHmac, createPublicKey } from 'node:crypto';
 import {
-  parseToken, parseVerificationKey, parseSigningKey, TokenKeySet, signedBy, trustEveryWriter, verifyHeader,
-  InMemoryFenceGuard, TokenVerificationError,
+  parseToken, signedContent, parseVerificationKey, parseSigningKey, TokenKeySet, signedBy, trustEveryWriter, verifyHeader,
+  InMemoryFenceGuard, TokenVerificationError, fenceTool, REFUSAL_META_KEY,
 } from '../dist/index.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../../docs/token-vectors.json', import.meta.url), 'utf8'));
@@ -188,4 +188,65 @@ test('key texts strip SP, HTAB, CR and LF only: a BOM or a no-break space is ref
   assert.throws(() => parseVerificationKey(big), /32 to 256 bytes/);
   assert.equal(createHmac('sha256', Buffer.alloc(256, 7)).digest().length, 32);
   assert.equal(parseVerificationKey(`leasehold-verify-key:v1:hmac-sha256:k:${Buffer.alloc(256, 7).toString('base64url')}`).keyId, 'k');
+});
+
+// ---- red team on the verifiers (issue 46): refused input costs bounded CPU, hostile values ----
+
+// A 256,000-character run took 31 s with the regex trim (quadratic); linear takes milliseconds.
+// The timeout is a generous bound on the whole test, not a timing assertion.
+test('verifyHeader trims a long SP or HTAB run in linear time, not quadratic', { timeout: 20_000 }, () => {
+  const verifier = signedBy(keys, { clock: () => WINDOW_END });
+  for (const ws of [' ', '\t']) {
+    assert.equal(reason(() => verifyHeader(`x${ws.repeat(256_000)}x`, verifier)), 'MALFORMED', JSON.stringify(ws));
+  }
+  assert.equal(reason(() => verifyHeader(`x${' \t'.repeat(500_000)}x`, verifier)), 'MALFORMED');
+  assert.equal(reason(() => verifyHeader(`${valid.token}${' '.repeat(256_000)}x`, verifier)), 'MALFORMED');
+  // Optional white space is removed whatever its length: the token inside is still valid, as in Java.
+  assert.equal(reason(() => verifyHeader(`${valid.token}${' '.repeat(256_000)}`, verifier)), 'valid');
+});
+
+test('key texts and key sets strip a long white-space run in linear time, not quadratic', { timeout: 20_000 }, () => {
+  const run = ' \t\r'.repeat(333_334);
+  assert.throws(() => parseVerificationKey(`x${run}x`), /longer than 512/);
+  assert.throws(() => parseSigningKey(`x${run}x`), /longer than 512/);
+  assert.throws(() => TokenKeySet.parse(`x${run}x`), /line 1: .*longer than 512/);
+  assert.equal(TokenKeySet.parse(`${valid.verifier.keys[0]}${run}`).ids.length, 1);
+});
+
+test('a revoked Proxy is MALFORMED at the header carrier and refused by every entry point, never a TypeError', async () => {
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const verifier = signedBy(keys, { clock: () => WINDOW_END });
+  assert.equal(reason(() => verifyHeader(revoked, verifier)), 'MALFORMED');
+  assert.equal(reason(() => verifyHeader([revoked], verifier)), 'MALFORMED');
+  assert.equal(reason(() => verifier.verify(revoked)), 'MALFORMED');
+  assert.equal(await admitReason(new InMemoryFenceGuard({ verifier }), revoked), 'MALFORMED');
+  const notTypeError = (fn) => assert.throws(fn, (e) => !(e instanceof TypeError) && e instanceof Error);
+  notTypeError(() => TokenKeySet.of(revoked));
+  notTypeError(() => TokenKeySet.of([revoked]));
+  notTypeError(() => signedBy(keys, revoked));
+  const tool = fenceTool({ guard: new InMemoryFenceGuard({ verifier }) }, () => ({ content: [] }));
+  assert.equal((await tool({}, revoked))._meta[REFUSAL_META_KEY].reason, 'malformed');
+  assert.equal((await tool({}, { _meta: revoked }))._meta[REFUSAL_META_KEY].reason, 'malformed');
+});
+
+test('a clock skew of null or any non-number is refused, not read as the default 5 s', () => {
+  for (const skew of [null, '5000', 5000n, true, {}, 1.5, -1, 600_001]) {
+    assert.throws(() => signedBy(keys, { clockSkewMillis: skew }), /whole number of milliseconds/, String(skew));
+  }
+  assert.equal(reason(() => signedBy(keys, { clock: () => WINDOW_END + 5000 }).verify(valid.token)), 'valid');
+  assert.equal(reason(() => signedBy(keys, { clock: () => WINDOW_END + 5001 }).verify(valid.token)), 'EXPIRED');
+});
+
+test('zeroing the secret TokenKeySet.get handed out does not change the key the set verifies with', () => {
+  const verifier = signedBy(keys, { clock: () => WINDOW_END });
+  const keyId = keys.ids[0];
+  const handed = keys.get(keyId).material;
+  handed.fill(0);
+  assert.notEqual(keys.get(keyId).material, handed);
+  assert.ok(!keys.get(keyId).material.equals(handed), 'the set still holds its secret');
+  assert.equal(reason(() => verifier.verify(valid.token)), 'valid');
+  const t = parseToken(valid.token);
+  const signedWithZero = `${signedContent(t).toString('ascii')}.${createHmac('sha256', Buffer.alloc(handed.length)).update(signedContent(t)).digest('base64url')}`;
+  assert.equal(reason(() => verifier.verify(signedWithZero)), 'BAD_SIGNATURE');
 });

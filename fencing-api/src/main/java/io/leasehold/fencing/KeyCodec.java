@@ -84,13 +84,16 @@ final class KeyCodec {
   /**
    * Refuses HMAC key material that is an Ed25519 key in its own encoding (issue 27): the scheme
    * is pinned by the material, so editing {@code ed25519} to {@code hmac-sha256} in a key's text
-   * cannot turn a public key, which anyone may know, into a shared secret that mints tokens.
+   * cannot turn a public key, which anyone may know, into a shared secret that mints tokens. The
+   * object factories ({@code hmac(id, bytes)}) refuse the same bytes, so code that builds its key
+   * from a key file's decoded material gets the same answer as the text form.
    */
   static void refuseEd25519AsSecret(byte[] material, String what, String keyId) {
     if (Ed25519Material.looksLikeEd25519Der(material)) {
       throw new IllegalArgumentException(
           "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
-              + " a key's scheme cannot be changed by editing its text");
+              + " a key's scheme cannot be changed by editing its text or by passing its bytes as"
+              + " a secret (docs/token-spec.md section 3.4)");
     }
   }
 

@@ -69,14 +69,22 @@ public final class SignedTokenVerifier implements TokenVerifier {
    * This verifier with another clock-skew allowance: how far the resource's clock may be behind or
    * ahead of the lease database's.
    *
-   * @param newSkew zero to ten minutes
+   * @param newSkew zero to ten minutes, a whole number of milliseconds
    * @return a new verifier
-   * @throws IllegalArgumentException if the allowance is null, negative or over ten minutes
+   * @throws IllegalArgumentException if the allowance is null, negative, over ten minutes or not a
+   *     whole number of milliseconds
    */
   public SignedTokenVerifier withClockSkew(Duration newSkew) {
     if (newSkew == null || newSkew.isNegative() || newSkew.compareTo(MAX_SKEW) > 0) {
       throw new IllegalArgumentException(
           "clock skew must be between 0 and " + MAX_SKEW + ", was " + newSkew);
+    }
+    // The window comparisons are in whole milliseconds (docs/token-spec.md section 5): a finer
+    // allowance would silently act as the milliseconds below it, so it is refused, as in Node.
+    if (newSkew.getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException(
+          "clock skew must be a whole number of milliseconds (docs/token-spec.md section 5), was "
+              + newSkew);
     }
     return new SignedTokenVerifier(keys, clock, newSkew);
   }

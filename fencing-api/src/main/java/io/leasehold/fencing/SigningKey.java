@@ -60,10 +60,14 @@ public final class SigningKey {
    * @param keyId the key id
    * @param secret the shared secret, 32 to 256 bytes (copied)
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the secret too short or too long
+   * @throws IllegalArgumentException if the id is malformed, the secret too short or too long, or
+   *     the secret is an Ed25519 key's DER (no byte string loads as both schemes,
+   *     docs/token-spec.md section 3.4: an Ed25519 public key, which anyone may know, is no secret)
    */
   public static SigningKey hmac(String keyId, byte[] secret) {
-    return new SigningKey(keyId, KeyCodec.checkSecret(secret), null);
+    byte[] copy = KeyCodec.checkSecret(secret);
+    KeyCodec.refuseEd25519AsSecret(copy, "signing key", keyId);
+    return new SigningKey(keyId, copy, null);
   }
 
   /**

@@ -52,10 +52,14 @@ public final class VerificationKey {
    * @param keyId the key id
    * @param secret the shared secret, 32 to 256 bytes (copied)
    * @return the key
-   * @throws IllegalArgumentException if the id is malformed or the secret too short or too long
+   * @throws IllegalArgumentException if the id is malformed, the secret too short or too long, or
+   *     the secret is an Ed25519 key's DER (no byte string loads as both schemes,
+   *     docs/token-spec.md section 3.4: an Ed25519 public key, which anyone may know, is no secret)
    */
   public static VerificationKey hmac(String keyId, byte[] secret) {
-    return new VerificationKey(SignatureScheme.HMAC_SHA256, keyId, KeyCodec.checkSecret(secret), null);
+    byte[] copy = KeyCodec.checkSecret(secret);
+    KeyCodec.refuseEd25519AsSecret(copy, "verification key", keyId);
+    return new VerificationKey(SignatureScheme.HMAC_SHA256, keyId, copy, null);
   }
 
   /**

@@ -156,6 +156,47 @@ class Ed25519KeyCheckTest {
             e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE));
   }
 
+  /**
+   * Red team on issue 46: the object factories took an Ed25519 key's DER as an HMAC secret, so a
+   * resource that built its key in code from a public key's bytes admitted tokens anyone who knew
+   * the public key could mint; its own toText() was then refused by parse (spec 3.4).
+   */
+  @Test
+  void anEd25519KeysDerIsRefusedAsAnHmacSecretByTheObjectFactories() {
+    SigningKey ed = SigningKey.generate(SignatureScheme.ED25519, "ed");
+    String t = ed.verificationKey().toText();
+    byte[] spki = Base64.getUrlDecoder().decode(t.substring(t.lastIndexOf(':') + 1));
+    assertThat(spki).hasSize(44);
+    assertThatThrownBy(() -> VerificationKey.hmac("x", spki))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("is an Ed25519 key, not an HMAC secret");
+    assertThatThrownBy(() -> SigningKey.hmac("x", spki))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("is an Ed25519 key, not an HMAC secret");
+    byte[] withTail = java.util.Arrays.copyOf(spki, 48);
+    assertThatThrownBy(() -> VerificationKey.hmac("x", withTail))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Ed25519");
+    assertThat(VerificationKey.hmac("x", new byte[44]).keyId()).isEqualTo("x");
+  }
+
+  /**
+   * Red team on issue 46: a clock-skew allowance that is not a whole number of milliseconds was
+   * taken (and acted as the milliseconds below it); spec section 5 says the verifier must refuse
+   * to be built with it, as Node does.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1L, 1_500_000L, 5_999_999L, 999_999L})
+  void aClockSkewThatIsNotAWholeNumberOfMillisecondsIsRefused(long nanos) {
+    SignedTokenVerifier verifier =
+        TokenVerifier.signedBy(TokenKeySet.of(SigningKey.generate(SignatureScheme.ED25519, "k").verificationKey()));
+    assertThatThrownBy(() -> verifier.withClockSkew(Duration.ofNanos(nanos)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("whole number of milliseconds");
+    assertThat(verifier.withClockSkew(Duration.ofMillis(2)).clockSkew()).isEqualTo(Duration.ofMillis(2));
+    assertThat(verifier.withClockSkew(Duration.ofMinutes(10)).clockSkew()).isEqualTo(Duration.ofMinutes(10));
+  }
+
   private static String publicPoint() {
     String t = SigningKey.generate(SignatureScheme.ED25519, "x").verificationKey().toText();
     byte[] der = Base64.getUrlDecoder().decode(t.substring(t.lastIndexOf(':') + 1));

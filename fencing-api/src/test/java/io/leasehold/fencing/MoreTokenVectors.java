@@ -240,6 +240,15 @@ final class MoreTokenVectors {
       c.put("clockSkewMillis", s[0]);
       c.put("expect", s[1] == 1 ? "valid" : "refused");
     }
+    // Spec 5: the allowance is a whole number of milliseconds; a verifier with a finer one is not
+    // built (the red team found Java took 1.5 ms and acted as 1 ms).
+    for (double fraction : new double[] {1.5, 5_000.5}) {
+      ObjectNode c = g.cases.addObject();
+      c.put("kind", "skew");
+      c.put("name", "clock skew allowance of " + fraction + " ms (not whole milliseconds)");
+      c.put("clockSkewMillis", fraction);
+      c.put("expect", "refused");
+    }
   }
 
   private void key(String kind, String name, String text, String expect) {
