@@ -200,7 +200,8 @@ public final class FencedFileStore implements FenceGuard {
                   "path names " + (before.isDirectory() ? "a directory" : "something other than a regular file")
                       + ": " + relative);
             }
-            Admission admission = admissions.admit(token, before == null ? null : target.file());
+            Admission admission =
+                admissions.admit(token, before == null ? null : target.file(), target.file().getParent());
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -249,7 +250,10 @@ public final class FencedFileStore implements FenceGuard {
             if (before != null && !before.isRegularFile()) {
               throw new IllegalArgumentException("path does not name a regular file: " + relative);
             }
-            Admission admission = before == null ? admissions.admitWithoutEffect(token) : admissions.admit(token, dir.get().file());
+            Admission admission =
+                before == null
+                    ? admissions.admitWithoutEffect(token)
+                    : admissions.admit(token, dir.get().file(), dir.get().file().getParent());
             if (before != null) {
               dir.get().delete();
               dir.get().force();

@@ -6,6 +6,10 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -43,9 +47,20 @@ final class MarkAdmissions {
    *     message names the repair)
    */
   Admission admit(FencingToken token, Path existing) throws IOException {
+    return admit(token, existing, null);
+  }
+
+  /**
+   * {@link #admit(FencingToken, Path)}, with the directory the operation's target lies in: the
+   * first time this store admits the key, the files there that the key wrote are evidence too.
+   *
+   * @param directory the target's directory, or null for an admission without a target
+   */
+  Admission admit(FencingToken token, Path existing, Path directory) throws IOException {
     LeaseKey key = token.key();
     OptionalLong stored = marks.read(key);
     long mark = stored.orElse(0);
+
     Optional<FencingToken> writer =
         existing == null ? Optional.empty() : TokenAttributes.readQuietly(existing).filter(w -> w.key().equals(key));
     if (stored.isEmpty() && writer.isPresent()) {
@@ -77,11 +92,57 @@ final class MarkAdmissions {
       // not believed.
       throw new StaleFenceException(token, writer.get().fence());
     }
+    if (directory != null && !admitted.containsKey(key)) {
+      refuseIfTheKeysFilesOutrankItsMark(key, stored, directory);
+    }
     if (token.fence() > mark) {
       marks.write(token);
     }
     remember(key, Math.max(mark, token.fence()));
     return new Admission(token, mark);
+  }
+
+  /** How many entries of a directory the first admission of a key looks at (CONTRACT C21). */
+  static final int EVIDENCE_SCAN_LIMIT = 1_000;
+
+  /**
+   * Issue 46, red team: a key's mark files deleted (or restored from an older copy), then a new
+   * store on the root, and a stale fence writing a new path was admitted: only the replaced
+   * file's writer was evidence, and a new path has none. The key's other files in the target's
+   * directory are evidence too: a file the key wrote with a fence above its mark means the mark
+   * was lost or lowered, unless an operator set it below that fence. Looked at once per key per
+   * store (then the store's own memory of what it admitted takes over), and at most {@link
+   * #EVIDENCE_SCAN_LIMIT} entries, so a large directory costs bounded work.
+   */
+  private void refuseIfTheKeysFilesOutrankItsMark(LeaseKey key, OptionalLong stored, Path directory) throws IOException {
+    long mark = stored.orElse(0);
+    long highest = 0;
+    Path witness = null;
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+      int seen = 0;
+      for (Path entry : entries) {
+        if (++seen > EVIDENCE_SCAN_LIMIT) {
+          break;
+        }
+        Optional<FencingToken> writer = TokenAttributes.readQuietly(entry).filter(w -> w.key().equals(key));
+        if (writer.isPresent() && writer.get().fence() > highest) {
+          highest = writer.get().fence();
+          witness = entry;
+        }
+      }
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      return; // a new directory: nothing in it to outrank the mark
+    }
+    long found = highest;
+    if (witness == null || found <= mark || lastReset(key).map(r -> r.newMark() < found).orElse(false)) {
+      return;
+    }
+    throw new IOException(
+        "the high-water mark of " + key + " is " + (stored.isEmpty() ? "missing" : String.valueOf(mark)) + ", but "
+            + witness + " was written by fence " + found + " of that key: the marks were lost, deleted or"
+            + " restored from an older copy. Every operation of the key is refused until an operator sets"
+            + " the mark again (FencedFileStore.resetMark or ResetMarkCommand) to at least " + found
+            + "; the lease table's current fence for the key is a safe choice");
   }
 
   /**
