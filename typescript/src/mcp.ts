@@ -113,8 +113,29 @@ export function refusalResult(reason: RefusalReason, details: RefusalDetails = {
   };
 }
 
-/** The refusal a guard's error stands for; anything else is the fence's own failure: `unavailable`. */
+/** Logs the fence's own failure; a hostile value that cannot even be printed is not. */
+function logUnavailable(message: string, e: unknown): void {
+  try {
+    console.error(message, e);
+  } catch {
+    console.error(message, '(the error could not be printed)');
+  }
+}
+
+/**
+ * The refusal a guard's error stands for; anything else, including an error whose very type cannot
+ * be checked (a Proxy whose traps throw), is the fence's own failure: `unavailable`.
+ */
 function refusalOf(e: unknown, token: FencingToken): ToolResult {
+  try {
+    return classified(e, token);
+  } catch {
+    logUnavailable('leasehold: refused an MCP call as unavailable: the guard threw something that could not be inspected:', e);
+    return refusalResult('unavailable', { token });
+  }
+}
+
+function classified(e: unknown, token: FencingToken): ToolResult {
   if (e instanceof StaleFenceError) return refusalResult('superseded', { token, highestSeen: e.highestFence });
   if (e instanceof TokenVerificationError) {
     const r: string = e.reason;
@@ -124,12 +145,12 @@ function refusalOf(e: unknown, token: FencingToken): ToolResult {
           : r === 'OUT_OF_SCOPE' ? 'out_of_scope'
             : r === 'MISSING' ? 'missing'
               : r === 'UNAVAILABLE' ? 'unavailable' : 'forged';
-    if (reason === 'unavailable') console.error('leasehold: refused an MCP call as unavailable:', e);
+    if (reason === 'unavailable') logUnavailable('leasehold: refused an MCP call as unavailable:', e);
     return refusalResult(reason, { token, detail: e.message });
   }
   // The verifier or the mark store failed (a lock timeout, a lost connection, a bug): the detail
   // may name tables and SQL states, so it goes to the server's log, never to the caller.
-  console.error('leasehold: refused an MCP call as unavailable: the fence could not check it:', e);
+  logUnavailable('leasehold: refused an MCP call as unavailable: the fence could not check it:', e);
   return refusalResult('unavailable', { token });
 }
 
@@ -180,11 +201,17 @@ export function fenceTool<A, E extends ToolExtra, R extends ToolResult>(
       && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH)) {
       return refusalResult('malformed', { token, detail: REFUSAL_MESSAGES.badIdempotencyKey });
     }
+    let admission: unknown;
     try {
       const scope = options.scope;
-      await options.guard.admit(text, scope === undefined ? undefined : (t) => scope(t.key, args));
+      admission = await options.guard.admit(text, scope === undefined ? undefined : (t) => scope(t.key, args));
     } catch (e) {
       return refusalOf(e, token);
+    }
+    if (admission === null || typeof admission !== 'object') {
+      // A guard that answers without an admission has proved nothing: the body does not run.
+      logUnavailable('leasehold: refused an MCP call as unavailable: the guard returned no admission:', admission);
+      return refusalResult('unavailable', { token });
     }
     return handler(args, extra);
   };

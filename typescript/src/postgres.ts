@@ -72,6 +72,10 @@ export class PostgresFenceGuard implements FenceGuard {
     // Every object name schema-qualified, as the Java writer's: a look-alike table earlier on the
     // search_path would otherwise take the marks, and a Java and a Node writer would keep two.
     // The built-in functions and type are named in pg_catalog too, whatever the search_path.
+    if (options.schema !== undefined && options.table !== undefined && options.table.includes('.')
+        && options.table.split('.')[0] !== options.schema) {
+      throw new Error(`table ${JSON.stringify(options.table)} names another schema than schema ${JSON.stringify(options.schema)}: give one of them`);
+    }
     const table = qualifiedTable(options.table ?? 'leasehold_high_water', options.schema ?? 'public');
     const timeout = options.lockTimeoutMillis ?? 5000;
     if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3_600_000) {
@@ -89,9 +93,14 @@ export class PostgresFenceGuard implements FenceGuard {
       `INSERT INTO ${table} AS h (account_id, session_id, fence, run_id, admitted_at) ` +
       `SELECT $1, $2, $3, $4::pg_catalog.uuid, pg_catalog.clock_timestamp() ` +
       `ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence, ` +
-      `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence <= EXCLUDED.fence ` +
+      `run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at WHERE h.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence ` +
       `RETURNING h.fence`;
-    this.#markSql = `SELECT fence FROM ${table} WHERE account_id = $1 AND session_id = $2`;
+    // Operators are named in pg_catalog too: a search_path that lists a schema before an explicit
+    // pg_catalog (a role's setting, a connection option) would otherwise let a look-alike `<=`
+    // admit a stale fence and lower the mark, or a look-alike `=` read another key's row.
+    this.#markSql =
+      `SELECT fence FROM ${table} WHERE account_id OPERATOR(pg_catalog.=) $1::pg_catalog.text ` +
+      `AND session_id OPERATOR(pg_catalog.=) $2::pg_catalog.text`;
   }
 
   /** Admits without other work: raises the mark, durably. */

@@ -102,6 +102,22 @@ test('a guard that fails is refused as unavailable, naming no table and no SQL s
   assert.deepEqual(runs, []);
 });
 
+// Red team, issue 46: a thrown Proxy whose getPrototypeOf trap throws made the fence's own
+// instanceof check throw, and the trap's message (a table and an SQL state) reached the client as
+// a plain tool error; and a guard that answered without an admission let the body run.
+test('a guard that throws something uninspectable, or admits nothing, is refused as unavailable', async () => {
+  const trap = () => { throw new Error('relation "leasehold_high_water" SQLSTATE 55P03 (getPrototypeOf trap)'); };
+  const hostile = new Proxy({}, { getPrototypeOf: trap, get: trap, has: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+  for (const guard of [{ admit: async () => { throw hostile; } }, { admit: async () => 7 }, { admit: async () => undefined }]) {
+    const { client, runs, hmac } = await start(guard);
+    const r = await client.callTool(withToken({ name: 'write_file', arguments: { path: 'acct-7/chat-1/a.md' } }, hmac.token));
+    assert.equal(r.isError, true);
+    assert.equal(r._meta?.[REFUSAL_META_KEY]?.reason, 'unavailable', JSON.stringify(r));
+    assert.ok(!JSON.stringify(r).includes('leasehold_high_water') && !JSON.stringify(r).includes('55P03'));
+    assert.deepEqual(runs, []);
+  }
+});
+
 test('a non-string or empty idempotency key is refused as malformed, and the body does not run', async () => {
   const { client, runs, hmac } = await start();
   for (const bad of [42, '', 'k'.repeat(201), ['k'], { k: 1 }]) {

@@ -265,15 +265,22 @@ public record McpRefusal(
         m.get("message") instanceof String msg ? msg : "refused by the server"));
   }
 
+  /**
+   * A fence as the refusal object carries it: a decimal string from 1 to 2^63-1, or, from older
+   * servers, a JSON integer in that range. Anything else (0, a fraction such as 2.5, which an
+   * outside check had read as fence 2, a sign, a space) is no fence: empty.
+   */
   private static OptionalLong fence(Object o) {
-    if (o instanceof String s && s.matches("0|[1-9][0-9]{0,18}")) {
+    if (o instanceof String s && s.matches("[1-9][0-9]{0,18}")) {
       try {
         return OptionalLong.of(Long.parseLong(s));
       } catch (NumberFormatException e) {
         return OptionalLong.empty(); // above 2^63-1: no fence of ours
       }
     }
-    return o instanceof Number n && n.longValue() >= 0 ? OptionalLong.of(n.longValue()) : OptionalLong.empty();
+    boolean integral = o instanceof Long || o instanceof Integer || o instanceof Short || o instanceof Byte
+        || (o instanceof java.math.BigInteger b && b.bitLength() < 64);
+    return integral && ((Number) o).longValue() >= 1 ? OptionalLong.of(((Number) o).longValue()) : OptionalLong.empty();
   }
 
   private static Optional<Instant> instant(Object o) {

@@ -169,6 +169,56 @@ class CrossLanguageTest {
     }
   }
 
+  /**
+   * Red team, issue 46: qualifying the table was not enough. With a search_path that lists a
+   * schema before an explicit pg_catalog (a role's setting, a connection option), a look-alike
+   * {@code <=} there made the Node guard admit a stale fence 1 after fence 5 and lower the mark.
+   * Both writers now name pg_catalog's operators.
+   */
+  @Test
+  void aLookAlikeOperatorBeforePgCatalogOnTheSearchPathNeverAdmitsAStaleWrite() throws Exception {
+    TestDatabase d = db.database();
+    d.execute("CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    d.execute("CREATE SCHEMA evil");
+    d.execute("CREATE FUNCTION evil.yes(bigint, bigint) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
+    d.execute("CREATE OPERATOR evil.<= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.yes)");
+    d.execute("CREATE FUNCTION evil.same(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
+    d.execute("CREATE OPERATOR evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.same)");
+    LeaseKey key = LeaseKey.of("acct-7", "operator-" + UUID.randomUUID());
+    LeaseKey other = LeaseKey.of("acct-7", "other-" + UUID.randomUUID());
+    FencedJdbcWriter honest = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    honest.admit(new FencingToken(other, 90, UUID.randomUUID()));
+    honest.admit(new FencingToken(key, 5, UUID.randomUUID()));
+    String evilPath = "-c search_path=evil,pg_catalog,public";
+    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@")
+        + (d.jdbcUrl().contains("?") ? "&" : "?") + "options=" + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20");
+    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+        com.zaxxer.hikari.HikariDataSource evilPool = new com.zaxxer.hikari.HikariDataSource()) {
+      toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("stale 5");
+      evilPool.setJdbcUrl(d.jdbcUrl() + (d.jdbcUrl().contains("?") ? "&" : "?") + "options="
+          + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20"));
+      evilPool.setUsername(d.server().user());
+      evilPool.setPassword(d.server().password());
+      evilPool.setMaximumPoolSize(2);
+      FencedJdbcWriter javaOnEvilPath = FencedJdbcWriter.builder(evilPool).verifier(TokenVerifier.trustEveryWriter()).build();
+      assertThatThrownBy(() -> javaOnEvilPath.admit(new FencingToken(key, 2, UUID.randomUUID())))
+          .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
+      assertThat(javaOnEvilPath.highWaterMark(key)).hasValue(5);
+      assertThat(honest.highWaterMark(key)).hasValue(5);
+    } finally {
+      reader.shutdownNow();
+      node.destroy();
+      node.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+      d.execute("DROP SCHEMA evil CASCADE");
+      d.execute("DROP TABLE public.writes");
+    }
+  }
+
   @Test
   void javaAndNodeWritersShareOneMarkAndEveryStaleWriteIsRefused() throws Exception {
     TestDatabase d = db.database();

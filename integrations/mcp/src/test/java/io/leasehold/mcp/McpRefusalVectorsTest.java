@@ -78,6 +78,21 @@ class McpRefusalVectorsTest {
     assertThat(McpRefusal.from(old).orElseThrow().highestSeen()).hasValue(2);
   }
 
+  /**
+   * Red team, issue 46: a server's superseded refusal with highestSeen "0" or 2.5 was read as the
+   * newer run's fence 0 or 2 (below the run's own). Fences are 1 to 2^63-1, as decimal strings or
+   * JSON integers; anything else is no fence.
+   */
+  @Test
+  void impossibleFencesInARefusalAreNoFence() throws Exception {
+    for (String bad : new String[] {"\"0\"", "2.5", "0", "-1", "\"-5\"", "\" 7\"", "\"1.5\"", "9223372036854775808", "\"9223372036854775808\""}) {
+      CallToolResult r = MCP_JSON.readValue("{\"content\":[{\"type\":\"text\",\"text\":\"x\"}],\"isError\":true,"
+          + "\"_meta\":{\"io.leasehold/refusal\":{\"reason\":\"superseded\",\"fence\":\"3\",\"highestSeen\":" + bad
+          + ",\"message\":\"m\"}}}", CallToolResult.class);
+      assertThat(McpRefusal.from(r).orElseThrow().highestSeen()).as("highestSeen %s", bad).isEmpty();
+    }
+  }
+
   private static FencingToken token(JsonNode in) {
     if (!in.has("accountId")) {
       return null;

@@ -119,9 +119,13 @@ final class HighWaterSql {
             + " SELECT ?, ?, ?, ?, clock_timestamp()" + issuedWhere
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence,"
             + " run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at"
-            + " WHERE h.fence <= EXCLUDED.fence";
+            // pg_catalog's operator by name: a search_path listing a schema before an explicit
+            // pg_catalog would otherwise let a look-alike <= admit a stale fence and lower the mark.
+            + " WHERE h.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence";
     this.admit = LockTimeout.ahead(lockTimeout, admission + " RETURNING h.fence");
-    this.mark = "SELECT fence FROM " + table + " WHERE account_id = ? AND session_id = ?";
+    this.mark =
+        "SELECT fence FROM " + table + " WHERE account_id OPERATOR(pg_catalog.=) ?::text"
+            + " AND session_id OPERATOR(pg_catalog.=) ?::text";
     this.liveLease =
         leaseTable == null
             ? null
