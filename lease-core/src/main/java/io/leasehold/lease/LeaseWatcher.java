@@ -201,10 +201,15 @@ public final class LeaseWatcher implements AutoCloseable {
     closeConnection();
   }
 
-  /** Ends every LISTEN of the connection; false if it cannot (it is then aborted instead). */
+  /**
+   * Ends every LISTEN of the connection and drops the notifications it had already received, so
+   * the pool's next user of the connection (another watcher, say) is not handed this watcher's
+   * leftovers; false if it cannot (the connection is then aborted instead).
+   */
   private static boolean unlisten(Connection c) {
     try (Statement s = c.createStatement()) {
       s.execute("UNLISTEN *");
+      c.unwrap(PGConnection.class).getNotifications(); // no wait: only what arrived before UNLISTEN
       return true;
     } catch (SQLException | RuntimeException e) {
       LOG.log(Level.DEBUG, () -> "UNLISTEN on the listening connection: " + e);
