@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
-import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.util.Comparator;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -31,11 +28,7 @@ class LostMarksTest extends DamagedStateTest {
   private static final LeaseKey OTHER = LeaseKey.of("acct", "chat-2");
   @Override
   FencedFileStore open(Path root) {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
-        .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-        .open();
+    return openForOperators(root);
   }
 
   private static void deleteTree(Path p) throws IOException {

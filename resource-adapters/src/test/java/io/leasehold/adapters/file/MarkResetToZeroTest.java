@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
-import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,11 +19,7 @@ import org.junit.jupiter.api.Test;
 class MarkResetToZeroTest extends DamagedStateTest {
   @Override
   FencedFileStore open(Path root) {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
-        .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-        .open();
+    return openForOperators(root);
   }
 
   @Test
