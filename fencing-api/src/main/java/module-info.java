@@ -11,6 +11,7 @@ module io.leasehold.fencing {
 
   exports io.leasehold.fencing;
   exports io.leasehold.fencing.json;
+  exports io.leasehold.fencing.mark;
   // Support for the other Leasehold modules' schema classes, not an API (see its package doc).
   exports io.leasehold.fencing.schema to io.leasehold.lease, io.leasehold.adapters;
   // The argument checks the other Leasehold modules share, not an API (see its package doc).
