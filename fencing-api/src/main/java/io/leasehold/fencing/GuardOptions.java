@@ -2,6 +2,7 @@ package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -61,16 +62,28 @@ public record GuardOptions(
    * @return what the operation returned
    */
   public <T> T observe(Supplier<T> operation) {
+    return observe(operation, () -> false);
+  }
+
+  /**
+   * {@link #observe(Supplier)} for an operation that may have reported its admission itself
+   * ({@link GuardPipeline.Call#admitted()}): then nothing more is reported.
+   */
+  <T> T observe(Supplier<T> operation, BooleanSupplier reportedAlready) {
     T result;
     try {
       result = operation.get();
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      report(decisionOf(e));
+      if (!reportedAlready.getAsBoolean()) {
+        report(decisionOf(e));
+      }
       throw e;
     }
-    report(GuardListener.Decision.ADMITTED);
+    if (!reportedAlready.getAsBoolean()) {
+      report(GuardListener.Decision.ADMITTED);
+    }
     return result;
   }
 
