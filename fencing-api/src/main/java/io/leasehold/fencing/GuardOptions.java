@@ -9,7 +9,8 @@ import java.util.function.Supplier;
  * The shared options of one guard, as its {@link GuardBuilder} set them, and the steps every
  * guard takes with them: verify a presented token, report each decision to the listener, and
  * check a mark reset against the admin policy. Written once here so that every guard verifies,
- * reports and checks the same way.
+ * reports and checks the same way; a guard runs its calls through a {@link GuardPipeline}, which
+ * verifies and reports with these.
  *
  * @param resource the guard's resource kind, as its listener hears it ({@code "file"}); never a
  *     key, a path or a run
@@ -36,8 +37,8 @@ public record GuardOptions(
 
   /**
    * What a guard calls first: asks {@code fenced} for its token (so a lease known lost refuses
-   * here, CONTRACT C6), then verifies it (C15). Reports nothing: call it inside {@link #observe},
-   * or report the refusal yourself.
+   * here, CONTRACT C6), then verifies it (C15). Reports nothing: {@link GuardPipeline} calls it
+   * inside {@link #observe}.
    *
    * @param fenced the presenter
    * @return the verified token
