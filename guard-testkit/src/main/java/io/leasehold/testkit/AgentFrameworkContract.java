@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The agent-framework contract: whatever carries a run's tool calls to its tools (an in-process
  * agent framework's fence, an MCP client and server), a superseded run's call never reaches the
- * tool, a run whose lease is known lost is stopped before anything is sent, and a call retried
- * with the same idempotency key runs the tool once. LangChain4j, Spring AI and the MCP path run
+ * tool, a run whose lease is known lost is stopped before anything is sent, a call retried
+ * with the same idempotency key runs the tool once, and a newer run reusing that key runs its own
+ * call (idempotency is per run). LangChain4j, Spring AI and the MCP path run
  * it; implement {@link #agentHarness()} to run it against a framework of your own.
  */
 public interface AgentFrameworkContract {
@@ -104,6 +105,24 @@ public interface AgentFrameworkContract {
       h.call(run, "pay invoice 42", Optional.of("invoice-42"));
       h.call(run, "pay invoice 43", Optional.of("invoice-43"));
       assertThat(h.effects()).containsExactly("pay invoice 42", "pay invoice 43");
+    }
+  }
+
+  /**
+   * A newer run that reuses an older run's idempotency key runs its own call: it never gets the
+   * older run's answer in place of its own effect.
+   */
+  @Test
+  default void aNewerRunReusingAnIdempotencyKeyRunsItsOwnCall() throws Exception {
+    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
+    FencingToken desktop = token(key, 1);
+    FencingToken browser = token(key, 2);
+    try (AgentHarness h = agentHarness()) {
+      h.call(desktop, "desktop pays invoice 42", Optional.of("invoice-42"));
+      h.startRun(browser);
+      h.call(browser, "browser pays invoice 42", Optional.of("invoice-42"));
+      h.call(browser, "browser pays invoice 42", Optional.of("invoice-42"));
+      assertThat(h.effects()).containsExactly("desktop pays invoice 42", "browser pays invoice 42");
     }
   }
 }

@@ -437,4 +437,39 @@ public final class FencedToolExecutor implements FenceGuard {
       return new FencedToolExecutor(this, options);
     }
   }
+
+  // ---- The agent-tool core's entry point (issue 47): io.leasehold.adapters.agent.AgentToolFence ----
+
+  /**
+   * Calls a tool that is not registered with the executor, for a token its caller has already
+   * asked the lease for: the agent-tool core presents the run's lease once, keeps the token for
+   * its own refusals, and hands both here, so the lease is not asked again before verification.
+   * The lease is still asked right before the journal admits (step 3). Everything else is as in
+   * {@link #call(Fenced, FencedTool, JsonNode)}.
+   *
+   * @param run the run's lease or token, asked once more right before the journal admits
+   * @param presented the token {@code run} presented for this call
+   * @param tool the tool; its name is what the journal records
+   * @param arguments the arguments
+   * @return the result
+   * @throws StaleFenceException if a newer run has been admitted for the key; the tool did not run
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing was recorded and the tool did not run
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
+   *     run
+   * @throws DuplicateCallException if the same run's call with the same idempotency key is in
+   *     flight; the tool did not run
+   * @throws ToolCallFailedException if the tool threw
+   * @throws IllegalArgumentException if the tool, its name or an argument is null
+   */
+  public ToolResult callPresented(Fenced run, FencingToken presented, FencedTool tool, JsonNode arguments) {
+    return options.observe(() -> {
+      Arguments.allRequired(run, presented);
+      if (tool == null || tool.name() == null || tool.name().isBlank()) {
+        throw new IllegalArgumentException("tool and its name must not be null or blank");
+      }
+      options.verifier().verify(presented);
+      return admitAndRun(run, presented, tool, arguments);
+    });
+  }
 }

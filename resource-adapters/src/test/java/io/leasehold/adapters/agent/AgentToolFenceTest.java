@@ -7,6 +7,7 @@ import java.time.Clock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.leasehold.fencing.Refusal;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.adapters.tool.ToolCall;
@@ -58,7 +59,7 @@ class AgentToolFenceTest {
     assertThat(second).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
         r -> assertThat(r.stop().messageForModel()).contains("fence 2", "fence 1", "\"send\" was NOT run"));
     assertThat(invoked).hasValue(0);
-    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.SUPERSEDED);
+    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.SUPERSEDED);
     // Issue 27: a stale run's calls add nothing to the journal (the listener counts them).
     assertThat(journal.calls(key)).isEmpty();
   }
@@ -71,7 +72,7 @@ class AgentToolFenceTest {
     FencingToken forged = real.unsigned();
 
     assertThat(call(fence, forged)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
-        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.UNVERIFIED));
+        r -> assertThat(r.stop().reason()).isEqualTo(Refusal.Reason.FORGED));
     assertThat(call(fence, real)).isInstanceOf(AgentToolOutcome.Ran.class);
     assertThat(invoked).hasValue(1);
   }
@@ -84,7 +85,7 @@ class AgentToolFenceTest {
       throw new LeaseLostException(t, "renewal failed");
     };
     assertThat(call(fence, lost)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
-        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.LEASE_LOST));
+        r -> assertThat(r.stop().reason()).isEqualTo(Refusal.Reason.LEASE_LOST));
     assertThat(journal.calls(key)).isEmpty();
     assertThat(invoked).hasValue(0);
   }
