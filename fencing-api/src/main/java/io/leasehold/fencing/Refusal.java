@@ -1,9 +1,13 @@
 package io.leasehold.fencing;
 
+import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -254,6 +258,89 @@ public record Refusal(
       return of(Reason.DUPLICATE, token, OptionalLong.empty(), null);
     }
     return of(Reason.UNAVAILABLE, token, OptionalLong.empty(), null);
+  }
+
+  /**
+   * The refusal's written form, which the MCP wire carries as its refusal object (docs/mcp.md)
+   * and the Node package writes alike: {@code reason} (the wire name), {@code accountId} and
+   * {@code sessionId}, {@code fence} and {@code highestSeen} as decimal strings (fences reach
+   * 2^63-1, past JavaScript's 2^53), {@code validFrom} and {@code validUntil} in ISO-8601, and
+   * {@code message}, in this order; absent members are left out. The action is not written: it
+   * follows from the reason.
+   *
+   * @return a new mutable map, as a JSON mapper writes it
+   */
+  public Map<String, Object> written() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("reason", reason.wireName());
+    key.ifPresent(k -> {
+      m.put("accountId", k.accountId());
+      m.put("sessionId", k.sessionId());
+    });
+    fence.ifPresent(f -> m.put("fence", Long.toString(f)));
+    highestSeen.ifPresent(f -> m.put("highestSeen", Long.toString(f)));
+    validFrom.filter(Refusal::writable).ifPresent(i -> m.put("validFrom", iso(i)));
+    validUntil.filter(Refusal::writable).ifPresent(i -> m.put("validUntil", iso(i)));
+    m.put("message", message);
+    return m;
+  }
+
+  /**
+   * Reads a refusal's written form ({@link #written()}), as a JSON mapper reads it into a map,
+   * from any writer. It is no refusal only without a known reason; other members that are missing
+   * or odd are left out (a fence that is not 1 to 2^63-1, as a decimal string or, from older
+   * writers, a JSON integer; a key that is not a valid key; an instant that does not parse).
+   *
+   * @param written the object's members
+   * @return the refusal, or empty if it names no known reason
+   */
+  public static Optional<Refusal> fromWritten(Map<?, ?> written) {
+    if (written == null) {
+      return Optional.empty();
+    }
+    Optional<Reason> reason = Reason.ofWireName(written.get("reason"));
+    if (reason.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<LeaseKey> key = Optional.empty();
+    if (written.get("accountId") instanceof String a && written.get("sessionId") instanceof String s) {
+      try {
+        key = Optional.of(LeaseKey.of(a, s));
+      } catch (IllegalArgumentException e) {
+        key = Optional.empty(); // not a key of ours: the refusal names none, as the javadoc says
+      }
+    }
+    return Optional.of(new Refusal(reason.get(), key, writtenFence(written.get("fence")),
+        writtenFence(written.get("highestSeen")), writtenInstant(written.get("validFrom")),
+        writtenInstant(written.get("validUntil")),
+        written.get("message") instanceof String msg ? msg : "refused by the server"));
+  }
+
+  /**
+   * A fence as the written form carries it: a decimal string from 1 to 2^63-1, or, from older
+   * writers, a JSON integer in that range. Anything else (0, a fraction such as 2.5, which an
+   * outside check had read as fence 2, a sign, a space) is no fence: empty.
+   */
+  private static OptionalLong writtenFence(Object o) {
+    if (o instanceof String s && s.matches("[1-9][0-9]{0,18}")) {
+      // Nineteen digits may still exceed 2^63-1: compare as text of equal length.
+      return s.length() < 19 || s.compareTo(Long.toString(Long.MAX_VALUE)) <= 0
+          ? OptionalLong.of(Long.parseLong(s)) : OptionalLong.empty();
+    }
+    boolean integral = o instanceof Long || o instanceof Integer || o instanceof Short || o instanceof Byte
+        || (o instanceof BigInteger b && b.bitLength() < 64);
+    return integral && ((Number) o).longValue() >= 1 ? OptionalLong.of(((Number) o).longValue()) : OptionalLong.empty();
+  }
+
+  private static Optional<Instant> writtenInstant(Object o) {
+    if (!(o instanceof String s)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(s));
+    } catch (DateTimeParseException e) {
+      return Optional.empty(); // an instant that does not parse is left out, as the javadoc says
+    }
   }
 
   /**

@@ -1,12 +1,8 @@
 package io.leasehold.mcp;
 
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -46,27 +42,6 @@ public final class McpRefusal {
   }
 
   /**
-   * The refusal object, members in the documented order; absent members are left out.
-   *
-   * @param refusal the refusal
-   * @return the object, as the JSON mapper writes it
-   */
-  public static Map<String, Object> toWire(Refusal refusal) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("reason", refusal.reason().wireName());
-    refusal.key().ifPresent(k -> {
-      m.put("accountId", k.accountId());
-      m.put("sessionId", k.sessionId());
-    });
-    refusal.fence().ifPresent(f -> m.put("fence", Long.toString(f)));
-    refusal.highestSeen().ifPresent(f -> m.put("highestSeen", Long.toString(f)));
-    refusal.validFrom().filter(Refusal::writable).ifPresent(i -> m.put("validFrom", Refusal.iso(i)));
-    refusal.validUntil().filter(Refusal::writable).ifPresent(i -> m.put("validUntil", Refusal.iso(i)));
-    m.put("message", refusal.message());
-    return m;
-  }
-
-  /**
    * The refusal's text content: {@code Refused by Leasehold (<reason>): <message>. The tool was
    * NOT run.}
    *
@@ -87,7 +62,7 @@ public final class McpRefusal {
     return CallToolResult.builder()
         .addTextContent(text(refusal))
         .isError(true)
-        .meta(Map.of(McpFencing.REFUSAL_META_KEY, toWire(refusal)))
+        .meta(Map.of(McpFencing.REFUSAL_META_KEY, refusal.written()))
         .build();
   }
 
@@ -105,49 +80,6 @@ public final class McpRefusal {
         || !(result.meta().get(McpFencing.REFUSAL_META_KEY) instanceof Map<?, ?> m)) {
       return Optional.empty();
     }
-    Optional<Refusal.Reason> reason = Refusal.Reason.ofWireName(m.get("reason"));
-    if (reason.isEmpty()) {
-      return Optional.empty();
-    }
-    Optional<LeaseKey> key = Optional.empty();
-    if (m.get("accountId") instanceof String a && m.get("sessionId") instanceof String s) {
-      try {
-        key = Optional.of(LeaseKey.of(a, s));
-      } catch (IllegalArgumentException e) {
-        key = Optional.empty();
-      }
-    }
-    return Optional.of(new Refusal(reason.get(), key, fence(m.get("fence")), fence(m.get("highestSeen")),
-        instant(m.get("validFrom")), instant(m.get("validUntil")),
-        m.get("message") instanceof String msg ? msg : "refused by the server"));
-  }
-
-  /**
-   * A fence as the refusal object carries it: a decimal string from 1 to 2^63-1, or, from older
-   * servers, a JSON integer in that range. Anything else (0, a fraction such as 2.5, which an
-   * outside check had read as fence 2, a sign, a space) is no fence: empty.
-   */
-  private static OptionalLong fence(Object o) {
-    if (o instanceof String s && s.matches("[1-9][0-9]{0,18}")) {
-      try {
-        return OptionalLong.of(Long.parseLong(s));
-      } catch (NumberFormatException e) {
-        return OptionalLong.empty(); // above 2^63-1: no fence of ours
-      }
-    }
-    boolean integral = o instanceof Long || o instanceof Integer || o instanceof Short || o instanceof Byte
-        || (o instanceof java.math.BigInteger b && b.bitLength() < 64);
-    return integral && ((Number) o).longValue() >= 1 ? OptionalLong.of(((Number) o).longValue()) : OptionalLong.empty();
-  }
-
-  private static Optional<Instant> instant(Object o) {
-    if (!(o instanceof String s)) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(s));
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
-    }
+    return Refusal.fromWritten(m);
   }
 }
