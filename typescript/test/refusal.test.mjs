@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { refusalDetails } from '../fixtures/refusal-input.mjs';
 import {
   REFUSAL_ACTIONS, REFUSAL_WORDS, StaleFenceError, TOKEN_REFUSAL_REASONS, TokenVerificationError,
   refusal, refusalOf, writtenRefusal,
@@ -29,16 +30,7 @@ test("the vocabulary's own words are the vectors words", () => {
 test('every case is written exactly, members in order', () => {
   assert.ok(vectors.cases.length >= 12);
   for (const c of vectors.cases) {
-    const i = c.input;
-    const token = i.accountId === undefined ? undefined : {
-      key: { accountId: i.accountId, sessionId: i.sessionId },
-      fence: BigInt(i.fence),
-      runId: '00000000-0000-4000-8000-000000000000',
-      signature: i.validFromMillis === undefined ? undefined
-        : { validFrom: BigInt(i.validFromMillis), validUntil: BigInt(i.validUntilMillis), keyId: 'store-1', value: 'AAAA' },
-    };
-    const highestSeen = i.highestSeen === undefined ? undefined : BigInt(i.highestSeen);
-    const r = refusal(i.reason, { token, highestSeen, detail: i.detail });
+    const r = refusal(c.input.reason, refusalDetails(c.input));
     assert.equal(r.action, c.action, c.name);
     const written = writtenRefusal(r);
     assert.deepEqual(written, c.object, c.name);

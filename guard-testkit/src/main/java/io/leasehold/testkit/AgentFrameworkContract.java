@@ -65,12 +65,18 @@ public interface AgentFrameworkContract {
     return new FencingToken(key, fence, UUID.randomUUID());
   }
 
+  /** A desktop's run (fence 1) and a browser's (fence 2) of one fresh session. */
+  private static FencingToken[] desktopAndBrowser() {
+    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
+    return new FencingToken[] {token(key, 1), token(key, 2)};
+  }
+
   /** The desktop's run writes, the browser's run takes over, the desktop's next call is refused. */
   @Test
   default void aSupersededRunsCallNeverReachesTheTool() throws Exception {
-    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
-    FencingToken desktop = token(key, 1);
-    FencingToken browser = token(key, 2);
+    FencingToken[] runs = desktopAndBrowser();
+    FencingToken desktop = runs[0];
+    FencingToken browser = runs[1];
     try (AgentHarness h = agentHarness()) {
       h.call(desktop, "desktop draft", Optional.empty());
       h.startRun(browser);
@@ -114,14 +120,12 @@ public interface AgentFrameworkContract {
    */
   @Test
   default void aNewerRunReusingAnIdempotencyKeyRunsItsOwnCall() throws Exception {
-    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
-    FencingToken desktop = token(key, 1);
-    FencingToken browser = token(key, 2);
+    FencingToken[] runs = desktopAndBrowser();
     try (AgentHarness h = agentHarness()) {
-      h.call(desktop, "desktop pays invoice 42", Optional.of("invoice-42"));
-      h.startRun(browser);
-      h.call(browser, "browser pays invoice 42", Optional.of("invoice-42"));
-      h.call(browser, "browser pays invoice 42", Optional.of("invoice-42"));
+      h.call(runs[0], "desktop pays invoice 42", Optional.of("invoice-42"));
+      h.startRun(runs[1]);
+      h.call(runs[1], "browser pays invoice 42", Optional.of("invoice-42"));
+      h.call(runs[1], "browser pays invoice 42", Optional.of("invoice-42"));
       assertThat(h.effects()).containsExactly("desktop pays invoice 42", "browser pays invoice 42");
     }
   }
