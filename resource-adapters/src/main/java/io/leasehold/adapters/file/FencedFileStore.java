@@ -3,6 +3,7 @@ package io.leasehold.adapters.file;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -18,6 +19,7 @@ import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
+import io.leasehold.fencing.mark.MarkStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -108,11 +110,9 @@ public final class FencedFileStore implements FenceGuard {
   private final Path root;
   private final Path lockFile;
   private final Path tmp;
-  private final MarkFiles marks;
+  private final FileMarkStore marks;
   private final AuditLog auditLog;
-  private final Path adminLog;
   private final CrossProcessLock lock;
-  private final MarkAdmissions admissions;
   private final GuardOptions options;
 
   private final PathScope scope;
@@ -126,10 +126,8 @@ public final class FencedFileStore implements FenceGuard {
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
-    this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
+    this.marks = new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
     this.auditLog = new AuditLog(meta, b.auditLog);
-    this.adminLog = meta.resolve("admin.log");
-    this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
@@ -201,7 +199,7 @@ public final class FencedFileStore implements FenceGuard {
                       + ": " + relative);
             }
             Admission admission =
-                admissions.admit(token, before == null ? null : target.file(), target.file().getParent());
+                marks.admit(new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -252,8 +250,8 @@ public final class FencedFileStore implements FenceGuard {
             }
             Admission admission =
                 before == null
-                    ? admissions.admitWithoutEffect(token)
-                    : admissions.admit(token, dir.get().file(), dir.get().file().getParent());
+                    ? marks.admitIfMarked(token)
+                    : marks.admit(new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
             if (before != null) {
               dir.get().delete();
               dir.get().force();
@@ -300,7 +298,7 @@ public final class FencedFileStore implements FenceGuard {
     return options.observe(
         () -> {
           FencingToken token = options.verify(fenced);
-          return locked(() -> admissions.admit(token, null));
+          return locked(() -> marks.admit(null, token));
         });
   }
 
@@ -315,8 +313,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
-    OptionalLong mark = locked(() -> marks.read(key));
-    return mark.isPresent() && mark.getAsLong() == 0 ? OptionalLong.empty() : mark;
+    return locked(() -> marks.read(null, key));
   }
 
   /**
@@ -366,7 +363,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
-    return locked(() -> admissions.reset(key, newMark, operator, reason, options.clock().instant()));
+    return locked(() -> marks.reset(null, key, newMark, operator, reason, options.clock().instant()));
   }
 
   /**
@@ -378,7 +375,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public List<MarkReset> markResets() {
-    return locked(() -> AdminLog.readAll(adminLog));
+    return locked(() -> marks.resets(null));
   }
 
   // ------------------------------------------------------------------ internals
@@ -392,7 +389,7 @@ public final class FencedFileStore implements FenceGuard {
             auditLog.checkAppendable();
             return action.run();
           });
-    } catch (IOException e) {
+    } catch (IOException | MarkStoreException e) {
       throw new ResourceAccessException("file store operation failed under " + root + ": " + e, e);
     } catch (UncheckedIOException e) {
       throw new ResourceAccessException("file store operation failed under " + root, e.getCause());
