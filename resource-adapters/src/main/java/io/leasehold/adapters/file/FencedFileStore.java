@@ -126,7 +126,8 @@ public final class FencedFileStore implements FenceGuard {
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
-    this.marks = new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
+    this.marks =
+        new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
     this.auditLog = new AuditLog(meta, b.auditLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
@@ -199,7 +200,8 @@ public final class FencedFileStore implements FenceGuard {
                       + ": " + relative);
             }
             Admission admission =
-                marks.admit(new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
+                marks.admit(
+                    new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -251,7 +253,8 @@ public final class FencedFileStore implements FenceGuard {
             Admission admission =
                 before == null
                     ? marks.admitIfMarked(token)
-                    : marks.admit(new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
+                    : marks.admit(
+                        new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
             if (before != null) {
               dir.get().delete();
               dir.get().force();

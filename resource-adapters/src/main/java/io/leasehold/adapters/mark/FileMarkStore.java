@@ -158,7 +158,9 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
         (key, fence) ->
             records.put(
                 key,
-                fence == 0 ? MarkFiles.forgottenRecord(key) : MarkFiles.markRecord(new FencingToken(key, fence, RESET_RUN))));
+                fence == 0
+                    ? MarkFiles.forgottenRecord(key)
+                    : MarkFiles.markRecord(new FencingToken(key, fence, RESET_RUN))));
     lost.forEach(seen -> records.put(seen.key(), MarkFiles.lostRecord(seen)));
     marks.create(records);
   }
@@ -227,7 +229,8 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
    * instance (then its memory of what it admitted takes over), and at most {@link
    * #EVIDENCE_SCAN_LIMIT} entries, so a large directory costs bounded work.
    */
-  private void refuseIfTheKeysFilesOutrankItsMark(LeaseKey key, OptionalLong stored, Path directory) throws IOException {
+  private void refuseIfTheKeysFilesOutrankItsMark(LeaseKey key, OptionalLong stored, Path directory)
+      throws IOException {
     long mark = stored.orElse(0);
     long highest = 0;
     Path witness = null;
