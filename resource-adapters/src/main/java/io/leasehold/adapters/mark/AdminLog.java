@@ -1,4 +1,4 @@
-package io.leasehold.adapters.file;
+package io.leasehold.adapters.mark;
 
 import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.adapters.internal.StateFiles;
@@ -16,7 +16,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * The line format of {@code .leasehold/admin.log}: one line per mark reset, ASCII, fields
+ * The line format of a {@link FileMarkStore}'s {@code admin.log}, its record of mark resets: one line per mark reset, ASCII, fields
  * separated by one space: {@code reset <account> <session> <previous> <new> <operator> <reason>
  * <instant>}, text fields as unpadded base64url of UTF-8 so no field can contain a space or a
  * line break.
@@ -24,13 +24,24 @@ import java.util.List;
 final class AdminLog {
   private AdminLog() {}
 
-  /** Appends a reset, forced to disk; the caller holds the store's lock. */
+  /** Appends a reset, forced to disk; the caller holds the owner's lock. */
   static void append(Path log, MarkReset reset) throws IOException {
     StateFiles.requireRegularFileOrAbsent(log);
     DurableFiles.append(log, format(reset).getBytes(StandardCharsets.US_ASCII));
   }
 
-  /** Every reset in the log, oldest first; the caller holds the store's lock. */
+  /**
+   * Writes a whole log at once (an upgrade carrying an older layout's resets), replacing any a
+   * crashed upgrade left, by an atomic rename.
+   */
+  static void replace(Path log, List<MarkReset> resets) throws IOException {
+    StateFiles.requireRegularFileOrAbsent(log);
+    StringBuilder text = new StringBuilder();
+    resets.forEach(r -> text.append(format(r)));
+    DurableFiles.replace(log, text.toString().getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** Every reset in the log, oldest first; the caller holds the owner's lock. */
   static List<MarkReset> readAll(Path log) throws IOException {
     List<MarkReset> out = new ArrayList<>();
     if (!Files.exists(log, LinkOption.NOFOLLOW_LINKS)) {

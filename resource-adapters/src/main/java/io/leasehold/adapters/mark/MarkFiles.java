@@ -1,4 +1,4 @@
-package io.leasehold.adapters.file;
+package io.leasehold.adapters.mark;
 
 import io.leasehold.adapters.internal.DurableFiles;
 import io.leasehold.fencing.FencingToken;
@@ -17,34 +17,34 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * The file store's high-water marks, each kept in two files, {@code .leasehold/marks/<h>} and
- * {@code .leasehold/marks-copy/<h>} ({@code h} the SHA-256 of the key), so that losing or
- * lowering one never lowers a mark (CONTRACT C16).
+ * The marks of a {@link FileMarkStore}, each kept in two files, {@code <dir>/marks/<h>} and
+ * {@code <dir>/marks-copy/<h>} ({@code h} the SHA-256 of the key), so that losing or lowering one
+ * never lowers a mark (CONTRACT C16).
  *
  * <p>A mark is the higher of the two copies. That is safe after a crash (each copy is replaced
  * by an atomic rename, the primary first, so a crash between the two leaves the primary ahead)
  * and after tampering with one copy (deleted, or a lower value written into it: the other still
  * holds the mark). A copy that cannot be parsed is neither: the key fails closed until an
  * operator resets its mark, and so is anything that is not a small regular file (a named pipe
- * would block the reader forever, holding the store's lock; a huge file would exhaust the heap).
- * An operator's reset to 0 writes a mark of 0 ({@link #forget}), never removes the files.
- * Both copies missing means the key never wrote, unless the caller's evidence says otherwise
- * (see {@link FencedFileStore}); a key whose marks were lost with the store's mark directories is
- * recorded as lost (see {@link #create}), which refuses like a damaged mark. The caller holds the
- * store's lock.
+ * would block the reader forever, holding the owner's lock; a huge file would exhaust the heap).
+ * An operator's reset to 0 writes a mark of 0 ({@link #forget}), never removes the files. Both
+ * copies missing means the key has no mark, unless the caller's evidence says otherwise (see
+ * {@link FileMarkStore}); a key whose marks were lost with both directories is recorded as lost
+ * (see {@link #create}), which refuses like a damaged mark. The caller holds the owner's lock.
  *
  * @param primary the primary copies' directory
  * @param copy the second copies' directory
  * @param tmp where a mark file is written before it is renamed into place
+ * @param repair how an operator resets a mark, named in every refusal
  */
-record MarkFiles(Path primary, Path copy, Path tmp) {
-  /** The primary copies' directory, inside the store's own directory. */
+record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
+  /** The primary copies' directory, inside the mark store's directory. */
   static final String PRIMARY = "marks";
 
   /** The second copies' directory. */
@@ -66,19 +66,18 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
   private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
 
   /**
-   * Creates both mark directories, of a new store or of one whose marks were lost, with the
-   * {@code lost} keys recorded as lost in them. Each directory is filled
-   * under a name of its own and renamed into place, the copy first: a crash before the renames
-   * leaves both missing (the next open decides again), one between them leaves the copy, which
-   * refuses the lost keys by itself.
+   * Creates both mark directories, holding {@code records} (a mark file's bytes by key): those
+   * of a store's lost keys, or the marks of an older layout being upgraded. Each directory is
+   * filled under a name of its own and renamed into place, the copy first: a crash before the
+   * renames leaves both missing (the next open decides again), one between them leaves the copy,
+   * which holds every record by itself.
    */
-  void create(Collection<FencingToken> lost) throws IOException {
+  void create(Map<LeaseKey, byte[]> records) throws IOException {
     Path newPrimary = fresh(primary);
     Path newCopy = fresh(copy);
-    for (FencingToken seen : lost) {
-      byte[] bytes = lostRecord(seen);
-      replace(newPrimary.resolve(name(seen.key())), bytes);
-      replace(newCopy.resolve(name(seen.key())), bytes);
+    for (Map.Entry<LeaseKey, byte[]> r : records.entrySet()) {
+      replace(newPrimary.resolve(name(r.getKey())), r.getValue());
+      replace(newCopy.resolve(name(r.getKey())), r.getValue());
     }
     DurableFiles.forceDirectory(newPrimary);
     DurableFiles.forceDirectory(newCopy);
@@ -143,8 +142,12 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
 
   /** Raises (or, for an operator's reset, sets) the key's mark in both copies, durably. */
   void write(FencingToken token) throws IOException {
-    byte[] bytes = (token.fence() + " " + token.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
-    writeBoth(name(token.key()), bytes);
+    writeBoth(name(token.key()), markRecord(token));
+  }
+
+  /** A mark file's bytes: the fence and the token of the run that raised it. */
+  static byte[] markRecord(FencingToken token) {
+    return (token.fence() + " " + token.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
   }
 
   /** Replaces both copies of a mark, the primary first (see the class comment), durably. */
@@ -159,7 +162,7 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
    * What a lost key's mark holds instead of a fence: every operation of the key is refused,
    * naming the highest fence found in its files, until an operator resets the mark.
    */
-  private static byte[] lostRecord(FencingToken highestSeen) {
+  static byte[] lostRecord(FencingToken highestSeen) {
     return (LOST + " " + highestSeen.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
   }
 
@@ -170,12 +173,15 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
    * reset the next run of any fence is admitted, also on files the key wrote before.
    */
   void forget(LeaseKey key) throws IOException {
+    writeBoth(name(key), forgottenRecord(key));
+  }
+
+  /** A mark file's bytes for a mark of 0. */
+  static byte[] forgottenRecord(LeaseKey key) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    byte[] bytes =
-        (FORGOTTEN + " " + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
+    return (FORGOTTEN + " " + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
             + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8)) + "\n")
-            .getBytes(StandardCharsets.US_ASCII);
-    writeBoth(name(key), bytes);
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /**
@@ -200,7 +206,7 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
     }
   }
 
-  private static OptionalLong readOne(Path file, LeaseKey key) throws IOException {
+  private OptionalLong readOne(Path file, LeaseKey key) throws IOException {
     String text;
     try {
       text = readSmallRegularFile(file, key).strip();
@@ -213,13 +219,13 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
     if (parts.length == 2 && parts[0].equals(LOST)) {
       String seen;
       try {
-        seen = "files under the root show fence " + FencingToken.parse(parts[1]).fence() + " of this key";
+        seen = "what is left (files, journal lines) shows fence " + FencingToken.parse(parts[1]).fence() + " of this key";
       } catch (IllegalArgumentException e) {
         seen = "the record of the highest fence seen is damaged too";
       }
       throw damaged(
           file, key,
-          "the store's mark directories were lost and the key's mark with them; " + seen
+          "both mark directories were lost and the key's mark with them; " + seen
               + ", and deleted files may have had higher",
           null);
     }
@@ -252,7 +258,7 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
    * @throws NoSuchFileException if it does not exist
    * @throws IOException if it is anything else (the message names the repair)
    */
-  private static String readSmallRegularFile(Path file, LeaseKey key) throws IOException {
+  private String readSmallRegularFile(Path file, LeaseKey key) throws IOException {
     BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     if (attributes.isSymbolicLink()) {
       throw damaged(file, key, "it is a symbolic link", null);
@@ -285,12 +291,12 @@ record MarkFiles(Path primary, Path copy, Path tmp) {
     }
   }
 
-  private static IOException damaged(Path file, LeaseKey key, String why, Exception cause) {
+  private IOException damaged(Path file, LeaseKey key, String why, Exception cause) {
     // Fail closed (CONTRACT C16): a mark that cannot be read is never taken for "no mark".
     return new IOException(
         "damaged high-water mark file " + file + " for " + key + " (" + why + "): every operation"
-            + " of this key is refused until an operator sets the mark again with"
-            + " FencedFileStore.resetMark or ResetMarkCommand, to at least the highest fence this"
+            + " of this key is refused until an operator sets the mark again with " + repair + ", to at"
+            + " least the highest fence this"
             + " key ever wrote (the lease table's current fence for the key is a safe choice)",
         cause);
   }
