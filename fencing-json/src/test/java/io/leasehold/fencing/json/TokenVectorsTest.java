@@ -1,7 +1,15 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.SignedTokenVerifier;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenTransport;
+import io.leasehold.fencing.TokenVerificationException;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.VerificationKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
@@ -101,7 +109,7 @@ class TokenVectorsTest {
   private static String inputVerdict(JsonNode c) {
     FencingToken token;
     try {
-      token = io.leasehold.fencing.json.FencingJsonModule.readToken(c.get("input").toString());
+      token = FencingJsonModule.readToken(c.get("input").toString());
     } catch (IllegalArgumentException e) {
       return "MALFORMED";
     }

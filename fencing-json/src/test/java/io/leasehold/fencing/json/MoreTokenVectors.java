@@ -1,5 +1,10 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.json;
 
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenSignature;
+import io.leasehold.fencing.VerificationKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,8 +24,9 @@ import java.util.List;
  */
 final class MoreTokenVectors {
   private static final HexFormat HEX = HexFormat.of();
-  private static final String VERIFY = VerificationKey.TEXT_PREFIX;
-  private static final String SIGNING = SigningKey.TEXT_PREFIX;
+  /** The key texts' prefixes, as token spec section 3 writes them. */
+  private static final String VERIFY = "leasehold-verify-key:v1:";
+  private static final String SIGNING = "leasehold-signing-key:v1:";
   private static final String SPKI = "302a300506032b6570032100";
   private static final long MAX_SAFE = (1L << 53) - 1;
 
