@@ -14,9 +14,10 @@
 module io.leasehold.adapters {
   requires transitive io.leasehold.fencing;
   requires transitive java.sql;
-  // Jackson's types are on the tool executor's API, so its readers read Jackson too; static, so
-  // that the file store and the JDBC writer run without it.
-  requires static transitive com.fasterxml.jackson.databind;
+  // Static, and not transitive (javac would then want it in every reader's build): the file store
+  // and the JDBC writer compile and run without Jackson; a module that uses the tool executor,
+  // whose API has Jackson's types, requires Jackson itself.
+  requires static com.fasterxml.jackson.databind;
   requires static io.leasehold.schema;
   requires static org.postgresql.jdbc;
   requires static java.naming; // PGSimpleDataSource is Referenceable
