@@ -3,6 +3,7 @@ package io.leasehold.adapters.file;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -12,12 +13,14 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.GuardOptions;
+import io.leasehold.fencing.GuardPipeline;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
+import io.leasehold.fencing.mark.MarkStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -108,28 +111,26 @@ public final class FencedFileStore implements FenceGuard {
   private final Path root;
   private final Path lockFile;
   private final Path tmp;
-  private final MarkFiles marks;
+  private final FileMarkStore marks;
   private final AuditLog auditLog;
-  private final Path adminLog;
   private final CrossProcessLock lock;
-  private final MarkAdmissions admissions;
   private final GuardOptions options;
-
-  private final PathScope scope;
+  /** Present, verify, check the path against the store's {@link PathScope}, step, report. */
+  private final GuardPipeline<String> pipeline;
   private final Set<PosixFilePermission> fileMode;
 
   private FencedFileStore(Path root, GuardOptions options, Builder b) throws IOException {
     this.root = root;
     this.options = options;
-    this.scope = b.scope;
+    PathScope scope = b.scope;
+    this.pipeline = new GuardPipeline<>(options, (token, relative) -> StorePaths.inScope(scope, token, relative));
     this.fileMode = b.fileMode;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
-    this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
+    this.marks =
+        new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
     this.auditLog = new AuditLog(meta, b.auditLog);
-    this.adminLog = meta.resolve("admin.log");
-    this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
@@ -183,13 +184,11 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation write(Fenced fenced, String path, byte[] content) {
-    return options.observe(() -> writeUnobserved(fenced, path, content));
+    Arguments.required(content, "content");
+    return pipeline.run(fenced, StorePaths.check(root, path), call -> write(call.token(), call.argument(), content));
   }
 
-  private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
-    Arguments.required(content, "content");
-    String relative = StorePaths.check(root, path);
-    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
+  private FileOperation write(FencingToken token, String relative, byte[] content) {
     return locked(
         () -> {
           try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
@@ -201,7 +200,8 @@ public final class FencedFileStore implements FenceGuard {
                       + ": " + relative);
             }
             Admission admission =
-                admissions.admit(token, before == null ? null : target.file(), target.file().getParent());
+                marks.admit(
+                    new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -233,12 +233,10 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
-    return options.observe(() -> deleteUnobserved(fenced, path));
+    return pipeline.run(fenced, StorePaths.check(root, path), call -> delete(call.token(), call.argument()));
   }
 
-  private FileOperation deleteUnobserved(Fenced fenced, String path) {
-    String relative = StorePaths.check(root, path);
-    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
+  private FileOperation delete(FencingToken token, String relative) {
     return locked(
         () -> {
           Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
@@ -252,8 +250,9 @@ public final class FencedFileStore implements FenceGuard {
             }
             Admission admission =
                 before == null
-                    ? admissions.admitWithoutEffect(token)
-                    : admissions.admit(token, dir.get().file(), dir.get().file().getParent());
+                    ? marks.admitIfMarked(token)
+                    : marks.admit(
+                        new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
             if (before != null) {
               dir.get().delete();
               dir.get().force();
@@ -297,11 +296,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public Admission admit(Fenced fenced) {
-    return options.observe(
-        () -> {
-          FencingToken token = options.verify(fenced);
-          return locked(() -> admissions.admit(token, null));
-        });
+    return pipeline.runForKey(fenced, call -> locked(() -> marks.admit(null, call.token())));
   }
 
   /**
@@ -315,8 +310,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
-    OptionalLong mark = locked(() -> marks.read(key));
-    return mark.isPresent() && mark.getAsLong() == 0 ? OptionalLong.empty() : mark;
+    return locked(() -> marks.read(null, key));
   }
 
   /**
@@ -366,7 +360,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
-    return locked(() -> admissions.reset(key, newMark, operator, reason, options.clock().instant()));
+    return locked(() -> marks.reset(null, key, newMark, operator, reason, options.clock().instant()));
   }
 
   /**
@@ -378,7 +372,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public List<MarkReset> markResets() {
-    return locked(() -> AdminLog.readAll(adminLog));
+    return locked(() -> marks.resets(null));
   }
 
   // ------------------------------------------------------------------ internals
@@ -392,7 +386,7 @@ public final class FencedFileStore implements FenceGuard {
             auditLog.checkAppendable();
             return action.run();
           });
-    } catch (IOException e) {
+    } catch (IOException | MarkStoreException e) {
       throw new ResourceAccessException("file store operation failed under " + root + ": " + e, e);
     } catch (UncheckedIOException e) {
       throw new ResourceAccessException("file store operation failed under " + root, e.getCause());
