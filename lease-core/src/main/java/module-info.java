@@ -9,7 +9,7 @@ module io.leasehold.lease {
   requires transitive io.leasehold.fencing;
   requires transitive java.sql;
   requires org.postgresql.jdbc;
-  requires liquibase.core;
+  requires io.leasehold.schema;
 
   exports io.leasehold.lease;
 }

@@ -2,17 +2,23 @@
  * Resources that refuse stale writers: the file store, the tool executor and its journals, the
  * database writer, and agent-tool fencing. Depends on the fencing API, not on the lease store.
  *
- * <p>The file store and the in-process parts need nothing else. pgjdbc is needed only by {@code
- * ResetMarkCommand} (it builds a data source from a JDBC URL), and Liquibase only by {@code
- * HighWaterSchema.apply} and {@code ToolJournalSchema.apply}: both are optional, so an
- * application that uses them requires them itself. Nothing is opened: the changelogs live under
- * {@code META-INF/leasehold/}, which is not a package. {@code io.leasehold.adapters.internal} is
- * not exported.
+ * <p>The file store and the JDBC writer need nothing else. On the module path three dependencies
+ * are optional, so an application that uses them requires them itself: Jackson (the tool executor,
+ * its journals and agent-tool fencing: {@code requires com.fasterxml.jackson.databind}), pgjdbc
+ * (only {@code ResetMarkCommand}, which builds a data source from a JDBC URL) and Leasehold's
+ * schema support with Liquibase (only {@code HighWaterSchema.apply} and {@code
+ * ToolJournalSchema.apply}: {@code requires io.leasehold.schema}, or apply {@code sqlScript()}
+ * with plain JDBC). Nothing is opened: the changelogs live under {@code META-INF/leasehold/},
+ * which is not a package. {@code io.leasehold.adapters.internal} is not exported.
  */
 module io.leasehold.adapters {
   requires transitive io.leasehold.fencing;
   requires transitive java.sql;
-  requires transitive com.fasterxml.jackson.databind;
+  // Static, and not transitive (javac would then want it in every reader's build): the file store
+  // and the JDBC writer compile and run without Jackson; a module that uses the tool executor,
+  // whose API has Jackson's types, requires Jackson itself.
+  requires static com.fasterxml.jackson.databind;
+  requires static io.leasehold.schema;
   requires static org.postgresql.jdbc;
   requires static java.naming; // PGSimpleDataSource is Referenceable
 

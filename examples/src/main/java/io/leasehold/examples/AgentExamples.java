@@ -81,12 +81,15 @@ public final class AgentExamples {
       FencingToken token = LangChain4jToolFence.token(parameters).orElseThrow();
       HttpRequest request =
           HttpRequest.newBuilder(URI.create("https://bookings.example/tables"))
-              .header(TokenTransport.HTTP_HEADER, token.toText()) // the service can refuse a stale run itself
+              .header(
+                  TokenTransport.HTTP_HEADER,
+                  token.toText()) // the service can refuse a stale run itself
               .POST(HttpRequest.BodyPublishers.ofString(name))
               .build();
       sent.add(request); // httpClient.send(request, ...) in a real tool
       return "booked for " + name;
     }
+
     // endregion
 
     /**
@@ -158,7 +161,8 @@ public final class AgentExamples {
     // endregion
     // region lc4j-run
     try {
-      FencedToolExecutor.RunStart start = fence.startRun(lease); // older runs are refused from now on
+      FencedToolExecutor.RunStart start =
+          fence.startRun(lease); // older runs are refused from now on
       for (ToolCall c : start.inDoubt()) {
         System.out.println("unconfirmed call of an earlier run: " + c.tool() + " " + c.arguments());
       }
@@ -255,15 +259,23 @@ public final class AgentExamples {
       for (ModelToolCall call : reply.toolCalls()) {
         Function<String, String> tool = tools.get(call.name());
         AgentToolOutcome<String> outcome =
-            fence.call(lease, call.name(), call.argumentsJson(), admitted -> tool.apply(call.argumentsJson()), r -> r);
+            fence.call(
+                lease,
+                call.name(),
+                call.argumentsJson(),
+                admitted -> tool.apply(call.argumentsJson()),
+                r -> r);
         if (outcome instanceof AgentToolOutcome.Refused<String> refused) {
-          // Superseded or lost: the tool did not run. End the loop (or tell the model and then end).
+          // Superseded or lost: the tool did not run. End the loop (or tell the model and then
+          // end).
           System.out.println(refused.stop().messageForModel());
           return null;
         }
-        results.add(outcome instanceof AgentToolOutcome.Replayed<String> replayed
-            ? replayed.journaledResult() // a retry of a finished call: the tool did not run again
-            : ((AgentToolOutcome.Ran<String>) outcome).value());
+        results.add(
+            outcome instanceof AgentToolOutcome.Replayed<String> replayed
+                ? replayed
+                    .journaledResult() // a retry of a finished call: the tool did not run again
+                : ((AgentToolOutcome.Ran<String>) outcome).value());
       }
     }
     // endregion

@@ -45,7 +45,8 @@ public final class LiveStatusExample {
         (LeaseEvent event) -> {
           // ACQUIRED, TAKEN_OVER, RELEASED (from the database), EXPIRED, RENEWED (noticed at the
           // known expiry), RESYNCED (after a reconnect, and first of all for a new subscriber)
-          String who = event.status().owner().map(o -> o.holder() + ", fence " + o.fence()).orElse("nobody");
+          String who =
+              event.status().owner().map(o -> o.holder() + ", fence " + o.fence()).orElse("nobody");
           screens.accept(event.kind() + ": " + event.status().state() + " (" + who + ")");
         });
     // endregion

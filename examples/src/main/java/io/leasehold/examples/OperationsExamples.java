@@ -15,7 +15,10 @@ public final class OperationsExamples {
    */
   public static long dailySweep(LeaseStore store) {
     // region sweep
-    long deleted = store.admin().sweep(Duration.ofDays(7), "ops"); // rows of leases that ended a week ago or more
+    long deleted =
+        store
+            .admin()
+            .sweep(Duration.ofDays(7), "ops"); // rows of leases that ended a week ago or more
     // endregion
     return deleted;
   }

@@ -48,7 +48,8 @@ public final class QuickStart {
         LeaseStore.builder(dataSource)
             .accessPolicy(AccessPolicy.callerOwnsAccount()) // your authorization decision
             .ttl(Duration.ofSeconds(30))
-            .dedicatedPool(true) // the pool serves the store alone: timeouts set once per connection
+            .dedicatedPool(
+                true) // the pool serves the store alone: timeouts set once per connection
             .build()) {
       LeaseKey session = LeaseKey.of("acct-7", "chat-1");
       AcquireResult result =
@@ -60,9 +61,12 @@ public final class QuickStart {
         } // close() releases
       } else if (result instanceof AcquireResult.Busy busy) {
         LeaseStatus status = busy.status(); // who runs, and until when
-        System.out.println("busy: " + status.owner()
-            .map(owner -> owner.holder() + " runs until " + owner.expiresAt())
-            .orElse("another run is taking it over"));
+        System.out.println(
+            "busy: "
+                + status
+                    .owner()
+                    .map(owner -> owner.holder() + " runs until " + owner.expiresAt())
+                    .orElse("another run is taking it over"));
       } else { // AcquireResult.TooLate: granted after the local deadline, and released again
         System.out.println("the database answered too late; try again");
       }
@@ -108,7 +112,8 @@ public final class QuickStart {
       dataSource.setUsername(pg.user());
       dataSource.setPassword(pg.password());
       LeaseSchema.defaults().apply(dataSource);
-      try (LeaseStore store = LeaseStore.builder(dataSource).accessPolicy(AccessPolicy.allowAll()).build()) {
+      try (LeaseStore store =
+          LeaseStore.builder(dataSource).accessPolicy(AccessPolicy.allowAll()).build()) {
         AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
         return r instanceof AcquireResult.Acquired a ? a.lease().fence() : -1;
       }
@@ -133,7 +138,10 @@ public final class QuickStart {
     config.setMaximumPoolSize(4); // short statements: a few connections serve many threads
     try (HikariDataSource leasePool = new HikariDataSource(config); // used by the store alone
         LeaseStore store =
-            LeaseStore.builder(leasePool).accessPolicy(AccessPolicy.allowAll()).dedicatedPool(true).build()) {
+            LeaseStore.builder(leasePool)
+                .accessPolicy(AccessPolicy.allowAll())
+                .dedicatedPool(true)
+                .build()) {
       AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-2"), "acct-7");
       return r instanceof AcquireResult.Acquired a ? a.lease().fence() : -1;
     }
@@ -171,7 +179,9 @@ public final class QuickStart {
     // region wait-async
     CompletableFuture<AcquireResult> answer =
         store.acquireAsync(
-            AcquireRequest.of(LeaseKey.of("acct-7", "chat-1"), "acct-7"), Duration.ofSeconds(5), executor);
+            AcquireRequest.of(LeaseKey.of("acct-7", "chat-1"), "acct-7"),
+            Duration.ofSeconds(5),
+            executor);
     // answer.cancel(true) gives up: no more tries, and a lease granted meanwhile is released
     // endregion
     return answer;

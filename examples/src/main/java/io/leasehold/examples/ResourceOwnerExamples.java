@@ -39,7 +39,8 @@ public final class ResourceOwnerExamples {
   // region own-resource
   /** A single-process resource guarded with the fencing API alone. */
   static final class NotesBoard {
-    private final InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
+    private final InMemoryFenceGuard guard =
+        InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
     private final Map<String, String> notes = new HashMap<>();
 
     /** Throws StaleFenceException if a newer run of the session has written. */
@@ -47,6 +48,7 @@ public final class ResourceOwnerExamples {
       guard.runFenced(writer, () -> notes.put(session, text)); // check and write under one lock
     }
   }
+
   // endregion
 
   static String postNote(Fenced writer) {
@@ -115,18 +117,23 @@ public final class ResourceOwnerExamples {
           public JsonNode call(ToolInvocation call) {
             // Forward call.token().toText() in the Leasehold-Token header if the mail service
             // can check it; otherwise only the run stopping on loss protects this effect.
-            return JsonNodeFactory.instance.textNode("queued " + call.arguments().get("to").asText());
+            return JsonNodeFactory.instance.textNode(
+                "queued " + call.arguments().get("to").asText());
           }
         };
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journalFile)) // durable, shared by processes
             .tool(sendEmail)
             .build();
 
     List<ToolCall> unconfirmed = tools.inDoubt(lease); // earlier runs' calls nobody confirmed
     ToolResult result =
-        tools.call(lease, "send_email", JsonNodeFactory.instance.objectNode().put("to", "ada@example.org"));
+        tools.call(
+            lease,
+            "send_email",
+            JsonNodeFactory.instance.objectNode().put("to", "ada@example.org"));
     // endregion
     if (result.value().isNull()) {
       throw new IllegalStateException("unexpected");
@@ -144,13 +151,15 @@ public final class ResourceOwnerExamples {
   public static int jdbcWriter(Fenced lease, DataSource resourceDb) {
     // region jdbc-writer
     HighWaterSchema.defaults().apply(resourceDb); // the high-water table, once
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
     int rows =
         writer.write(
             lease,
             (connection, token) -> {
               try (PreparedStatement ps =
-                  connection.prepareStatement("INSERT INTO messages (session_id, fence, body) VALUES (?, ?, ?)")) {
+                  connection.prepareStatement(
+                      "INSERT INTO messages (session_id, fence, body) VALUES (?, ?, ?)")) {
                 ps.setString(1, token.key().sessionId());
                 ps.setLong(2, token.fence());
                 ps.setString(3, "hello");

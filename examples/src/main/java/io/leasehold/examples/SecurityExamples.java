@@ -38,7 +38,8 @@ public final class SecurityExamples {
     // region generate-keys
     SigningKey key = SigningKey.generate(SignatureScheme.ED25519, "2026-12");
     Path secret = dir.resolve("signing.key");
-    Files.createFile(secret, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        secret, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(secret, key.toText()); // the lease store's service only
     Files.writeString(dir.resolve("verify.keys"), key.verificationKey().toText() + "\n"); // public
     // endregion
@@ -94,7 +95,8 @@ public final class SecurityExamples {
   public static Object[] onlineResources(DataSource leaseDatabase, Path root) {
     // region online
     // A resource that can read the lease table: one primary-key read per write.
-    FencedFileStore files = FencedFileStore.open(root, LeaseTableVerifier.of(leaseDatabase, "leasehold_lease"));
+    FencedFileStore files =
+        FencedFileStore.open(root, LeaseTableVerifier.of(leaseDatabase, "leasehold_lease"));
     // A writer on the lease database itself: the check is part of its admission statement.
     FencedJdbcWriter writer =
         FencedJdbcWriter.builder(leaseDatabase).verifyAgainstLeaseTable("leasehold_lease").build();
@@ -133,7 +135,8 @@ public final class SecurityExamples {
    */
   public static MarkReset recover(FencedFileStore files, LeaseKey session, long trueFence) {
     // region reset
-    MarkReset reset = files.resetMark(session, trueFence, "oncall", "forged token, incident 2026-12-02");
+    MarkReset reset =
+        files.resetMark(session, trueFence, "oncall", "forged token, incident 2026-12-02");
     // reset.previousMark() is what the forger set; .leasehold/admin.log now records who, when, why
     // endregion
     return reset;

@@ -19,9 +19,12 @@ import org.junit.jupiter.api.Test;
 class ApiDocTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Pattern MODULE = Pattern.compile("^module ([\\w.]+)", Pattern.MULTILINE);
+  // A qualified export or open may list its modules over several lines (as google-java-format
+  // writes a long one).
   private static final Pattern EXPORT =
-      Pattern.compile("^\\s*exports ([\\w.]+)(?: to ([\\w., ]+))?;", Pattern.MULTILINE);
-  private static final Pattern OPEN = Pattern.compile("^\\s*opens ([\\w.]+)(?: to ([\\w., ]+))?;", Pattern.MULTILINE);
+      Pattern.compile("^\\s*exports ([\\w.]+)(?:\\s+to\\s+([\\w.,\\s]+))?;", Pattern.MULTILINE);
+  private static final Pattern OPEN =
+      Pattern.compile("^\\s*opens ([\\w.]+)(?:\\s+to\\s+([\\w.,\\s]+))?;", Pattern.MULTILINE);
   /** A row of the first table: | `module` (`artifact`) | `package` | for | */
   private static final Pattern EXPORT_ROW =
       Pattern.compile("^\\| `([\\w.]+)` \\(`[\\w-]+`\\) \\| `([\\w.]+)` \\|", Pattern.MULTILINE);
@@ -78,6 +81,6 @@ class ApiDocTest {
   }
 
   private static String normalize(String modules) {
-    return String.join(",", new TreeSet<>(Set.of(modules.replace(" ", "").split(","))));
+    return String.join(",", new TreeSet<>(Set.of(modules.replaceAll("\\s", "").split(","))));
   }
 }

@@ -23,19 +23,25 @@ class NotesBoardContractTest extends FenceGuardContract {
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(verifier).adminPolicy(AdminPolicy.operators(Set.of("ops"))).build();
+        InMemoryFenceGuard.builder()
+            .verifier(verifier)
+            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
+            .build();
     return new Board(guard, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
   }
 
   /** The notes board as the suite sees it: one note per session, and the fences it admitted. */
-  private record Board(InMemoryFenceGuard guard, Map<LeaseKey, String> notes, Map<LeaseKey, List<Long>> log)
+  private record Board(
+      InMemoryFenceGuard guard, Map<LeaseKey, String> notes, Map<LeaseKey, List<Long>> log)
       implements GuardHarness {
     @Override
     public void write(LeaseKey key, Fenced writer, String value) {
-      guard.runFenced(writer, () -> {
-        notes.put(key, value);
-        return log.computeIfAbsent(key, k -> new ArrayList<>()).add(writer.token().fence());
-      });
+      guard.runFenced(
+          writer,
+          () -> {
+            notes.put(key, value);
+            return log.computeIfAbsent(key, k -> new ArrayList<>()).add(writer.token().fence());
+          });
     }
 
     @Override

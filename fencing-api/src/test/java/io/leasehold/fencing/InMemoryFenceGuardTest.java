@@ -75,41 +75,27 @@ class InMemoryFenceGuardTest {
     int perThread = 20_000;
     List<Long> log = new ArrayList<>();
     long[] register = new long[1];
-    CyclicBarrier start = new CyclicBarrier(threads);
     AtomicInteger refused = new AtomicInteger();
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      Thread w =
-          new Thread(
-              () -> {
-                try {
-                  start.await();
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-                for (int i = 0; i < perThread; i++) {
-                  long fence = 1 + ThreadLocalRandom.current().nextInt(1000) + i / 10;
-                  try {
-                    guard.runFenced(
-                        token(fence),
-                        () -> {
-                          // Plain (unsynchronized-looking) state: the guard's per-key lock is
-                          // what keeps it consistent.
-                          register[0] = fence;
-                          log.add(fence);
-                          return null;
-                        });
-                  } catch (StaleFenceException e) {
-                    refused.incrementAndGet();
-                  }
-                }
-              });
-      workers.add(w);
-      w.start();
-    }
-    for (Thread w : workers) {
-      w.join();
-    }
+    onThreadsAtOnce(
+        threads,
+        () -> {
+          for (int i = 0; i < perThread; i++) {
+            long fence = 1 + ThreadLocalRandom.current().nextInt(1000) + i / 10;
+            try {
+              guard.runFenced(
+                  token(fence),
+                  () -> {
+                    // Plain (unsynchronized-looking) state: the guard's per-key lock is
+                    // what keeps it consistent.
+                    register[0] = fence;
+                    log.add(fence);
+                    return null;
+                  });
+            } catch (StaleFenceException e) {
+              refused.incrementAndGet();
+            }
+          }
+        });
     assertThat(log.size() + refused.get()).isEqualTo(threads * perThread);
     assertThat(refused.get()).isPositive();
     for (int i = 1; i < log.size(); i++) {
@@ -354,6 +340,43 @@ class InMemoryFenceGuardTest {
     java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong(2_000);
     List<String> overlaps = java.util.Collections.synchronizedList(new ArrayList<>());
     int threads = 4;
+    onThreadsAtOnce(
+        threads,
+        () -> {
+          for (int i = 0; i < 20_000; i++) {
+            LeaseKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+            long fence = sequence.incrementAndGet() - ThreadLocalRandom.current().nextInt(2_000);
+            try {
+              guard.runFenced(
+                  new FencingToken(k, fence, UUID.randomUUID()),
+                  () -> {
+                    AtomicInteger writers = inWrite.computeIfAbsent(k, x -> new AtomicInteger());
+                    if (writers.incrementAndGet() != 1) {
+                      overlaps.add(k + " at fence " + fence);
+                    }
+                    logs.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(fence);
+                    writers.decrementAndGet();
+                    return null;
+                  });
+            } catch (StaleFenceException e) {
+              // the refusal this test provokes
+            }
+          }
+        });
+    assertThat(overlaps).as("writes of one key that overlapped").isEmpty();
+    // Each thread that made room at the same moment as another may have passed the bound by one.
+    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound + threads);
+    for (java.util.Map.Entry<LeaseKey, List<Long>> e : logs.entrySet()) {
+      List<Long> log = e.getValue();
+      for (int i = 1; i < log.size(); i++) {
+        assertThat(log.get(i)).as("admission #%d of %s", i, e.getKey()).isGreaterThanOrEqualTo(log.get(i - 1));
+      }
+      assertThat(guard.highWaterMark(e.getKey()).orElseThrow()).isGreaterThanOrEqualTo(log.get(log.size() - 1));
+    }
+  }
+
+  /** Runs {@code work} on {@code threads} threads that start it together; returns when all end. */
+  private static void onThreadsAtOnce(int threads, Runnable work) throws InterruptedException {
     CyclicBarrier start = new CyclicBarrier(threads);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
@@ -365,41 +388,13 @@ class InMemoryFenceGuardTest {
                 } catch (Exception e) {
                   throw new IllegalStateException(e);
                 }
-                for (int i = 0; i < 20_000; i++) {
-                  LeaseKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
-                  long fence = sequence.incrementAndGet() - ThreadLocalRandom.current().nextInt(2_000);
-                  try {
-                    guard.runFenced(
-                        new FencingToken(k, fence, UUID.randomUUID()),
-                        () -> {
-                          AtomicInteger writers = inWrite.computeIfAbsent(k, x -> new AtomicInteger());
-                          if (writers.incrementAndGet() != 1) {
-                            overlaps.add(k + " at fence " + fence);
-                          }
-                          logs.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(fence);
-                          writers.decrementAndGet();
-                          return null;
-                        });
-                  } catch (StaleFenceException e) {
-                    // the refusal this test provokes
-                  }
-                }
+                work.run();
               });
       workers.add(w);
       w.start();
     }
     for (Thread w : workers) {
       w.join();
-    }
-    assertThat(overlaps).as("writes of one key that overlapped").isEmpty();
-    // Each thread that made room at the same moment as another may have passed the bound by one.
-    assertThat(guard.rememberedKeys()).isLessThanOrEqualTo(bound + threads);
-    for (java.util.Map.Entry<LeaseKey, List<Long>> e : logs.entrySet()) {
-      List<Long> log = e.getValue();
-      for (int i = 1; i < log.size(); i++) {
-        assertThat(log.get(i)).as("admission #%d of %s", i, e.getKey()).isGreaterThanOrEqualTo(log.get(i - 1));
-      }
-      assertThat(guard.highWaterMark(e.getKey()).orElseThrow()).isGreaterThanOrEqualTo(log.get(log.size() - 1));
     }
   }
 }

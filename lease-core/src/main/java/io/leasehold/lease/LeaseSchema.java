@@ -1,7 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.internal.Arguments;
-import io.leasehold.fencing.schema.Changelogs;
+import io.leasehold.schema.LiquibaseChangelogs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -77,14 +77,14 @@ public record LeaseSchema(String table, String sequence) {
    * Creates or upgrades the schema with the shipped Liquibase changelog. Safe to call on every
    * start: changesets already applied are skipped, and Liquibase's lock table keeps concurrent
    * callers apart. Quiet: Liquibase's messages go to the {@code java.util.logging} logger {@code
-   * io.leasehold.schema} at level {@code FINE} (see {@link Changelogs}).
+   * io.leasehold.schema} at level {@code FINE} (see {@link LiquibaseChangelogs}).
    *
    * @param dataSource a data source whose user may create tables
    * @throws LeaseStoreException if the migration fails
    */
   public void apply(DataSource dataSource) {
     Arguments.required(dataSource, "dataSource");
-    Changelogs.apply(
+    LiquibaseChangelogs.apply(
         dataSource,
         CHANGELOG,
         table + "_changelog",

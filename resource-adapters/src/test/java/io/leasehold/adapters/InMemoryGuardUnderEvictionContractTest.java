@@ -3,20 +3,13 @@ package io.leasehold.adapters;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.AdminPolicy;
-import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.GuardHarness;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -51,64 +44,35 @@ class InMemoryGuardUnderEvictionContractTest extends FencedResourceContract {
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .maxKeys(BOUND)
             .build();
-    return new CrowdedHarness(guard, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), new AtomicLong());
+    return new CrowdedMap(guard);
   }
 
   /** A map guarded by a guard that other accounts keep full. */
-  private record CrowdedHarness(
-      InMemoryFenceGuard guard, Map<LeaseKey, String> values, Map<LeaseKey, List<Long>> log, AtomicLong crowdKeys)
-      implements GuardHarness {
+  private static final class CrowdedMap extends GuardedMap {
+    private final AtomicLong crowdKeys = new AtomicLong();
+
+    CrowdedMap(InMemoryFenceGuard guard) {
+      super(guard);
+    }
 
     /** Fills the guard and makes it forget: the crowd's own keys, then the largest account's. */
-    void crowd() {
-      while (guard.rememberedKeys() < BOUND) {
+    @Override
+    void beforeOperation() {
+      while (guard().rememberedKeys() < BOUND) {
         admitCrowd("crowd:big", "s" + crowdKeys.incrementAndGet());
       }
       admitCrowd("crowd:big", "s" + crowdKeys.incrementAndGet());
-      while (guard.rememberedKeys() < BOUND) {
+      while (guard().rememberedKeys() < BOUND) {
         admitCrowd("crowd:big", "s" + crowdKeys.incrementAndGet());
       }
       admitCrowd("crowd:passer-" + crowdKeys.incrementAndGet(), "s");
       // Threads making room at once may each pass the bound by one key, for a moment.
-      assertThat(guard.rememberedKeys()).as("keys remembered").isLessThanOrEqualTo(BOUND + THREADS);
+      assertThat(guard().rememberedKeys()).as("keys remembered").isLessThanOrEqualTo(BOUND + THREADS);
     }
 
     private void admitCrowd(String account, String session) {
       // Fences of the crowd stay below the contract's: its floor must never matter to them.
-      guard.admit(new FencingToken(LeaseKey.of(account, session), 1, UUID.randomUUID()));
-    }
-
-    @Override
-    public void write(LeaseKey key, Fenced fenced, String value) {
-      crowd();
-      guard.runFenced(
-          fenced,
-          () -> {
-            values.put(key, value);
-            log.computeIfAbsent(key, k -> new ArrayList<>()).add(fenced.token().fence());
-            return null;
-          });
-    }
-
-    @Override
-    public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-      crowd();
-      return GuardHarness.super.resetMark(key, newMark, operator, reason);
-    }
-
-    @Override
-    public Optional<String> value(LeaseKey key) {
-      return Optional.ofNullable(values.get(key));
-    }
-
-    @Override
-    public GuardHarness reopen() {
-      return this;
-    }
-
-    @Override
-    public List<Long> admittedFences(LeaseKey key) {
-      return List.copyOf(log.getOrDefault(key, List.of()));
+      guard().admit(new FencingToken(LeaseKey.of(account, session), 1, UUID.randomUUID()));
     }
   }
 }

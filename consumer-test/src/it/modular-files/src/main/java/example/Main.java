@@ -11,14 +11,18 @@ import java.nio.file.Path;
 import java.util.UUID;
 
 /**
- * The file store on the module path with neither pgjdbc nor Liquibase: a write admitted, a stale
- * one refused, and the descriptor's promises checked from inside the module graph.
+ * The file store on the module path with neither pgjdbc, Leasehold's schema support, Liquibase nor
+ * Jackson: a write admitted, a stale one refused, and the descriptor's promises checked from
+ * inside the module graph.
  */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    for (String absent : new String[] {"org.postgresql.jdbc", "liquibase.core"}) {
+    String[] absentModules = {
+      "org.postgresql.jdbc", "io.leasehold.schema", "liquibase.core", "com.fasterxml.jackson.databind"
+    };
+    for (String absent : absentModules) {
       if (ModuleLayer.boot().findModule(absent).isPresent()) {
         throw new AssertionError(absent + " is on the module path; this build must run without it");
       }
@@ -43,6 +47,6 @@ public final class Main {
     }
     String content = new String(files.read("acct-7/chat-1/answer.md").orElseThrow().content(), StandardCharsets.UTF_8);
     System.out.println("MODULAR FILES OK: fence 5 wrote '" + content + "', fence 3 refused (" + refused
-        + "), without pgjdbc and Liquibase, internal package not exported");
+        + "), without pgjdbc, Liquibase and Jackson, internal package not exported");
   }
 }

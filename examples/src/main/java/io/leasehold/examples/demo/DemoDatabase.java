@@ -4,20 +4,16 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.devdb.LocalPostgres;
 
-/** The demo's PostgreSQL: embedded (started here, stopped on close) or external. */
-public final class DemoDatabase implements AutoCloseable {
-  private final LocalPostgres embedded;
-  private final String jdbcUrl;
-  private final String user;
-  private final String password;
-
-  private DemoDatabase(LocalPostgres embedded, String jdbcUrl, String user, String password) {
-    this.embedded = embedded;
-    this.jdbcUrl = jdbcUrl;
-    this.user = user;
-    this.password = password;
-  }
-
+/**
+ * The demo's PostgreSQL: embedded (started here, stopped on close) or external.
+ *
+ * @param embedded the embedded server, or null for an external database
+ * @param jdbcUrl the JDBC URL
+ * @param user the user
+ * @param password the password
+ */
+public record DemoDatabase(LocalPostgres embedded, String jdbcUrl, String user, String password)
+    implements AutoCloseable {
   /**
    * Starts the embedded server, or names the external one of the options.
    *
@@ -54,33 +50,6 @@ public final class DemoDatabase implements AutoCloseable {
   }
 
   /**
-   * The JDBC URL.
-   *
-   * @return the URL
-   */
-  public String jdbcUrl() {
-    return jdbcUrl;
-  }
-
-  /**
-   * The user.
-   *
-   * @return the user
-   */
-  public String user() {
-    return user;
-  }
-
-  /**
-   * The password.
-   *
-   * @return the password
-   */
-  public String password() {
-    return password;
-  }
-
-  /**
    * A new connection pool on the database.
    *
    * @param name the pool's name
@@ -96,6 +65,12 @@ public final class DemoDatabase implements AutoCloseable {
     c.setMinimumIdle(0);
     c.setPoolName(name);
     return new HikariDataSource(c);
+  }
+
+  /** The description, never the password. */
+  @Override
+  public String toString() {
+    return describe();
   }
 
   @Override

@@ -37,16 +37,17 @@ public final class FilesMcpServer {
     Path root = Path.of(args[0]);
     McpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
     // region mcp-server
-    FencedToolExecutor executor = FencedToolExecutor.builder()
-        .verifier(TokenVerifier.signedBy(TokenKeySet.parse(args[2])))
-        .journal(FileToolJournal.open(Path.of(args[1])))    // the server's own durable marks
-        .scope(ToolScope.argumentUnderKey("path"))           // a session writes under acct/session/
-        .build();
+    FencedToolExecutor executor =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.signedBy(TokenKeySet.parse(args[2])))
+            .journal(FileToolJournal.open(Path.of(args[1]))) // the server's own durable marks
+            .scope(ToolScope.argumentUnderKey("path")) // a session writes under acct/session/
+            .build();
     McpToolFence fence = McpToolFence.builder(executor).build();
     McpServer.sync(new StdioServerTransportProvider(mapper))
         .serverInfo("files", "1")
         .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-        .tools(fence.fence(writeFile(root, mapper)))       // the tool as written, fenced
+        .tools(fence.fence(writeFile(root, mapper))) // the tool as written, fenced
         .build();
     // endregion
     new CountDownLatch(1).await();

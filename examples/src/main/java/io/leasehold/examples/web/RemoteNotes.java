@@ -39,9 +39,14 @@ final class RemoteNotes {
       return;
     }
     try {
-      FencingToken token = TokenTransport.verifyHeader(ctx.header(TokenTransport.HTTP_HEADER), verifier);
-      // The path is built from the verified key, so a token only ever names its own session's files.
-      notes.write(token, token.key().accountId() + "/" + token.key().sessionId() + "/" + name, ctx.bodyAsBytes());
+      FencingToken token =
+          TokenTransport.verifyHeader(ctx.header(TokenTransport.HTTP_HEADER), verifier);
+      // The path is built from the verified key, so a token only ever names its own session's
+      // files.
+      notes.write(
+          token,
+          token.key().accountId() + "/" + token.key().sessionId() + "/" + name,
+          ctx.bodyAsBytes());
       ctx.status(204);
     } catch (TokenVerificationException e) {
       ctx.status(e.httpStatus()).result(e.getMessage()); // 400 malformed, 401 unsigned or forged

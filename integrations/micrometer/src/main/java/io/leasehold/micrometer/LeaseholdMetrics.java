@@ -66,26 +66,24 @@ public final class LeaseholdMetrics {
     }
     Tags tags = Tags.of("table", store.schema().table());
     List<Meter> meters = new ArrayList<>();
-    Map<LeaseStoreListener.AcquireOutcome, Timer> acquire = new EnumMap<>(LeaseStoreListener.AcquireOutcome.class);
-    for (LeaseStoreListener.AcquireOutcome o : LeaseStoreListener.AcquireOutcome.values()) {
-      Timer t =
-          Timer.builder("leasehold.acquire")
-              .description("acquire attempts and their latency, by outcome")
-              .tags(tags.and("outcome", o.name().toLowerCase(Locale.ROOT)))
-              .register(registry);
-      acquire.put(o, t);
-      meters.add(t);
-    }
-    Map<LeaseLoss.Reason, Counter> lost = new EnumMap<>(LeaseLoss.Reason.class);
-    for (LeaseLoss.Reason r : LeaseLoss.Reason.values()) {
-      Counter c =
-          Counter.builder("leasehold.leases.lost")
-              .description("leases this store handed out that were lost, by reason")
-              .tags(tags.and("reason", r.name().toLowerCase(Locale.ROOT)))
-              .register(registry);
-      lost.put(r, c);
-      meters.add(c);
-    }
+    Map<LeaseStoreListener.AcquireOutcome, Timer> acquire =
+        perValue(
+            LeaseStoreListener.AcquireOutcome.class,
+            o ->
+                Timer.builder("leasehold.acquire")
+                    .description("acquire attempts and their latency, by outcome")
+                    .tags(tags.and("outcome", o.name().toLowerCase(Locale.ROOT)))
+                    .register(registry),
+            meters);
+    Map<LeaseLoss.Reason, Counter> lost =
+        perValue(
+            LeaseLoss.Reason.class,
+            r ->
+                Counter.builder("leasehold.leases.lost")
+                    .description("leases this store handed out that were lost, by reason")
+                    .tags(tags.and("reason", r.name().toLowerCase(Locale.ROOT)))
+                    .register(registry),
+            meters);
     Timer renewal =
         Timer.builder("leasehold.renewal").description("the keeper's renewal rounds").tags(tags).register(registry);
     Counter renewalFailures =
@@ -177,6 +175,18 @@ public final class LeaseholdMetrics {
         .description("writes a guard refused, by reason")
         .tags("resource", resource, "reason", decision.name().toLowerCase(Locale.ROOT))
         .register(registry);
+  }
+
+  /** One meter for each value of an enum, each also added to {@code meters} (to remove on close). */
+  private static <E extends Enum<E>, M extends Meter> Map<E, M> perValue(
+      Class<E> type, java.util.function.Function<E, M> register, List<Meter> meters) {
+    Map<E, M> byValue = new EnumMap<>(type);
+    for (E value : type.getEnumConstants()) {
+      M meter = register.apply(value);
+      byValue.put(value, meter);
+      meters.add(meter);
+    }
+    return byValue;
   }
 
   private static double seconds(Duration d) {

@@ -48,6 +48,17 @@ class GuardMetricsTest {
     return c == null ? 0 : c.count();
   }
 
+  /** The action is refused with {@code type}, counted once as {@code reason}, and none admitted. */
+  private void assertRefusedAndCounted(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable action,
+      Class<? extends Throwable> type,
+      String resource,
+      String reason) {
+    assertThatThrownBy(action).isInstanceOf(type);
+    assertThat(rejected(resource, reason)).isEqualTo(1.0);
+    assertThat(admitted(resource)).isZero();
+  }
+
   @Test
   void fileStoreAdmissionsAndStaleWrites(@TempDir Path root) {
     FencedFileStore files =
@@ -74,10 +85,11 @@ class GuardMetricsTest {
             .verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey())))
             .listener(listener)
             .build();
-    assertThatThrownBy(() -> guard.admit(new FencingToken(KEY, 5, UUID.randomUUID())))
-        .isInstanceOf(TokenVerificationException.class);
-    assertThat(rejected("memory", "unverified")).isEqualTo(1.0);
-    assertThat(admitted("memory")).isZero();
+    assertRefusedAndCounted(
+        () -> guard.admit(new FencingToken(KEY, 5, UUID.randomUUID())),
+        TokenVerificationException.class,
+        "memory",
+        "unverified");
   }
 
   @Test
@@ -98,10 +110,11 @@ class GuardMetricsTest {
     // No high-water table in this database: the writer cannot prove the write safe.
     FencedJdbcWriter writer =
         FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).listener(listener).build();
-    assertThatThrownBy(() -> writer.write(new FencingToken(KEY, 3, UUID.randomUUID()), (c, t) -> 1))
-        .isInstanceOf(ResourceAccessException.class);
-    assertThat(rejected("jdbc", "fail_closed")).isEqualTo(1.0);
-    assertThat(admitted("jdbc")).isZero();
+    assertRefusedAndCounted(
+        () -> writer.write(new FencingToken(KEY, 3, UUID.randomUUID()), (c, t) -> 1),
+        ResourceAccessException.class,
+        "jdbc",
+        "fail_closed");
   }
 
   @Test

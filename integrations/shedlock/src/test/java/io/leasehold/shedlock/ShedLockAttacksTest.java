@@ -74,12 +74,15 @@ class ShedLockAttacksTest {
   private final ExecutorService other = Executors.newSingleThreadExecutor();
   private final ExecutorService third = Executors.newSingleThreadExecutor();
   private final List<AutoCloseable> closers = new ArrayList<>();
+  /** The keep-alive provider's scheduler: its extension runs when a test runs {@code periodic}. */
+  private final ManualScheduler scheduler = new ManualScheduler();
 
   @AfterEach
   void close() throws Exception {
     pool.shutdownNow();
     other.shutdownNow();
     third.shutdownNow();
+    scheduler.shutdownNow();
     for (AutoCloseable c : closers) {
       c.close();
     }
@@ -108,6 +111,46 @@ class ShedLockAttacksTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
+    }
+  }
+
+  /** What an action returned, or the runtime exception it threw: the attacks report either. */
+  private static Object outcome(java.util.function.Supplier<?> action) {
+    try {
+      return action.get();
+    } catch (RuntimeException e) {
+      return e;
+    }
+  }
+
+  /** What {@code FencedLock.current()} answers on the pooled task thread, or what it threw. */
+  private Object currentOnPool() throws Exception {
+    return on(pool, () -> outcome(FencedLock::current));
+  }
+
+  /** A policy that allows everything but renewals, which {@code renewal} decides (or throws for). */
+  private static AccessPolicy renewalsDecidedBy(java.util.function.BooleanSupplier renewal) {
+    return new AccessPolicy() {
+      @Override
+      public boolean permits(String caller, LeaseKey key) {
+        return true;
+      }
+
+      @Override
+      public boolean permits(String caller, LeaseKey key, Operation operation) {
+        return operation != Operation.RENEW || renewal.getAsBoolean();
+      }
+    };
+  }
+
+  /** Adds to {@code wrong} unless {@code lock} refuses {@code what} with IllegalArgumentException. */
+  private static void expectRefused(String what, java.util.function.Supplier<Optional<SimpleLock>> lock, List<String> wrong) {
+    try {
+      wrong.add(what + " accepted: " + lock.get());
+    } catch (IllegalArgumentException expected) {
+      // the refusal asked for
+    } catch (RuntimeException e) {
+      wrong.add(what + " threw " + e);
     }
   }
 
@@ -374,12 +417,7 @@ class ShedLockAttacksTest {
       Lease lease = ((AcquireResult.Acquired) s.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1)))).lease();
       assertThat(s.admin().forceRelease(key, "ops", "red team: stuck job").released()).isTrue();
       assertThat(s.status(key, ACCOUNT).state()).isEqualTo(LeaseStatus.State.FREE);
-      Object late;
-      try {
-        late = lease.releaseHolding(lease.expiresAt());
-      } catch (RuntimeException e) {
-        late = e;
-      }
+      Object late = outcome(() -> lease.releaseHolding(lease.expiresAt()));
       LeaseStatus after = s.status(key, ACCOUNT);
       assertThat(after.state()).as("late releaseHolding -> " + late + "; " + after).isEqualTo(LeaseStatus.State.FREE);
       assertThat(s.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofSeconds(10))))
@@ -440,14 +478,7 @@ class ShedLockAttacksTest {
     // nothing. (Observed: ShedLock's unlock throws IllegalArgumentException and the key stays HELD
     // until the shortened expiry; availability only, reported as an observation, not a break.)
     assertThat(after.acquirableAt()).as(report).isBeforeOrEqualTo(shortened.get());
-    Object cur = on(pool, () -> {
-      try {
-        return FencedLock.current();
-      } catch (RuntimeException e) {
-        return e;
-      }
-    });
-    assertThat(cur).as(report).isEqualTo(Optional.empty());
+    assertThat(currentOnPool()).as(report).isEqualTo(Optional.empty());
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -457,30 +488,14 @@ class ShedLockAttacksTest {
   @Test
   void anExtendTheAccessPolicyRefusesLeavesTheLockToUnlockAndTheUnlockFreesTheKey() throws Exception {
     AtomicBoolean renewAllowed = new AtomicBoolean(true);
-    AccessPolicy policy =
-        new AccessPolicy() {
-          @Override
-          public boolean permits(String caller, LeaseKey key) {
-            return true;
-          }
-
-          @Override
-          public boolean permits(String caller, LeaseKey key, Operation operation) {
-            return operation != Operation.RENEW || renewAllowed.get();
-          }
-        };
+    AccessPolicy policy = renewalsDecidedBy(renewAllowed::get);
     try (LeaseStore s = LeaseStore.builder(db.dataSource()).accessPolicy(policy).build()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-extend-denied";
       FencedLock lock = (FencedLock) p.lock(config(name, Duration.ofHours(1), Duration.ZERO)).orElseThrow();
       LeaseOwner before = s.status(LeaseKey.of(ACCOUNT, name), ACCOUNT).owner().orElseThrow();
       renewAllowed.set(false);
-      Object outcome;
-      try {
-        outcome = lock.extend(Duration.ofHours(2), Duration.ZERO);
-      } catch (RuntimeException e) {
-        outcome = e;
-      }
+      Object outcome = outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO));
       // Whatever extend answered, the database lease was not renewed ...
       LeaseStatus mid = s.status(LeaseKey.of(ACCOUNT, name), ACCOUNT);
       assertThat(mid.owner().orElseThrow().expiresAt()).as("extend -> " + outcome).isEqualTo(before.expiresAt());
@@ -498,20 +513,13 @@ class ShedLockAttacksTest {
   void anExtendWhoseAccessPolicyThrowsLeavesTheLockToUnlockAndTheUnlockFreesTheKey() throws Exception {
     AtomicBoolean explode = new AtomicBoolean(false);
     AccessPolicy policy =
-        new AccessPolicy() {
-          @Override
-          public boolean permits(String caller, LeaseKey key) {
-            return true;
-          }
-
-          @Override
-          public boolean permits(String caller, LeaseKey key, Operation operation) {
-            if (operation == Operation.RENEW && explode.get()) {
-              throw new IllegalStateException("policy backend down");
-            }
-            return true;
-          }
-        };
+        renewalsDecidedBy(
+            () -> {
+              if (explode.get()) {
+                throw new IllegalStateException("policy backend down");
+              }
+              return true;
+            });
     try (LeaseStore s = LeaseStore.builder(db.dataSource()).accessPolicy(policy).build()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-extend-policy-throws";
@@ -528,11 +536,7 @@ class ShedLockAttacksTest {
                           FencedLock lock = FencedLock.current().orElseThrow();
                           before.set(s.status(key, ACCOUNT).owner().orElseThrow());
                           explode.set(true);
-                          try {
-                            outcome.set(lock.extend(Duration.ofHours(2), Duration.ZERO));
-                          } catch (RuntimeException e) {
-                            outcome.set(e);
-                          }
+                          outcome.set(outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO)));
                         },
                     config(name, Duration.ofHours(1), Duration.ZERO));
             return null;
@@ -566,25 +570,18 @@ class ShedLockAttacksTest {
         block.get().rollback();
         block.get().close();
       }
-      try {
-        lock.unlock();
-        unlockOutcome.set("unlocked");
-      } catch (RuntimeException e) {
-        unlockOutcome.set(e);
-      }
+      unlockOutcome.set(
+          outcome(
+              () -> {
+                lock.unlock();
+                return "unlocked";
+              }));
       LeaseStatus after = s.status(key, ACCOUNT);
       String report = "extend -> " + outcome.get() + "; unlock -> " + unlockOutcome.get() + "; status " + after;
       System.out.println("[red] " + report);
       assertThat(unlockOutcome.get()).as(report).isEqualTo("unlocked");
       assertThat(after.acquirableAt()).as(report).isBeforeOrEqualTo(before.get().expiresAt());
-      Object cur = on(pool, () -> {
-        try {
-          return FencedLock.current();
-        } catch (RuntimeException e) {
-          return e;
-        }
-      });
-      assertThat(cur).as(report).isEqualTo(Optional.empty());
+      assertThat(currentOnPool()).as(report).isEqualTo(Optional.empty());
     }
   }
 
@@ -597,25 +594,14 @@ class ShedLockAttacksTest {
     List<String> wrong = new ArrayList<>();
     String[] names = {"x".repeat(129), "a\u0000b", "bad\uD800", "tab\tname", " "};
     for (String n : names) {
-      try {
-        Optional<SimpleLock> l = provider.lock(config(n, Duration.ofSeconds(10), Duration.ZERO));
-        wrong.add("name " + n.codePoints().boxed().toList() + " accepted: " + l);
-      } catch (IllegalArgumentException expected) {
-        // ok
-      } catch (RuntimeException e) {
-        wrong.add("name " + n.codePoints().boxed().toList() + " threw " + e);
-      }
+      expectRefused(
+          "name " + n.codePoints().boxed().toList(),
+          () -> provider.lock(config(n, Duration.ofSeconds(10), Duration.ZERO)),
+          wrong);
     }
     Duration[] atMost = {Duration.ZERO, Duration.ofNanos(999_999), Duration.ofHours(24).plusNanos(1), Duration.ofDays(3650)};
     for (Duration d : atMost) {
-      try {
-        Optional<SimpleLock> l = provider.lock(config("red-bad-len", d, Duration.ZERO));
-        wrong.add("lockAtMostFor " + d + " accepted: " + l);
-      } catch (IllegalArgumentException expected) {
-        // ok
-      } catch (RuntimeException e) {
-        wrong.add("lockAtMostFor " + d + " threw " + e);
-      }
+      expectRefused("lockAtMostFor " + d, () -> provider.lock(config("red-bad-len", d, Duration.ZERO)), wrong);
     }
     assertThat(wrong).isEmpty();
     assertThat(status("red-bad-len").owner()).as("nothing was written for the refused lengths").isEmpty();
@@ -639,24 +625,19 @@ class ShedLockAttacksTest {
     // The next task on the pooled thread is a ShedLock-locked task, but of another provider.
     LockingTaskExecutor otherExecutor = new DefaultLockingTaskExecutor(OTHER_PROVIDER);
     Object seen =
-        on(
+        answerUnderLock(
             pool,
+            otherExecutor,
+            "unrelated-job",
             () -> {
-              AtomicReference<Object> r = new AtomicReference<>();
-              otherExecutor.executeWithLock(
-                  (Runnable)
-                      () -> {
-                        try {
-                          Optional<FencedLock> cur = FencedLock.current();
-                          r.set(cur);
-                          // The unrelated job writes under whatever current() handed it, as a job does.
-                          cur.ifPresent(l -> leakGuard.runFenced(l, () -> leakWritten.add("unrelated-job under fence " + l.token().fence())));
-                        } catch (RuntimeException e) {
-                          r.set(e);
-                        }
-                      },
-                  config("unrelated-job", Duration.ofSeconds(30), Duration.ZERO));
-              return r.get();
+              try {
+                Optional<FencedLock> cur = FencedLock.current();
+                // The unrelated job writes under whatever current() handed it, as a job does.
+                cur.ifPresent(l -> leakGuard.runFenced(l, () -> leakWritten.add("unrelated-job under fence " + l.token().fence())));
+                return cur;
+              } catch (RuntimeException e) {
+                return e;
+              }
             });
     assertThat(leakWritten).as("writes that went out under the forgotten lock's fence " + fence).isEmpty();
     assertThat(seen)
@@ -670,23 +651,20 @@ class ShedLockAttacksTest {
   @Test
   void aTaskThatThrowsLeavesNoLockOnItsPooledThreadAndTheKeyIsFree() throws Exception {
     AtomicReference<FencedLock> inside = new AtomicReference<>();
+    Runnable failingJob =
+        () -> {
+          inside.set(FencedLock.current().orElseThrow());
+          throw new IllegalStateException("job failed");
+        };
     Object thrown =
         on(
             pool,
-            () -> {
-              try {
-                executor.executeWithLock(
-                    (Runnable)
-                        () -> {
-                          inside.set(FencedLock.current().orElseThrow());
-                          throw new IllegalStateException("job failed");
-                        },
-                    config("red-throws", Duration.ofSeconds(30), Duration.ZERO));
-                return null;
-              } catch (RuntimeException e) {
-                return e;
-              }
-            });
+            () ->
+                outcome(
+                    () -> {
+                      executor.executeWithLock(failingJob, config("red-throws", Duration.ofSeconds(30), Duration.ZERO));
+                      return null;
+                    }));
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
     assertThat(inside.get()).isNotNull();
     assertThat(on(pool, FencedLock::current)).isEmpty();
@@ -696,58 +674,45 @@ class ShedLockAttacksTest {
 
   @Test
   void aKeepAliveExtensionOfTheOuterLockOnAnotherThreadKeepsTheInnerLockCurrentAndThenTheExtendedOuter() throws Exception {
-    ManualScheduler scheduler = new ManualScheduler();
-    closers.add(scheduler::shutdownNow);
-    LockingTaskExecutor keptAlive = new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
+    List<String> seen = new CopyOnWriteArrayList<>();
     CountDownLatch innerTaken = new CountDownLatch(1);
     CountDownLatch outerExtended = new CountDownLatch(1);
     AtomicReference<FencedLock> outer = new AtomicReference<>();
-    List<String> seen = new CopyOnWriteArrayList<>();
     Future<?> task =
-        pool.submit(
+        keptAliveOnPool(
+            "red-nest-outer",
             () -> {
-              keptAlive.executeWithLock(
-                  (Runnable)
-                      () -> {
-                        outer.set(FencedLock.current().orElseThrow());
-                        try {
-                          executor.executeWithLock(
-                              (Runnable)
-                                  () -> {
-                                    seen.add("inner:" + FencedLock.current().orElseThrow().lease().key().sessionId());
-                                    innerTaken.countDown();
-                                    await(outerExtended);
-                                    seen.add("innerAfterExtend:" + FencedLock.current().orElseThrow().lease().key().sessionId());
-                                  },
-                              config("red-nest-inner", Duration.ofSeconds(30), Duration.ZERO));
-                        } catch (Throwable t) {
-                          seen.add("inner threw " + t);
-                        }
-                        FencedLock now = FencedLock.current().orElseThrow();
-                        seen.add(
-                            "outerAfterInner:" + now.lease().key().sessionId() + ":replaced=" + (now != outer.get())
-                                + ":sameFence=" + (now.token().fence() == outer.get().lease().fence()));
-                      },
-                  config("red-nest-outer", Duration.ofSeconds(30), Duration.ZERO));
-              return null;
+              outer.set(FencedLock.current().orElseThrow());
+              try {
+                executor.executeWithLock(
+                    (Runnable)
+                        () -> {
+                          seen.add("inner:" + FencedLock.current().orElseThrow().lease().key().sessionId());
+                          innerTaken.countDown();
+                          await(outerExtended);
+                          seen.add("innerAfterExtend:" + FencedLock.current().orElseThrow().lease().key().sessionId());
+                        },
+                    config("red-nest-inner", Duration.ofSeconds(30), Duration.ZERO));
+              } catch (Throwable t) {
+                seen.add("inner threw " + t);
+              }
+              FencedLock now = FencedLock.current().orElseThrow();
+              seen.add(
+                  "outerAfterInner:" + now.lease().key().sessionId() + ":replaced=" + (now != outer.get())
+                      + ":sameFence=" + (now.token().fence() == outer.get().lease().fence()));
             });
     await(innerTaken);
     // Another thread, itself running a locked task of its own, runs the keep-alive extension.
     Object otherCurrent =
-        on(
+        answerUnderLock(
             other,
+            executor,
+            "red-nest-extender",
             () -> {
-              AtomicReference<Object> r = new AtomicReference<>();
-              executor.executeWithLock(
-                  (Runnable)
-                      () -> {
-                        FencedLock mine = FencedLock.current().orElseThrow();
-                        scheduler.periodic.get().run();
-                        FencedLock after = FencedLock.current().orElseThrow();
-                        r.set(after == mine ? "own" : "WRONG: " + after.lease().key());
-                      },
-                  config("red-nest-extender", Duration.ofSeconds(30), Duration.ZERO));
-              return r.get();
+              FencedLock mine = FencedLock.current().orElseThrow();
+              scheduler.periodic.get().run();
+              FencedLock after = FencedLock.current().orElseThrow();
+              return after == mine ? "own" : "WRONG: " + after.lease().key();
             });
     outerExtended.countDown();
     task.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -761,6 +726,35 @@ class ShedLockAttacksTest {
     assertThat(on(other, FencedLock::current)).isEmpty();
     assertThat(status("red-nest-outer").state()).isEqualTo(LeaseStatus.State.FREE);
     assertThat(status("red-nest-inner").state()).isEqualTo(LeaseStatus.State.FREE);
+  }
+
+  /**
+   * What {@code task} answers when it runs on {@code thread} as a task locked through {@code
+   * locks} under the lock {@code name} (at most 30 s).
+   */
+  private static Object answerUnderLock(
+      ExecutorService thread, LockingTaskExecutor locks, String name, java.util.function.Supplier<Object> task)
+      throws Exception {
+    return on(
+        thread,
+        () -> {
+          AtomicReference<Object> answer = new AtomicReference<>();
+          locks.executeWithLock((Runnable) () -> answer.set(task.get()), config(name, Duration.ofSeconds(30), Duration.ZERO));
+          return answer.get();
+        });
+  }
+
+  /**
+   * Starts {@code task} on the pooled thread, locked under {@code name} (at most 30 s) by a
+   * keep-alive provider whose extension runs only when the test runs {@code scheduler.periodic}.
+   */
+  private Future<?> keptAliveOnPool(String name, Runnable task) {
+    LockingTaskExecutor keptAlive = new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
+    return pool.submit(
+        () -> {
+          keptAlive.executeWithLock(task, config(name, Duration.ofSeconds(30), Duration.ZERO));
+          return null;
+        });
   }
 
   /** Runs KeepAliveLockProvider's periodic extension only when the test says, on a thread it picks. */
@@ -780,43 +774,30 @@ class ShedLockAttacksTest {
 
   @Test
   void aKeepAliveExtensionOnAThreadThatRunsAnotherTaskNeitherLeaksIntoThatTaskNorStealsIt() throws Exception {
-    ManualScheduler scheduler = new ManualScheduler();
-    closers.add(scheduler::shutdownNow);
-    LockingTaskExecutor keptAlive = new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
     CountDownLatch taken = new CountDownLatch(1);
     CountDownLatch extended = new CountDownLatch(1);
     AtomicReference<Long> fenceBefore = new AtomicReference<>();
     AtomicReference<Object> afterExtend = new AtomicReference<>();
     Future<?> task =
-        pool.submit(
+        keptAliveOnPool(
+            "red-kept",
             () -> {
-              keptAlive.executeWithLock(
-                  (Runnable)
-                      () -> {
-                        fenceBefore.set(FencedLock.current().orElseThrow().token().fence());
-                        taken.countDown();
-                        await(extended);
-                        FencedLock now = FencedLock.current().orElseThrow();
-                        afterExtend.set(now.lease().key().sessionId() + ":" + now.token().fence());
-                      },
-                  config("red-kept", Duration.ofSeconds(30), Duration.ZERO));
-              return null;
+              fenceBefore.set(FencedLock.current().orElseThrow().token().fence());
+              taken.countDown();
+              await(extended);
+              FencedLock now = FencedLock.current().orElseThrow();
+              afterExtend.set(now.lease().key().sessionId() + ":" + now.token().fence());
             });
     await(taken);
     // The periodic extension runs on a thread that is itself inside a locked task of its own.
     Object seenByOther =
-        on(
+        answerUnderLock(
             other,
+            executor,
+            "red-kept-bystander",
             () -> {
-              AtomicReference<Object> r = new AtomicReference<>();
-              executor.executeWithLock(
-                  (Runnable)
-                      () -> {
-                        scheduler.periodic.get().run();
-                        r.set(FencedLock.current().orElseThrow().lease().key().sessionId());
-                      },
-                  config("red-kept-bystander", Duration.ofSeconds(30), Duration.ZERO));
-              return r.get();
+              scheduler.periodic.get().run();
+              return FencedLock.current().orElseThrow().lease().key().sessionId();
             });
     extended.countDown();
     task.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -840,22 +821,17 @@ class ShedLockAttacksTest {
           other.submit(
               () -> {
                 start.await();
-                try {
-                  lock.unlock();
-                  return "unlocked";
-                } catch (RuntimeException e) {
-                  return e;
-                }
+                return outcome(
+                    () -> {
+                      lock.unlock();
+                      return "unlocked";
+                    });
               });
       Future<Object> extend =
           third.submit(
               () -> {
                 start.await();
-                try {
-                  return lock.extend(Duration.ofSeconds(5), Duration.ZERO);
-                } catch (RuntimeException e) {
-                  return e;
-                }
+                return outcome(() -> lock.extend(Duration.ofSeconds(5), Duration.ZERO));
               });
       Object u = unlock.get(WAIT_SECONDS, TimeUnit.SECONDS);
       Object e = extend.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -870,13 +846,7 @@ class ShedLockAttacksTest {
         if (s.state() == LeaseStatus.State.HELD || s.acquirableAt().isAfter(acquiredAt.plus(Duration.ofMinutes(30)))) {
           problems.add(i + ": unlocked but " + s + "; extend=" + e);
         }
-        Object cur = on(pool, () -> {
-          try {
-            return FencedLock.current();
-          } catch (RuntimeException ex) {
-            return ex;
-          }
-        });
+        Object cur = currentOnPool();
         if (!Optional.empty().equals(cur)) {
           problems.add(i + ": after unlock the task thread still sees " + cur);
         }
@@ -893,13 +863,7 @@ class ShedLockAttacksTest {
         if (status(name).state() == LeaseStatus.State.HELD || status(name).acquirableAt().isAfter(extendedExpiry)) {
           problems.add(i + ": the extended lock's unlock left the key HELD");
         }
-        Object cur = on(pool, () -> {
-          try {
-            return FencedLock.current();
-          } catch (RuntimeException ex) {
-            return ex;
-          }
-        });
+        Object cur = currentOnPool();
         if (!Optional.empty().equals(cur)) {
           problems.add(i + ": after the extended lock's unlock the task thread sees " + cur);
         }

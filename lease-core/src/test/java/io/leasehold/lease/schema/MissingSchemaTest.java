@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.schema.Changelogs;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
+import io.leasehold.schema.LiquibaseChangelogs;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -64,7 +64,7 @@ class MissingSchemaTest {
     PrintStream err = System.err;
     PrintStream out = System.out;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    Logger logger = Logger.getLogger(Changelogs.LOGGER);
+    Logger logger = Logger.getLogger(LiquibaseChangelogs.LOGGER);
     List<LogRecord> records = new ArrayList<>();
     Handler capture =
         new Handler() {

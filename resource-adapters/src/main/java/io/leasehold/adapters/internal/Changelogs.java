@@ -1,12 +1,13 @@
 package io.leasehold.adapters.internal;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.schema.LiquibaseChangelogs;
 import java.util.Map;
 import javax.sql.DataSource;
 
 /**
  * How the adapters' schema classes apply their Liquibase changelogs: the shared, quiet way (see
- * {@link io.leasehold.fencing.schema.Changelogs}), with the adapters' exception. Support for the
+ * {@link LiquibaseChangelogs}), with the adapters' exception. Support for the
  * schema classes; not an API of its own.
  */
 public final class Changelogs {
@@ -24,7 +25,7 @@ public final class Changelogs {
    */
   public static void apply(
       DataSource dataSource, String changelog, String historyTable, Map<String, String> parameters, String what) {
-    io.leasehold.fencing.schema.Changelogs.apply(
+    LiquibaseChangelogs.apply(
         dataSource,
         changelog,
         historyTable,

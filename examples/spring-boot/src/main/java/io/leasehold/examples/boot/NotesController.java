@@ -43,15 +43,24 @@ class NotesController {
     return result.match(
         acquired -> {
           try (Lease lease = acquired) {
-            notes.write(lease, account + "/" + session + "/note.txt", text.getBytes(StandardCharsets.UTF_8));
+            notes.write(
+                lease,
+                account + "/" + session + "/note.txt",
+                text.getBytes(StandardCharsets.UTF_8));
             return ResponseEntity.ok("written with fence " + lease.fence() + "\n");
           }
         },
         busy ->
             ResponseEntity.status(HttpStatus.CONFLICT)
-                .body("session busy: " + busy.owner().map(o -> "held by " + o.holder()).orElse("being taken") + "\n"),
-        tooLate -> ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("the database answered too late; retry\n"));
+                .body(
+                    "session busy: "
+                        + busy.owner().map(o -> "held by " + o.holder()).orElse("being taken")
+                        + "\n"),
+        tooLate ->
+            ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .body("the database answered too late; retry\n"));
   }
+
   // endregion
 
   @ExceptionHandler(AccessDeniedException.class)

@@ -37,7 +37,8 @@ class NotesDigestJob {
     // region lock-provider
     @Bean
     LockProvider lockProvider(LeaseStore leases) {
-      return LeaseholdLockProvider.of(leases, "scheduler"); // lock names are sessions of "scheduler"
+      return LeaseholdLockProvider.of(
+          leases, "scheduler"); // lock names are sessions of "scheduler"
     }
     // endregion
   }

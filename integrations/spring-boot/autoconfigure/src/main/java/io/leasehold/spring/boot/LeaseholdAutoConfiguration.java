@@ -99,32 +99,26 @@ public class LeaseholdAutoConfiguration {
       schema.apply(dataSource.dataSource());
     }
     LeaseStoreBuilder b = LeaseStore.builder(dataSource.dataSource()).schema(schema).accessPolicy(policy);
-    if (properties.getTtl() != null) {
-      b.ttl(properties.getTtl());
-    }
-    if (properties.getRenewInterval() != null) {
-      b.renewInterval(properties.getRenewInterval());
-    }
-    if (properties.getSafetyMargin() != null) {
-      b.safetyMargin(properties.getSafetyMargin());
-    }
-    if (properties.getTakeoverDelay() != null) {
-      b.takeoverDelay(properties.getTakeoverDelay());
-    }
-    if (properties.getLockTimeout() != null) {
-      b.lockTimeout(properties.getLockTimeout());
-    }
-    if (properties.getStatementTimeout() != null) {
-      b.statementTimeout(properties.getStatementTimeout());
-    }
-    if (properties.getDefaultHolder() != null) {
-      b.defaultHolder(properties.getDefaultHolder());
-    }
+    // Each property left unset keeps the builder's default.
+    setIfPresent(properties.getTtl(), b::ttl);
+    setIfPresent(properties.getRenewInterval(), b::renewInterval);
+    setIfPresent(properties.getSafetyMargin(), b::safetyMargin);
+    setIfPresent(properties.getTakeoverDelay(), b::takeoverDelay);
+    setIfPresent(properties.getLockTimeout(), b::lockTimeout);
+    setIfPresent(properties.getStatementTimeout(), b::statementTimeout);
+    setIfPresent(properties.getDefaultHolder(), b::defaultHolder);
     String signingKey = properties.getTokens().getSigningKey();
     if (signingKey != null && !signingKey.isBlank()) {
       b.tokenSigningKey(SigningKey.parse(signingKey));
     }
     return b.notifyChanges(properties.isNotifyChanges()).build();
+  }
+
+  /** Hands {@code value} to {@code setter} if it is set. */
+  private static <T> void setIfPresent(T value, java.util.function.Consumer<T> setter) {
+    if (value != null) {
+      setter.accept(value);
+    }
   }
 
   /**

@@ -1,11 +1,16 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.fencing.json.FencingJsonModule;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -64,5 +69,26 @@ class FencingJsonModuleTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.leasehold.fencing.json.FencingJsonModule.readToken("null"))
         .isInstanceOf(IllegalArgumentException.class);
     org.assertj.core.api.Assertions.assertThat(io.leasehold.fencing.json.FencingJsonModule.readToken(json)).isEqualTo(t);
+  }
+
+  /** CONTRACT C15: a signed token's four signature members travel together, or not at all. */
+  @Test
+  void signedTokensRoundTripAndAHalfSignedOneIsRefused() throws Exception {
+    SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
+    FencingToken signed =
+        key.sign(new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN)), Clock.systemUTC(),
+            Duration.ofMinutes(5));
+    String js = mapper.writeValueAsString(signed);
+    assertThat(js).contains("\"keyId\":\"k1\"");
+    assertThat(mapper.readValue(js, FencingToken.class)).isEqualTo(signed);
+    String half = js.replaceAll(",\"signature\":\"[^\"]*\"", "");
+    assertThatThrownBy(() -> mapper.readValue(half, FencingToken.class))
+        .hasMessageContaining("all of validFrom, validUntil, keyId and signature");
+  }
+
+  @Test
+  void aLoneSurrogateInAKeyIsRefused() {
+    String bad = "{\"accountId\":\"acct\\ud800x\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}";
+    assertThatThrownBy(() -> mapper.readValue(bad, FencingToken.class)).hasMessageContaining("lone surrogate");
   }
 }

@@ -1,6 +1,5 @@
-package io.leasehold.fencing.schema;
+package io.leasehold.schema;
 
-import io.leasehold.fencing.internal.Arguments;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.function.BiFunction;
@@ -27,8 +26,7 @@ import liquibase.ui.LoggerUIService;
 /**
  * The one way Leasehold's schema classes ({@code LeaseSchema}, {@code HighWaterSchema}, {@code
  * ToolJournalSchema}) apply their Liquibase changelogs. Support for them, not an API: it may
- * change in any release. Needs {@code liquibase-core} 4.x on the class path, which the modules
- * that call it bring.
+ * change in any release. Its module brings {@code liquibase-core} 4.x.
  *
  * <p>Quiet by default: Liquibase's own messages (about 125 lines per apply) go to the {@code
  * java.util.logging} logger {@value #LOGGER} at level {@code FINE}, warnings and errors at their
@@ -38,11 +36,11 @@ import liquibase.ui.LoggerUIService;
  *
  * <p>Each configuration has its own history table, so several changelogs live in one database.
  */
-public final class Changelogs {
+public final class LiquibaseChangelogs {
   /** The logger Liquibase's messages go to during an apply. */
   public static final String LOGGER = "io.leasehold.schema";
 
-  private Changelogs() {}
+  private LiquibaseChangelogs() {}
 
   /**
    * Applies a class-path changelog.
@@ -62,7 +60,9 @@ public final class Changelogs {
       Map<String, String> parameters,
       ClassLoader loader,
       BiFunction<String, Exception, RuntimeException> failure) {
-    Arguments.required(dataSource, "dataSource");
+    if (dataSource == null) {
+      throw new IllegalArgumentException("dataSource must not be null");
+    }
     try (Connection connection = dataSource.getConnection()) {
       // The command API with a logger-backed UI and LOG summaries (Liquibase would otherwise
       // print to standard output), and a log service that demotes its chatter to FINE, around

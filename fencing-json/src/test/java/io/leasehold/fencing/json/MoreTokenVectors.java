@@ -1,5 +1,10 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.json;
 
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenSignature;
+import io.leasehold.fencing.VerificationKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,8 +24,9 @@ import java.util.List;
  */
 final class MoreTokenVectors {
   private static final HexFormat HEX = HexFormat.of();
-  private static final String VERIFY = VerificationKey.TEXT_PREFIX;
-  private static final String SIGNING = SigningKey.TEXT_PREFIX;
+  /** The key texts' prefixes, as token spec section 3 writes them. */
+  private static final String VERIFY = "leasehold-verify-key:v1:";
+  private static final String SIGNING = "leasehold-signing-key:v1:";
   private static final String SPKI = "302a300506032b6570032100";
   private static final long MAX_SAFE = (1L << 53) - 1;
 
@@ -299,28 +305,37 @@ final class MoreTokenVectors {
     key(kind, "a fourth colon-separated part", k + ":x", "refused");
     key(kind, "Ed25519 public key", g.edKey(), "valid");
     String point = edPoint();
-    String[][] small = {
-      {"identity", "0100000000000000000000000000000000000000000000000000000000000000"},
-      {"order 2", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
-      {"order 4, sign 0", "0000000000000000000000000000000000000000000000000000000000000000"},
-      {"order 4, sign 1", "0000000000000000000000000000000000000000000000000000000000000080"},
-      {"order 8 (a)", "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"},
-      {"order 8 (b)", "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85"},
-      {"order 8 (c)", "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"},
-      {"order 8 (d)", "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"},
+    // Points a strict verifier refuses as public keys: small order, or not canonical.
+    String[][] weakPoints = {
+      {"Ed25519 public key of small order: identity",
+        "0100000000000000000000000000000000000000000000000000000000000000"},
+      {"Ed25519 public key of small order: order 2",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
+      {"Ed25519 public key of small order: order 4, sign 0",
+        "0000000000000000000000000000000000000000000000000000000000000000"},
+      {"Ed25519 public key of small order: order 4, sign 1",
+        "0000000000000000000000000000000000000000000000000000000000000080"},
+      {"Ed25519 public key of small order: order 8 (a)",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"},
+      {"Ed25519 public key of small order: order 8 (b)",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85"},
+      {"Ed25519 public key of small order: order 8 (c)",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"},
+      {"Ed25519 public key of small order: order 8 (d)",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"},
+      {"Ed25519 public key, identity with the sign bit set (x = 0)",
+        "0100000000000000000000000000000000000000000000000000000000000080"},
+      {"Ed25519 public key, y = p + 1",
+        "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
+      {"Ed25519 public key, y = p",
+        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
+      {"Ed25519 public key, order 2 with the sign bit set (x = 0)",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"},
+      {"Ed25519 public key, not on the curve (y = 2)",
+        "0200000000000000000000000000000000000000000000000000000000000000"},
     };
-    for (String[] s : small) {
-      key(kind, "Ed25519 public key of small order: " + s[0], edText("weak", SPKI + s[1]), "refused");
-    }
-    String[][] nonCanonical = {
-      {"identity with the sign bit set (x = 0)", "0100000000000000000000000000000000000000000000000000000000000080"},
-      {"y = p + 1", "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
-      {"y = p", "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"},
-      {"order 2 with the sign bit set (x = 0)", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"},
-      {"not on the curve (y = 2)", "0200000000000000000000000000000000000000000000000000000000000000"},
-    };
-    for (String[] n : nonCanonical) {
-      key(kind, "Ed25519 public key, " + n[0], edText("weak", SPKI + n[1]), "refused");
+    for (String[] w : weakPoints) {
+      key(kind, w[0], edText("weak", SPKI + w[1]), "refused");
     }
     String nullParams = "302c300706032b65700500032100" + point;
     key(kind, "Ed25519 SPKI with NULL parameters", edText("k", nullParams), "refused");

@@ -36,12 +36,9 @@ import java.util.UUID;
  * token, and so is JSON {@code null} where a token is expected. Content after the token is
  * something only the mapper can refuse: for a document that is a token and nothing else, use
  * {@link #readToken(String)}, or enable {@code DeserializationFeature.FAIL_ON_TRAILING_TOKENS} on
- * your mapper. Requires {@code jackson-databind} 2.x on the class path (an optional dependency of
- * this module).
+ * your mapper. It is in the {@code leasehold-fencing-json} artifact, which brings {@code
+ * jackson-databind} 2.x.
  */
-// Jackson is an optional dependency of this module (requires static): whoever uses this class
-// has Jackson, and reads it on their own.
-@SuppressWarnings("exports")
 public final class FencingJsonModule extends SimpleModule {
   private static final long serialVersionUID = 1L;
 

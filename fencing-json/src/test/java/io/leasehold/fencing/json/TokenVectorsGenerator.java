@@ -1,5 +1,8 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.json;
 
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SigningKey;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
