@@ -179,7 +179,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * {@inheritDoc}
    *
    * <p>Two statements: the key's row is locked and checked, then raised; a journal key already at
-   * the token's fence is admitted by the lock alone. The previous mark is exact, unless the key
+   * the token's fence is admitted by the lock alone. A refusal of the guard's {@link
+   * SqlAdmissionCondition} is thrown as the condition explains it. The previous mark is exact, unless the key
    * had no row and another transaction inserted one first (then it is 0).
    */
   @Override
@@ -211,7 +212,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * @param token the verified token
    * @throws StaleFenceException if the fence is below the mark
    * @throws MarkStoreException if the mark is not trusted
-   * @throws RuntimeException the {@link SqlAdmissionCondition}'s refusal
+   * @throws RuntimeException the {@link SqlAdmissionCondition}'s refusal (as from {@link #admit})
    * @throws SQLException if the database fails
    */
   public void admitFirst(Connection unit, FencingToken token) throws SQLException {

@@ -28,8 +28,11 @@ import javax.sql.DataSource;
 /**
  * A tool journal kept in PostgreSQL: the default for services that run more than one process,
  * which have that database already. Calls, marks and mark resets are rows ({@link
- * ToolJournalSchema}); nothing to compact, no file format to damage. The admission locks the key's
- * mark row, so admissions of one key are serialized across every process, and a repeat of a call
+ * ToolJournalSchema}); nothing to compact, no file format to damage. The marks are the SQL mark
+ * store the database writer uses too ({@code SqlMarkStore}), with the journal's admitted calls as
+ * the evidence against which a mark deleted, lowered or made negative outside the journal refuses
+ * every call of its key (as {@link ResourceAccessException}) until an operator resets it. The
+ * admission locks the key's mark row, so admissions of one key are serialized across every process, and a repeat of a call
  * in flight (same run, tool and idempotency key) is refused under that lock. A call's intent,
  * admission and start are one transaction, its outcome another.
  *
