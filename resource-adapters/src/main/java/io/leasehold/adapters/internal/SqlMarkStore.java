@@ -42,8 +42,9 @@ import java.util.function.Supplier;
  * and a mark of 0 is no row; the journal's row stays at 0 after a reset and keeps the reset's
  * admission sequence value ({@code reset_seq}), from which its evidence counts. The row lock's
  * read and the admission as a transaction's first statement carry the transaction's lock timeout
- * ({@link LockTimeout}) in the same round trip, and every operator is {@code pg_catalog}'s, named: a search_path that lists a
- * schema before an explicit {@code pg_catalog} cannot slip in a look-alike {@code <=} or {@code =}.
+ * ({@link LockTimeout}) in the same round trip, and every operator, cast and function of the
+ * mark statements is {@code pg_catalog}'s, named: a search_path that lists a schema before an
+ * explicit {@code pg_catalog} cannot slip in a look-alike {@code <=} or {@code =}.
  *
  * <p>Thread-safe (immutable); the unit of work is a connection with a transaction under way, which
  * the caller commits or rolls back.
@@ -108,17 +109,18 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     this.shape = shape;
     this.condition = condition;
     this.audit = new MarkResetTable(auditTable);
-    String key = "m.account_id" + EQ + "?::text AND m.session_id" + EQ + "?::text";
+    String text = "?::pg_catalog.text";
+    String key = "m.account_id" + EQ + text + " AND m.session_id" + EQ + text;
     String inserted =
         "EXISTS (SELECT 1 FROM " + table + " AS e WHERE e.account_id" + EQ + "k.account_id AND e.session_id" + EQ
             + "k.session_id) OR " + trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
     this.admission =
-        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.runColumns() + ")"
-            + " SELECT k.account_id, k.session_id, k.fence" + shape.runValues() + " FROM (VALUES (?::text, ?::text,"
-            + " ?::bigint" + shape.runCandidate() + ")) AS k(account_id, session_id, fence" + shape.runCandidateNames() + ")"
+        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.admitted().names() + ")"
+            + " SELECT k.account_id, k.session_id, k.fence" + shape.admitted().values() + " FROM (VALUES (" + text + ", " + text + ","
+            + " ?::pg_catalog.int8" + shape.candidate().values() + ")) AS k(account_id, session_id, fence" + shape.candidate().names() + ")"
             + " WHERE " + (shape.hasEvidence() ? "(" + inserted + ")" : "true")
             + (condition == null ? "" : " AND " + condition.sql())
-            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence" + shape.runUpdate()
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence" + shape.admitted().update()
             + " WHERE m.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence AND "
             + trusted("m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
     this.returning = admission + " RETURNING 1";
@@ -131,13 +133,13 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     String keyEvidence = shape.evidence("k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
     this.explainedRow =
         "SELECT m.fence AS fence, " + column(keyEvidence) + " AS evidence, " + trusted("COALESCE(m.fence, 0)", keyEvidence)
-            + " AS trusted FROM (VALUES (?::text, ?::text)) AS k(account_id, session_id) LEFT JOIN " + table + " AS m"
+            + " AS trusted FROM (VALUES (" + text + ", " + text + ")) AS k(account_id, session_id) LEFT JOIN " + table + " AS m"
             + " ON m.account_id" + EQ + "k.account_id AND m.session_id" + EQ + "k.session_id";
     this.mark = "SELECT m.fence FROM " + table + " AS m WHERE " + key;
     this.setMark =
-        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.resetColumns() + ")"
-            + " VALUES (?, ?, ?" + shape.resetValues() + ") ON CONFLICT (account_id, session_id) DO UPDATE SET"
-            + " fence = EXCLUDED.fence" + shape.resetUpdate();
+        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.reset().names() + ")"
+            + " VALUES (?, ?, ?" + shape.reset().values() + ") ON CONFLICT (account_id, session_id) DO UPDATE SET"
+            + " fence = EXCLUDED.fence" + shape.reset().update();
     this.deleteMark = "DELETE FROM " + table + " AS m WHERE " + key;
   }
 
