@@ -32,7 +32,8 @@ record SqlMarkRow(Long fence, Long evidence, boolean trusted) {
 
   /** Why an untrusted mark refuses every admission of its key, and the repair. */
   MarkStoreException damage(String table, LeaseKey key) {
-    String refused = " Every admission of the key is refused until an operator resets its mark (resetMark on the guard)";
+    String refused =
+        " Every admission of the key is refused until an operator resets its mark (resetMark on the guard)";
     if (mark() < 0) {
       return new MarkStoreException(
           "the mark row of " + key + " in " + table + " holds " + fence + ", which is not a fence: the table was"

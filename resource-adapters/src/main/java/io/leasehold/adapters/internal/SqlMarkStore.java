@@ -103,7 +103,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   /** A high-water reset to 0: the key has no row. Parameters: account, session. */
   private final String deleteMark;
 
-  private SqlMarkStore(String table, String auditTable, Duration lockTimeout, SqlMarkShape shape, SqlAdmissionCondition condition) {
+  private SqlMarkStore(
+      String table, String auditTable, Duration lockTimeout, SqlMarkShape shape, SqlAdmissionCondition condition) {
     this.table = table;
     this.lockTimeout = lockTimeout;
     this.shape = shape;
@@ -116,8 +117,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + "k.session_id) OR " + trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
     this.admission =
         "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.admitted().names() + ")"
-            + " SELECT k.account_id, k.session_id, k.fence" + shape.admitted().values() + " FROM (VALUES (" + text + ", " + text + ","
-            + " ?::pg_catalog.int8" + shape.candidate().values() + ")) AS k(account_id, session_id, fence" + shape.candidate().names() + ")"
+            + " SELECT k.account_id, k.session_id, k.fence" + shape.admitted().values()
+            + " FROM (VALUES (" + text + ", " + text + ", ?::pg_catalog.int8" + shape.candidate().values() + "))"
+            + " AS k(account_id, session_id, fence" + shape.candidate().names() + ")"
             + " WHERE " + (shape.hasEvidence() ? "(" + inserted + ")" : "true")
             + (condition == null ? "" : " AND " + condition.sql())
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence" + shape.admitted().update()
@@ -128,12 +130,15 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     this.lockedRow =
         LockTimeout.ahead(
             lockTimeout,
-            "SELECT m.fence AS fence, " + column(rowEvidence) + " AS evidence, " + trusted("m.fence", rowEvidence) + " AS trusted"
+            "SELECT m.fence AS fence, " + column(rowEvidence) + " AS evidence, "
+                + trusted("m.fence", rowEvidence) + " AS trusted"
                 + " FROM " + table + " AS m WHERE " + key + " FOR UPDATE OF m");
-    String keyEvidence = shape.evidence("k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
+    String keyEvidence =
+        shape.evidence("k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
     this.explainedRow =
-        "SELECT m.fence AS fence, " + column(keyEvidence) + " AS evidence, " + trusted("COALESCE(m.fence, 0)", keyEvidence)
-            + " AS trusted FROM (VALUES (" + text + ", " + text + ")) AS k(account_id, session_id) LEFT JOIN " + table + " AS m"
+        "SELECT m.fence AS fence, " + column(keyEvidence) + " AS evidence, "
+            + trusted("COALESCE(m.fence, 0)", keyEvidence) + " AS trusted"
+            + " FROM (VALUES (" + text + ", " + text + ")) AS k(account_id, session_id) LEFT JOIN " + table + " AS m"
             + " ON m.account_id" + EQ + "k.account_id AND m.session_id" + EQ + "k.session_id";
     this.mark = "SELECT m.fence FROM " + table + " AS m WHERE " + key;
     this.setMark =
@@ -169,7 +174,11 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    */
   public static SqlMarkStore journalMarks(String prefix, Duration lockTimeout) {
     return new SqlMarkStore(
-        prefix + "_mark", prefix + "_mark_reset", lockTimeout, SqlMarkShape.journal(prefix + "_call", prefix + "_admission_seq"), null);
+        prefix + "_mark",
+        prefix + "_mark_reset",
+        lockTimeout,
+        SqlMarkShape.journal(prefix + "_call", prefix + "_admission_seq"),
+        null);
   }
 
   /** The mark table's name, for messages and for statements of the guard that read it. */
@@ -231,7 +240,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     }
     if (!admitted) {
       throw refusal(unit, token)
-          .orElseThrow(() -> new SQLException("the admission of " + token + " into " + table + " was refused, and no rule explains why"));
+          .orElseThrow(
+              () -> new SQLException(
+                  "the admission of " + token + " into " + table + " was refused, and no rule explains why"));
     }
   }
 

@@ -73,7 +73,8 @@ final class HighWaterSql {
     this.leaseRow =
         verifyTable == null
             ? null
-            : "SELECT " + LeaseRow.COLUMNS + " FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?";
+            : "SELECT " + LeaseRow.COLUMNS + " FROM " + verifyTable
+                + " AS l WHERE l.account_id = ? AND l.session_id = ?";
     // With online verification, the admission's candidate row exists only if the token's run
     // holds the lease (LeaseRow.HELD_BY_TOKEN: the key's row names its fence and run, not
     // released, not expired): no candidate means no conflict, no lock, no admission. Parameters:
