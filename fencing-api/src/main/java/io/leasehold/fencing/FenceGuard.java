@@ -13,17 +13,19 @@ package io.leasehold.fencing;
  *
  * <h2>For implementers</h2>
  *
- * <p>A guard is built with an explicit {@link TokenVerifier} (CONTRACT C15) and calls {@link
- * GuardOptions#verify} first, so an unverifiable token is refused before the mark is
- * looked at. It fails closed (CONTRACT C16): when it cannot prove that a write is safe (its state
- * is damaged, missing or unreadable, or anything throws), it refuses and leaves the mark as it
- * was, with an error that says how to repair.
+ * <p>A guard is built with an explicit {@link TokenVerifier} (CONTRACT C15) and runs every call
+ * through a {@link GuardPipeline}, which presents and verifies the token first, so an
+ * unverifiable token is refused before the mark is looked at, then checks the guard's scope,
+ * runs the guard's step (its admission through its {@link io.leasehold.fencing.mark.MarkStore}
+ * and its effect) and reports the decision. A guard fails closed (CONTRACT C16): when it cannot
+ * prove that a write is safe (its state is damaged, missing or unreadable, or anything throws),
+ * it refuses and leaves the mark as it was, with an error that says how to repair.
  *
  * <p>The options every guard shares (verification, listener, admin policy, clock) come from
- * {@link GuardBuilder}, which a guard's builder extends, and are applied through {@link
- * GuardOptions}: a new guard gets them, and the same decision reporting, by using both. A guard's
- * marks can be reset by an operator ({@link ResettableMarks}); the guard testkit checks all of
- * this against this interface.
+ * {@link GuardBuilder}, which a guard's builder extends, as {@link GuardOptions}, from which the
+ * pipeline is made: a new guard gets them, and the same decision reporting, by using the three.
+ * A guard's marks can be reset by an operator ({@link ResettableMarks}); the guard testkit checks
+ * all of this against this interface.
  *
  * <p>Implementations are thread-safe.
  */

@@ -12,7 +12,7 @@ import java.time.Clock;
  * <pre>{@code
  * public static final class Builder extends GuardBuilder<Builder> {
  *   public MyGuard build() {
- *     return new MyGuard(options(MyGuard.RESOURCE), ...);
+ *     return new MyGuard(options(MyGuard.RESOURCE), ...); // the guard makes its GuardPipeline
  *   }
  * }
  * }</pre>

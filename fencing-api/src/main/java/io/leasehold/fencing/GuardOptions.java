@@ -2,13 +2,15 @@ package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * The shared options of one guard, as its {@link GuardBuilder} set them, and the steps every
  * guard takes with them: verify a presented token, report each decision to the listener, and
  * check a mark reset against the admin policy. Written once here so that every guard verifies,
- * reports and checks the same way.
+ * reports and checks the same way; a guard runs its calls through a {@link GuardPipeline}, which
+ * verifies and reports with these.
  *
  * @param resource the guard's resource kind, as its listener hears it ({@code "file"}); never a
  *     key, a path or a run
@@ -35,8 +37,8 @@ public record GuardOptions(
 
   /**
    * What a guard calls first: asks {@code fenced} for its token (so a lease known lost refuses
-   * here, CONTRACT C6), then verifies it (C15). Reports nothing: call it inside {@link #observe},
-   * or report the refusal yourself.
+   * here, CONTRACT C6), then verifies it (C15). Reports nothing: {@link GuardPipeline} calls it
+   * inside {@link #observe}.
    *
    * @param fenced the presenter
    * @return the verified token
@@ -61,16 +63,28 @@ public record GuardOptions(
    * @return what the operation returned
    */
   public <T> T observe(Supplier<T> operation) {
+    return observe(operation, () -> false);
+  }
+
+  /**
+   * {@link #observe(Supplier)} for an operation that may have reported its admission itself
+   * ({@link GuardPipeline.Call#admitted()}): then nothing more is reported.
+   */
+  <T> T observe(Supplier<T> operation, BooleanSupplier reportedAlready) {
     T result;
     try {
       result = operation.get();
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      report(decisionOf(e));
+      if (!reportedAlready.getAsBoolean()) {
+        report(decisionOf(e));
+      }
       throw e;
     }
-    report(GuardListener.Decision.ADMITTED);
+    if (!reportedAlready.getAsBoolean()) {
+      report(GuardListener.Decision.ADMITTED);
+    }
     return result;
   }
 

@@ -1,11 +1,10 @@
 package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
-import java.util.ArrayList;
+import io.leasehold.fencing.mark.MemoryMarkStore;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -46,6 +45,8 @@ import java.util.function.Supplier;
  * whatever the number of keys or accounts: the accounts' queues and their counts are kept in
  * linked lists, and an account leaves them when its last key is forgotten (issue 46: before, each
  * admission into a full guard scanned every account and every key, about 2.8 ms at 40,000 keys).
+ * The marks live in a {@link MemoryMarkStore}, the memory medium the in-memory tool journal uses
+ * too, and each call goes through the {@link GuardPipeline}.
  * A write that itself admits a new key never has its own key forgotten under it (the key stays,
  * past the bound if need be). Under concurrent admissions of new keys the bound may be passed, for
  * a moment, by one key per thread making room.
@@ -59,18 +60,12 @@ public final class InMemoryFenceGuard implements FenceGuard {
   /** The resource kind this guard reports to its {@link GuardListener}. */
   public static final String RESOURCE = "memory";
 
-  private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
-  /** Per account: the highest mark forgotten. */
-  private final ConcurrentHashMap<String, AtomicLong> floors = new ConcurrentHashMap<>();
-  /** Which keys are remembered, per account in order; guarded by its own monitor. */
-  private final RememberedKeys book = new RememberedKeys();
-  private final GuardOptions options;
-  private final int maxKeys;
-  private final List<MarkReset> resets = new ArrayList<>();
+  private final GuardPipeline<Void> pipeline;
+  private final MemoryMarkStore marks;
 
   private InMemoryFenceGuard(GuardOptions options, int maxKeys) {
-    this.options = options;
-    this.maxKeys = maxKeys;
+    this.pipeline = GuardPipeline.unscoped(options);
+    this.marks = MemoryMarkStore.bounded(maxKeys);
   }
 
   /**
@@ -116,125 +111,21 @@ public final class InMemoryFenceGuard implements FenceGuard {
     return runFenced(fenced, admission -> write.get());
   }
 
-  private <T> T runFenced(Fenced fenced, java.util.function.Function<Admission, T> write) {
-    FencingToken token;
-    try {
-      token = options.verify(fenced);
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      options.report(GuardOptions.decisionOf(e));
-      throw e;
-    }
-    while (true) {
-      Mark mark = markOf(token.key());
-      synchronized (mark) {
-        if (mark.forgotten) {
-          marks.remove(token.key(), mark); // forgotten meanwhile: the retry takes a new mark at the floor
-          continue;
-        }
-        Admission admission;
-        try {
-          admission = mark.admit(token);
-        } catch (StaleFenceException e) {
-          options.report(GuardListener.Decision.STALE);
-          throw e;
-        }
-        // Reported before the write: once admitted, the mark is raised whatever the write does.
-        options.report(GuardListener.Decision.ADMITTED);
-        return write.apply(admission);
-      }
-    }
-  }
-
-  private Mark markOf(LeaseKey key) {
-    Mark mark = marks.get(key);
-    return mark != null ? mark : remember(key);
-  }
-
-  /**
-   * The key's mark, created at its account's floor if the key is not remembered. When the guard
-   * is full, some keys are forgotten first ({@link RememberedKeys#take}). Their locks are taken
-   * outside the bookkeeping's lock: a write running under one of them holds up only this thread,
-   * never the guard's other admissions.
-   */
-  private Mark remember(LeaseKey key) {
-    RememberedKeys.Node victims;
-    synchronized (book) {
-      Mark mark = marks.get(key);
-      if (mark != null) {
-        return mark;
-      }
-      if (book.total() < maxKeys) {
-        return rememberNow(key);
-      }
-      victims = book.take(key.accountId(), Math.max(1, maxKeys / 10));
-    }
-    int taken = 0;
-    List<Mark> kept = List.of();
-    for (RememberedKeys.Node v = victims; v != null; ) {
-      Mark m = (Mark) v;
-      v = v.next(); // read before the node can be filed again
-      taken++;
-      if (Thread.holdsLock(m)) {
-        // This thread is inside that key's write (and now admits another key from it):
-        // forgetting the key would let a newer run of it write at the same time.
-        kept = kept.isEmpty() ? new ArrayList<>() : kept;
-        kept.add(m);
-      } else {
-        forget(m);
-      }
-    }
-    synchronized (book) {
-      book.settle(taken);
-      kept.forEach(book::add);
-      Mark mark = marks.get(key);
-      // Made room (or found none to make): the key is remembered even if another thread has
-      // filled that room meanwhile, so the bound is passed by at most one key per such thread.
-      return mark != null ? mark : rememberNow(key);
-    }
-  }
-
-  /** Creates the key's mark at its account's floor; called under the bookkeeping's lock. */
-  private Mark rememberNow(LeaseKey key) {
-    Mark mark = new Mark(key, floorOf(key.accountId()));
-    marks.put(key, mark);
-    book.add(mark);
-    return mark;
-  }
-
-  private long floorOf(String account) {
-    AtomicLong f = floors.get(account);
-    return f == null ? 0 : f.get();
-  }
-
-  /**
-   * Forgets a key taken from the bookkeeping: raises its account's floor to the key's mark
-   * before the mark leaves the map, so whoever recreates the key starts at or above it.
-   */
-  private void forget(Mark m) {
-    synchronized (m) {
-      if (!m.forgotten) {
-        floors.computeIfAbsent(m.key.accountId(), a -> new AtomicLong()).accumulateAndGet(m.highest, Math::max);
-        m.forgotten = true;
-      }
-      marks.remove(m.key, m);
-    }
+  private <T> T runFenced(Fenced fenced, Function<Admission, T> write) {
+    return pipeline.runForKey(
+        fenced,
+        call -> marks.admitThen(
+            call.token(),
+            admission -> {
+              // Reported before the write: once admitted, the mark is raised whatever the write does.
+              call.admitted();
+              return write.apply(admission);
+            }));
   }
 
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    Arguments.required(key, "key");
-    Mark mark = marks.get(key);
-    long highest;
-    if (mark == null) {
-      highest = floorOf(key.accountId());
-    } else {
-      synchronized (mark) {
-        highest = mark.highest;
-      }
-    }
-    return highest == 0 ? OptionalLong.empty() : OptionalLong.of(highest);
+    return marks.read(null, key);
   }
 
   /**
@@ -243,7 +134,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
    * @return the count, at most the bound (see the class documentation for concurrent admissions)
    */
   public int rememberedKeys() {
-    return marks.size();
+    return marks.rememberedKeys();
   }
 
   /**
@@ -255,49 +146,14 @@ public final class InMemoryFenceGuard implements FenceGuard {
    */
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+    GuardOptions options = pipeline.options();
     options.checkReset(key, newMark, operator, reason);
-    while (true) {
-      Mark mark = markOf(key);
-      synchronized (mark) {
-        if (mark.forgotten) {
-          marks.remove(key, mark);
-          continue;
-        }
-        MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, options.clock().instant());
-        mark.highest = newMark;
-        synchronized (resets) {
-          resets.add(reset);
-        }
-        return reset;
-      }
-    }
+    return marks.reset(null, key, newMark, operator, reason, options.clock().instant());
   }
 
   @Override
   public List<MarkReset> markResets() {
-    synchronized (resets) {
-      return List.copyOf(resets);
-    }
-  }
-
-  /** A key's high-water mark; its monitor is the key's lock. */
-  private static final class Mark extends RememberedKeys.Node {
-    private long highest;
-    private boolean forgotten;
-
-    Mark(LeaseKey key, long start) {
-      super(key);
-      this.highest = start;
-    }
-
-    Admission admit(FencingToken token) {
-      if (token.fence() < highest) {
-        throw new StaleFenceException(token, highest);
-      }
-      long previous = highest;
-      highest = token.fence();
-      return new Admission(token, previous);
-    }
+    return marks.resets(null);
   }
 
   /**

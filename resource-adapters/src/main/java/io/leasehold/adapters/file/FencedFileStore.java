@@ -12,6 +12,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.GuardOptions;
+import io.leasehold.fencing.GuardPipeline;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
@@ -114,14 +115,15 @@ public final class FencedFileStore implements FenceGuard {
   private final CrossProcessLock lock;
   private final MarkAdmissions admissions;
   private final GuardOptions options;
-
-  private final PathScope scope;
+  /** Present, verify, check the path against the store's {@link PathScope}, step, report. */
+  private final GuardPipeline<String> pipeline;
   private final Set<PosixFilePermission> fileMode;
 
   private FencedFileStore(Path root, GuardOptions options, Builder b) throws IOException {
     this.root = root;
     this.options = options;
-    this.scope = b.scope;
+    PathScope scope = b.scope;
+    this.pipeline = new GuardPipeline<>(options, (token, relative) -> StorePaths.inScope(scope, token, relative));
     this.fileMode = b.fileMode;
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
@@ -183,13 +185,11 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation write(Fenced fenced, String path, byte[] content) {
-    return options.observe(() -> writeUnobserved(fenced, path, content));
+    Arguments.required(content, "content");
+    return pipeline.run(fenced, StorePaths.check(root, path), call -> write(call.token(), call.argument(), content));
   }
 
-  private FileOperation writeUnobserved(Fenced fenced, String path, byte[] content) {
-    Arguments.required(content, "content");
-    String relative = StorePaths.check(root, path);
-    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
+  private FileOperation write(FencingToken token, String relative, byte[] content) {
     return locked(
         () -> {
           try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
@@ -233,12 +233,10 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
-    return options.observe(() -> deleteUnobserved(fenced, path));
+    return pipeline.run(fenced, StorePaths.check(root, path), call -> delete(call.token(), call.argument()));
   }
 
-  private FileOperation deleteUnobserved(Fenced fenced, String path) {
-    String relative = StorePaths.check(root, path);
-    FencingToken token = StorePaths.inScope(scope, options.verify(fenced), relative);
+  private FileOperation delete(FencingToken token, String relative) {
     return locked(
         () -> {
           Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
@@ -297,11 +295,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public Admission admit(Fenced fenced) {
-    return options.observe(
-        () -> {
-          FencingToken token = options.verify(fenced);
-          return locked(() -> admissions.admit(token, null));
-        });
+    return pipeline.runForKey(fenced, call -> locked(() -> admissions.admit(call.token(), null)));
   }
 
   /**

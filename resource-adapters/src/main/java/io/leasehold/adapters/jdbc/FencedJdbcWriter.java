@@ -12,6 +12,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.GuardOptions;
+import io.leasehold.fencing.GuardPipeline;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.MarkReset;
@@ -100,6 +101,8 @@ public final class FencedJdbcWriter implements FenceGuard {
   public static final String RESOURCE = "jdbc";
 
   private final GuardOptions options;
+  /** Present, verify (online verification: nothing before the admission statement), step, report. */
+  private final GuardPipeline<Void> pipeline;
   private final HighWaterSql sql;
   private final JdbcTransactions transactions;
   private final boolean admitAtCommit;
@@ -113,6 +116,7 @@ public final class FencedJdbcWriter implements FenceGuard {
 
   private FencedJdbcWriter(Builder b, GuardOptions options) {
     this.options = options;
+    this.pipeline = GuardPipeline.unscoped(options);
     // Every name schema-qualified: a look-alike table earlier on the search_path is never used.
     this.leaseTable = qualify(b.databaseSchema, b.leaseTable);
     this.verifyTable = qualify(b.databaseSchema, b.verifyTable);
@@ -146,12 +150,15 @@ public final class FencedJdbcWriter implements FenceGuard {
    * @throws ResourceAccessException if the database or the work fails; rolled back
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
-    return options.observe(() -> writeUnobserved(fenced, work));
+    Arguments.required(work, "work");
+    return pipeline.runForKey(fenced, call -> write(call.token(), work));
   }
 
-  private <T> T writeUnobserved(Fenced fenced, JdbcWork<T> work) {
-    Arguments.required(work, "work");
-    FencingToken token = options.verify(fenced);
+  /**
+   * The writer's step: where the admission goes in the transaction is its own choice, first (the
+   * key's writers serialized) or with the COMMIT (one round trip fewer).
+   */
+  private <T> T write(FencingToken token, JdbcWork<T> work) {
     try {
       return transactions.run(
           c -> {
@@ -189,22 +196,22 @@ public final class FencedJdbcWriter implements FenceGuard {
    */
   @Override
   public Admission admit(Fenced fenced) {
-    return options.observe(
-        () -> {
-          FencingToken token = options.verify(fenced);
-          try {
-            return transactions.run(
-                c -> {
-                  Admission admission = SqlMarkStore.sqlFailures(() -> sql.marks().admit(c, token));
-                  checkLiveLease(c, token);
-                  c.commit();
-                  return admission;
-                });
-          } catch (SQLException e) {
-            throw new ResourceAccessException(
-                "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
-          }
-        });
+    return pipeline.runForKey(fenced, call -> admitAlone(call.token()));
+  }
+
+  private Admission admitAlone(FencingToken token) {
+    try {
+      return transactions.run(
+          c -> {
+            Admission admission = SqlMarkStore.sqlFailures(() -> sql.marks().admit(c, token));
+            checkLiveLease(c, token);
+            c.commit();
+            return admission;
+          });
+    } catch (SQLException e) {
+      throw new ResourceAccessException(
+          "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.GuardOptions;
+import io.leasehold.fencing.GuardPipeline;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
@@ -71,6 +72,8 @@ public final class FencedToolExecutor implements FenceGuard {
   private final Map<String, FencedTool> tools;
   private final ToolJournal journal;
   private final GuardOptions options;
+  /** Present, verify, check the call against the {@link ToolScope}, step, report. */
+  private final GuardPipeline<Request> pipeline;
   private final JournalRedaction redaction;
   private final ToolScope scope;
 
@@ -80,6 +83,7 @@ public final class FencedToolExecutor implements FenceGuard {
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
     this.options = options;
+    this.pipeline = new GuardPipeline<>(options, this::checkScope);
   }
 
   /**
@@ -111,15 +115,9 @@ public final class FencedToolExecutor implements FenceGuard {
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written
    */
   public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
-    return options.observe(() -> callUnobserved(fenced, toolName, arguments));
-  }
-
-  private ToolResult callUnobserved(Fenced fenced, String toolName, JsonNode arguments) {
-    FencingToken token = options.verify(fenced);
-    if (toolName == null || !tools.containsKey(toolName)) {
-      throw new IllegalArgumentException("unknown tool " + toolName + "; known: " + tools.keySet());
-    }
-    return admitAndRun(fenced, token, tools.get(toolName), arguments);
+    FencedTool tool = toolName == null ? null : tools.get(toolName);
+    String unusable = tool == null ? "unknown tool " + toolName + "; known: " + tools.keySet() : null;
+    return pipeline.run(fenced, new Request(tool, arguments, unusable), this::admitAndRun);
   }
 
   /**
@@ -140,15 +138,38 @@ public final class FencedToolExecutor implements FenceGuard {
    * @throws IllegalArgumentException if the tool, its name or an argument is null
    */
   public ToolResult call(Fenced fenced, FencedTool tool, JsonNode arguments) {
-    return options.observe(() -> callUnobserved(fenced, tool, arguments));
+    boolean unnamed = tool == null || tool.name() == null || tool.name().isBlank();
+    String unusable = unnamed ? "tool and its name must not be null or blank" : null;
+    return pipeline.run(fenced, new Request(tool, arguments, unusable), this::admitAndRun);
   }
 
-  private ToolResult callUnobserved(Fenced fenced, FencedTool tool, JsonNode arguments) {
-    FencingToken token = options.verify(fenced);
-    if (tool == null || tool.name() == null || tool.name().isBlank()) {
-      throw new IllegalArgumentException("tool and its name must not be null or blank");
+  /**
+   * A call's tool and arguments, as the scope judges them. What makes the call unusable is said
+   * only once the token is verified, as it always was: a refused token is reported as refused,
+   * whatever else is wrong with the call.
+   *
+   * @param tool the tool, or null if none could be found
+   * @param arguments the arguments, possibly null
+   * @param unusable why the tool cannot be called, or null if it can
+   */
+  private record Request(FencedTool tool, JsonNode arguments, String unusable) {}
+
+  /** The executor's scope: a usable call, with arguments, that the token's key may make. */
+  private void checkScope(FencingToken token, Request request) {
+    if (request.unusable() != null) {
+      throw new IllegalArgumentException(request.unusable());
     }
-    return admitAndRun(fenced, token, tool, arguments);
+    if (request.arguments() == null) {
+      throw new IllegalArgumentException("arguments must not be null (use a NullNode)");
+    }
+    String toolName = request.tool().name();
+    if (!scope.permits(token.key(), toolName, request.arguments())) {
+      throw new io.leasehold.fencing.TokenVerificationException(
+          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
+          "refused " + token.unsigned() + " for tool " + toolName + ": the call belongs to "
+              + scope.ownerOf(toolName, request.arguments()) + ", not to key " + token.key() + " (" + scope
+              + "); nothing was journaled");
+    }
   }
 
   /**
@@ -165,13 +186,8 @@ public final class FencedToolExecutor implements FenceGuard {
    * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; nothing changed
    */
   public RunStart startRun(Fenced run) {
-    return options.observe(() -> startRunUnobserved(run));
-  }
-
-  private RunStart startRunUnobserved(Fenced run) {
-    FencingToken token = options.verify(run);
-    Admission admission = journal.admit(token);
-    return new RunStart(admission, inDoubtBefore(token));
+    return pipeline.runForKey(
+        run, call -> new RunStart(journal.admit(call.token()), inDoubtBefore(call.token())));
   }
 
   /**
@@ -186,7 +202,7 @@ public final class FencedToolExecutor implements FenceGuard {
    */
   @Override
   public Admission admit(Fenced fenced) {
-    return options.observe(() -> journal.admit(options.verify(fenced)));
+    return pipeline.runForKey(fenced, call -> journal.admit(call.token()));
   }
 
   /**
@@ -222,18 +238,12 @@ public final class FencedToolExecutor implements FenceGuard {
     }
   }
 
-  private ToolResult admitAndRun(Fenced fenced, FencingToken token, FencedTool tool, JsonNode arguments) {
-    if (arguments == null) {
-      throw new IllegalArgumentException("arguments must not be null (use a NullNode)");
-    }
+  /** The executor's step: journal the intent, admit and start, run the tool, journal its end. */
+  private ToolResult admitAndRun(GuardPipeline.Call<Request> request) {
+    FencingToken token = request.token();
+    FencedTool tool = request.argument().tool();
+    JsonNode arguments = request.argument().arguments();
     String toolName = tool.name();
-    if (!scope.permits(token.key(), toolName, arguments)) {
-      throw new io.leasehold.fencing.TokenVerificationException(
-          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused " + token.unsigned() + " for tool " + toolName + ": the call belongs to "
-              + scope.ownerOf(toolName, arguments) + ", not to key " + token.key() + " (" + scope
-              + "); nothing was journaled");
-    }
     Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
     UUID callId = UUID.randomUUID();
     ToolCall call =
@@ -248,7 +258,7 @@ public final class FencedToolExecutor implements FenceGuard {
             Optional.empty());
     // Ask again right before the journal admits: the lease may have been lost since the token
     // was presented (scope check, redaction).
-    Fenced.present(fenced);
+    request.presentAgain();
     Admission admission = journal.start(call);
 
     if (idempotencyKey.isPresent()) {
@@ -288,7 +298,7 @@ public final class FencedToolExecutor implements FenceGuard {
    * @return the in-doubt calls of runs with a lower fence, oldest first
    */
   public List<ToolCall> inDoubt(Fenced current) {
-    return inDoubtBefore(options.verify(current));
+    return inDoubtBefore(pipeline.verified(current));
   }
 
   private List<ToolCall> inDoubtBefore(FencingToken token) {

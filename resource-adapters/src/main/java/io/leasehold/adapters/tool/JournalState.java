@@ -6,6 +6,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.mark.MemoryMarkStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,8 +34,8 @@ final class JournalState {
   private final java.util.ArrayDeque<UUID> settled = new java.util.ArrayDeque<>();
   /** Started calls with an idempotency key, by run, tool and key: duplicates are one lookup. */
   private final Map<String, java.util.Set<UUID>> inFlight = new HashMap<>();
-  private final Map<LeaseKey, Long> marks = new HashMap<>();
-  private final List<MarkReset> resets = new ArrayList<>();
+  /** The marks and resets: the memory medium's rules, shared with the in-memory guard. */
+  private final MemoryMarkStore marks = MemoryMarkStore.unbounded();
   /** The first finished call per (key, tool, idempotency key): replays are one lookup. */
   private final Map<String, ToolCall> firstFinished = new HashMap<>();
 
@@ -54,7 +55,7 @@ final class JournalState {
 
   /** A started line read back from a journal: admitted when it was written, not checked again. */
   void replayStarted(FencingToken token, UUID callId) {
-    marks.put(token.key(), token.fence());
+    marks.restore(token.key(), token.fence());
     update(callId, ToolCall.State.STARTED, Optional.empty(), Optional.empty());
   }
 
@@ -63,7 +64,7 @@ final class JournalState {
   }
 
   Map<LeaseKey, Long> allMarks() {
-    return Map.copyOf(marks);
+    return marks.snapshot();
   }
 
   void intended(ToolCall call) {
@@ -81,7 +82,7 @@ final class JournalState {
 
   /** Checks the token against the mark; does not change anything. */
   long check(FencingToken token) {
-    long mark = marks.getOrDefault(token.key(), 0L);
+    long mark = marks.read(null, token.key()).orElse(0);
     if (token.fence() < mark) {
       throw new StaleFenceException(token, mark);
     }
@@ -121,16 +122,13 @@ final class JournalState {
   }
 
   Admission admit(FencingToken token) {
-    long mark = check(token);
-    marks.put(token.key(), token.fence());
-    return new Admission(token, mark);
+    return marks.admit(null, token);
   }
 
   Admission started(FencingToken token, UUID callId) {
-    long mark = check(token);
-    marks.put(token.key(), token.fence());
+    Admission admission = marks.admit(null, token);
     update(callId, ToolCall.State.STARTED, Optional.empty(), Optional.empty());
-    return new Admission(token, mark);
+    return admission;
   }
 
   void refused(UUID callId, long highest) {
@@ -143,7 +141,7 @@ final class JournalState {
 
   /** Sets a key's mark from the journal's separate marks file, the authority for its keys. */
   void overrideMark(LeaseKey key, long mark) {
-    marks.put(key, mark);
+    marks.restore(key, mark);
   }
 
   void finished(UUID callId, JsonNode result) {
@@ -197,27 +195,24 @@ final class JournalState {
   }
 
   MarkReset reset(LeaseKey key, long newMark, String operator, String reason, Instant at) {
-    MarkReset reset = new MarkReset(key, marks.getOrDefault(key, 0L), newMark, operator, reason, at);
-    applyReset(reset);
-    return reset;
+    return marks.reset(null, key, newMark, operator, reason, at);
   }
 
   /**
-   * A reset to 0 keeps the key with a mark of 0 (issue 46): a compaction then writes that mark,
-   * so the fences of the calls it keeps never come back as the key's mark.
+   * A reset read back from a journal. A reset to 0 keeps the key with a mark of 0 (issue 46): a
+   * compaction then writes that mark, so the fences of the calls it keeps never come back as the
+   * key's mark.
    */
   void applyReset(MarkReset reset) {
-    marks.put(reset.key(), reset.newMark());
-    resets.add(reset);
+    marks.restore(reset);
   }
 
   List<MarkReset> resets() {
-    return List.copyOf(resets);
+    return marks.resets(null);
   }
 
   /** The key's mark; empty if it has none, or 0 after a reset. */
   OptionalLong mark(LeaseKey key) {
-    Long m = marks.get(key);
-    return m == null || m == 0 ? OptionalLong.empty() : OptionalLong.of(m);
+    return marks.read(null, key);
   }
 }

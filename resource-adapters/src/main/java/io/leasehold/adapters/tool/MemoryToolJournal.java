@@ -14,8 +14,9 @@ import java.util.UUID;
 
 /**
  * A journal kept in memory: marks and calls are lost with the process, and it guards only
- * executors in this process. For tests, benchmarks, and tools whose effects need no record.
- * Thread-safe.
+ * executors in this process. For tests, benchmarks, and tools whose effects need no record. Its
+ * marks and resets are kept by a {@link io.leasehold.fencing.mark.MemoryMarkStore}, the memory
+ * medium the in-memory guard uses too. Thread-safe.
  */
 public final class MemoryToolJournal implements ToolJournal {
   private final JournalState state = new JournalState();

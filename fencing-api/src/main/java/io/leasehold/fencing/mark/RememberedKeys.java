@@ -1,13 +1,15 @@
-package io.leasehold.fencing;
+package io.leasehold.fencing.mark;
 
+import io.leasehold.fencing.LeaseKey;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The bookkeeping behind {@link InMemoryFenceGuard}'s bounded memory: which keys it remembers,
+ * The bookkeeping behind {@link MemoryMarkStore}'s bounded memory: which keys it remembers,
  * per account in the order they were remembered, and which account remembers the most. Every
  * operation is O(1), or O(keys taken) for {@link #take}, so admitting a key into a full guard is
- * O(1) amortised (issue 46: the guard used to scan every account and every mark to forget one).
+ * O(1) amortised (issue 46: the in-memory guard used to scan every account and every mark to
+ * forget one).
  *
  * <p>Each account is a queue of its keys, linked through the keys' own {@link Node}s, so a key
  * costs no object beyond its mark. Accounts are filed by how many keys they hold, in buckets
@@ -15,7 +17,7 @@ import java.util.Map;
  * which only falls by the keys taken, so finding it is O(1) amortised too. An account leaves the
  * bookkeeping when its last key is taken: nothing here outlives the keys remembered.
  *
- * <p>Not thread-safe: the guard calls it under one lock, and never waits for a key's lock while
+ * <p>Not thread-safe: the store calls it under one lock, and never waits for a key's lock while
  * holding that one.
  */
 final class RememberedKeys {

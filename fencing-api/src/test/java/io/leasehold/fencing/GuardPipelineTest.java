@@ -1,0 +1,174 @@
+package io.leasehold.fencing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 47: the pipeline every guard runs its calls through, tested once here rather than in
+ * each guard: its order (present, verify, scope, step), what it reports, and what it does not.
+ */
+class GuardPipelineTest {
+  private static final LeaseKey KEY = LeaseKey.of("acct", "sess");
+  private static final FencingToken TOKEN = new FencingToken(KEY, 4, UUID.randomUUID());
+
+  private final List<String> steps = new ArrayList<>();
+  private final List<GuardListener.Decision> heard = new ArrayList<>();
+
+  private GuardOptions options(TokenVerifier verifier) {
+    return new GuardOptions("test", verifier, (r, d) -> heard.add(d), AdminPolicy.nobody(), Clock.systemUTC());
+  }
+
+  /** A scope that owns only the argument "mine", and writes down that it ran. */
+  private GuardPipeline<String> pipeline(TokenVerifier verifier) {
+    return new GuardPipeline<>(
+        options(verifier),
+        (token, argument) -> {
+          steps.add("scope");
+          if (!argument.equals("mine")) {
+            throw new TokenVerificationException(TokenVerificationException.Reason.OUT_OF_SCOPE, "not yours");
+          }
+        });
+  }
+
+  private final TokenVerifier recordingVerifier = token -> steps.add("verify");
+
+  private Fenced presenter() {
+    return () -> {
+      steps.add("present");
+      return TOKEN;
+    };
+  }
+
+  @Test
+  void aCallIsPresentedVerifiedScopedThenStepped() {
+    String result =
+        pipeline(recordingVerifier)
+            .run(presenter(), "mine", call -> {
+              steps.add("step " + call.argument() + " " + call.token().fence());
+              return "done";
+            });
+
+    assertThat(result).isEqualTo("done");
+    assertThat(steps).containsExactly("present", "verify", "scope", "step mine 4");
+    assertThat(heard).containsExactly(GuardListener.Decision.ADMITTED);
+  }
+
+  @Test
+  void aKeyWideCallSkipsTheScope() {
+    pipeline(recordingVerifier).runForKey(presenter(), call -> steps.add("step"));
+    assertThat(steps).containsExactly("present", "verify", "step");
+    assertThat(heard).containsExactly(GuardListener.Decision.ADMITTED);
+  }
+
+  @Test
+  void eachRefusalStopsThePipelineWhereItHappensAndIsReported() {
+    Fenced lost = () -> {
+      throw new LeaseLostException(TOKEN, "test");
+    };
+    GuardPipeline<String> refusing = pipeline(token -> {
+      throw new TokenVerificationException(TokenVerificationException.Reason.NOT_ISSUED, "forged");
+    });
+    GuardPipeline<String> pipeline = pipeline(recordingVerifier);
+
+    assertThatThrownBy(() -> pipeline.run(lost, "mine", call -> steps.add("step")))
+        .isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> refusing.run(presenter(), "mine", call -> steps.add("step")))
+        .isInstanceOf(TokenVerificationException.class);
+    assertThatThrownBy(() -> pipeline.run(presenter(), "theirs", call -> steps.add("step")))
+        .isInstanceOf(TokenVerificationException.class);
+    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
+      throw new StaleFenceException(call.token(), 9);
+    })).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
+      throw new IllegalStateException("disk gone");
+    })).isInstanceOf(IllegalStateException.class);
+
+    assertThat(steps).doesNotContain("step");
+    assertThat(heard)
+        .containsExactly(
+            GuardListener.Decision.LEASE_LOST,
+            GuardListener.Decision.UNVERIFIED,
+            GuardListener.Decision.UNVERIFIED,
+            GuardListener.Decision.STALE,
+            GuardListener.Decision.FAIL_CLOSED);
+  }
+
+  @Test
+  void theCallersErrorsAreNotDecisions() {
+    GuardPipeline<String> pipeline = pipeline(recordingVerifier);
+    assertThatThrownBy(() -> pipeline.run(null, "mine", call -> "never")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pipeline.run(() -> null, "mine", call -> "never"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
+      throw new IllegalArgumentException("path names a directory");
+    })).isInstanceOf(IllegalArgumentException.class);
+    assertThat(heard).isEmpty();
+  }
+
+  /** The in-memory guard's case: admitted before the write, and a failing write is not a refusal. */
+  @Test
+  void anAdmissionReportedByTheStepIsHeardOnceWhateverTheEffectThen() {
+    GuardPipeline<String> pipeline = pipeline(recordingVerifier);
+    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
+      call.admitted();
+      call.admitted();
+      throw new IllegalStateException("the write failed");
+    })).isInstanceOf(IllegalStateException.class);
+    Integer result = pipeline.run(presenter(), "mine", call -> {
+      call.admitted();
+      return 1;
+    });
+    assertThat(result).isEqualTo(1);
+    assertThat(heard).containsExactly(GuardListener.Decision.ADMITTED, GuardListener.Decision.ADMITTED);
+  }
+
+  @Test
+  void aStepCanAskForTheTokenAgainBeforeItAdmits() {
+    boolean[] lost = {false};
+    Fenced lease = () -> {
+      if (lost[0]) {
+        throw new LeaseLostException(TOKEN, "lost while the step prepared");
+      }
+      return TOKEN;
+    };
+    assertThatThrownBy(() -> pipeline(recordingVerifier).run(lease, "mine", call -> {
+      lost[0] = true;
+      call.presentAgain();
+      return steps.add("admitted");
+    })).isInstanceOf(LeaseLostException.class);
+    assertThat(steps).doesNotContain("admitted");
+    assertThat(heard).containsExactly(GuardListener.Decision.LEASE_LOST);
+  }
+
+  @Test
+  void aBrokenListenerNeverChangesTheDecision() {
+    GuardPipeline<Void> pipeline =
+        GuardPipeline.unscoped(
+            new GuardOptions(
+                "test",
+                TokenVerifier.trustEveryWriter(),
+                (r, d) -> {
+                  throw new IllegalStateException("broken metrics");
+                },
+                AdminPolicy.nobody(),
+                Clock.systemUTC()));
+    Integer result = pipeline.runForKey(TOKEN, call -> 7);
+    assertThat(result).isEqualTo(7);
+    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
+      throw new StaleFenceException(call.token(), 9);
+    })).isInstanceOf(StaleFenceException.class);
+  }
+
+  @Test
+  void aReadOnBehalfOfARunVerifiesButReportsNothing() {
+    assertThat(pipeline(recordingVerifier).verified(presenter())).isEqualTo(TOKEN);
+    assertThat(steps).containsExactly("present", "verify");
+    assertThat(heard).isEmpty();
+  }
+}
