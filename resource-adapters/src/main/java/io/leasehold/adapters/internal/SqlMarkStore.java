@@ -54,6 +54,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   static final String EQ = " OPERATOR(pg_catalog.=) ";
 
   private final String table;
+  /** Carried ahead of the statements that open a transaction, or null where the guard sets it. */
   private final Duration lockTimeout;
   private final SqlMarkShape shape;
   private final SqlAdmissionCondition condition;
@@ -76,10 +77,11 @@ public final class SqlMarkStore implements MarkStore<Connection> {
 
   /**
    * The key's row, locked until the transaction ends (nothing if it has none): its mark, its
-   * evidence, and whether the mark is trusted. Behind the lock timeout. One round trip: the
-   * evidence reads the calls as this statement's snapshot saw them, which holds every admission
-   * committed before it; an admission it waited for raised the mark it returns, so a call missing
-   * from that snapshot is never above the mark. Parameters: account, session.
+   * evidence, and whether the mark is trusted. Behind the lock timeout where the store carries it
+   * (the writer's transactions open with this statement; the journal's set it first). One round
+   * trip: the evidence reads the calls as this statement's snapshot saw them, which holds every
+   * admission committed before it; an admission it waited for raised the mark it returns, so a
+   * call missing from that snapshot is never above the mark. Parameters: account, session.
    */
   private final String lockedRow;
 
@@ -127,12 +129,10 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + trusted("m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
     this.returning = admission + " RETURNING 1";
     String rowEvidence = shape.evidence("m.account_id", "m.session_id", "m.reset_seq");
-    this.lockedRow =
-        LockTimeout.ahead(
-            lockTimeout,
-            "SELECT m.fence AS fence, " + column(rowEvidence) + " AS evidence, "
-                + trusted("m.fence", rowEvidence) + " AS trusted"
-                + " FROM " + table + " AS m WHERE " + key + " FOR UPDATE OF m");
+    String lockRow =
+        "SELECT m.fence AS fence, " + column(rowEvidence) + " AS evidence, " + trusted("m.fence", rowEvidence)
+            + " AS trusted FROM " + table + " AS m WHERE " + key + " FOR UPDATE OF m";
+    this.lockedRow = lockTimeout == null ? lockRow : LockTimeout.ahead(lockTimeout, lockRow);
     String keyEvidence =
         shape.evidence("k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
     this.explainedRow =
@@ -154,7 +154,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * {@code <table>_audit}. No evidence beyond the row itself.
    *
    * @param table the table, schema-qualified
-   * @param lockTimeout the longest wait for the key's row
+   * @param lockTimeout the longest wait for the key's row, carried by the statement that opens a
+   *     transaction
    * @param condition what else an admission requires (online verification), or null
    * @return the store
    */
@@ -168,15 +169,17 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * {@code <prefix>_mark_reset}. Its evidence is the highest fence of the calls admitted since the
    * key's last reset, read backwards through the partial index on admitted calls.
    *
+   * <p>The journal's transactions set their lock timeout before the store's first statement, so
+   * none of its statements carries it (and {@link #admitFirst} is not for the journal).
+   *
    * @param prefix the journal's validated table prefix
-   * @param lockTimeout the longest wait for the key's row
    * @return the store
    */
-  public static SqlMarkStore journalMarks(String prefix, Duration lockTimeout) {
+  public static SqlMarkStore journalMarks(String prefix) {
     return new SqlMarkStore(
         prefix + "_mark",
         prefix + "_mark_reset",
-        lockTimeout,
+        null,
         SqlMarkShape.journal(prefix + "_call", prefix + "_admission_seq"),
         null);
   }
@@ -227,6 +230,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * @throws SQLException if the database fails
    */
   public void admitFirst(Connection unit, FencingToken token) throws SQLException {
+    if (lockTimeout == null) {
+      throw new IllegalStateException(table + ": this store's statements do not carry the lock timeout");
+    }
     raise(unit, token, true);
   }
 
@@ -351,7 +357,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
 
   private Optional<SqlMarkRow> lockedRow(Connection c, LeaseKey key) throws SQLException {
     try (PreparedStatement ps = keyed(c, lockedRow, key);
-        ResultSet rs = LockTimeout.rowsAfter(ps)) {
+        ResultSet rs = lockTimeout == null ? ps.executeQuery() : LockTimeout.rowsAfter(ps)) {
       return rs.next() ? Optional.of(SqlMarkRow.read(rs)) : Optional.empty();
     }
   }

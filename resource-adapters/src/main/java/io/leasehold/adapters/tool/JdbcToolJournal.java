@@ -63,7 +63,7 @@ public final class JdbcToolJournal implements ToolJournal {
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
-    this.marks = SqlMarkStore.journalMarks(schema.prefix(), lockTimeout);
+    this.marks = SqlMarkStore.journalMarks(schema.prefix());
     this.sql = JournalSql.of(schema, marks.table(), lockTimeout);
   }
 
