@@ -7,7 +7,9 @@ export type TokenRefusal =
   | 'NOT_YET_VALID'
   | 'UNKNOWN_KEY'
   | 'BAD_SIGNATURE'
-  | 'OUT_OF_SCOPE';
+  | 'OUT_OF_SCOPE'
+  | 'NOT_ISSUED'
+  | 'UNAVAILABLE';
 
 /** A resource refused a token it could not verify. Nothing changed. */
 export class TokenVerificationError extends Error {
@@ -22,7 +24,8 @@ export class TokenVerificationError extends Error {
   /** The HTTP status a service should answer with. */
   get httpStatus(): number {
     if (this.reason === 'MALFORMED') return 400;
-    if (this.reason === 'OUT_OF_SCOPE') return 403;
+    if (this.reason === 'OUT_OF_SCOPE' || this.reason === 'NOT_ISSUED') return 403;
+    if (this.reason === 'UNAVAILABLE') return 503;
     return 401;
   }
 }

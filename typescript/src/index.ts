@@ -12,3 +12,7 @@ export {
   TOKEN_META_KEY, IDEMPOTENCY_META_KEY, REFUSAL_META_KEY, FENCE_META_KEY, MAX_IDEMPOTENCY_KEY_LENGTH,
   type FenceToolOptions, type ToolResult, type ToolExtra, type RefusalReason, type RefusalDetails,
 } from './mcp.js';
+export {
+  refusal, refusalOf, writtenRefusal, REFUSAL_ACTIONS, TOKEN_REFUSAL_REASONS, REFUSAL_WORDS,
+  type Refusal, type RefusalAction,
+} from './refusal.js';

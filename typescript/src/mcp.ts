@@ -1,6 +1,10 @@
-import { StaleFenceError, TokenVerificationError } from './errors.js';
 import type { FenceGuard } from './guard.js';
 import { type FencingToken, type LeaseKey, parseToken } from './token.js';
+import {
+  REFUSAL_WORDS, refusal, refusalOf, writtenRefusal, type Refusal, type RefusalDetails, type RefusalReason,
+} from './refusal.js';
+
+export type { RefusalDetails, RefusalReason } from './refusal.js';
 
 /** The `_meta` key of a `tools/call` that carries the token (docs/mcp.md). */
 export const TOKEN_META_KEY = 'io.leasehold/token';
@@ -35,81 +39,33 @@ export interface FenceToolOptions<A> {
   readonly acceptUnfencedCalls?: boolean;
 }
 
-/** Why a call was refused: the same reasons as the Java `McpRefusal.Reason`, in wire form. */
-export type RefusalReason =
-  | 'superseded' | 'lease_lost' | 'missing' | 'malformed' | 'forged' | 'expired'
-  | 'out_of_scope' | 'duplicate' | 'unavailable';
-
 /** The fence's own words, the same in Java (`McpRefusal`, `McpFencing`) and in docs/mcp-refusal-vectors.json. */
 export const REFUSAL_MESSAGES = {
   missing: `the call carries no Leasehold token. This tool needs the calling run's lease token, in its text form (lh2.…), as a JSON string in params._meta["${TOKEN_META_KEY}"] of every tools/call; the lease store that granted the run's lease issues it (docs/token-spec.md)`,
   tokenNotAString: `the token in params._meta["${TOKEN_META_KEY}"] must be a JSON string holding the token's text form (lh2.…)`,
   badIdempotencyKey: `the idempotency key in params._meta["${IDEMPOTENCY_META_KEY}"] must be a JSON string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
-  duplicate: 'a call of this run with the same tool and idempotency key is still running; retry once it finished to get its result',
-  unavailable: "the server could not check this call: its token verifier, mark store or journal failed (the details are in the server's log); try again later",
+  duplicate: REFUSAL_WORDS.duplicate,
+  unavailable: REFUSAL_WORDS.unavailable,
 } as const;
 
 const NOT_RUN = 'The tool was NOT run.';
-/** The last millisecond of year 9999: later instants have no four-digit ISO-8601 form. */
-const MAX_INSTANT_MILLIS = 253_402_300_799_999n;
-
-/** An instant in the refusal's form (UTC, milliseconds), or undefined outside years 1970-9999. */
-function iso(millis: bigint): string | undefined {
-  return millis < 0n || millis > MAX_INSTANT_MILLIS ? undefined : new Date(Number(millis)).toISOString();
-}
-
-/** What a refusal says beyond its reason. */
-export interface RefusalDetails {
-  /** The token, when it could be read: its key and fence, and for `expired` its window. */
-  readonly token?: FencingToken;
-  /** The key's mark, for `superseded`. */
-  readonly highestSeen?: bigint;
-  /** The message of reasons without words of their own (the verifier's or the scope's). */
-  readonly detail?: string;
-}
 
 /**
  * The refusal result a fenced server answers with: `isError`, a text saying why, and the refusal
- * object in `_meta["io.leasehold/refusal"]` (docs/mcp.md, "The refusal object"; fences as decimal
- * strings, instants in ISO-8601), exactly as the Java `McpRefusal.toResult()` writes it.
+ * object (the refusal's written form, docs/refusal-spec.md) in `_meta["io.leasehold/refusal"]`
+ * (docs/mcp.md, "The refusal object"), exactly as the Java `McpRefusal.toResult()` writes it.
+ * `missing` says where the token goes in `_meta`.
  */
 export function refusalResult(reason: RefusalReason, details: RefusalDetails = {}): ToolResult {
-  const { token, highestSeen, detail } = details;
-  const window = reason === 'expired' ? token?.signature : undefined;
-  const validFrom = window === undefined ? undefined : iso(window.validFrom);
-  const validUntil = window === undefined ? undefined : iso(window.validUntil);
-  let message: string;
-  switch (reason) {
-    case 'superseded':
-      message = `a newer run of this session has been admitted (fence ${highestSeen ?? 'unknown'}), so this run must stop`;
-      break;
-    case 'missing':
-    case 'duplicate':
-    case 'unavailable':
-      message = REFUSAL_MESSAGES[reason];
-      break;
-    case 'expired':
-      message = 'the token is outside its validity window' +
-        (validFrom !== undefined && validUntil !== undefined ? ` (${validFrom} to ${validUntil})` : '') +
-        " at the server's time: the run's lease ended or stopped renewing, so this run must stop";
-      break;
-    default:
-      message = detail === undefined || detail.trim() === '' ? 'refused' : detail;
-  }
-  const meta: Record<string, unknown> = { reason };
-  if (token !== undefined) {
-    meta['accountId'] = token.key.accountId;
-    meta['sessionId'] = token.key.sessionId;
-    meta['fence'] = token.fence.toString();
-  }
-  if (reason === 'superseded' && highestSeen !== undefined) meta['highestSeen'] = highestSeen.toString();
-  if (validFrom !== undefined) meta['validFrom'] = validFrom;
-  if (validUntil !== undefined) meta['validUntil'] = validUntil;
-  meta['message'] = message;
+  return resultOf(refusal(reason, reason === 'missing' ? { ...details, detail: REFUSAL_MESSAGES.missing } : details));
+}
+
+/** A refusal as the tool result that carries it. */
+function resultOf(r: Refusal): ToolResult {
   return {
-    content: [{ type: 'text', text: `Refused by Leasehold (${reason}): ${message}. ${NOT_RUN}` }],
+    content: [{ type: 'text', text: `Refused by Leasehold (${r.reason}): ${r.message}. ${NOT_RUN}` }],
     isError: true,
-    _meta: { [REFUSAL_META_KEY]: meta },
+    _meta: { [REFUSAL_META_KEY]: writtenRefusal(r) },
   };
 }
 
@@ -126,7 +82,7 @@ function logUnavailable(message: string, e: unknown): void {
  * The refusal a guard's error stands for; anything else, including an error whose very type cannot
  * be checked (a Proxy whose traps throw), is the fence's own failure: `unavailable`.
  */
-function refusalOf(e: unknown, token: FencingToken): ToolResult {
+function refusedResult(e: unknown, token: FencingToken): ToolResult {
   try {
     return classified(e, token);
   } catch {
@@ -136,22 +92,11 @@ function refusalOf(e: unknown, token: FencingToken): ToolResult {
 }
 
 function classified(e: unknown, token: FencingToken): ToolResult {
-  if (e instanceof StaleFenceError) return refusalResult('superseded', { token, highestSeen: e.highestFence });
-  if (e instanceof TokenVerificationError) {
-    const r: string = e.reason;
-    const reason: RefusalReason =
-      r === 'MALFORMED' ? 'malformed'
-        : r === 'EXPIRED' || r === 'NOT_YET_VALID' ? 'expired'
-          : r === 'OUT_OF_SCOPE' ? 'out_of_scope'
-            : r === 'MISSING' ? 'missing'
-              : r === 'UNAVAILABLE' ? 'unavailable' : 'forged';
-    if (reason === 'unavailable') logUnavailable('leasehold: refused an MCP call as unavailable:', e);
-    return refusalResult(reason, { token, detail: e.message });
-  }
+  const r = refusalOf(e, token);
   // The verifier or the mark store failed (a lock timeout, a lost connection, a bug): the detail
   // may name tables and SQL states, so it goes to the server's log, never to the caller.
-  logUnavailable('leasehold: refused an MCP call as unavailable: the fence could not check it:', e);
-  return refusalResult('unavailable', { token });
+  if (r.reason === 'unavailable') logUnavailable('leasehold: refused an MCP call as unavailable: the fence could not check it:', e);
+  return resultOf(r);
 }
 
 /**
@@ -206,7 +151,7 @@ export function fenceTool<A, E extends ToolExtra, R extends ToolResult>(
       const scope = options.scope;
       admission = await options.guard.admit(text, scope === undefined ? undefined : (t) => scope(t.key, args));
     } catch (e) {
-      return refusalOf(e, token);
+      return refusedResult(e, token);
     }
     if (admission === null || typeof admission !== 'object') {
       // A guard that answers without an admission has proved nothing: the body does not run.

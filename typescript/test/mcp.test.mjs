@@ -10,6 +10,7 @@ import {
   fenceTool, fencedToolConfig, refusalResult, signedBy, toolNote, withToken,
 } from '../dist/index.js';
 import { readFileSync } from 'node:fs';
+import { refusalDetails } from '../fixtures/refusal-input.mjs';
 
 const vectors = JSON.parse(readFileSync(new URL('../../docs/token-vectors.json', import.meta.url), 'utf8'));
 const valid = (name) => vectors.cases.find((c) => c.name === name);
@@ -64,16 +65,7 @@ const refusalVectors = JSON.parse(readFileSync(new URL('../../docs/mcp-refusal-v
 test('node writes every refusal vector exactly as Java does', () => {
   assert.ok(refusalVectors.cases.length >= 10);
   for (const c of refusalVectors.cases) {
-    const i = c.input;
-    const token = i.accountId === undefined ? undefined : {
-      key: { accountId: i.accountId, sessionId: i.sessionId },
-      fence: BigInt(i.fence),
-      runId: '00000000-0000-4000-8000-000000000000',
-      signature: i.validFromMillis === undefined ? undefined
-        : { validFrom: BigInt(i.validFromMillis), validUntil: BigInt(i.validUntilMillis), keyId: 'store-1', value: 'AAAA' },
-    };
-    const highestSeen = i.highestSeen === undefined ? undefined : BigInt(i.highestSeen);
-    const written = refusalResult(i.reason, { token, highestSeen, detail: i.detail });
+    const written = refusalResult(c.input.reason, refusalDetails(c.input));
     assert.deepEqual(written, c.result, c.name);
     assert.equal(written.content[0].text.split('NOT run').length, 2, c.name);
   }

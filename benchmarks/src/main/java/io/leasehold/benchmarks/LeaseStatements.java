@@ -6,7 +6,6 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.lang.reflect.RecordComponent;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,7 +26,7 @@ record LeaseStatements(
     String renew,
     String publish,
     String sessionTimeouts) {
-  private static final String LEASE_SQL = "io.leasehold.lease.LeaseSql";
+  private static final String PACKAGE = "io.leasehold.lease.";
 
   /** The statements of a store on a shared pool that does not publish. */
   static LeaseStatements of(Duration lockTimeout, Duration statementTimeout) {
@@ -41,22 +40,56 @@ record LeaseStatements(
    */
   static LeaseStatements of(Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
     try {
-      Class<?> type = Class.forName(LEASE_SQL);
-      Constructor<?> c =
-          type.getDeclaredConstructor(LeaseSchema.class, Duration.class, Duration.class, boolean.class, boolean.class);
-      c.setAccessible(true);
-      Object sql = c.newInstance(LeaseSchema.defaults(), lockTimeout, statementTimeout, notify, dedicated);
-      RecordComponent[] components = LeaseStatements.class.getRecordComponents();
-      Object[] values = new Object[components.length];
-      for (int i = 0; i < components.length; i++) {
-        Field f = type.getDeclaredField(components[i].getName());
-        f.setAccessible(true);
-        values[i] = f.get(sql);
-      }
-      return (LeaseStatements) LeaseStatements.class.getDeclaredConstructors()[0].newInstance(values);
+      // Each statement family of the store holds its texts; built without a runner, they only
+      // hold texts (see io.leasehold.lease.StoreParts for how the store wires them).
+      Class<?> settingsType = type("StatementSettings");
+      Object settings =
+          construct(settingsType, new Class<?>[] {LeaseSchema.class, Duration.class, Duration.class, boolean.class},
+              LeaseSchema.defaults(), lockTimeout, statementTimeout, dedicated);
+      Class<?> runner = type("StatementRunner");
+      Class<?> readsType = type("ReadStatements");
+      Object reads =
+          construct(readsType, new Class<?>[] {runner, settingsType, Duration.class}, null, settings, Duration.ZERO);
+      Object acquires =
+          construct(type("AcquireStatements"),
+              new Class<?>[] {runner, settingsType, readsType, boolean.class, Duration.class},
+              null, settings, reads, notify, Duration.ZERO);
+      Object releases =
+          construct(type("ReleaseStatements"), new Class<?>[] {runner, settingsType, readsType}, null, settings, reads);
+      Object renew = construct(type("RenewStatement"), new Class<?>[] {runner, settingsType}, null, settings);
+      String publish = notify ? (String) invoke(type("ChangePublisher"), "statement", settingsType, settings) : null;
+      String sessionTimeouts = (String) invoke(settingsType, "sessionTimeouts", null, settings);
+      return new LeaseStatements(
+          field(acquires, "acquire"), field(acquires, "acquireNew"), field(releases, "release"),
+          field(releases, "releaseHolding"), field(reads, "status"), field(renew, "renew"), publish, sessionTimeouts);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("could not read the store's statements from " + LEASE_SQL, e);
+      throw new IllegalStateException("could not read the store's statements from " + PACKAGE + "*Statement(s)", e);
     }
+  }
+
+  private static Class<?> type(String name) throws ClassNotFoundException {
+    return Class.forName(PACKAGE + name);
+  }
+
+  private static Object construct(Class<?> type, Class<?>[] parameters, Object... args)
+      throws ReflectiveOperationException {
+    Constructor<?> c = type.getDeclaredConstructor(parameters);
+    c.setAccessible(true);
+    return c.newInstance(args);
+  }
+
+  /** A static method of one parameter ({@code parameter} non-null), or an instance method of none. */
+  private static Object invoke(Class<?> type, String name, Class<?> parameter, Object arg)
+      throws ReflectiveOperationException {
+    Method m = parameter == null ? type.getDeclaredMethod(name) : type.getDeclaredMethod(name, parameter);
+    m.setAccessible(true);
+    return parameter == null ? m.invoke(arg) : m.invoke(null, arg);
+  }
+
+  private static String field(Object owner, String name) throws ReflectiveOperationException {
+    Field f = owner.getClass().getDeclaredField(name);
+    f.setAccessible(true);
+    return (String) f.get(owner);
   }
 
   /** Binds the first-acquire statement's parameters, as the store does. */
@@ -76,7 +109,7 @@ record LeaseStatements(
       throws SQLException {
     try {
       Method m =
-          Class.forName(LEASE_SQL)
+          type("AcquireStatements")
               .getDeclaredMethod(
                   "bindAcquire", PreparedStatement.class, LeaseKey.class, UUID.class, String.class, long.class, long.class);
       m.setAccessible(true);

@@ -45,6 +45,18 @@ public interface GuardListener {
   void decided(String resource, Decision decision);
 
   /**
+   * A guard refused a write, and says why in the one refusal vocabulary ({@link Refusal},
+   * docs/refusal-spec.md): the key, the presented fence, the highest fence seen and what the run
+   * does next. Heard after {@link #decided} with the refusal's {@link Refusal.Reason#decision()}.
+   * The default ignores it, so listeners written before it keep working.
+   *
+   * @param resource the kind of resource, as in {@link #decided}
+   * @param refusal why the write was refused; it may name the key, which {@code decided} never
+   *     does, so keep it out of metric labels
+   */
+  default void refused(String resource, Refusal refusal) {}
+
+  /**
    * An exception that names the decision it stands for, when that is not what its type alone
    * would suggest: a tool that threw after it was admitted ran all the same ({@link
    * Decision#ADMITTED}), a duplicate call is a refusal of its own ({@link Decision#DUPLICATE}).

@@ -78,7 +78,7 @@ public record GuardOptions(
       throw e;
     } catch (RuntimeException | Error e) {
       if (!reportedAlready.getAsBoolean()) {
-        report(decisionOf(e));
+        reportOutcome(e);
       }
       throw e;
     }
@@ -111,6 +111,25 @@ public record GuardOptions(
       return GuardListener.Decision.LEASE_LOST;
     }
     return GuardListener.Decision.FAIL_CLOSED;
+  }
+
+  /**
+   * Tells the listener the decision an exception stands for and, when it is a refusal, why, in
+   * the one refusal vocabulary ({@link GuardListener#refused}): the key, the fence presented and
+   * the highest seen, as far as the exception knows them.
+   */
+  private void reportOutcome(Throwable e) {
+    GuardListener.Decision decision = decisionOf(e);
+    report(decision);
+    if (decision == GuardListener.Decision.ADMITTED) {
+      return;
+    }
+    try {
+      listener.refused(resource, Refusal.of(e));
+    } catch (RuntimeException listenerFailure) {
+      System.getLogger(GuardListener.class.getName())
+          .log(System.Logger.Level.WARNING, "guard listener " + listener + " threw; ignored", listenerFailure);
+    }
   }
 
   /**

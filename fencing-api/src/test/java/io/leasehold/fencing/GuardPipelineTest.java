@@ -171,4 +171,44 @@ class GuardPipelineTest {
     assertThat(steps).containsExactly("present", "verify");
     assertThat(heard).isEmpty();
   }
+
+  /** Issue 47: a refusal reaches the listener in the one vocabulary, with what the guard knew. */
+  @Test
+  void aRefusalIsHeardWithItsReasonKeyAndFences() {
+    List<Refusal> refusals = new ArrayList<>();
+    GuardListener listener =
+        new GuardListener() {
+          @Override
+          public void decided(String resource, Decision decision) {
+            heard.add(decision);
+          }
+
+          @Override
+          public void refused(String resource, Refusal refusal) {
+            refusals.add(refusal);
+          }
+        };
+    GuardPipeline<Void> pipeline =
+        GuardPipeline.unscoped(
+            new GuardOptions("test", TokenVerifier.trustEveryWriter(), listener, AdminPolicy.nobody(), Clock.systemUTC()));
+
+    pipeline.runForKey(TOKEN, call -> "admitted");
+    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
+      throw new StaleFenceException(call.token(), 9);
+    })).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
+      throw new IllegalStateException("disk gone");
+    })).isInstanceOf(IllegalStateException.class);
+
+    assertThat(heard)
+        .containsExactly(
+            GuardListener.Decision.ADMITTED, GuardListener.Decision.STALE, GuardListener.Decision.FAIL_CLOSED);
+    assertThat(refusals).hasSize(2);
+    Refusal stale = refusals.get(0);
+    assertThat(stale.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
+    assertThat(stale.key()).contains(KEY);
+    assertThat(stale.fence()).hasValue(4);
+    assertThat(stale.highestSeen()).hasValue(9);
+    assertThat(refusals.get(1).reason().decision()).isEqualTo(GuardListener.Decision.FAIL_CLOSED);
+  }
 }

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The agent-framework contract: whatever carries a run's tool calls to its tools (an in-process
  * agent framework's fence, an MCP client and server), a superseded run's call never reaches the
- * tool, a run whose lease is known lost is stopped before anything is sent, and a call retried
- * with the same idempotency key runs the tool once. LangChain4j, Spring AI and the MCP path run
+ * tool, a run whose lease is known lost is stopped before anything is sent, a call retried
+ * with the same idempotency key runs the tool once, and a newer run reusing that key runs its own
+ * call (idempotency is per run). LangChain4j, Spring AI and the MCP path run
  * it; implement {@link #agentHarness()} to run it against a framework of your own.
  */
 public interface AgentFrameworkContract {
@@ -64,12 +65,18 @@ public interface AgentFrameworkContract {
     return new FencingToken(key, fence, UUID.randomUUID());
   }
 
+  /** A desktop's run (fence 1) and a browser's (fence 2) of one fresh session. */
+  private static FencingToken[] desktopAndBrowser() {
+    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
+    return new FencingToken[] {token(key, 1), token(key, 2)};
+  }
+
   /** The desktop's run writes, the browser's run takes over, the desktop's next call is refused. */
   @Test
   default void aSupersededRunsCallNeverReachesTheTool() throws Exception {
-    LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
-    FencingToken desktop = token(key, 1);
-    FencingToken browser = token(key, 2);
+    FencingToken[] runs = desktopAndBrowser();
+    FencingToken desktop = runs[0];
+    FencingToken browser = runs[1];
     try (AgentHarness h = agentHarness()) {
       h.call(desktop, "desktop draft", Optional.empty());
       h.startRun(browser);
@@ -104,6 +111,22 @@ public interface AgentFrameworkContract {
       h.call(run, "pay invoice 42", Optional.of("invoice-42"));
       h.call(run, "pay invoice 43", Optional.of("invoice-43"));
       assertThat(h.effects()).containsExactly("pay invoice 42", "pay invoice 43");
+    }
+  }
+
+  /**
+   * A newer run that reuses an older run's idempotency key runs its own call: it never gets the
+   * older run's answer in place of its own effect.
+   */
+  @Test
+  default void aNewerRunReusingAnIdempotencyKeyRunsItsOwnCall() throws Exception {
+    FencingToken[] runs = desktopAndBrowser();
+    try (AgentHarness h = agentHarness()) {
+      h.call(runs[0], "desktop pays invoice 42", Optional.of("invoice-42"));
+      h.startRun(runs[1]);
+      h.call(runs[1], "browser pays invoice 42", Optional.of("invoice-42"));
+      h.call(runs[1], "browser pays invoice 42", Optional.of("invoice-42"));
+      assertThat(h.effects()).containsExactly("desktop pays invoice 42", "browser pays invoice 42");
     }
   }
 }

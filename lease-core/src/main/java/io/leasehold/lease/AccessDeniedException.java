@@ -5,7 +5,7 @@ import io.leasehold.fencing.LeaseholdException;
 
 /**
  * The application's {@link AccessPolicy} refused the caller for this session. Raised before the
- * lease table is touched (CONTRACT C8). Not worth retrying.
+ * lease table is touched. Not worth retrying.
  */
 public class AccessDeniedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;

@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * The application's decision whether an already authenticated caller may do something with a
- * session (CONTRACT C8, C17). The lease store asks it before every operation that takes a caller:
+ * session. The lease store asks it before every operation that takes a caller:
  * acquire, renewal (with the caller that acquired), release by token, status details, and the
  * administrative operations; a refused caller changes nothing and sees no run id. The lease only
  * arbitrates between executions that are already allowed: Leasehold does not authenticate anyone.

@@ -12,7 +12,7 @@ import java.util.Optional;
  *   <li>{@link Busy}: another run holds it (or the takeover delay is still running); the
  *       authoritative status says who and until when;
  *   <li>{@link TooLate}: the database granted the lease, but the answer arrived after the local
- *       deadline, so the store released it again and the run must not start (CONTRACT C2).
+ *       deadline, so the store released it again and the run must not start.
  * </ul>
  */
 public sealed interface AcquireResult {

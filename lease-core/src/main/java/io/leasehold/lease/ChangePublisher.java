@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Publishes a publishing store's committed changes to {@link LeaseWatcher}s, after the change's
  * own commit, from one thread per store ({@code leasehold-publisher-<table>}, started at the
  * store's first change, stopped by {@link LeaseStore#close()}) that sends what is queued in one
- * short transaction ({@link LeaseSql#publish}).
+ * short transaction ({@link #statement}).
  *
  * <p>Why not from the changing statement, as before: PostgreSQL serializes the commits of all
  * notifying transactions of a server behind one lock, held through each commit's WAL flush, so
@@ -73,11 +73,24 @@ final class ChangePublisher implements AutoCloseable {
    * @param closeWait how long {@link #close} waits for what is queued to be sent (the store's
    *     statement timeout and a little)
    */
-  ChangePublisher(StatementRunner runner, String statement, String table, Duration closeWait) {
+  ChangePublisher(StatementRunner runner, StatementSettings settings, Duration closeWait) {
     this.runner = runner;
-    this.statement = statement;
-    this.threadName = "leasehold-publisher-" + table;
+    this.statement = statement(settings);
+    this.threadName = "leasehold-publisher-" + settings.schema().table();
     this.closeWait = closeWait;
+  }
+
+  /**
+   * The notifications of committed changes: one {@code pg_notify} per element of the array
+   * parameter, in its order, in a transaction of its own, after the change committed. Its commit
+   * need not wait for a WAL flush: a notification is not durable anyway (a server crash drops the
+   * listeners, and they resync), and not waiting keeps the server-wide notify lock, taken at
+   * commit, held for microseconds instead of a flush. Returns a row per notification.
+   */
+  static String statement(StatementSettings settings) {
+    return settings.opening()
+        + "SELECT set_config('synchronous_commit', 'off', true), pg_notify('" + settings.schema().table() + "', p)"
+        + " FROM unnest(?::text[]) AS p";
   }
 
   /** The event names of the payload, as {@link LeaseWatcher} reads them. */

@@ -27,10 +27,25 @@ final class FenceSource {
   private final String statement;
   private volatile boolean confirmed;
 
-  FenceSource(StatementRunner runner, LeaseSchema schema, String statement) {
+  FenceSource(StatementRunner runner, StatementSettings settings) {
     this.runner = runner;
-    this.schema = schema;
-    this.statement = statement;
+    this.schema = settings.schema();
+    String t = schema.table();
+    String seq = schema.sequence();
+    String bound = "to_regclass(pg_get_serial_sequence('" + t + "', 'fence'))";
+    // Columns: the sequence bound to the table's fence column (schema-qualified, then its name
+    // alone; nulls if none), the store's own sequence as the search_path resolves it (null if there
+    // is none), whether the two are one, and the store's sequence's cache size (null if there is
+    // none). Fails with 42P01 if the table is missing. Catalog reads only: no row of the table is
+    // read or locked. No parameters.
+    this.statement =
+        settings.opening()
+            + "SELECT pg_get_serial_sequence('" + t + "', 'fence'),"
+            + " (SELECT relname FROM pg_class WHERE oid = " + bound + "),"
+            + " (SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c"
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('" + seq + "')),"
+            + " COALESCE(" + bound + " = to_regclass('" + seq + "'), false),"
+            + " (SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass('" + seq + "'))";
   }
 
   /**
@@ -47,7 +62,7 @@ final class FenceSource {
   /**
    * Checks again even if a check passed before: the health probe's answer, so a sequence altered
    * or rebound while the store runs shows up in the probe (the acquire itself never lets a key's
-   * fence go back, see {@link LeaseSql#acquire}).
+   * fence go back, see {@link AcquireStatements#acquire}).
    *
    * @throws LeaseStoreException as {@link #confirm()}
    */

@@ -21,9 +21,9 @@ import java.util.function.Consumer;
  *
  * <p>Pass the lease itself to fenced resources: {@link #token()} refuses with {@link
  * LeaseLostException} once the lease is known to be lost or its local deadline has passed, so a
- * lost run's operation never reaches the resource (CONTRACT C6). The local deadline is measured
+ * lost run's operation never reaches the resource. The local deadline is measured
  * on the store's monotonic {@link Ticker}, from the moment before the acquire (or the last
- * successful renewal) was sent, plus the TTL, minus the store's safety margin (CONTRACT C2).
+ * successful renewal) was sent, plus the TTL, minus the store's safety margin.
  *
  * <p>A lease is renewed in the background once {@link #keepAlive()} hands it to the store's
  * keeper, or by calling {@link #renew()}. It ends either voluntarily, by {@link #release()} or
@@ -37,7 +37,7 @@ public final class Lease implements Fenced, AutoCloseable {
   private static final Object RELEASED = new Object();
 
   private final LeaseControl control;
-  /** Replaced, signed for the new window, on each renewal (CONTRACT C20). */
+  /** Replaced, signed for the new window, on each renewal. */
   private volatile FencingToken token;
   private final String caller;
   private final String holder;

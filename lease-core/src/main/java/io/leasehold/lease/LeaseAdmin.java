@@ -22,17 +22,24 @@ public final class LeaseAdmin {
   public static final int MAX_LISTED = 10_000;
 
   /** Rows deleted per statement by {@link #sweep}. */
-  public static final int SWEEP_BATCH = LeaseRows.SWEEP_BATCH;
+  public static final int SWEEP_BATCH = SweepStatements.BATCH;
 
   private static final Duration MAX_SWEEP_AGE = Duration.ofDays(36_500);
 
-  private final LeaseRows rows;
+  private final ReadStatements reads;
+  private final SweepStatements sweeps;
   private final LeaseReleases releases;
   private final AccessPolicy accessPolicy;
   private final Runnable ensureOpen;
 
-  LeaseAdmin(LeaseRows rows, LeaseReleases releases, AccessPolicy accessPolicy, Runnable ensureOpen) {
-    this.rows = rows;
+  LeaseAdmin(
+      ReadStatements reads,
+      SweepStatements sweeps,
+      LeaseReleases releases,
+      AccessPolicy accessPolicy,
+      Runnable ensureOpen) {
+    this.reads = reads;
+    this.sweeps = sweeps;
     this.releases = releases;
     this.accessPolicy = accessPolicy;
     this.ensureOpen = ensureOpen;
@@ -42,7 +49,7 @@ public final class LeaseAdmin {
    * The leases held now, across every process that uses this table, for an operator's view (the
    * Spring Boot starter's {@code leasehold} actuator endpoint lists them). Only keys the access
    * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned:
-   * the statuses name run ids and fences (CONTRACT C17); the policy is applied before the limit.
+   * the statuses name run ids and fences; the policy is applied before the limit.
    * Reads up to {@value #MAX_LISTED} live leases once.
    *
    * @param caller the authenticated principal, passed to the access policy for each key
@@ -61,7 +68,7 @@ public final class LeaseAdmin {
     // The policy filters before the limit applies (issue 27): limiting the rows first let other
     // accounts' leases, expiring sooner, crowd a caller's own out of the answer.
     List<LeaseStatus> visible = new ArrayList<>();
-    for (LeaseStatus s : rows.held(MAX_LISTED)) {
+    for (LeaseStatus s : reads.held(MAX_LISTED)) {
       if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
         visible.add(s);
         if (visible.size() == limit) {
@@ -84,7 +91,7 @@ public final class LeaseAdmin {
    */
   public FailoverSafety failoverSafety() {
     ensureOpen.run();
-    return rows.failoverSafety();
+    return reads.failoverSafety();
   }
 
   /**
@@ -123,7 +130,7 @@ public final class LeaseAdmin {
    * last batch.
    *
    * <p>{@code deadFor} must be at least {@link LeaseStore#MAX_TTL}, so that fences stay
-   * increasing (CONTRACT C3): the argument is written next to the statement and in
+   * increasing: the argument is written next to the statement and in
    * docs/lease-store.md. A row that an acquire takes over while the sweep runs is kept.
    *
    * <p>Walks the table once in primary-key order, {@value #SWEEP_BATCH} rows per statement, each
@@ -150,6 +157,6 @@ public final class LeaseAdmin {
     if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
       throw new AccessDeniedException(caller, null, "sweep the lease table");
     }
-    return rows.sweep(deadFor, caller);
+    return sweeps.sweep(deadFor, caller);
   }
 }

@@ -31,7 +31,7 @@ interface LeaseControl {
 
   /**
    * The token for a renewed lease: signed again for its new window when the store signs tokens
-   * (CONTRACT C20), the token itself otherwise.
+   *, the token itself otherwise.
    */
   FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil);
 }

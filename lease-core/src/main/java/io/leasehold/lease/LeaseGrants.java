@@ -2,27 +2,31 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.SigningKey;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
- * One acquire once the caller is authorized: the statement, the signed token, the local deadline
- * (CONTRACT C2), the late answer released again, and what the listeners hear; the leases it hands
- * out are recorded in {@code live}. {@link LeaseStore} checks the request and the policy first.
+ * One acquire once the caller is authorized: the fence source confirmed, the statement, the
+ * signed token, the local deadline, the late answer released again, the change published, and
+ * what the listeners hear; the leases it hands out are recorded in {@code handedOut}. {@link
+ * LeaseStore} checks the request and the policy first.
+ *
+ * @param publisher where a publishing store's grants go, or null
  */
 record LeaseGrants(
-    LeaseRows rows,
+    AcquireStatements statements,
+    ReadStatements reads,
+    FenceSource fenceSource,
+    ChangePublisher publisher,
     LeaseReleases releases,
     ListenerList listeners,
     Ticker ticker,
-    SigningKey signingKey,
+    TokenSigning signing,
     LeaseControl control,
     BooleanSupplier closed,
-    LiveLeases live) {
+    HandedOutLeases handedOut) {
   /** Tries once, timing the attempt for the listeners. */
   AcquireResult acquire(AcquireRequest request, Duration leaseTtl, String holder) {
     listeners.started(LeaseStoreListener.Operation.ACQUIRE);
@@ -44,30 +48,36 @@ record LeaseGrants(
     return result;
   }
 
-  /** One acquire; {@code sentAt} starts the local deadline (CONTRACT C2), read before sending. */
+  /** One acquire; {@code sentAt}, read before sending, starts the local deadline. */
   private AcquireResult acquireOnce(AcquireRequest request, Duration leaseTtl, String holder, long sentAt) {
     LeaseKey key = request.key();
     UUID runId = UUID.randomUUID();
-    LeaseRows.AcquireAnswer answer;
+    AcquireStatements.Answer answer;
     try {
-      answer = rows.acquire(key, runId, holder, leaseTtl);
+      // No fence is drawn before the store knows it draws from the table's own sequence.
+      fenceSource.confirm();
+      answer = statements.acquire(key, runId, holder, leaseTtl);
     } catch (LeaseStoreException e) {
       if (!StatementRunner.isLockTimeout(e)) {
         throw e;
       }
       // CONTRACT C18: a contender held the row's lock longer than the lock timeout, so it was
       // taking the key: the key is busy, which is an answer, not a failure.
-      return new AcquireResult.Busy(rows.status(key));
+      return new AcquireResult.Busy(reads.status(key));
     }
-    if (!(answer instanceof LeaseRows.Granted granted)) {
-      LeaseStatus seen = ((LeaseRows.Refused) answer).seen();
+    if (!(answer instanceof AcquireStatements.Granted granted)) {
+      LeaseStatus seen = ((AcquireStatements.Refused) answer).seen();
       // A refusal whose snapshot shows the key free lost a race to a concurrent acquire, whose
       // row the snapshot could not see yet: read who won.
       return new AcquireResult.Busy(
-          seen == null || seen.state() == LeaseStatus.State.FREE ? rows.status(key) : seen);
+          seen == null || seen.state() == LeaseStatus.State.FREE ? reads.status(key) : seen);
+    }
+    if (publisher != null) {
+      publisher.publish(
+          granted.tookOver() ? ChangePublisher.Event.TAKEN_OVER : ChangePublisher.Event.ACQUIRED, key, granted.fence());
     }
     FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
-    FencingToken token = signed(unsigned, granted.acquiredAt(), granted.expiresAt());
+    FencingToken token = signing.sign(unsigned, granted.acquiredAt(), granted.expiresAt());
     long deadline = control.deadlineFrom(sentAt, leaseTtl, request.oneShot());
     // A one-shot lease is handed out even when its TTL ended before the answer came: its caller
     // asked for exactly that length, and the lease is then known lost at once (its token refused).
@@ -83,21 +93,12 @@ record LeaseGrants(
     Lease lease =
         new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline,
             request.oneShot());
-    live.add(lease);
+    handedOut.add(lease);
     if (closed.getAsBoolean()) {
       // close() ran while this acquire was in flight: it must not hand out a lease that lies.
       lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
       releases.releaseQuietly(lease);
     }
     return new AcquireResult.Acquired(lease);
-  }
-
-  /**
-   * A token as this store issues it: signed for the lease's window in database time when the
-   * store has a signing key (CONTRACT C20), so a copied token stops working soon after the run
-   * stops renewing.
-   */
-  FencingToken signed(FencingToken token, Instant validFrom, Instant validUntil) {
-    return signingKey == null ? token : signingKey.sign(token.unsigned(), validFrom, validUntil);
   }
 }

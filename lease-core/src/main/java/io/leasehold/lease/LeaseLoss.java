@@ -24,7 +24,7 @@ public record LeaseLoss(FencingToken token, Reason reason, Optional<Throwable> c
     ANSWER_TOO_LATE,
     /** The store was closed while the lease was kept. */
     STORE_CLOSED,
-    /** The access policy no longer lets the run's caller renew the session (CONTRACT C17). */
+    /** The access policy no longer lets the run's caller renew the session. */
     ACCESS_REVOKED
   }
 

@@ -3,31 +3,42 @@ package io.leasehold.lease;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
- * The store's releases once the caller is authorized: the statement, what the listeners hear,
- * and the wake-up of acquires waiting for the key. {@link LeaseStore} checks the policy first.
+ * The store's releases once the caller is authorized: the statement, the change published, what
+ * the listeners hear, and the wake-up of acquires waiting for the key. {@link LeaseStore} checks
+ * the policy first.
+ *
+ * @param publisher where a publishing store's releases go, or null
  */
-record LeaseReleases(LeaseRows rows, AcquireWaits waits, ListenerList listeners, Ticker ticker) {
+record LeaseReleases(
+    ReleaseStatements statements,
+    ChangePublisher publisher,
+    AcquireWaits waits,
+    ListenerList listeners,
+    Ticker ticker) {
   private static final System.Logger LOG = System.getLogger(LeaseStore.class.getName());
 
-  /** Releases the run the token names, if it still holds the key (CONTRACT C4). */
+  /** Releases the run the token names, if it still holds the key. */
   ReleaseResult release(FencingToken token) {
-    return release(token, java.util.Optional.empty());
+    return release(token, Optional.empty());
   }
 
   /** As {@link #release(FencingToken)}, the key unavailable until {@code holdUntil} if given. */
-  ReleaseResult release(FencingToken token, java.util.Optional<java.time.Instant> holdUntil) {
+  ReleaseResult release(FencingToken token, Optional<Instant> holdUntil) {
     listeners.started(LeaseStoreListener.Operation.RELEASE);
     long startedAt = ticker.read();
     ReleaseResult result;
     try {
-      result = rows.release(token, holdUntil);
+      result = statements.release(token, holdUntil);
     } catch (RuntimeException | Error e) {
       listeners.releaseEnded(LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
       throw e;
     }
     if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
+      publishRelease(token.key(), token.fence());
       waits.ended(token.key());
     }
     listeners.releaseEnded(
@@ -49,10 +60,17 @@ record LeaseReleases(LeaseRows rows, AcquireWaits waits, ListenerList listeners,
 
   /** The administrative release, audited by the statement itself. */
   ReleaseResult forceRelease(LeaseKey key, String caller, String reason) {
-    ReleaseResult result = rows.forceRelease(key, caller, reason);
-    if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
+    ReleaseStatements.Forced forced = statements.forceRelease(key, caller, reason);
+    if (forced.result().outcome() == ReleaseResult.Outcome.RELEASED) {
+      publishRelease(key, forced.fence());
       waits.ended(key);
     }
-    return result;
+    return forced.result();
+  }
+
+  private void publishRelease(LeaseKey key, long fence) {
+    if (publisher != null) {
+      publisher.publish(ChangePublisher.Event.RELEASED, key, fence);
+    }
   }
 }

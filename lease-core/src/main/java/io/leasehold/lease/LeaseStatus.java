@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The authoritative state of one lease key, read from the database (CONTRACT C7). A front end that
+ * The authoritative state of one lease key, read from the database. A front end that
  * restarted, or a device that did not start the run, asks for this to learn who runs now.
  *
  * @param key the lease key

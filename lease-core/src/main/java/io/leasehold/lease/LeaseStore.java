@@ -6,10 +6,11 @@ import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 /**
@@ -55,50 +56,14 @@ public final class LeaseStore implements AutoCloseable {
   public static final Duration MIN_ONE_SHOT_TTL = Duration.ofMillis(1);
   /** Longest TTL and takeover delay accepted. */
   public static final Duration MAX_TTL = Duration.ofHours(24);
-  private final LeaseSchema schema;
-  private final Duration ttl;
-  private final LeaseTiming timing;
-  private final AccessPolicy accessPolicy;
-  private final Ticker ticker;
-  private final String defaultHolder;
-  private final LeaseRows rows;
-  /** Null unless the store publishes its changes. */
-  private final ChangePublisher publisher;
-  private final LeaseReleases releases;
-  private final LeaseGrants grants;
-  private final BatchRenewer renewer;
-  private final LeaseAdmin admin;
-  private final Keeper keeper;
-  private final AcquireWaits waits;
-  private final ListenerList listeners = new ListenerList();
+  /** Every part of the store, wired from the builder's options. */
+  private final StoreParts parts;
   /** The shutdown hook of {@link LeaseStoreBuilder#closeOnJvmExit}, or null. */
   private final Thread closeAtExit;
-  private final StoreControl control;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
-  LeaseStore(LeaseStoreBuilder b) {
-    this.schema = b.schema;
-    this.ttl = b.ttl;
-    this.timing = new LeaseTiming(b.ttl, b.renewInterval, b.safetyMargin, b.statementTimeout);
-    this.accessPolicy = b.accessPolicy;
-    this.ticker = b.ticker;
-    this.defaultHolder = b.defaultHolder;
-    LeaseSql sql = new LeaseSql(schema, b.lockTimeout, b.statementTimeout, b.notifyChanges, b.dedicatedPool);
-    StatementRunner runner = new StatementRunner(b.dataSource, schema, sql.sessionTimeouts);
-    this.publisher =
-        sql.publish == null
-            ? null
-            : new ChangePublisher(runner, sql.publish, schema.table(), b.statementTimeout.plusSeconds(1));
-    this.rows = new LeaseRows(runner, sql, b.takeoverDelay, publisher);
-    this.renewer = new BatchRenewer(runner, sql.renew, ticker, accessPolicy);
-    this.keeper = new Keeper(renewer, b.scheduler, b.renewInterval, listeners);
-    this.waits = new AcquireWaits(ticker, b.takeoverDelay, b.waitPollCeiling);
-    this.releases = new LeaseReleases(rows, waits, listeners, ticker);
-    this.control =
-        new StoreControl(timing, keeper, renewer, releases, b.signingKey, closed);
-    this.grants = control.grants();
-    this.admin = new LeaseAdmin(rows, releases, accessPolicy, control::ensureOpen);
-    this.closeAtExit = b.closeOnJvmExit ? ExitHook.install(this) : null;
+  LeaseStore(LeaseStoreBuilder options) {
+    this.parts = StoreParts.assemble(options);
+    this.closeAtExit = options.closeOnJvmExit ? ExitHook.install(this) : null;
   }
 
   /**
@@ -132,7 +97,7 @@ public final class LeaseStore implements AutoCloseable {
    * statement either grants this run the key (with a fresh run id and a fence higher than any
    * earlier run's) or changes nothing, because a live lease exists or an expired one is still
    * within the takeover delay; a refusal takes no row lock and draws no fence, and reports the
-   * holder's row. Contention is an answer, never an error (CONTRACT C18): when a contender holds
+   * holder's row. Contention is an answer, never an error: when a contender holds
    * the row's lock longer than the lock timeout, the answer is {@link AcquireResult.Busy} too. The answer is checked
    * against the local deadline: if it arrived too late, the lease is released again and {@link AcquireResult.TooLate} is returned.
    *
@@ -148,14 +113,14 @@ public final class LeaseStore implements AutoCloseable {
   public AcquireResult tryAcquire(AcquireRequest request) {
     Arguments.required(request, "request");
     ensureOpen();
-    Duration leaseTtl = request.ttl().orElse(ttl);
-    timing.checkLeaseTtl(leaseTtl, request.oneShot());
+    Duration leaseTtl = request.ttl().orElse(ttl());
+    parts.timing().checkLeaseTtl(leaseTtl, request.oneShot());
     LeaseKey key = request.key();
-    if (!accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
+    if (!parts.options().accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
       throw new AccessDeniedException(request.caller(), key);
     }
-    String holder = request.holder().isEmpty() ? defaultHolder : request.holder();
-    return grants.acquire(request, leaseTtl, holder);
+    String holder = request.holder().isEmpty() ? parts.options().defaultHolder : request.holder();
+    return parts.grants().acquire(request, leaseTtl, holder);
   }
 
   /**
@@ -183,7 +148,7 @@ public final class LeaseStore implements AutoCloseable {
    */
   public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
     checkWait(request, maxWait);
-    return waits.await(request.key(), maxWait, () -> tryAcquire(request));
+    return parts.waits().await(request.key(), maxWait, () -> tryAcquire(request));
   }
 
   /**
@@ -208,7 +173,8 @@ public final class LeaseStore implements AutoCloseable {
   public CompletableFuture<AcquireResult> acquireAsync(AcquireRequest request, Duration maxWait, Executor executor) {
     checkWait(request, maxWait);
     Arguments.required(executor, "executor");
-    return waits.async(request.key(), maxWait, () -> tryAcquire(request), executor, keeper.timer(), Lease::release);
+    return parts.waits()
+        .async(request.key(), maxWait, () -> tryAcquire(request), executor, parts.background().timer(), Lease::release);
   }
 
   /**
@@ -229,34 +195,34 @@ public final class LeaseStore implements AutoCloseable {
     Arguments.required(request, "request");
     AcquireWaits.checkMaxWait(maxWait);
     ensureOpen();
-    timing.checkLeaseTtl(request.ttl().orElse(ttl), request.oneShot());
+    parts.timing().checkLeaseTtl(request.ttl().orElse(ttl()), request.oneShot());
   }
 
   /** How many acquires are waiting now. */
   int waiterCount() {
-    return waits.waiterCount();
+    return parts.waits().waiterCount();
   }
 
   /** A lease on {@code key} ended, as a watcher heard: waiters for it try again now. */
   void keyEnded(LeaseKey key) {
-    waits.ended(key);
+    parts.waits().ended(key);
   }
 
   /** Some store's changes were not published (a watcher heard "resync"): every waiter tries now. */
   void allKeysMayHaveEnded() {
-    waits.endedAll();
+    parts.waits().endedAll();
   }
 
   /** How many batches of changes could not be published to live-status listeners. */
   long publishFailures() {
-    return publisher == null ? 0 : publisher.failures();
+    return parts.publisher() == null ? 0 : parts.publisher().failures();
   }
 
   // ------------------------------------------------------------------ status
 
   /**
-   * The authoritative state of a key, read from the database (CONTRACT C7), for a caller the
-   * access policy lets read it (CONTRACT C17): the status names the owner's run id and fence, from
+   * The authoritative state of a key, read from the database, for a caller the
+   * access policy lets read it: the status names the owner's run id and fence, from
    * which anyone could build a token.
    *
    * @param key the key
@@ -270,7 +236,7 @@ public final class LeaseStore implements AutoCloseable {
   public LeaseStatus status(LeaseKey key, String caller) {
     Arguments.required(key, "key");
     ensureOpen();
-    if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.READ_STATUS)) {
+    if (!parts.options().accessPolicy.permits(caller, key, AccessPolicy.Operation.READ_STATUS)) {
       throw new AccessDeniedException(caller, key, "read the status of " + key);
     }
     return statusUnchecked(key);
@@ -289,14 +255,14 @@ public final class LeaseStore implements AutoCloseable {
    */
   public Instant databaseTime() {
     ensureOpen();
-    rows.confirmFenceSource();
-    return rows.databaseTime();
+    parts.fenceSource().check();
+    return parts.reads().databaseTime();
   }
 
   /** The status without the policy: for the store's own answers and its watchers. */
   LeaseStatus statusUnchecked(LeaseKey key) {
     ensureOpen();
-    return rows.status(key);
+    return parts.reads().status(key);
   }
 
   // ------------------------------------------------------------------ renew
@@ -314,10 +280,10 @@ public final class LeaseStore implements AutoCloseable {
   public BatchRenewal renewAll(Collection<Lease> leases) {
     Arguments.required(leases, "leases");
     for (Lease l : leases) {
-      control.ensureOwn(l);
+      parts.own().ensureOwn(l);
     }
     ensureOpen();
-    return renewer.renew(leases, false, leases.size() > BatchRenewer.CHUNK ? keeper.helper() : null);
+    return parts.renewal().renew(leases, false, leases.size() > ChunkedRenewal.CHUNK ? parts.background().helper() : null);
   }
 
   // ------------------------------------------------------------------ release
@@ -339,10 +305,10 @@ public final class LeaseStore implements AutoCloseable {
   public ReleaseResult release(FencingToken token, String caller) {
     Arguments.required(token, "token");
     ensureOpen();
-    if (!accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
+    if (!parts.options().accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
       throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
     }
-    return releases.release(token);
+    return parts.releases().release(token);
   }
 
   /**
@@ -351,7 +317,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the store's admin view; the access policy decides who may use each operation
    */
   public LeaseAdmin admin() {
-    return admin;
+    return parts.admin();
   }
 
   // ------------------------------------------------------------------ run exclusive
@@ -394,24 +360,24 @@ public final class LeaseStore implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    if (!parts.closed().compareAndSet(false, true)) {
       return;
     }
     // Waiters try now and learn that the store closed; their pending timer tasks are cancelled
     // before the scheduler stops.
-    waits.endedAll();
-    java.util.Set<Lease> ending = new java.util.LinkedHashSet<>(keeper.stopAndDrain());
-    ending.addAll(grants.live().drain());
+    parts.waits().endedAll();
+    Set<Lease> ending = new LinkedHashSet<>(parts.background().stopAndDrain());
+    ending.addAll(parts.grants().handedOut().drain());
     for (Lease lease : ending) {
       if (!lease.isEnded()) {
         lease.markLost(LeaseLoss.Reason.STORE_CLOSED, null);
-        releases.releaseQuietly(lease);
+        parts.releases().releaseQuietly(lease);
       }
     }
-    keeper.shutdown();
-    if (publisher != null) {
+    parts.background().shutdown();
+    if (parts.publisher() != null) {
       // After the releases above, so that watchers hear of them.
-      publisher.close();
+      parts.publisher().close();
     }
     ExitHook.remove(closeAtExit);
   }
@@ -422,7 +388,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return true once closed
    */
   public boolean isClosed() {
-    return closed.get();
+    return parts.closed().get();
   }
 
   /**
@@ -431,7 +397,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the TTL
    */
   public Duration ttl() {
-    return ttl;
+    return parts.options().ttl;
   }
 
   /**
@@ -440,7 +406,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the interval
    */
   public Duration renewInterval() {
-    return timing.renewInterval();
+    return parts.timing().renewInterval();
   }
 
   /**
@@ -449,7 +415,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the schema
    */
   public LeaseSchema schema() {
-    return schema;
+    return parts.options().schema;
   }
 
   /**
@@ -458,7 +424,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return the count
    */
   public int keptLeaseCount() {
-    return keeper.size();
+    return parts.background().size();
   }
 
   /**
@@ -470,7 +436,7 @@ public final class LeaseStore implements AutoCloseable {
    *     round), by the store's ticker; empty until the first lease is kept
    */
   public Optional<Duration> keeperLag() {
-    return keeper.sinceLastRound();
+    return parts.background().sinceLastRound();
   }
 
   /**
@@ -483,17 +449,17 @@ public final class LeaseStore implements AutoCloseable {
    */
   public AutoCloseable addListener(LeaseStoreListener listener) {
     Arguments.required(listener, "listener");
-    return listeners.add(listener);
+    return parts.listeners().add(listener);
   }
 
   // ------------------------------------------------------------------ internals
 
   /** The monotonic clock of local deadlines, for the store's watchers. */
   Ticker ticker() {
-    return ticker;
+    return parts.options().ticker;
   }
 
   private void ensureOpen() {
-    control.ensureOpen();
+    parts.own().ensureOpen();
   }
 }

@@ -120,7 +120,7 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Who may run which session (CONTRACT C8). Required: choose {@link AccessPolicy#allowAll()}
+   * Who may run which session. Required: choose {@link AccessPolicy#allowAll()}
    * explicitly if access is checked before the store.
    *
    * @param accessPolicy the policy
@@ -195,8 +195,8 @@ public final class LeaseStoreBuilder {
   /**
    * Whether the {@code DataSource} serves this store alone: no other code borrows its
    * connections. Then the store sets {@code lock_timeout} and {@code statement_timeout} once per
-   * connection, for the session, instead of sending them with every statement (CONTRACT C5 holds
-   * either way: every statement of the store runs under both). The measured saving is a third of
+   * connection, for the session, instead of sending them with every statement (either way, every
+   * statement of the store runs under both). The measured saving is a third of
    * a refused acquire's database time and a sixth of an acquire + release cycle's
    * (docs/performance.md).
    *
@@ -217,7 +217,7 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Signs every token this store issues with the key (CONTRACT C15), so resources built with
+   * Signs every token this store issues with the key, so resources built with
    * {@code TokenVerifier.signedBy(...)} admit them and refuse forged ones. Default: unsigned
    * tokens, which only resources that trust every writer, or verify against the lease table,
    * admit. To rotate, add the new key's verification key to every resource first, then

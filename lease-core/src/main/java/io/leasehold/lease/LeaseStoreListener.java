@@ -13,7 +13,7 @@ public interface LeaseStoreListener {
   enum AcquireOutcome {
     /** The run got the lease. */
     ACQUIRED,
-    /** Someone else holds the key (CONTRACT C18). */
+    /** Someone else holds the key. */
     BUSY,
     /** Granted, but the answer came after the local deadline; released again. */
     TOO_LATE,

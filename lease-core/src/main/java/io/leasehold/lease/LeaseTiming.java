@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * A store's lengths of time, and the two rules built on them: which lease lengths a request may
- * ask for, and when a lease's local deadline falls (CONTRACT C2).
+ * ask for, and when a lease's local deadline falls.
  */
 record LeaseTiming(Duration ttl, Duration renewInterval, Duration safetyMargin, Duration statementTimeout) {
   /**

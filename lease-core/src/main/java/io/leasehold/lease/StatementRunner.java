@@ -16,12 +16,13 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * Runs the statements of {@link LeaseSql}: each one a short transaction on an auto-commit
- * connection borrowed for that statement alone (CONTRACT C5). Its last result set is the
+ * Runs the store's statements (those of {@link AcquireStatements}, {@link ReleaseStatements} and
+ * the others): each one a short transaction on an auto-commit connection borrowed for that
+ * statement alone, under the timeouts of its {@link StatementSettings}. Its last result set is the
  * statement's answer; one before it is the opening's row (database time, timeouts).
  *
  * <p>With session timeouts (a pool that serves the store alone), each physical connection gets
- * {@link LeaseSql#sessionTimeouts} before its first statement. Connections are told apart by the
+ * {@link StatementSettings#sessionTimeouts()} before its first statement. Connections are told apart by the
  * driver's own connection object, which pools keep for the connection's life; a pool that hands
  * out a new one per borrow only costs the setting again.
  */
@@ -188,6 +189,11 @@ final class StatementRunner {
 
   static Instant instant(ResultSet rs, int column) throws SQLException {
     return rs.getObject(column, OffsetDateTime.class).toInstant();
+  }
+
+  /** A timestamp column that may be null (a row never released). */
+  static Instant instantOrNull(ResultSet rs, int column) throws SQLException {
+    return rs.getObject(column) == null ? null : instant(rs, column);
   }
 
   static Array array(Connection c, String type, Object[] values) throws SQLException {

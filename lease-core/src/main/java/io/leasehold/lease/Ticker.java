@@ -1,7 +1,7 @@
 package io.leasehold.lease;
 
 /**
- * A monotonic time source in nanoseconds, used only for the run's local deadline (CONTRACT C2);
+ * A monotonic time source in nanoseconds, used only for the run's local deadline;
  * expiry itself is always decided by the database clock. Tests inject a fake ticker to move local
  * time forward without sleeping.
  */

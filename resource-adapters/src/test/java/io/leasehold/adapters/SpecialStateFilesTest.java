@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -120,7 +121,8 @@ class SpecialStateFilesTest {
             .tool(FencedTool.of("count", a -> JsonNodeFactory.instance.numberNode(runs.incrementAndGet())))
             .build();
     tools.call(token(3), "count", JsonNodeFactory.instance.objectNode());
-    for (Path fifo : new Path[] {journal.resolveSibling("tools.jsonl.marks"), journal}) {
+    Path mark = journal.resolveSibling("tools.jsonl.marks.d/marks/" + FileMarkStore.fileName(KEY));
+    for (Path fifo : new Path[] {mark, journal}) {
       Path saved = Files.move(fifo, fifo.resolveSibling(fifo.getFileName() + ".saved"));
       mkfifo(fifo);
       assertThat(refusal(fifo, () -> tools.call(token(4), "count", JsonNodeFactory.instance.objectNode())))

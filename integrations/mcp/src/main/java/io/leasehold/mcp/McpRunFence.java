@@ -5,6 +5,7 @@ import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.Refusal;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -30,10 +31,11 @@ import reactor.core.publisher.Mono;
  * <ul>
  *   <li>The token is read from the lease at each call, so a renewed lease's fresh token travels
  *       (C20), and a lease known lost refuses locally without reaching the server (C6).
- *   <li>A server's refusal as {@code superseded}, {@code lease_lost}, {@code expired}, {@code
- *       forged}, {@code malformed} or {@code missing} stops the run: that call and every later one,
- *       parallel calls included, throw {@link RunStoppedException} with the same {@link RunStop}
- *       the in-process agent fences give, so the agent loop ends the run. An {@code
+ *   <li>A server's refusal whose action is {@link Refusal.Action#STOP_RUN} ({@code superseded},
+ *       {@code lease_lost}, {@code expired}, {@code forged}, {@code malformed} or {@code missing})
+ *       stops the run: that call and every later one, parallel calls included, throw {@link
+ *       RunStoppedException} with a {@link RunStop} carrying the server's {@link Refusal} as it
+ *       came, as the in-process agent fences do, so the agent loop ends the run. An {@code
  *       out_of_scope}, {@code duplicate} or {@code unavailable} refusal is returned as the error
  *       result it is: the run may go on.
  * </ul>
@@ -127,8 +129,8 @@ public final class McpRunFence {
     try {
       token = Fenced.present(run);
     } catch (LeaseLostException e) {
-      throw stopped(new RunStop(e.token(), request.name(), RunStop.Reason.LEASE_LOST, OptionalLong.empty(),
-          "refused locally, before the call was sent: " + e.getMessage()));
+      throw stopped(new RunStop(e.token(), request.name(), Refusal.of(Refusal.Reason.LEASE_LOST, e.token(),
+          OptionalLong.empty(), "refused locally, before the call was sent: " + e.getMessage())));
     }
     Map<String, Object> meta = new HashMap<>(request.meta() == null ? Map.of() : request.meta());
     meta.put(McpFencing.TOKEN_META_KEY, token.toText());
@@ -140,23 +142,11 @@ public final class McpRunFence {
   }
 
   private CallToolResult checked(Attached a, CallToolResult result) {
-    Optional<McpRefusal> refusal = McpRefusal.from(result);
-    if (refusal.isEmpty()) {
+    Optional<Refusal> refusal = McpRefusal.from(result);
+    if (refusal.isEmpty() || refusal.get().action() != Refusal.Action.STOP_RUN) {
       return result;
     }
-    McpRefusal r = refusal.get();
-    RunStop.Reason reason = switch (r.reason()) {
-      case SUPERSEDED -> RunStop.Reason.SUPERSEDED;
-      case LEASE_LOST, EXPIRED -> RunStop.Reason.LEASE_LOST;
-      case FORGED, MALFORMED, MISSING -> RunStop.Reason.UNVERIFIED;
-      case OUT_OF_SCOPE, DUPLICATE, UNAVAILABLE -> null;
-    };
-    if (reason == null) {
-      return result;
-    }
-    throw stopped(new RunStop(a.token(), a.request().name(), reason,
-        reason == RunStop.Reason.SUPERSEDED ? r.highestSeen() : OptionalLong.empty(),
-        "the MCP server refused the call (" + r.reason().name().toLowerCase(java.util.Locale.ROOT) + "): " + r.message()));
+    throw stopped(new RunStop(a.token(), a.request().name(), refusal.get()));
   }
 
   /** Records the first stop (a parallel call's may have won) and the exception to throw. */

@@ -2,11 +2,12 @@ package io.leasehold.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.adapters.tool.FencedTool;
+import io.leasehold.adapters.agent.AgentToolFence;
+import io.leasehold.adapters.agent.AgentToolOutcome;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.ToolCallFailedException;
-import io.leasehold.adapters.tool.ToolInvocation;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.Refusal;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -26,7 +28,9 @@ import reactor.core.scheduler.Schedulers;
  * Fences an MCP server's tools (CONTRACT C22): wraps the SDK's tool specifications so that every
  * {@code tools/call} presents a Leasehold token in {@code params._meta["io.leasehold/token"]}, and
  * runs only if the server's {@link FencedToolExecutor} verifies it, finds it in scope and admits
- * its fence against the durable high-water mark in its journal. Otherwise the caller gets an
+ * its fence against the durable high-water mark in its journal. A call takes the same path as an
+ * in-process agent framework's: this fence reads {@code _meta}, the agent-tool core ({@link
+ * AgentToolFence}) does the rest. Otherwise the caller gets an
  * {@code isError} result carrying an {@link McpRefusal}, and the tool body does not run.
  *
  * <pre>{@code
@@ -45,9 +49,10 @@ import reactor.core.scheduler.Schedulers;
  * McpFencing#IDEMPOTENCY_META_KEY} runs once per run and key: the same run's retry gets the first
  * result, a duplicate of a call still running is refused as {@code duplicate}, and a newer run
  * reusing the key runs its own call (the journal records the key as {@code <run id>:<key>}). A
- * key that is not a JSON string of 1 to 200 characters is refused as {@code malformed}. Replayed
- * results are read back from the journal as JSON, so a tool's result must survive a JSON round
- * trip (text, images and structured content do).
+ * key that is not a JSON string of 1 to 200 characters is refused as {@code malformed}. A
+ * result passes through Jackson once on its way into the journal, and a replayed one once on its
+ * way back, so a tool's result must survive a JSON round trip (text, images and structured
+ * content do).
  *
  * <p>Every failure of the fence's own machinery before the tool ran (the verifier, the journal,
  * the marks; any throwable) is refused as {@code unavailable}, with a message that names no table
@@ -60,15 +65,15 @@ import reactor.core.scheduler.Schedulers;
 public final class McpToolFence {
   private static final System.Logger LOG = System.getLogger(McpToolFence.class.getName());
 
-  private final FencedToolExecutor executor;
-  private final boolean acceptUnfencedCalls;
-  private final io.modelcontextprotocol.json.McpJsonMapper mcpJson;
+  /** Writes and reads the SDK's result types as its own Jackson binding does (mcp-json-jackson2). */
   private final ObjectMapper json = new ObjectMapper();
 
+  private final AgentToolFence core;
+  private final boolean acceptUnfencedCalls;
+
   private McpToolFence(Builder b) {
-    this.executor = b.executor;
+    this.core = AgentToolFence.builder(b.executor).build();
     this.acceptUnfencedCalls = b.acceptUnfencedCalls;
-    this.mcpJson = new io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper(json);
   }
 
   /**
@@ -142,9 +147,11 @@ public final class McpToolFence {
   }
 
   /**
-   * One call: read, verify, scope, admit, run; or the refusal, with the body not run. Every
-   * throwable of the fence's own machinery (verifier, journal, marks) before the body ran is an
-   * {@code unavailable} refusal that names no table and no SQL state; the detail goes to the log.
+   * One call: read the token and the idempotency key from {@code _meta}, then the agent-tool
+   * core (present, verify, scope, admit, run), as for every agent framework; or the refusal, with
+   * the body not run. Every throwable of the fence's own machinery (verifier, journal, marks)
+   * before the body ran is an {@code unavailable} refusal that names no table and no SQL state;
+   * the detail goes to the log. Once the body ran, its own outcome is the answer.
    */
   private CallToolResult call(String toolName, CallToolRequest request, Supplier<CallToolResult> body) {
     Map<String, Object> meta = request.meta() == null ? Map.of() : request.meta();
@@ -154,119 +161,71 @@ public final class McpToolFence {
         LOG.log(System.Logger.Level.WARNING, "unfenced call of " + toolName + " accepted (migration switch on)");
         return body.get();
       }
-      return McpRefusal.of(McpRefusal.Reason.MISSING, null, OptionalLong.empty(), null).toResult();
+      return refusal(Refusal.Reason.MISSING, null, null);
     }
     if (!(text instanceof String s)) {
-      return McpRefusal.of(McpRefusal.Reason.MALFORMED, null, OptionalLong.empty(),
-          McpRefusal.TOKEN_NOT_A_STRING_MESSAGE).toResult();
+      return refusal(Refusal.Reason.MALFORMED, null, McpRefusal.TOKEN_NOT_A_STRING_MESSAGE);
     }
     FencingToken token;
     try {
       token = FencingToken.parse(s);
     } catch (IllegalArgumentException e) {
-      return McpRefusal.of(McpRefusal.Reason.MALFORMED, null, OptionalLong.empty(), e.getMessage()).toResult();
+      return refusal(Refusal.Reason.MALFORMED, null, e.getMessage());
     }
     Object key = meta.get(McpFencing.IDEMPOTENCY_META_KEY);
     if (key != null && !(key instanceof String k && !k.isEmpty() && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
-      return McpRefusal.of(McpRefusal.Reason.MALFORMED, token, OptionalLong.empty(),
-          McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE).toResult();
+      return refusal(Refusal.Reason.MALFORMED, token, McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE);
     }
-    // Idempotency is per run: the journal's replay is keyed by the run's id with the client's key,
-    // so a newer run reusing a key runs its own call instead of getting an older run's result.
-    Optional<String> idempotencyKey = Optional.ofNullable((String) key).map(k -> token.runId() + ":" + k);
-    BodyRun run = new BodyRun(toolName, body, idempotencyKey);
+    AtomicBoolean ran = new AtomicBoolean();
+    AgentToolOutcome<CallToolResult> outcome;
     try {
+      // One Jackson pass in: the arguments become the tree the journal records and scopes read.
       JsonNode arguments = json.valueToTree(request.arguments() == null ? Map.of() : request.arguments());
-      io.leasehold.adapters.tool.ToolResult done = executor.call(token, run, arguments);
-      return done.replayed() || run.result == null ? fromJson(done.value()) : run.result;
+      outcome = core.call(token, toolName, arguments, Optional.ofNullable((String) key),
+          invocation -> {
+            ran.set(true);
+            return body.get();
+          },
+          json::valueToTree);
     } catch (ToolCallFailedException e) {
       // The tool itself threw: let the SDK answer as it would without the fence.
       throw e.getCause() instanceof RuntimeException r ? r : e;
-    } catch (Throwable t) {
-      return afterFailure(toolName, token, run, t);
+    } catch (RuntimeException | Error t) {
+      if (ran.get()) {
+        throw t; // the tool's own failure: the core has already made its outcome the answer
+      }
+      return unavailableOrRefused(toolName, token, t);
     }
+    if (outcome instanceof AgentToolOutcome.Ran<CallToolResult> done) {
+      return done.value();
+    }
+    if (outcome instanceof AgentToolOutcome.Replayed<CallToolResult> replayed) {
+      // One Jackson pass out: the journaled tree back into the first call's result.
+      return fromJson(replayed.journaled());
+    }
+    return McpRefusal.toResult(((AgentToolOutcome.Refused<CallToolResult>) outcome).stop().refusal());
+  }
+
+  private static CallToolResult refusal(Refusal.Reason reason, FencingToken token, String detail) {
+    return McpRefusal.toResult(McpRefusal.of(reason, token, OptionalLong.empty(), detail));
   }
 
   /**
-   * The answer to a call whose fence threw. Before the body ran: the refusal the throwable stands
-   * for. After: the body's own outcome, since the tool did run (the journal could not record it,
-   * and lists the call in doubt).
+   * The answer to a call whose fence threw before the body ran: a duplicate, or the fence's own
+   * failure, which is logged and answered as {@code unavailable}.
    */
-  private static CallToolResult afterFailure(String toolName, FencingToken token, BodyRun run, Throwable t) {
-    if (run.ran) {
-      if (t != run.thrown) {
-        LOG.log(System.Logger.Level.WARNING, "the tool " + toolName + " ran for " + token.unsigned()
-            + " but its outcome could not be journaled; the call stays in doubt", t);
-      }
-      if (run.thrown instanceof RuntimeException r) {
-        throw r;
-      }
-      if (run.thrown instanceof Error e) {
-        throw e;
-      }
-      if (run.result == null) {
-        // Never a refusal: the tool did run. The SDK answers as it would without the fence.
-        throw new IllegalStateException("the tool " + toolName + " returned no result", t);
-      }
-      return run.result;
-    }
-    McpRefusal refusal = McpRefusal.of(t, token);
-    if (refusal.reason() == McpRefusal.Reason.UNAVAILABLE) {
+  private static CallToolResult unavailableOrRefused(String toolName, FencingToken token, Throwable t) {
+    Refusal refusal = Refusal.of(t, token);
+    if (refusal.reason() == Refusal.Reason.UNAVAILABLE) {
       LOG.log(System.Logger.Level.WARNING, "refused a call of " + toolName + " for " + token.unsigned()
           + " as unavailable: the fence could not check it", t);
     }
-    return refusal.toResult();
-  }
-
-  /** The tool as the executor calls it, remembering whether its body ran and how it ended. */
-  private final class BodyRun implements FencedTool {
-    private final String name;
-    private final Supplier<CallToolResult> body;
-    private final Optional<String> idempotencyKey;
-    private volatile boolean ran;
-    private volatile CallToolResult result;
-    private volatile Throwable thrown;
-
-    BodyRun(String name, Supplier<CallToolResult> body, Optional<String> idempotencyKey) {
-      this.name = name;
-      this.body = body;
-      this.idempotencyKey = idempotencyKey;
-    }
-
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public JsonNode call(ToolInvocation invocation) {
-      ran = true;
-      try {
-        result = body.get();
-      } catch (RuntimeException | Error e) {
-        thrown = e;
-        throw e;
-      }
-      return toJson(result);
-    }
-
-    @Override
-    public Optional<String> idempotencyKey(JsonNode args) {
-      return idempotencyKey;
-    }
-  }
-
-  private JsonNode toJson(CallToolResult result) {
-    try {
-      return json.readTree(mcpJson.writeValueAsString(result));
-    } catch (IOException e) {
-      throw new UncheckedIOException("the tool's result cannot be written as JSON", e);
-    }
+    return McpRefusal.toResult(refusal);
   }
 
   private CallToolResult fromJson(JsonNode node) {
     try {
-      return mcpJson.readValue(node.toString(), CallToolResult.class);
+      return json.treeToValue(node, CallToolResult.class);
     } catch (IOException e) {
       throw new UncheckedIOException("a journaled result cannot be read back as a tool result", e);
     }
@@ -283,7 +242,7 @@ public final class McpToolFence {
 
     /**
      * The migration switch: whether a call without any token runs unfenced (logged at WARNING
-     * each time) rather than being refused as {@link McpRefusal.Reason#MISSING}. Default false.
+     * each time) rather than being refused as {@link Refusal.Reason#MISSING}. Default false.
      * A call with a token is fenced either way.
      *
      * @param accept true to let token-less calls through

@@ -1,10 +1,10 @@
 package io.leasehold.mcp;
 
+import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.HighWaterSchema;
@@ -76,14 +76,14 @@ class CrossLanguageTest {
       browser.callTool(client, write("browser plan"));
       assertThatThrownBy(() -> desktop.callTool(client, write("desktop late")))
           .isInstanceOfSatisfying(RunStoppedException.class, e -> {
-            assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.SUPERSEDED);
+            assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
             assertThat(e.stop().newerFence()).hasValue(2);
           });
       FencingToken forged = SigningKey.generate(SignatureScheme.ED25519, "store-1")
           .sign(new FencingToken(SESSION, 9, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
       assertThatThrownBy(() -> McpRunFence.of(forged).callTool(client, write("forged")))
           .isInstanceOfSatisfying(RunStoppedException.class,
-              e -> assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.UNVERIFIED));
+              e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.FORGED));
     } finally {
       client.closeGracefully();
     }

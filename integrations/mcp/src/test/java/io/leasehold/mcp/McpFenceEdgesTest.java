@@ -1,5 +1,6 @@
 package io.leasehold.mcp;
 
+import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -115,7 +116,7 @@ class McpFenceEdgesTest {
     return Files.exists(log) ? Files.readAllLines(log) : List.of();
   }
 
-  private static McpRefusal refusal(CallToolResult r) {
+  private static Refusal refusal(CallToolResult r) {
     return McpRefusal.from(r).orElseThrow(() -> new AssertionError("not a refusal: " + r));
   }
 
@@ -138,8 +139,8 @@ class McpFenceEdgesTest {
       r = McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null));
       migration.rollback();
     }
-    McpRefusal refused = refusal(r);
-    assertThat(refused.reason()).isEqualTo(McpRefusal.Reason.UNAVAILABLE);
+    Refusal refused = refusal(r);
+    assertThat(refused.reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
     String wire = r.toString();
     assertThat(wire).doesNotContain("leasehold_tool").doesNotContain("55P03").doesNotContain("SQLState");
     assertThat(bodyRuns()).isEmpty();
@@ -188,7 +189,7 @@ class McpFenceEdgesTest {
       throw new LinkageError("lease table leasehold_lease unreachable (SQLState 08006)");
     }, new MemoryToolJournal());
     CallToolResult r = mcp.callTool(write("acct-7/chat-1/a.md", "x", meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
-    assertThat(refusal(r).reason()).isEqualTo(McpRefusal.Reason.UNAVAILABLE);
+    assertThat(refusal(r).reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
     assertThat(r.toString()).doesNotContain("leasehold_lease").doesNotContain("08006");
     assertThat(bodyRuns()).isEmpty();
   }
@@ -216,8 +217,8 @@ class McpFenceEdgesTest {
     McpSyncClient mcp = start();
     FencingToken run = new FencingToken(SESSION, 1, UUID.randomUUID());
     for (Object bad : List.of(42, "", "k".repeat(McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH + 1), List.of("k"))) {
-      McpRefusal r = refusal(mcp.callTool(write("acct-7/chat-1/a.md", "x", meta(run, bad))));
-      assertThat(r.reason()).as("key %s", bad).isEqualTo(McpRefusal.Reason.MALFORMED);
+      Refusal r = refusal(mcp.callTool(write("acct-7/chat-1/a.md", "x", meta(run, bad))));
+      assertThat(r.reason()).as("key %s", bad).isEqualTo(Refusal.Reason.MALFORMED);
       assertThat(r.message()).isEqualTo(McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE);
     }
     assertThat(bodyRuns()).isEmpty();
@@ -232,8 +233,8 @@ class McpFenceEdgesTest {
     McpSyncClient mcp = start();
     CallToolResult r = mcp.callTool(write("acct-7/chat-1/../../victim/s/a.md", "x",
         meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
-    McpRefusal refused = refusal(r);
-    assertThat(refused.reason()).isEqualTo(McpRefusal.Reason.OUT_OF_SCOPE);
+    Refusal refused = refusal(r);
+    assertThat(refused.reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
     assertThat(refused.message()).doesNotContain("belongs to session acct-7/chat-1").contains("'..'");
     String text = ((McpSchema.TextContent) r.content().get(0)).text();
     assertThat(text).containsOnlyOnce("NOT run").doesNotContain("did not run");
@@ -255,8 +256,8 @@ class McpFenceEdgesTest {
   /** The missing refusal pointed to a Java class, of no use to a TypeScript or Inspector user. */
   @Test
   void theMissingRefusalSaysHowToGetATokenInAnyLanguage() throws Exception {
-    McpRefusal r = refusal(start().callTool(write("acct-7/chat-1/a.md", "x", Map.of())));
-    assertThat(r.reason()).isEqualTo(McpRefusal.Reason.MISSING);
+    Refusal r = refusal(start().callTool(write("acct-7/chat-1/a.md", "x", Map.of())));
+    assertThat(r.reason()).isEqualTo(Refusal.Reason.MISSING);
     assertThat(r.message()).doesNotContain("McpRunFence").contains("params._meta[\"io.leasehold/token\"]")
         .contains("lease token");
     assertThat(bodyRuns()).isEmpty();

@@ -1,5 +1,6 @@
 package io.leasehold.mcp;
 
+import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,10 +37,10 @@ class McpRefusalVectorsTest {
     assertThat(cases.size()).isGreaterThanOrEqualTo(10);
     for (JsonNode c : cases) {
       JsonNode in = c.get("input");
-      McpRefusal.Reason reason = McpRefusal.Reason.valueOf(in.get("reason").asText().toUpperCase(Locale.ROOT));
+      Refusal.Reason reason = Refusal.Reason.valueOf(in.get("reason").asText().toUpperCase(Locale.ROOT));
       OptionalLong highest = in.has("highestSeen")
           ? OptionalLong.of(Long.parseLong(in.get("highestSeen").asText())) : OptionalLong.empty();
-      CallToolResult result = McpRefusal.of(reason, token(in), highest, in.path("detail").asText(null)).toResult();
+      CallToolResult result = McpRefusal.toResult(McpRefusal.of(reason, token(in), highest, in.path("detail").asText(null)));
       JsonNode written = JSON.readTree(MCP_JSON.writeValueAsString(result));
       JsonNode expected = c.get("result");
       assertThat(written.get("content")).as(c.get("name").asText()).isEqualTo(expected.get("content"));
@@ -48,7 +49,7 @@ class McpRefusalVectorsTest {
       assertThat(written.get("content").get(0).get("text").asText()).containsOnlyOnce("NOT run").doesNotContain("did not run");
       // And it reads back: the client side of the same object.
       CallToolResult read = MCP_JSON.readValue(expected.toString(), CallToolResult.class);
-      McpRefusal back = McpRefusal.from(read).orElseThrow();
+      Refusal back = McpRefusal.from(read).orElseThrow();
       assertThat(back.reason()).isEqualTo(reason);
       assertThat(back.highestSeen()).isEqualTo(highest);
       if (in.has("fence")) {
@@ -63,8 +64,8 @@ class McpRefusalVectorsTest {
     assertThat(McpRefusal.MISSING_MESSAGE).isEqualTo(m.get("missing").asText()).doesNotContain("McpRunFence");
     assertThat(McpRefusal.TOKEN_NOT_A_STRING_MESSAGE).isEqualTo(m.get("tokenNotAString").asText());
     assertThat(McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE).isEqualTo(m.get("badIdempotencyKey").asText());
-    assertThat(McpRefusal.DUPLICATE_MESSAGE).isEqualTo(m.get("duplicate").asText());
-    assertThat(McpRefusal.UNAVAILABLE_MESSAGE).isEqualTo(m.get("unavailable").asText());
+    assertThat(Refusal.DUPLICATE_MESSAGE).isEqualTo(m.get("duplicate").asText());
+    assertThat(Refusal.UNAVAILABLE_MESSAGE).isEqualTo(m.get("unavailable").asText());
     assertThat(McpFencing.toolNote(true)).isEqualTo(m.get("toolNoteRequired").asText());
     assertThat(McpFencing.toolNote(false)).isEqualTo(m.get("toolNoteOptional").asText());
   }

@@ -1,10 +1,10 @@
 package io.leasehold.mcp;
 
+import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -93,7 +93,7 @@ class McpStdioTest {
     return Files.exists(log) ? Files.readAllLines(log) : List.of();
   }
 
-  private static McpRefusal refusal(CallToolResult r) {
+  private static Refusal refusal(CallToolResult r) {
     return McpRefusal.from(r).orElseThrow(() -> new AssertionError("not a refusal: " + r));
   }
 
@@ -107,7 +107,7 @@ class McpStdioTest {
     assertThat(browser.callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan")).isError()).isNotEqualTo(Boolean.TRUE);
     assertThatThrownBy(() -> desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop late")))
         .isInstanceOfSatisfying(RunStoppedException.class, e -> {
-          assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.SUPERSEDED);
+          assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
           assertThat(e.stop().newerFence()).hasValue(2);
         });
     // Stopped for good: the next call is refused here, without a round trip.
@@ -129,8 +129,8 @@ class McpStdioTest {
     McpSyncClient restarted = startServer();
     CallToolResult refused = restarted.callTool(withMeta(write("acct-7/chat-1/a.md", "desktop"),
         Map.of(McpFencing.TOKEN_META_KEY, desktop.toText())));
-    McpRefusal r = refusal(refused);
-    assertThat(r.reason()).isEqualTo(McpRefusal.Reason.SUPERSEDED);
+    Refusal r = refusal(refused);
+    assertThat(r.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
     assertThat(r.fence()).hasValue(1);
     assertThat(r.highestSeen()).hasValue(2);
     assertThat(r.key()).contains(SESSION);
@@ -149,16 +149,16 @@ class McpStdioTest {
     CallToolRequest victimsFile = write("acct-7/chat-1/notes.md", "overwritten");
 
     assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, forged.toText())))).reason())
-        .isEqualTo(McpRefusal.Reason.FORGED);
+        .isEqualTo(Refusal.Reason.FORGED);
     assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, expired.toText())))).reason())
-        .isEqualTo(McpRefusal.Reason.EXPIRED);
+        .isEqualTo(Refusal.Reason.EXPIRED);
     assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, "lh2.garbage")))).reason())
-        .isEqualTo(McpRefusal.Reason.MALFORMED);
+        .isEqualTo(Refusal.Reason.MALFORMED);
     assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, 42)))).reason())
-        .isEqualTo(McpRefusal.Reason.MALFORMED);
-    assertThat(refusal(mcp.callTool(victimsFile)).reason()).isEqualTo(McpRefusal.Reason.MISSING);
+        .isEqualTo(Refusal.Reason.MALFORMED);
+    assertThat(refusal(mcp.callTool(victimsFile)).reason()).isEqualTo(Refusal.Reason.MISSING);
     CallToolResult outOfScope = McpRunFence.of(mallory).callTool(mcp, victimsFile);
-    assertThat(refusal(outOfScope).reason()).isEqualTo(McpRefusal.Reason.OUT_OF_SCOPE);
+    assertThat(refusal(outOfScope).reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
     assertThat(refusal(outOfScope).key()).contains(LeaseKey.of("mallory", "own"));
 
     assertThat(bodyRuns()).isEmpty();
@@ -187,7 +187,7 @@ class McpStdioTest {
       lease.release(); // the turn goes on, but the run no longer holds the session
       assertThatThrownBy(() -> run.callTool(mcp, write("acct-7/chat-1/step-2.md", "two")))
           .isInstanceOfSatisfying(RunStoppedException.class,
-              e -> assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.LEASE_LOST));
+              e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.LEASE_LOST));
       assertThatThrownBy(() -> run.callTool(mcp, write("acct-7/chat-1/step-3.md", "three")))
           .isInstanceOf(RunStoppedException.class);
     }

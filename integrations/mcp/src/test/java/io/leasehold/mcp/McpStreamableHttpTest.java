@@ -1,10 +1,10 @@
 package io.leasehold.mcp;
 
+import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -108,7 +108,7 @@ class McpStreamableHttpTest {
     browser.callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan")).block(Duration.ofSeconds(30));
     assertThatThrownBy(() -> desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop late")).block(Duration.ofSeconds(30)))
         .isInstanceOfSatisfying(RunStoppedException.class,
-            e -> assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.SUPERSEDED));
+            e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
     assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
     assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
         .containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
@@ -121,7 +121,7 @@ class McpStreamableHttpTest {
         Clock.systemUTC(), Duration.ofMinutes(5));
     McpSchema.CallToolResult r = McpRunFence.of(mallory).callTool(mcp, write("acct-7/chat-1/plan.md", "x"))
         .block(Duration.ofSeconds(30));
-    assertThat(McpRefusal.from(r).orElseThrow().reason()).isEqualTo(McpRefusal.Reason.OUT_OF_SCOPE);
+    assertThat(McpRefusal.from(r).orElseThrow().reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
     assertThat(Files.exists(dir.resolve("body-runs.log"))).isFalse();
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.internal.Arguments;
 import java.util.UUID;
 
@@ -31,18 +32,31 @@ public sealed interface AgentToolOutcome<R> {
    * The call was a retry of a finished call with the same idempotency key: the tool did not run
    * again, and this is what the journal recorded of the first call's result.
    *
-   * @param journaledResult the first call's result as journaled, or null if it recorded none
+   * @param journaled the first call's result as journaled (JSON null if it recorded none)
    * @param callId the journal's id for this call
    * @param <R> what the framework's tool returns
    */
-  record Replayed<R>(String journaledResult, UUID callId) implements AgentToolOutcome<R> {
+  record Replayed<R>(JsonNode journaled, UUID callId) implements AgentToolOutcome<R> {
     /**
      * Checks required components.
      *
-     * @throws IllegalArgumentException if the call id is null
+     * @throws IllegalArgumentException if a component is null
      */
     public Replayed {
-      Arguments.required(callId, "callId");
+      Arguments.allRequired(journaled, callId);
+    }
+
+    /**
+     * The first call's result as text: a journaled string as it is, JSON null as null, any other
+     * value as its JSON text.
+     *
+     * @return the text, or null if the journal recorded none
+     */
+    public String journaledResult() {
+      if (journaled.isNull()) {
+        return null;
+      }
+      return journaled.isTextual() ? journaled.textValue() : journaled.toString();
     }
   }
 

@@ -3,6 +3,7 @@ package io.leasehold.adapters.file;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
@@ -19,6 +20,7 @@ import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
+import io.leasehold.fencing.mark.MarkStoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -109,11 +111,9 @@ public final class FencedFileStore implements FenceGuard {
   private final Path root;
   private final Path lockFile;
   private final Path tmp;
-  private final MarkFiles marks;
+  private final FileMarkStore marks;
   private final AuditLog auditLog;
-  private final Path adminLog;
   private final CrossProcessLock lock;
-  private final MarkAdmissions admissions;
   private final GuardOptions options;
   /** Present, verify, check the path against the store's {@link PathScope}, step, report. */
   private final GuardPipeline<String> pipeline;
@@ -128,10 +128,9 @@ public final class FencedFileStore implements FenceGuard {
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
-    this.marks = new MarkFiles(meta.resolve(MarkFiles.PRIMARY), meta.resolve(MarkFiles.COPY), tmp);
+    this.marks =
+        new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
     this.auditLog = new AuditLog(meta, b.auditLog);
-    this.adminLog = meta.resolve("admin.log");
-    this.admissions = new MarkAdmissions(marks, adminLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
@@ -201,7 +200,8 @@ public final class FencedFileStore implements FenceGuard {
                       + ": " + relative);
             }
             Admission admission =
-                admissions.admit(token, before == null ? null : target.file(), target.file().getParent());
+                marks.admit(
+                    new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
             Path temp = Path.of(UUID.randomUUID() + ".tmp");
             Path tempFile = tmp.resolve(temp);
             try {
@@ -250,8 +250,9 @@ public final class FencedFileStore implements FenceGuard {
             }
             Admission admission =
                 before == null
-                    ? admissions.admitWithoutEffect(token)
-                    : admissions.admit(token, dir.get().file(), dir.get().file().getParent());
+                    ? marks.admitIfMarked(token)
+                    : marks.admit(
+                        new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
             if (before != null) {
               dir.get().delete();
               dir.get().force();
@@ -295,7 +296,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public Admission admit(Fenced fenced) {
-    return pipeline.runForKey(fenced, call -> locked(() -> admissions.admit(call.token(), null)));
+    return pipeline.runForKey(fenced, call -> locked(() -> marks.admit(null, call.token())));
   }
 
   /**
@@ -309,8 +310,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
-    OptionalLong mark = locked(() -> marks.read(key));
-    return mark.isPresent() && mark.getAsLong() == 0 ? OptionalLong.empty() : mark;
+    return locked(() -> marks.read(null, key));
   }
 
   /**
@@ -360,7 +360,7 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
-    return locked(() -> admissions.reset(key, newMark, operator, reason, options.clock().instant()));
+    return locked(() -> marks.reset(null, key, newMark, operator, reason, options.clock().instant()));
   }
 
   /**
@@ -372,7 +372,7 @@ public final class FencedFileStore implements FenceGuard {
    */
   @Override
   public List<MarkReset> markResets() {
-    return locked(() -> AdminLog.readAll(adminLog));
+    return locked(() -> marks.resets(null));
   }
 
   // ------------------------------------------------------------------ internals
@@ -386,7 +386,7 @@ public final class FencedFileStore implements FenceGuard {
             auditLog.checkAppendable();
             return action.run();
           });
-    } catch (IOException e) {
+    } catch (IOException | MarkStoreException e) {
       throw new ResourceAccessException("file store operation failed under " + root + ": " + e, e);
     } catch (UncheckedIOException e) {
       throw new ResourceAccessException("file store operation failed under " + root, e.getCause());

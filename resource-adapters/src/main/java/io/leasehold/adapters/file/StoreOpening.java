@@ -1,6 +1,6 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What the file store does once, under its lock, when it opens a root: check for extended
@@ -20,17 +22,14 @@ final class StoreOpening {
   private StoreOpening() {}
 
   /** Runs under the store's lock; {@code meta} is the store's own directory, already checked. */
-  static Void prepare(Path root, Path meta, MarkFiles marks, Path tmp) throws IOException {
-    Path primaryMarks = meta.resolve(MarkFiles.PRIMARY);
-    Path copyMarks = meta.resolve(MarkFiles.COPY);
+  static Void prepare(Path root, Path meta, FileMarkStore marks, Path tmp) throws IOException {
     // First: the walk below reads the attribute, and must not meet a file system without one.
     TokenAttributes.probe(root, tmp);
     // Under the lock, so that of two processes opening a new store only the first decides.
-    if (!Files.exists(primaryMarks, LinkOption.NOFOLLOW_LINKS)
-        && !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS)) {
+    if (!marks.exists()) {
       // A new store, or one whose marks were lost (a root restored without .leasehold).
       Collection<FencingToken> lost = TokenAttributes.highestPerKey(root, meta);
-      marks.create(lost);
+      marks.create(List.copyOf(lost), Map.of(), List.of());
       if (!lost.isEmpty()) {
         LOG.log(
             System.Logger.Level.WARNING,
@@ -39,12 +38,7 @@ final class StoreOpening {
                 + " (ResetMarkCommand, to the lease table's current fence for the key)");
       }
     } else {
-      DurableFiles.ownDirectory(primaryMarks);
-      boolean singleCopyStore = !Files.exists(copyMarks, LinkOption.NOFOLLOW_LINKS);
-      DurableFiles.ownDirectory(copyMarks);
-      if (singleCopyStore) {
-        marks.migrateFromSingleCopy();
-      }
+      marks.open();
     }
     removeLeftoverTemporaryFiles(tmp);
     return null;

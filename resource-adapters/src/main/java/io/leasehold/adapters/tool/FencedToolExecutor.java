@@ -447,4 +447,56 @@ public final class FencedToolExecutor implements FenceGuard {
       return new FencedToolExecutor(this, options);
     }
   }
+
+  // ---- The agent-tool core's entry point (issue 47): io.leasehold.adapters.agent.AgentToolFence ----
+
+  /**
+   * Calls a tool that is not registered with the executor, for a token its caller has already
+   * asked the lease for: the agent-tool core presents the run's lease once, keeps the token for
+   * its own refusals, and hands both here, so the lease is not asked again before verification.
+   * The lease is still asked right before the journal admits (step 3). Everything else is as in
+   * {@link #call(Fenced, FencedTool, JsonNode)}.
+   *
+   * @param run the run's lease or token, asked once more right before the journal admits
+   * @param presented the token {@code run} presented for this call
+   * @param tool the tool; its name is what the journal records
+   * @param arguments the arguments
+   * @return the result
+   * @throws StaleFenceException if a newer run has been admitted for the key; the tool did not run
+   * @throws io.leasehold.fencing.TokenVerificationException if the token fails verification;
+   *     nothing was recorded and the tool did not run
+   * @throws io.leasehold.fencing.LeaseLostException if the lease is known lost; the tool did not
+   *     run
+   * @throws DuplicateCallException if the same run's call with the same idempotency key is in
+   *     flight; the tool did not run
+   * @throws ToolCallFailedException if the tool threw
+   * @throws IllegalArgumentException if the tool, its name or an argument is null
+   */
+  public ToolResult callPresented(Fenced run, FencingToken presented, FencedTool tool, JsonNode arguments) {
+    Arguments.allRequired(run, presented);
+    boolean unnamed = tool == null || tool.name() == null || tool.name().isBlank();
+    String unusable = unnamed ? "tool and its name must not be null or blank" : null;
+    return pipeline.run(new PresentedFirst(presented, run), new Request(tool, arguments, unusable), this::admitAndRun);
+  }
+
+  /**
+   * A presenter whose first answer is the token the caller already has, and whose every later
+   * answer comes from the run's lease: the pipeline verifies and scopes the token in hand, and
+   * the ask before the journal admits still reaches the lease.
+   */
+  private static final class PresentedFirst implements Fenced {
+    private final FencingToken presented;
+    private final Fenced run;
+    private final java.util.concurrent.atomic.AtomicBoolean handedOut = new java.util.concurrent.atomic.AtomicBoolean();
+
+    PresentedFirst(FencingToken presented, Fenced run) {
+      this.presented = presented;
+      this.run = run;
+    }
+
+    @Override
+    public FencingToken token() {
+      return handedOut.compareAndSet(false, true) ? presented : run.token();
+    }
+  }
 }

@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.CrossProcessLock;
 import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.internal.Arguments;
+import io.leasehold.fencing.mark.MarkStoreException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,8 +33,8 @@ import java.util.UUID;
  * A line torn by a crash is cut off by the next writer. Each line is an object with an {@code
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
  * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
- * refused} (with the highest fence) or {@code mark_reset} (an operator's audited reset: key,
- * previous and new mark, operator, reason, time).
+ * refused} (with the highest fence), or, in a journal written before the mark directory, {@code
+ * mark_reset} (an operator's audited reset, now recorded with the marks).
  *
  * <h2>Bounded by the live state (CONTRACT C21)</h2>
  *
@@ -46,13 +48,16 @@ import java.util.UUID;
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
- * The marks are also kept in {@code <file>.marks}, appended and forced before the call they admit
- * is journaled: one line per raise ({@code raise <account> <session> <fence>}, key parts as
- * unpadded base64url) or operator reset. A key's mark is the one that file gives, or, for a key
- * it does not name (a journal made before it existed), the one the journal gives: truncating or
- * deleting the journal never lowers a mark. A complete line that cannot be read, in either file,
- * and a file that shrank while in use, refuse every operation with an error naming the file, the
- * line and the repair. The files are created readable by their owner only: they hold tokens,
+ * The marks are kept apart from the journal, in {@code <file>.marks.d/}, in the form the file
+ * store keeps its own ({@link FileMarkStore}): each key's mark in {@code marks/} and again in
+ * {@code marks-copy/} (the higher counts), raised and forced before the call it admits is
+ * journaled, and every operator reset in {@code admin.log}, forced before the mark changes. They
+ * are the authority: truncating or deleting the journal never lowers a mark. A damaged mark
+ * refuses its key's calls; a complete journal line that cannot be read, and a journal that shrank
+ * while in use, refuse every call; each error names the file and the repair. A journal written
+ * before this layout (its marks in {@code <file>.marks}) is upgraded in place when opened, every
+ * mark kept; a non-empty journal whose mark directory is gone has its keys refused as lost (see
+ * {@link JournalMarks}). The files are created readable by their owner only: they hold tokens,
  * arguments and results. Journal paths are canonical, so two spellings of one file share one lock.
  *
  * <p>Thread-safe, and safe for several processes sharing the file.
@@ -76,7 +81,9 @@ public final class FileToolJournal implements ToolJournal {
   private final long maxBytes;
   private final long compactAbove;
   private final JournalFile journal;
-  private final JournalMarksFile marks;
+  private final FileMarkStore marks;
+  /** Whether the marks were opened (or upgraded), once, under the lock. */
+  private boolean marksOpen;
   private JournalState state = new JournalState();
   /** The journal's size when last rewritten (by any process) or 0: compaction runs past twice it. */
   private long compactedSize;
@@ -88,7 +95,7 @@ public final class FileToolJournal implements ToolJournal {
     this.compactAbove = b.compactAbove;
     this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), b.lockTimeout);
     this.journal = new JournalFile(file, MAX_LINE_BYTES);
-    this.marks = new JournalMarksFile(file.resolveSibling(file.getFileName() + ".marks"), MAX_LINE_BYTES);
+    this.marks = JournalMarks.of(file);
   }
 
   /**
@@ -225,7 +232,7 @@ public final class FileToolJournal implements ToolJournal {
   public void intended(ToolCall call) {
     locked(
         () -> {
-          state.check(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
+          marks.refuseIfStale(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
           journal.append(JournalLines.intendedLine(call, MAX_LINE_BYTES));
           state.intended(call);
           return null;
@@ -240,22 +247,14 @@ public final class FileToolJournal implements ToolJournal {
   @Override
   public Admission admit(FencingToken token) {
     Arguments.required(token, "token");
-    return locked(
-        () -> {
-          long mark = state.check(token);
-          if (token.fence() > mark) {
-            marks.append("raise", token.key(), token.fence(), maxBytes);
-          }
-          state.admit(token);
-          return new Admission(token, mark);
-        });
+    return locked(() -> marks.admit(null, token));
   }
 
   /**
    * {@inheritDoc}
    *
    * <p>The intent and the start are one append, forced once before the tool may run (a raised
-   * mark is forced to the marks file first, which stays the authority: C9). The force is shared
+   * mark is forced to the mark files first, which stay the authority: C9). The force is shared
    * with concurrent calls of this journal ({@link JournalFile#forceUpTo}).
    */
   @Override
@@ -284,7 +283,7 @@ public final class FileToolJournal implements ToolJournal {
   private Started startLocked(FencingToken token, UUID callId, ToolCall newCall) throws IOException {
     byte[] intent = new byte[0];
     if (newCall != null) {
-      state.check(token); // a stale call adds nothing (issue 27, CONTRACT C21)
+      marks.refuseIfStale(token); // a stale call adds nothing (issue 27, CONTRACT C21)
       intent = JournalLines.intendedLine(newCall, MAX_LINE_BYTES);
     }
     Optional<ToolCall> duplicate = newCall != null ? state.inFlightDuplicateOf(newCall) : state.inFlightDuplicate(callId);
@@ -296,20 +295,18 @@ public final class FileToolJournal implements ToolJournal {
       ToolCall c = state.call(callId);
       throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), other);
     }
-    long mark;
+    Admission admission;
     try {
-      mark = state.check(token);
+      admission = marks.admit(null, token); // the raise is forced before the start is journaled
     } catch (StaleFenceException e) { // only for a call recorded before: a new one was checked above
       append(JournalLines.refusedStale(callId, e.highestFence()));
       state.refused(callId, e.highestFence());
       throw e;
     }
-    if (token.fence() > mark) {
-      marks.append("raise", token.key(), token.fence(), maxBytes);
-    }
     long number = journal.appendDeferred(intent, JournalLines.bytes(JournalLines.started(callId, token)));
     state.intendedUnlessNull(newCall);
-    return new Started(state.started(token, callId), number);
+    state.replayStarted(token, callId); // admitted by the marks, the authority
+    return new Started(admission, number);
   }
 
 
@@ -364,24 +361,17 @@ public final class FileToolJournal implements ToolJournal {
 
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    return locked(() -> state.mark(key));
+    return locked(() -> marks.read(null, key));
   }
 
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    return locked(
-        () -> {
-          MarkReset reset = new MarkReset(key, state.mark(key).orElse(0), newMark, operator, reason, clock.instant());
-          marks.append("reset", key, newMark, maxBytes);
-          append(JournalLines.reset(reset));
-          state.applyReset(reset);
-          return reset;
-        });
+    return locked(() -> marks.reset(null, key, newMark, operator, reason, clock.instant()));
   }
 
   @Override
   public List<MarkReset> markResets() {
-    return locked(() -> state.resets());
+    return locked(() -> marks.resets(null));
   }
 
   @Override
@@ -399,13 +389,14 @@ public final class FileToolJournal implements ToolJournal {
   public record Compaction(long bytesBefore, long bytesAfter, int callsKept) {}
 
   /**
-   * Rewrites the journal and its marks file with only what is still live, so that opening it costs
-   * time and memory in proportion to that, not to its history: every key's mark, every mark reset
-   * (the audit record), every call still in doubt (intended or started), and every finished call
-   * with an idempotency key (a retry is answered from it). Finished calls without a key, failed
-   * and refused calls are dropped: archive the journal first if you need them. Each file is
-   * replaced by an atomic rename, the marks first, so a crash leaves the old file or the new one;
-   * other processes notice the new file and read it again. Runs by itself before a call (and at
+   * Rewrites the journal with only what is still live, so that opening it costs time and memory
+   * in proportion to that, not to its history: every call still in doubt (intended or started),
+   * and every finished call with an idempotency key (a retry is answered from it). Finished calls
+   * without a key, failed and refused calls are dropped: archive the journal first if you need
+   * them. The marks and the record of resets live in the mark directory, one small file per key
+   * and one line per reset, and are not rewritten. The file is replaced by an atomic rename, so a
+   * crash leaves the old file or the new one; other processes notice the new file and read it
+   * again. Runs by itself before a call (and at
    * open) once the file is larger than {@link Builder#compactAbove(long)} and than twice its size
    * after the last compaction, so it seldom needs calling.
    *
@@ -418,8 +409,6 @@ public final class FileToolJournal implements ToolJournal {
 
   private Compaction compactLocked() throws IOException {
     long before = journal.readUpTo();
-    // The marks first (one exact line per key), then the audit records and live calls in order.
-    DurableFiles.replace(marks.path(), JournalLines.compactedMarks(state));
     int[] kept = new int[1];
     byte[] bytes = JournalLines.compactedJournal(state, kept);
     DurableFiles.replace(file, bytes);
@@ -434,7 +423,6 @@ public final class FileToolJournal implements ToolJournal {
   private void forgetEverything() {
     state = new JournalState();
     journal.forget();
-    marks.forget();
   }
 
   private <T> T locked(CrossProcessLock.Action<T> action) {
@@ -443,6 +431,10 @@ public final class FileToolJournal implements ToolJournal {
         return lock.call(
             () -> {
               catchUp();
+              if (!marksOpen) { // before any compaction: an older journal's marks are read from it
+                JournalMarks.open(marks, file, state, journal.readUpTo(), maxBytes);
+                marksOpen = true;
+              }
               // Before the action, so a failed compaction fails a call that has done nothing yet.
               if (journal.readUpTo() > Math.max(compactAbove, 2 * compactedSize)) {
                 compactLocked();
@@ -450,7 +442,7 @@ public final class FileToolJournal implements ToolJournal {
               return action.run();
             });
       }
-    } catch (IOException e) {
+    } catch (IOException | MarkStoreException e) {
       throw new ResourceAccessException("tool journal " + file + " failed: " + e, e);
     }
   }
@@ -458,7 +450,7 @@ public final class FileToolJournal implements ToolJournal {
   /** Applies what was appended since the last read; cuts off a torn last line. */
   private void catchUp() throws IOException {
     // A journal another process compacted is a new file: read it again from its start.
-    boolean replaced = journal.replaced() | marks.replaced();
+    boolean replaced = journal.replaced();
     if (replaced) {
       forgetEverything();
     }
@@ -466,9 +458,6 @@ public final class FileToolJournal implements ToolJournal {
     if (replaced) {
       compactedSize = journal.readUpTo(); // another process compacted it: this is its live state
     }
-    marks.catchUp(maxBytes);
-    // The marks file is the authority for every key it names (CONTRACT C16).
-    marks.marks().forEach(state::overrideMark);
   }
 
   private void append(ObjectNode line) throws IOException {

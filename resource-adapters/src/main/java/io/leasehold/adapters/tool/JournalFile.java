@@ -13,8 +13,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * One of the file journal's two append-only line files (the journal and its marks) and how far it
- * has been read: every catch-up reads only the lines appended since, one bounded line at a time,
+ * An append-only line file of the file journal (the journal, or an older journal's marks file
+ * read once to upgrade it) and how far it has been read: every catch-up reads only the lines appended since, one bounded line at a time,
  * and notices a file that shrank, vanished or was replaced by another process's compaction. Not
  * thread-safe; the journal's lock guards it.
  */
@@ -100,7 +100,7 @@ final class JournalFile {
             path + " is " + size + " bytes, over this journal's maxBytes of " + maxBytesFromStart + ": it"
                 + " was not read, and nothing was changed. Open it once with a larger"
                 + " FileToolJournal.builder(file).maxBytes(...), which compacts it to its live calls,"
-                + " or archive it (with its .marks file) and start a new journal after resetting the"
+                + " or archive it (with its .marks.d directory) and start a new journal after resetting the"
                 + " marks (ResetMarkCommand --tool-journal) to the lease table's fences");
       }
       BoundedLineReader in = new BoundedLineReader(Channels.newInputStream(ch.position(readUpTo)), maxLineBytes);

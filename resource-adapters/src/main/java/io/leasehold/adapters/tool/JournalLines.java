@@ -23,9 +23,14 @@ import java.util.UUID;
  * <ul>
  *   <li>The journal: one JSON object per line, {@code "event"} one of {@code intended}, {@code
  *       started}, {@code finished}, {@code failed}, {@code refused} and {@code mark_reset}.
- *   <li>The marks file: ASCII lines {@code raise|reset <account> <session> <fence>}, the key's
- *       parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
+ *   <li>The marks file of journals written before the mark directory ({@link JournalMarks}),
+ *       read once to upgrade them: ASCII lines {@code raise|reset <account> <session> <fence>},
+ *       the key's parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
  * </ul>
+ *
+ * <p>A {@code mark_reset} line is what such a journal recorded of an operator's reset; it is
+ * still read (and carried into the mark directory's {@code admin.log} at the upgrade), no longer
+ * written.
  */
 final class JournalLines {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -61,18 +66,6 @@ final class JournalLines {
     return event("refused", callId).put("duplicateOf", duplicateOf.toString());
   }
 
-  static ObjectNode reset(MarkReset r) {
-    return JSON.createObjectNode()
-        .put("event", "mark_reset")
-        .put("accountId", r.key().accountId())
-        .put("sessionId", r.key().sessionId())
-        .put("previous", r.previousMark())
-        .put("mark", r.newMark())
-        .put("operator", r.operator())
-        .put("reason", r.reason())
-        .put("at", r.at().toString());
-  }
-
   /**
    * A call's intended line, refused if it is longer than {@code maxLineBytes}.
    *
@@ -89,22 +82,12 @@ final class JournalLines {
     return line;
   }
 
-  /** A compacted marks file: one exact line per key. */
-  static byte[] compactedMarks(JournalState state) {
-    StringBuilder text = new StringBuilder();
-    state.allMarks().forEach((key, fence) -> text.append(markLine("reset", key, fence)));
-    return text.toString().getBytes(StandardCharsets.US_ASCII);
-  }
-
   /**
-   * A compacted journal: the audit records, then every live call (in doubt, or finished with an
-   * idempotency key) in its order; {@code kept[0]} is set to how many calls.
+   * A compacted journal: every live call (in doubt, or finished with an idempotency key) in its
+   * order; {@code kept[0]} is set to how many calls. The resets live with the marks.
    */
   static byte[] compactedJournal(JournalState state, int[] kept) throws IOException {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    for (MarkReset r : state.resets()) {
-      out.write(bytes(reset(r)));
-    }
     for (ToolCall c : state.allCalls()) {
       boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
       if (!live) {
@@ -133,14 +116,9 @@ final class JournalLines {
     return line;
   }
 
-  /** A marks-file line; {@code kind} is {@code raise} or {@code reset}. */
-  static String markLine(String kind, LeaseKey key, long fence) {
-    return kind + ' ' + encode(key.accountId()) + ' ' + encode(key.sessionId()) + ' ' + fence + '\n';
-  }
-
   /**
-   * Applies one marks-file line (without its newline): a raise keeps the higher fence, a reset
-   * sets it.
+   * Applies one line of an older journal's marks file (without its newline): a raise keeps the
+   * higher fence, a reset sets it.
    *
    * @throws IllegalArgumentException if the line is damaged
    */
@@ -159,10 +137,6 @@ final class JournalLines {
     } else {
       marks.put(key, fence);
     }
-  }
-
-  private static String encode(String s) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
 
   private static String decode(String s) {

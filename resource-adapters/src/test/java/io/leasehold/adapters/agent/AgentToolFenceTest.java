@@ -7,7 +7,10 @@ import java.time.Clock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.leasehold.fencing.Refusal;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.adapters.tool.FencedToolExecutor;
+import io.leasehold.adapters.tool.JournalRedaction;
 import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolCallFailedException;
@@ -58,7 +61,7 @@ class AgentToolFenceTest {
     assertThat(second).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
         r -> assertThat(r.stop().messageForModel()).contains("fence 2", "fence 1", "\"send\" was NOT run"));
     assertThat(invoked).hasValue(0);
-    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.SUPERSEDED);
+    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.SUPERSEDED);
     // Issue 27: a stale run's calls add nothing to the journal (the listener counts them).
     assertThat(journal.calls(key)).isEmpty();
   }
@@ -71,7 +74,7 @@ class AgentToolFenceTest {
     FencingToken forged = real.unsigned();
 
     assertThat(call(fence, forged)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
-        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.UNVERIFIED));
+        r -> assertThat(r.stop().reason()).isEqualTo(Refusal.Reason.FORGED));
     assertThat(call(fence, real)).isInstanceOf(AgentToolOutcome.Ran.class);
     assertThat(invoked).hasValue(1);
   }
@@ -84,7 +87,7 @@ class AgentToolFenceTest {
       throw new LeaseLostException(t, "renewal failed");
     };
     assertThat(call(fence, lost)).isInstanceOfSatisfying(AgentToolOutcome.Refused.class,
-        r -> assertThat(r.stop().reason()).isEqualTo(RunStop.Reason.LEASE_LOST));
+        r -> assertThat(r.stop().reason()).isEqualTo(Refusal.Reason.LEASE_LOST));
     assertThat(journal.calls(key)).isEmpty();
     assertThat(invoked).hasValue(0);
   }
@@ -124,5 +127,67 @@ class AgentToolFenceTest {
     assertThat(fence.call(t, "send", "", c -> "ok", s -> s)).isInstanceOf(AgentToolOutcome.Ran.class);
     assertThatThrownBy(() -> fence.call(null, "send", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> fence.call(t, " ", "{}", c -> "ok", s -> s)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * Issue 47: the agent-tool core asks the lease for its token once, and the executor once more
+   * right before the journal admits (its own check that the lease was not lost meanwhile); the
+   * old path asked three times.
+   */
+  @Test
+  void theLeaseIsAskedOnceByTheCoreAndOnceBeforeTheJournalAdmits() {
+    AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
+    FencingToken token = new FencingToken(key, 1, UUID.randomUUID());
+    AtomicInteger asked = new AtomicInteger();
+    Fenced lease = () -> {
+      asked.incrementAndGet();
+      return token;
+    };
+
+    assertThat(call(fence, lease)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(asked).hasValue(2);
+  }
+
+  /**
+   * Issue 47: once the tool ran, its outcome is the answer, for every framework as for MCP; a
+   * journal that cannot record the outcome leaves the call in doubt, it does not hide that the
+   * tool ran.
+   */
+  @Test
+  void aToolThatRanIsAnsweredWithItsResultWhenTheJournalCannotRecordIt() {
+    JournalRedaction unrecordable = new JournalRedaction() {
+      @Override
+      public JsonNode result(String tool, JsonNode result) {
+        throw new IllegalStateException("the journal cannot record this result");
+      }
+    };
+    AgentToolFence fence = AgentToolFence.builder(
+            FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).redaction(unrecordable).build())
+        .build();
+
+    AgentToolOutcome<String> outcome = call(fence, new FencingToken(key, 1, UUID.randomUUID()));
+
+    assertThat(outcome).isInstanceOfSatisfying(AgentToolOutcome.Ran.class, ran -> assertThat(ran.value()).isEqualTo("sent"));
+    assertThat(invoked).hasValue(1);
+    assertThat(journal.calls(key)).singleElement().satisfies(c -> assertThat(c.inDoubt()).isTrue());
+  }
+
+  /** Issue 47: a retry of the same run is answered from the journal; a newer run's reuse of the key runs. */
+  @Test
+  void idempotencyKeysArePerRun() {
+    AgentToolFence fence = AgentToolFence.builder(
+            FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).build())
+        .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("to"))
+        .build();
+    FencingToken older = new FencingToken(key, 1, UUID.randomUUID());
+    FencingToken newer = new FencingToken(key, 2, UUID.randomUUID());
+
+    assertThat(call(fence, older)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(call(fence, older)).isInstanceOfSatisfying(AgentToolOutcome.Replayed.class,
+        r -> assertThat(r.journaledResult()).isEqualTo("sent"));
+    assertThat(call(fence, newer)).isInstanceOf(AgentToolOutcome.Ran.class);
+    assertThat(invoked).hasValue(2);
+    assertThat(journal.calls(key)).extracting(c -> c.idempotencyKey().orElseThrow())
+        .containsExactly(older.runId() + ":ada", older.runId() + ":ada", newer.runId() + ":ada");
   }
 }

@@ -3,6 +3,7 @@ package io.leasehold.adapters.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.leasehold.fencing.Refusal;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.fencing.FencingToken;
@@ -65,7 +66,7 @@ class FrameworkToolFenceTest {
     FencingToken older = new FencingToken(key, 1, UUID.randomUUID());
     assertThatThrownBy(() -> call(core, Map.of("lease", older)))
         .isInstanceOfSatisfying(
-            RunStoppedException.class, e -> assertThat(e.stop().reason()).isEqualTo(RunStop.Reason.SUPERSEDED));
+            RunStoppedException.class, e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
     assertThat(call(core, Map.of("lease", new FencingToken(key, 2, UUID.randomUUID())))).isEqualTo("sent");
     assertThat(invoked).hasValue(1);
   }

@@ -3,6 +3,7 @@ package io.leasehold.adapters.agenttest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.leasehold.fencing.Refusal;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
@@ -199,12 +200,12 @@ public abstract class AgentToolFenceScenarios {
         .hasMessageContaining("was NOT run")
         .satisfies(e -> {
           RunStop stop = ((RunStoppedException) e).stop();
-          assertThat(stop.reason()).isEqualTo(RunStop.Reason.SUPERSEDED);
+          assertThat(stop.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
           assertThat(stop.newerFence()).hasValue(browser.fence());
           assertThat(stop.token()).isEqualTo(desktop.token());
         });
     assertThat(world.effects).isEmpty();
-    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.SUPERSEDED);
+    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.SUPERSEDED);
     // Issue 27: the stale run's refused call added nothing to the journal.
     assertThat(callsOf(desktop)).isEmpty();
   }
@@ -291,7 +292,7 @@ public abstract class AgentToolFenceScenarios {
           .isInstanceOf(RunStoppedException.class)
           .hasMessageContaining("lost its lease");
       assertNothingRan();
-      assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(RunStop.Reason.LEASE_LOST);
+      assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.LEASE_LOST);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.testkit.GuardHarness;
@@ -107,7 +108,7 @@ class FileStoreContractTest extends FencedResourceContract
   }
 
   private static Path marks(GuardHarness h, LeaseKey k, String dir) {
-    return ((FileHarness) h).root().resolve(".leasehold").resolve(dir).resolve(MarkFiles.name(k));
+    return ((FileHarness) h).root().resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(k));
   }
 
   private static void deleteFile(Path p) {

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,11 +40,11 @@ class FileStoreFailsClosedTest extends DamagedStateTest {
   }
 
   private Path primaryMark() {
-    return root.resolve(".leasehold/marks/" + MarkFiles.name(KEY));
+    return root.resolve(".leasehold/marks/" + FileMarkStore.fileName(KEY));
   }
 
   private Path copyMark() {
-    return root.resolve(".leasehold/marks-copy/" + MarkFiles.name(KEY));
+    return root.resolve(".leasehold/marks-copy/" + FileMarkStore.fileName(KEY));
   }
 
   @Test

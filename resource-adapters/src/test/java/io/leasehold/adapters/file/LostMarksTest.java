@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -91,7 +92,7 @@ class LostMarksTest extends DamagedStateTest {
     deleteTree(root.resolve(".leasehold/marks-copy"));
     // What a crash while the mark directories were being filled leaves: a half-filled directory.
     Path leftover = Files.createDirectory(root.resolve(".leasehold/marks.new"));
-    Files.writeString(leftover.resolve(MarkFiles.name(OTHER)), "half-written");
+    Files.writeString(leftover.resolve(FileMarkStore.fileName(OTHER)), "half-written");
 
     store = open(root);
     assertThat(leftover).doesNotExist();
@@ -133,7 +134,7 @@ class LostMarksTest extends DamagedStateTest {
   @Test
   void anOversizedMarkFileIsADamagedMarkNotAnOutOfMemoryError() throws Exception {
     store.write(token(KEY, 10), "chat-1/a.md", "ten".getBytes());
-    Path mark = root.resolve(".leasehold/marks/" + MarkFiles.name(KEY));
+    Path mark = root.resolve(".leasehold/marks/" + FileMarkStore.fileName(KEY));
     try (RandomAccessFile f = new RandomAccessFile(mark.toFile(), "rw")) {
       f.setLength(3L << 30); // sparse: 3 GiB that take no disk, and more than an array can hold
     }

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,8 +24,8 @@ class MarkEvidenceOnNewPathsTest extends DamagedStateTest {
   }
 
   private void deleteMarks() throws Exception {
-    Files.delete(root.resolve(".leasehold/marks/" + MarkFiles.name(KEY)));
-    Files.delete(root.resolve(".leasehold/marks-copy/" + MarkFiles.name(KEY)));
+    Files.delete(root.resolve(".leasehold/marks/" + FileMarkStore.fileName(KEY)));
+    Files.delete(root.resolve(".leasehold/marks-copy/" + FileMarkStore.fileName(KEY)));
   }
 
   @Test
@@ -51,11 +52,11 @@ class MarkEvidenceOnNewPathsTest extends DamagedStateTest {
     store.write(token(KEY, 5), "chat-1/f.md", "five".getBytes());
     Path saved = Files.createTempDirectory(root.getParent(), "saved-marks");
     for (String dir : new String[] {"marks", "marks-copy"}) {
-      Files.copy(root.resolve(".leasehold").resolve(dir).resolve(MarkFiles.name(KEY)), saved.resolve(dir));
+      Files.copy(root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)), saved.resolve(dir));
     }
     store.write(token(KEY, 20), "chat-1/f.md", "twenty".getBytes());
     for (String dir : new String[] {"marks", "marks-copy"}) {
-      Files.copy(saved.resolve(dir), root.resolve(".leasehold").resolve(dir).resolve(MarkFiles.name(KEY)),
+      Files.copy(saved.resolve(dir), root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)),
           StandardCopyOption.REPLACE_EXISTING);
     }
     store = open(root);

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -51,8 +52,8 @@ class MarkResetToZeroTest extends DamagedStateTest {
   void aMarkOfZeroDeletedBySomeoneElseStillFailsClosed() throws Exception {
     store.write(token(KEY, 10), "chat-1/a.md", "ten".getBytes());
     store.resetMark(KEY, 0, "ops", "forged token, true fence unknown");
-    Files.delete(root.resolve(".leasehold/marks/" + MarkFiles.name(KEY)));
-    Files.delete(root.resolve(".leasehold/marks-copy/" + MarkFiles.name(KEY)));
+    Files.delete(root.resolve(".leasehold/marks/" + FileMarkStore.fileName(KEY)));
+    Files.delete(root.resolve(".leasehold/marks-copy/" + FileMarkStore.fileName(KEY)));
     store = open(root);
     assertThatThrownBy(() -> store.write(token(KEY, 11), "chat-1/a.md", "eleven".getBytes()))
         .isInstanceOf(ResourceAccessException.class)
@@ -69,7 +70,7 @@ class MarkResetToZeroTest extends DamagedStateTest {
     store.resetMark(KEY, 0, "ops", "forged token, true fence unknown");
     for (String dir : new String[] {"marks", "marks-copy"}) {
       Path meta = root.resolve(".leasehold").resolve(dir);
-      Files.copy(meta.resolve(MarkFiles.name(KEY)), meta.resolve(MarkFiles.name(other)),
+      Files.copy(meta.resolve(FileMarkStore.fileName(KEY)), meta.resolve(FileMarkStore.fileName(other)),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     assertThatThrownBy(() -> store.write(token(other, 5), "chat-2/a.md", "five".getBytes()))

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.tool;
 
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -125,8 +126,12 @@ class JournalFailsClosedTest {
   void theJournalsFilesAreReadableByTheirOwnerOnly() throws Exception {
     Path journal = dir.resolve("tools.jsonl");
     executor(journal, FencedTool.of("echo", a -> a)).call(token(3), "echo", ARGS);
-    for (String f : List.of("tools.jsonl", "tools.jsonl.marks", "tools.jsonl.lock")) {
+    String mark = FileMarkStore.fileName(KEY);
+    for (String f : List.of("tools.jsonl", "tools.jsonl.marks.d/marks/" + mark, "tools.jsonl.marks.d/marks-copy/" + mark, "tools.jsonl.lock")) {
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f)))).as(f).isEqualTo("rw-------");
+    }
+    for (String d : List.of("tools.jsonl.marks.d", "tools.jsonl.marks.d/marks", "tools.jsonl.marks.d/marks-copy")) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(d)))).as(d).isEqualTo("rwx------");
     }
   }
 

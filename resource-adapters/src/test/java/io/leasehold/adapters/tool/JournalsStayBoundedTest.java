@@ -94,9 +94,9 @@ class JournalsStayBoundedTest {
   }
 
   @Test
-  void anOverlongMarksLineIsDamageToo() throws Exception {
+  void anOverlongLineInAnOlderJournalsMarksFileIsDamageToo() throws Exception {
     Path file = dir.resolve("tools.jsonl");
-    FileToolJournal.open(file).admit(RUN);
+    Files.writeString(dir.resolve("tools.jsonl.marks"), "raise YQ Yg 3\n"); // the layout before the mark directory
     byte[] huge = new byte[FileToolJournal.MAX_LINE_BYTES + 1];
     Arrays.fill(huge, (byte) 'b');
     Files.write(dir.resolve("tools.jsonl.marks"), huge, java.nio.file.StandardOpenOption.APPEND);

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.adapters.FencedResourceContract;
 import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.TokenVerifier;
@@ -122,9 +123,14 @@ class ToolExecutorContractTest extends FencedResourceContract
         "journal truncated to nothing", (h, k) -> rewrite(damagedJournal, ""),
         "journal deleted", (h, k) -> delete(damagedJournal),
         "a garbage line appended", (h, k) -> append(damagedJournal, "{garbage\n"),
-        "marks file deleted, journal truncated", (h, k) -> {
-          delete(Path.of(damagedJournal + ".marks"));
+        "mark directory deleted, journal truncated", (h, k) -> {
+          deleteTree(Path.of(damagedJournal + ".marks.d"));
           rewrite(damagedJournal, "");
+        },
+        "one copy of the mark deleted, the other lowered", (h, k) -> {
+          delete(Path.of(damagedJournal + ".marks.d/marks/" + FileMarkStore.fileName(k)));
+          rewrite(Path.of(damagedJournal + ".marks.d/marks-copy/" + FileMarkStore.fileName(k)),
+              "3 " + new FencingToken(k, 3, new UUID(0, 3)).unsigned().toText() + "\n");
         });
   }
 
@@ -139,6 +145,16 @@ class ToolExecutorContractTest extends FencedResourceContract
   private static void append(Path p, String text) {
     try {
       Files.writeString(p, text, java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteTree(Path p) {
+    try (var paths = Files.walk(p)) {
+      for (Path each : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(each);
+      }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

@@ -1,0 +1,79 @@
+package io.leasehold.lease;
+
+import io.leasehold.fencing.LeaseKey;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * The one door from the feature packages of lease-core's tests to the store's package-private
+ * parts: the statements as the store sends them, the renewal chunk size, and counters a test
+ * waits on. Test code only; nothing here is a user's API.
+ */
+public final class StoreInternals {
+  /** Leases renewed per statement ({@link ChunkedRenewal#CHUNK}). */
+  public static final int RENEWAL_CHUNK = ChunkedRenewal.CHUNK;
+
+  private StoreInternals() {}
+
+  /** The acquire statement of a store on the default schema and a shared pool that does not publish. */
+  public static String acquireStatement() {
+    return acquireStatements().acquire;
+  }
+
+  /** The first-acquire statement, as {@link #acquireStatement()}. */
+  public static String acquireNewStatement() {
+    return acquireStatements().acquireNew;
+  }
+
+  private static AcquireStatements acquireStatements() {
+    StatementSettings settings =
+        new StatementSettings(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
+    return new AcquireStatements(null, settings, null, false, Duration.ZERO);
+  }
+
+  /** Binds the acquire statement's parameters as the store does. */
+  public static void bindAcquire(
+      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros, long takeoverDelayMicros)
+      throws SQLException {
+    AcquireStatements.bindAcquire(ps, key, runId, holder, ttlMicros, takeoverDelayMicros);
+  }
+
+  /** Binds the first-acquire statement's parameters as the store does. */
+  public static void bindAcquireNew(PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
+      throws SQLException {
+    AcquireStatements.bindAcquireNew(ps, key, runId, holder, ttlMicros);
+  }
+
+  /** {@code statement} in the pipelined short transaction every statement of a shared pool runs in. */
+  public static String shortTransaction(Duration lockTimeout, Duration statementTimeout, String statement) {
+    return StatementSettings.shortTransaction(lockTimeout, statementTimeout, statement);
+  }
+
+  /** How many acquires of the store are waiting now. */
+  public static int waiterCount(LeaseStore store) {
+    return store.waiterCount();
+  }
+
+  /** How many batches of the store's changes could not be published. */
+  public static long publishFailures(LeaseStore store) {
+    return store.publishFailures();
+  }
+
+  /** {@link FailoverSafety}'s verdict on the given settings, without a database. */
+  public static FailoverSafety judgeFailoverSafety(
+      boolean fsync,
+      String synchronousCommit,
+      String standbyNames,
+      int standbys,
+      int syncStandbys,
+      boolean inRecovery) {
+    return FailoverSafety.judge(fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery);
+  }
+
+  /** The backend process id of the watcher's listening connection. */
+  public static int backendPid(LeaseWatcher watcher) {
+    return watcher.backendPid();
+  }
+}
