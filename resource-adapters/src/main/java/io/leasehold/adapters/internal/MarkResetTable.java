@@ -14,8 +14,8 @@ import java.util.List;
  * The audit table of mark resets that the database writer ({@code <table>_audit}) and the
  * PostgreSQL tool journal ({@code <prefix>_mark_reset}) share in shape: {@code id} (a sequence,
  * so the table reads oldest first), {@code at}, {@code operator}, {@code account_id}, {@code
- * session_id}, {@code previous_mark}, {@code new_mark}, {@code reason}. Support for those two;
- * not an API.
+ * session_id}, {@code previous_mark}, {@code new_mark}, {@code reason}. Written and read by
+ * {@link SqlMarkStore} for both; not an API.
  */
 public final class MarkResetTable {
   /**

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.SqlMarkStore;
 import io.leasehold.adapters.internal.SqlNames;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;
@@ -167,7 +168,7 @@ public final class FencedJdbcWriter implements FenceGuard {
               requireOpenTransaction(c, token);
               admitAndCommit(c, token);
             } else {
-              admit(c, token);
+              sql.marks().admitFirst(c, token);
               result = work.run(WorkConnection.wrap(c), token);
               requireOpenTransaction(c, token);
               checkLiveLease(c, token);
@@ -202,13 +203,10 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.run(
           c -> {
-            // Locked from the read to the commit, so the previous mark is exact (unless the
-            // key had no row yet and another writer inserted one first: then 0 or lower).
-            long previous = sql.lockedMark(c, token.key());
-            admit(c, token);
+            Admission admission = SqlMarkStore.sqlFailures(() -> sql.marks().admit(c, token));
             checkLiveLease(c, token);
             c.commit();
-            return new Admission(token, Math.min(previous, token.fence()));
+            return admission;
           });
     } catch (SQLException e) {
       throw new ResourceAccessException(
@@ -227,35 +225,10 @@ public final class FencedJdbcWriter implements FenceGuard {
   public OptionalLong highWaterMark(LeaseKey key) {
     Arguments.required(key, "key");
     try {
-      return transactions.read(c -> sql.mark(c, key));
+      return transactions.read(c -> SqlMarkStore.sqlFailures(() -> sql.marks().read(c, key)));
     } catch (SQLException e) {
       throw new ResourceAccessException("could not read the high-water mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
     }
-  }
-
-  private void admit(Connection c, FencingToken token) throws SQLException {
-    if (!sql.admit(c, token)) {
-      long highest = sql.mark(c, token.key()).orElse(0);
-      if (highest > token.fence()) {
-        throw new StaleFenceException(token, highest);
-      }
-      throw notHeld(c, token);
-    }
-  }
-
-  /**
-   * Online verification refused the admission: why, from the key's lease row as it is now. If the
-   * row now says the run holds the lease (it cannot come back once released, expired or
-   * superseded, so only a row changed by hand), the refusal stands with the general reason.
-   */
-  private TokenVerificationException notHeld(Connection c, FencingToken token) throws SQLException {
-    return sql.onlineRefusal(c, token)
-        .orElseGet(
-            () -> new TokenVerificationException(
-                TokenVerificationException.Reason.NOT_ISSUED,
-                "refused " + token + ": " + verifyTable + " did not show run " + token.runId() + " holding the"
-                    + " lease of " + token.key() + " with fence " + token.fence() + " when the admission ran;"
-                    + " nothing changed"));
   }
 
   /**
@@ -279,14 +252,10 @@ public final class FencedJdbcWriter implements FenceGuard {
       }
       // Refused: the pipeline stopped before its COMMIT. Roll back, then say which check it was.
       c.rollback();
-      long highest = sql.mark(c, token.key()).orElse(0);
-      Optional<TokenVerificationException> notHeld = sql.onlineRefusal(c, token);
+      Optional<RuntimeException> refusal = sql.marks().refusal(c, token);
       c.rollback();
-      if (highest > token.fence()) {
-        throw new StaleFenceException(token, highest);
-      }
-      if (notHeld.isPresent()) {
-        throw notHeld.get();
+      if (refusal.isPresent()) {
+        throw refusal.get();
       }
       if (sql.strict()) {
         throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
@@ -324,7 +293,7 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.run(
           c -> {
-            MarkReset reset = sql.reset(c, key, newMark, operator, reason);
+            MarkReset reset = SqlMarkStore.sqlFailures(() -> sql.marks().reset(c, key, newMark, operator, reason, null));
             c.commit();
             return reset;
           });
@@ -342,7 +311,7 @@ public final class FencedJdbcWriter implements FenceGuard {
   @Override
   public List<MarkReset> markResets() {
     try {
-      return transactions.read(sql::resets);
+      return transactions.read(c -> SqlMarkStore.sqlFailures(() -> sql.marks().resets(c)));
     } catch (SQLException e) {
       throw new ResourceAccessException("could not read the mark resets: " + e.getMessage(), e);
     }

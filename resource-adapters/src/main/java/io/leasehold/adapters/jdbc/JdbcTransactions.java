@@ -18,7 +18,8 @@ final class JdbcTransactions {
 
   /**
    * @param timeout the statement that sets the transaction's lock timeout, which a read sends
-   *     first (a writing transaction's first statement carries it: {@link HighWaterSql})
+   *     first (a writing transaction's first statement carries it: the admission, or the mark's
+   *     row lock, of {@code SqlMarkStore})
    */
   JdbcTransactions(DataSource dataSource, HighWaterTableCheck tableCheck, String timeout) {
     this.dataSource = dataSource;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.adapters.internal.LockTimeout;
-import io.leasehold.adapters.internal.MarkResetTable;
+import io.leasehold.adapters.internal.SqlMarkStore;
 import io.leasehold.adapters.internal.Transactions;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
@@ -12,6 +12,7 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.internal.Arguments;
+import io.leasehold.fencing.mark.MarkStoreException;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,8 +28,11 @@ import javax.sql.DataSource;
 /**
  * A tool journal kept in PostgreSQL: the default for services that run more than one process,
  * which have that database already. Calls, marks and mark resets are rows ({@link
- * ToolJournalSchema}); nothing to compact, no file format to damage. The admission locks the key's
- * mark row, so admissions of one key are serialized across every process, and a repeat of a call
+ * ToolJournalSchema}); nothing to compact, no file format to damage. The marks are the SQL mark
+ * store the database writer uses too ({@code SqlMarkStore}), with the journal's admitted calls as
+ * the evidence against which a mark deleted, lowered or made negative outside the journal refuses
+ * every call of its key (as {@link ResourceAccessException}) until an operator resets it. The
+ * admission locks the key's mark row, so admissions of one key are serialized across every process, and a repeat of a call
  * in flight (same run, tool and idempotency key) is refused under that lock. A call's intent,
  * admission and start are one transaction, its outcome another.
  *
@@ -50,8 +54,7 @@ public final class JdbcToolJournal implements ToolJournal {
 
   private final DataSource dataSource;
   private final JournalSql sql;
-  private final MarkResetTable resets;
-  private final JournalMarkRows marks;
+  private final SqlMarkStore marks;
   private final java.time.Duration lockTimeout;
 
   /** The default lock wait: as the database writer's. */
@@ -60,9 +63,8 @@ public final class JdbcToolJournal implements ToolJournal {
   private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
-    this.sql = JournalSql.of(schema, lockTimeout);
-    this.resets = new MarkResetTable(schema.prefix() + "_mark_reset");
-    this.marks = new JournalMarkRows(sql);
+    this.marks = SqlMarkStore.journalMarks(schema.prefix());
+    this.sql = JournalSql.of(schema, marks.table(), lockTimeout);
   }
 
   /**
@@ -132,8 +134,19 @@ public final class JdbcToolJournal implements ToolJournal {
             conn.commit();
             return result;
           });
+    } catch (MarkStoreException e) {
+      if (e.getCause() instanceof SQLException failure) {
+        throw failed(what, failure);
+      }
+      // A mark that cannot be trusted: refused as the journal refuses a damaged call row.
+      throw new ResourceAccessException("tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage(), e);
     } catch (SQLException e) {
-      throw new ResourceAccessException(
+      throw failed(what, e);
+    }
+  }
+
+  private ResourceAccessException failed(String what, SQLException e) {
+    return new ResourceAccessException(
           "tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
               + (e.getSQLState() != null && e.getSQLState().equals("42P01")
                   ? "; run ToolJournalSchema.apply first" : "")
@@ -142,7 +155,6 @@ public final class JdbcToolJournal implements ToolJournal {
                       + " (a row, or the table) that another transaction holds: find it in pg_locks and pg_stat_activity"
                   : "") + ")",
           e);
-    }
   }
 
   @Override
@@ -175,7 +187,7 @@ public final class JdbcToolJournal implements ToolJournal {
         return null;
       }
     }
-    return marks.markOf(conn, c.token().key());
+    return marks.read(conn, c.token().key()).orElse(0);
   }
 
   private static StaleFenceException stale(FencingToken token, long mark) {
@@ -215,14 +227,13 @@ public final class JdbcToolJournal implements ToolJournal {
 
   /** Admits the token and starts the call in the caller's transaction; a refusal is returned. */
   private Object admitAndStart(Connection c, FencingToken token, UUID callId) throws SQLException {
-    long previous = marks.lockChecked(c, token.key());
-    if (token.fence() < previous) {
-      setState(c, callId, "REFUSED", null, "stale; highest fence " + previous);
-      return new StaleFenceException(token, previous);
-    }
-    if (token.fence() > previous) {
-      // The mark row is locked: the raise and the start commit together.
-      marks.raise(c, token);
+    // The mark row stays locked until the commit: the raise and the start commit together.
+    Admission admission;
+    try {
+      admission = marks.admit(c, token);
+    } catch (StaleFenceException e) {
+      setState(c, callId, "REFUSED", null, "stale; highest fence " + e.highestFence());
+      return e;
     }
     // Start the call, unless it repeats one in flight: one statement answers both, so the
     // duplicate always learns which call it repeats (JournalSql#start says why).
@@ -238,7 +249,7 @@ public final class JdbcToolJournal implements ToolJournal {
       }
     }
     if (started != null) {
-      return new Admission(token, previous);
+      return admission;
     }
     if (inFlight == null) {
       throw new SQLException("call " + callId + " was never journaled as intended");
@@ -253,14 +264,11 @@ public final class JdbcToolJournal implements ToolJournal {
     Arguments.required(token, "token");
     return admission(
         tx("admit a run", c -> {
-          long previous = marks.lockChecked(c, token.key());
-          if (token.fence() < previous) {
-            return new StaleFenceException(token, previous);
+          try {
+            return marks.admit(c, token);
+          } catch (StaleFenceException e) {
+            return e;
           }
-          if (token.fence() > previous) {
-            marks.raise(c, token);
-          }
-          return new Admission(token, previous);
         }));
   }
 
@@ -356,25 +364,21 @@ public final class JdbcToolJournal implements ToolJournal {
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
     return tx("read the mark of " + key, c -> {
-      long f = marks.markOf(c, key);
-      return f == 0 ? OptionalLong.empty() : OptionalLong.of(f);
+      return marks.read(c, key);
     });
   }
 
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     return tx("reset the mark of " + key, c -> {
-      // Unchecked: the reset is the repair of a mark the check refuses. From here on, only calls
-      // admitted after the reset count against the new mark.
-      long previous = Math.max(0, marks.lockRow(c, key)[0]);
-      JournalMarkRows.setMark(c, sql.resetMark(), key, newMark);
-      return resets.record(c, key, previous, newMark, operator, reason);
+      // Dated by the database's clock, as every time the journal keeps.
+      return marks.reset(c, key, newMark, operator, reason, null);
     });
   }
 
   @Override
   public List<MarkReset> markResets() {
-    return tx("read the mark resets", resets::readAll);
+    return tx("read the mark resets", marks::resets);
   }
 
   @Override

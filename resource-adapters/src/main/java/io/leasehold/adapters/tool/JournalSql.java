@@ -7,33 +7,34 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}), in one place, built
+ * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}) on its calls, built
  * once from the schema's validated prefix (request data always travels as bind parameters). Each
  * runs inside the journal's own short transaction.
  *
  * <p>Tables: {@code <prefix>_call}, a row per call (its key, token text, fence and run, state);
- * {@code <prefix>_mark}, a row per key with the highest admitted fence and the admission sequence
- * value of its last reset; {@code <prefix>_admission_seq}, the order in which calls were admitted.
+ * {@code <prefix>_admission_seq}, the order in which calls were admitted. The marks ({@code
+ * <prefix>_mark}, a row per key with the highest admitted fence and the admission sequence value of
+ * its last reset) are a {@link io.leasehold.adapters.internal.SqlMarkStore}, whose evidence is the
+ * admitted calls of this table; only {@link #intend} reads them here.
  *
  * @param call the call table
  * @param mark the mark table
  */
 record JournalSql(String call, String mark, String lockTimeout, String intend, String start,
-    String setState, String setOutcome, String callsOfKey, String callById, String finishedResult, String admittedFences, String markOf,
-    String raise, String createMark, String lockMark, String resetMark) {
+    String setState, String setOutcome, String callsOfKey, String callById, String finishedResult, String admittedFences) {
 
   /**
    * The statements on the tables named by {@code schema}.
    *
+   * @param mark the mark table ({@link io.leasehold.adapters.internal.SqlMarkStore#table})
    * @param lockTimeout the longest wait for a row lock, validated by the journal
    */
-  static JournalSql of(ToolJournalSchema schema, java.time.Duration lockTimeout) {
+  static JournalSql of(ToolJournalSchema schema, String mark, java.time.Duration lockTimeout) {
     // Every wait of a transaction for a lock ends (CONTRACT C21, LockTimeout says how). The hot
     // path's first statements travel behind the setting in one round trip; the others'
     // transactions send it alone first.
     String call = schema.prefix() + "_call";
     String setState = "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
-    String mark = schema.prefix() + "_mark";
     String admissionSeq = schema.prefix() + "_admission_seq";
     String callColumns =
         "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence, run_id,"
@@ -61,7 +62,7 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // come from one statement, so from one snapshot: asked in a second statement, the
         // in-flight call could have finished in between and the duplicate found neither (issue
         // 46). Race-free without a savepoint: every start of a key holds the key's mark row
-        // lock, taken by an earlier statement, so this snapshot sees every other start of the
+        // lock, taken by the admission (SqlMarkStore), so this snapshot sees every other start of the
         // key that committed. The unique index on in-flight calls stays as the last word; a
         // violation rolls the whole transaction back. Returns one row: the started call's id
         // (null if not started) and the in-flight duplicate's (null if none). Parameters: call
@@ -89,29 +90,7 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // A key's started calls by fence, in admission order: what the guard contract checks.
         // Parameters: account, session.
         "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
-            + " ORDER BY admitted_seq",
-        // A key's mark, without a lock. Parameters: account, session.
-        "SELECT fence FROM " + mark + " WHERE account_id = ? AND session_id = ?",
-        // Raises the mark; the caller holds the row's lock, so it cannot interleave with an
-        // admission. Parameters: fence, account, session.
-        "UPDATE " + mark + " SET fence = ? WHERE account_id = ? AND session_id = ?",
-        // A key's first admission creates its mark row at 0. Parameters: account, session.
-        "INSERT INTO " + mark + " (account_id, session_id, fence) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
-        // Locks the mark row: its fence, the admission sequence value of its last reset, and the
-        // highest fence admitted since that reset (found backwards through the partial index on
-        // admitted calls; null if none), against which a mark that was deleted or lowered outside
-        // the journal shows. One round trip: the subquery reads the calls as this statement's
-        // snapshot saw them, which holds every admission committed before it; an admission it
-        // waited for raised the mark it returns, so a call missing from that snapshot is never
-        // above the mark. Parameters: account, session.
-        "SELECT m.fence, m.reset_seq, (SELECT c.fence FROM " + call + " AS c WHERE c.account_id = m.account_id"
-            + " AND c.session_id = m.session_id AND c.admitted_seq IS NOT NULL AND c.admitted_seq > m.reset_seq"
-            + " ORDER BY c.fence DESC LIMIT 1) FROM " + mark + " AS m WHERE m.account_id = ? AND m.session_id = ?"
-            + " FOR UPDATE OF m",
-        // An operator's reset: from here on only calls admitted after it count against the new
-        // mark. Parameters: the new mark, account, session.
-        "UPDATE " + mark + " SET fence = ?, reset_seq = nextval('" + admissionSeq + "')"
-            + " WHERE account_id = ? AND session_id = ?");
+            + " ORDER BY admitted_seq");
   }
 
   /**

@@ -1,0 +1,74 @@
+package io.leasehold.adapters.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.fencing.AdminPolicy;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.mark.MarkStoreException;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 47: the high-water table and the tool journal's mark table share one SQL mark store, so
+ * the journal's rule that a negative mark is no mark (issue 27) now holds for the database
+ * writer too. Before, with the table's CHECK dropped and a mark set to -5 by hand, the writer
+ * admitted fence 3 and overwrote the damage; now every admission of the key refuses until an
+ * operator resets the mark, whichever way it is sent.
+ */
+class UntrustedHighWaterMarksTest {
+  @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
+
+  private final LeaseKey key = LeaseKey.of("acct", "negative-" + UUID.randomUUID());
+
+  private FencedJdbcWriter writer(boolean admitAtCommit) {
+    return FencedJdbcWriter.builder(db.dataSource())
+        .verifier(TokenVerifier.trustEveryWriter())
+        .adminPolicy(AdminPolicy.operators(Set.of("ops")))
+        .admitAtCommit(admitAtCommit)
+        .build();
+  }
+
+  private FencingToken token(long fence) {
+    return new FencingToken(key, fence, UUID.randomUUID());
+  }
+
+  @Test
+  void aNegativeMarkRefusesEveryAdmissionUntilReset() {
+    FencedJdbcWriter first = writer(false);
+    FencedJdbcWriter atCommit = writer(true);
+    first.write(token(2), (c, t) -> null);
+    db.database().execute("ALTER TABLE leasehold_high_water DROP CONSTRAINT leasehold_high_water_fence_check");
+    try {
+      db.database().execute(
+          "UPDATE leasehold_high_water SET fence = -5 WHERE account_id = '" + key.accountId() + "' AND session_id = '"
+              + key.sessionId() + "'");
+      for (Runnable admission :
+          new Runnable[] {
+            () -> first.write(token(3), (c, t) -> null),
+            () -> atCommit.write(token(3), (c, t) -> null),
+            () -> first.admit(token(3))
+          }) {
+        assertThatThrownBy(admission::run)
+            .isInstanceOf(MarkStoreException.class)
+            .hasMessageContaining("holds -5, which is not a fence")
+            .hasMessageContaining("resetMark");
+      }
+      assertThat(first.highWaterMark(key)).hasValue(-5);
+
+      // The reset is the repair: it records the damaged mark as 0 and the fence rule applies again.
+      assertThat(first.resetMark(key, 2, "ops", "mark set to -5 by hand").previousMark()).isZero();
+      atCommit.write(token(3), (c, t) -> null);
+      assertThat(first.highWaterMark(key)).hasValue(3);
+    } finally {
+      db.database().execute(
+          "DELETE FROM leasehold_high_water WHERE fence < 0; ALTER TABLE leasehold_high_water"
+              + " ADD CONSTRAINT leasehold_high_water_fence_check CHECK (fence > 0)");
+    }
+  }
+}
