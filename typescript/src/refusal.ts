@@ -75,6 +75,14 @@ export interface RefusalDetails {
 /** The last millisecond of year 9999: later instants have no four-digit ISO-8601 form. */
 const MAX_INSTANT_MILLIS = 253_402_300_799_999n;
 
+/**
+ * A detail that says nothing: only these characters, the set docs/refusal-spec.md ("Blank
+ * details") names and the Java `Refusal` spells alike. Not `String.prototype.trim`: Java's
+ * `isBlank` has another set (it takes U+001C-U+001F, not the no-break spaces and U+FEFF), and the
+ * two languages wrote different words for the same detail.
+ */
+const BLANK = /^[\t\n\x0B\f\r\x1C-\x1F \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]*$/;
+
 /** An instant in the vocabulary's form (UTC, milliseconds), or undefined outside years 1970-9999. */
 function iso(millis: bigint): string | undefined {
   return millis < 0n || millis > MAX_INSTANT_MILLIS ? undefined : new Date(Number(millis)).toISOString();
@@ -82,7 +90,9 @@ function iso(millis: bigint): string | undefined {
 
 /**
  * The refusal for a reason, in the vocabulary's own words for the reasons that have them
- * (superseded, expired, duplicate, unavailable); `detail` is the message of the others. Only a
+ * (superseded, expired, duplicate, unavailable); `detail` is the message of the others, or
+ * `refused` when it is missing or blank (docs/refusal-spec.md, "Blank details"), each lone
+ * surrogate in it written as U+FFFD. Only a
  * superseded refusal keeps `highestSeen`, and only an expired one the token's window. As the Java
  * `Refusal.of(reason, token, highestSeen, detail)`.
  */
@@ -106,7 +116,8 @@ export function refusal(reason: RefusalReason, details: RefusalDetails = {}): Re
         " at the server's time: the run's lease ended or stopped renewing, so this run must stop";
       break;
     default:
-      message = detail === undefined || detail.trim() === '' ? 'refused' : detail;
+      // A lone surrogate is written as U+FFFD, as the Java Refusal does: the written form is JSON text.
+      message = detail === undefined || BLANK.test(detail) ? 'refused' : detail.toWellFormed();
   }
   return {
     reason,

@@ -38,6 +38,24 @@ test('every case is written exactly, members in order', () => {
   }
 });
 
+// Every single UTF-16 code unit as a detail: "refused" exactly for the vectors' blank characters,
+// U+FFFD for a lone surrogate, the character itself otherwise; the Java RefusalVectorsTest tries the
+// same, so the two languages agree on every one (Java's isBlank and JavaScript's trim did not:
+// NBSP, U+202F, U+FEFF and U+001C-U+001F).
+test('every code unit is blank exactly when the vectors say so', () => {
+  const blank = new Set();
+  for (const range of vectors.blankCharacters) {
+    const [from, to = from] = range.split('-').map((h) => Number.parseInt(h, 16));
+    for (let c = from; c <= to; c++) blank.add(c);
+  }
+  for (let c = 0; c < 0x10000; c++) {
+    const detail = String.fromCharCode(c);
+    const surrogate = c >= 0xd800 && c <= 0xdfff;
+    const expected = blank.has(c) ? 'refused' : surrogate ? '\ufffd' : detail;
+    assert.equal(refusal('forged', { detail }).message, expected, `U+${c.toString(16).padStart(4, '0')}`);
+  }
+});
+
 test("a guard's errors are refusals of their own reason; anything else is unavailable", () => {
   const token = { key: { accountId: 'acct-7', sessionId: 'chat-1' }, fence: 3n, runId: '00000000-0000-4000-8000-000000000000' };
   const stale = refusalOf(new StaleFenceError('acct-7', 'chat-1', 3n, 9n), token);

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * Why a guard, a tool fence or a fenced MCP server refused a run's write or call, in the one
@@ -150,6 +151,15 @@ public record Refusal(
   private static final long MAX_INSTANT_MILLIS = 253_402_300_799_999L;
 
   /**
+   * A detail that says nothing: only these characters, the set docs/refusal-spec.md ("Blank details")
+   * names and the Node package spells alike. Not {@link String#isBlank}: JavaScript's trim has
+   * another set (it takes the no-break spaces and U+FEFF, not U+001C-U+001F), and the two
+   * languages wrote different words for the same detail.
+   */
+  private static final Pattern BLANK = Pattern.compile(
+      "[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]*");
+
+  /**
    * Checks the components.
    *
    * @throws IllegalArgumentException if a component is null
@@ -173,8 +183,9 @@ public record Refusal(
   /**
    * The refusal for a reason, in the vocabulary's own words for the reasons that have them
    * (superseded, expired, duplicate, unavailable; docs/refusal-spec.md); {@code detail} is the
-   * message of the others (the verifier's or the scope's words, which name the keys involved).
-   * Only a superseded refusal keeps {@code highestSeen}, and only an expired one the token's
+   * message of the others (the verifier's or the scope's words, which name the keys involved),
+   * or {@code refused} when it is null or blank (only the characters docs/refusal-spec.md, "Blank
+   * details", names), each lone surrogate in it written as U+FFFD. Only a superseded refusal keeps {@code highestSeen}, and only an expired one the token's
    * validity window.
    *
    * @param reason why
@@ -199,7 +210,7 @@ public record Refusal(
       case EXPIRED -> "the token is outside its validity window"
           + (from.isPresent() && until.isPresent() ? " (" + iso(from.get()) + " to " + iso(until.get()) + ")" : "")
           + " at the server's time: the run's lease ended or stopped renewing, so this run must stop";
-      default -> detail == null || detail.isBlank() ? "refused" : detail;
+      default -> detail == null || BLANK.matcher(detail).matches() ? "refused" : wellFormed(detail);
     };
     return new Refusal(
         reason,
@@ -341,6 +352,23 @@ public record Refusal(
     } catch (DateTimeParseException e) {
       return Optional.empty(); // an instant that does not parse is left out, as the javadoc says
     }
+  }
+
+  /**
+   * The detail with every lone surrogate replaced by U+FFFD, as JavaScript's {@code toWellFormed}
+   * does: the written form is JSON text, which a lone surrogate would make invalid UTF-8.
+   */
+  private static String wellFormed(String detail) {
+    StringBuilder b = new StringBuilder(detail.length());
+    for (int i = 0; i < detail.length(); i++) {
+      char c = detail.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < detail.length() && Character.isLowSurrogate(detail.charAt(i + 1))) {
+        b.append(c).append(detail.charAt(++i));
+      } else {
+        b.append(Character.isSurrogate(c) ? '\ufffd' : c);
+      }
+    }
+    return b.toString();
   }
 
   /**

@@ -79,6 +79,29 @@ class RefusalVectorsTest {
     }
   }
 
+  /**
+   * Every single UTF-16 code unit as a detail: "refused" exactly for the vectors' blank
+   * characters, U+FFFD for a lone surrogate, the character itself otherwise; the Node test tries
+   * the same, so the two languages agree on every one (Java's isBlank and JavaScript's trim did
+   * not: NBSP, U+202F, U+FEFF and U+001C-U+001F).
+   */
+  @Test
+  void everyCodeUnitIsBlankExactlyWhenTheVectorsSaySo() throws Exception {
+    boolean[] blank = new boolean[0x10000];
+    for (JsonNode range : vectors().get("blankCharacters")) {
+      String[] ends = range.asText().split("-");
+      int from = Integer.parseInt(ends[0], 16);
+      int to = Integer.parseInt(ends[ends.length - 1], 16);
+      Arrays.fill(blank, from, to + 1, true);
+    }
+    for (int c = 0; c < 0x10000; c++) {
+      String detail = String.valueOf((char) c);
+      String expected = blank[c] ? "refused" : Character.isSurrogate((char) c) ? "\ufffd" : detail;
+      assertThat(Refusal.of(Refusal.Reason.FORGED, null, OptionalLong.empty(), detail).message())
+          .as("U+%04X", c).isEqualTo(expected);
+    }
+  }
+
   /** A guard's exceptions name their refusal, and the token they carry. */
   @Test
   void aGuardsExceptionsAreRefusalsOfTheirOwnReason() {
