@@ -159,4 +159,37 @@ class JournalEvidenceTest {
         .as("a stale fence 3 after fence 9 was admitted").isInstanceOf(RuntimeException.class);
     assertThat(RAN.get()).isEqualTo(before);
   }
+
+  /**
+   * The repair: a mark below the journal's evidence refuses the key, naming the reset; an
+   * operator's reset restarts the evidence, in journal order, and a compaction after it keeps the
+   * reset's evidence, not the fences admitted before it.
+   */
+  @Test
+  void anOperatorsResetRestartsTheEvidenceAndCompactionKeepsIt() throws Exception {
+    Path file = dir.resolve("tools.jsonl");
+    FileToolJournal j = FileToolJournal.open(file);
+    FencedToolExecutor e1 = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        .journal(j).tool(ECHO).build();
+    e1.call(token(9), "echo", JsonNodeFactory.instance.objectNode());
+    deleteTree(dir.resolve("tools.jsonl.marks.d"));
+    FileToolJournal reopened = FileToolJournal.open(file);
+    assertThatThrownBy(() -> reopened.admit(token(10)))
+        .as("a key whose marks were lost is refused, even for a higher fence")
+        .hasMessageContaining("resetMark");
+
+    reopened.resetMark(K, 2, "ops", "the forged fence 9 was never the lease's");
+    FencedToolExecutor e2 = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        .journal(reopened).tool(ECHO).build();
+    int before = RAN.get();
+    e2.call(token(3), "echo", JsonNodeFactory.instance.objectNode());
+    assertThat(RAN.get()).isEqualTo(before + 1);
+
+    reopened.compact();
+    FileToolJournal afterCompaction = FileToolJournal.open(file);
+    assertThat(afterCompaction.admit(token(3)).token().fence()).isEqualTo(3);
+    assertThatThrownBy(() -> afterCompaction.admit(token(2)))
+        .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
+    assertThat(Files.readString(file)).contains("\"event\":\"highest_admitted\"").doesNotContain("\"fence\":9");
+  }
 }
