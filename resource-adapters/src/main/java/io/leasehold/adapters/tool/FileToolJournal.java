@@ -33,8 +33,8 @@ import java.util.UUID;
  * A line torn by a crash is cut off by the next writer. Each line is an object with an {@code
  * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
  * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
- * refused} (with the highest fence), or, in a journal written before the mark directory, {@code
- * mark_reset} (an operator's audited reset, now recorded with the marks).
+ * refused} (with the highest fence), {@code mark_reset} (an operator's reset, recorded with the
+ * marks too) or {@code highest_admitted} (what a compaction keeps of a key's admitted fences).
  *
  * <h2>Bounded by the live state (CONTRACT C21)</h2>
  *
@@ -52,12 +52,16 @@ import java.util.UUID;
  * store keeps its own ({@link FileMarkStore}): each key's mark in {@code marks/} and again in
  * {@code marks-copy/} (the higher counts), raised and forced before the call it admits is
  * journaled, and every operator reset in {@code admin.log}, forced before the mark changes. They
- * are the authority: truncating or deleting the journal never lowers a mark. A damaged mark
+ * are the authority: truncating or deleting the journal never lowers a mark. The journal's lines
+ * are evidence in turn, which the marks never go below: a key whose mark is lower than the
+ * highest fence the journal shows admitted since the key's last reset (its lines, other
+ * processes' included, or the line a compaction keeps per key) has every call refused until an
+ * operator resets its mark, as the SQL journal checks its mark row. A damaged mark
  * refuses its key's calls; a complete journal line that cannot be read, and a journal that shrank
  * while in use, refuse every call; each error names the file and the repair. A journal written
  * before this layout (its marks in {@code <file>.marks}) is upgraded in place when opened, every
- * mark kept; a non-empty journal whose mark directory is gone has its keys refused as lost (see
- * {@link JournalMarks}). The files are created readable by their owner only: they hold tokens,
+ * mark kept and none below the journal's evidence; a non-empty journal whose mark directory is
+ * gone has its keys refused as lost (see {@link JournalMarks}). The files are created readable by their owner only: they hold tokens,
  * arguments and results. Journal paths are canonical, so two spellings of one file share one lock.
  *
  * <p>Thread-safe, and safe for several processes sharing the file.
@@ -232,6 +236,7 @@ public final class FileToolJournal implements ToolJournal {
   public void intended(ToolCall call) {
     locked(
         () -> {
+          refuseBelowEvidence(call.token().key());
           marks.refuseIfStale(call.token()); // a stale call adds nothing (issue 27, CONTRACT C21)
           journal.append(JournalLines.intendedLine(call, MAX_LINE_BYTES));
           state.intended(call);
@@ -247,7 +252,16 @@ public final class FileToolJournal implements ToolJournal {
   @Override
   public Admission admit(FencingToken token) {
     Arguments.required(token, "token");
-    return locked(() -> marks.admit(null, token));
+    return locked(
+        () -> {
+          refuseBelowEvidence(token.key());
+          return marks.admit(null, token);
+        });
+  }
+
+  /** The journal's lines are evidence its marks never go below (see {@link JournalMarks}). */
+  private void refuseBelowEvidence(LeaseKey key) {
+    JournalMarks.refuseBelowEvidence(marks, state, key, file);
   }
 
   /**
@@ -282,6 +296,7 @@ public final class FileToolJournal implements ToolJournal {
    */
   private Started startLocked(FencingToken token, UUID callId, ToolCall newCall) throws IOException {
     byte[] intent = new byte[0];
+    refuseBelowEvidence(token.key());
     if (newCall != null) {
       marks.refuseIfStale(token); // a stale call adds nothing (issue 27, CONTRACT C21)
       intent = JournalLines.intendedLine(newCall, MAX_LINE_BYTES);
@@ -366,7 +381,16 @@ public final class FileToolJournal implements ToolJournal {
 
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    return locked(() -> marks.reset(null, key, newMark, operator, reason, clock.instant()));
+    return locked(
+        () -> {
+          MarkReset reset = marks.reset(null, key, newMark, operator, reason, clock.instant());
+          // Also in the journal, forced: in journal order it restarts the key's evidence, so the
+          // fences admitted before it no longer hold the new mark up. A crash before this line
+          // leaves the mark below the evidence: refused until the reset is made again.
+          append(JournalLines.markReset(reset));
+          state.applyReset(reset);
+          return reset;
+        });
   }
 
   @Override
@@ -393,8 +417,9 @@ public final class FileToolJournal implements ToolJournal {
    * in proportion to that, not to its history: every call still in doubt (intended or started),
    * and every finished call with an idempotency key (a retry is answered from it). Finished calls
    * without a key, failed and refused calls are dropped: archive the journal first if you need
-   * them. The marks and the record of resets live in the mark directory, one small file per key
-   * and one line per reset, and are not rewritten. The file is replaced by an atomic rename, so a
+   * them. Each key keeps one line with the highest fence admitted since its last reset, the
+   * evidence its mark is checked against. The marks and the record of resets live in the mark
+   * directory, one small file per key and one line per reset, and are not rewritten. The file is replaced by an atomic rename, so a
    * crash leaves the old file or the new one; other processes notice the new file and read it
    * again. Runs by itself before a call (and at
    * open) once the file is larger than {@link Builder#compactAbove(long)} and than twice its size

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -22,15 +23,15 @@ import java.util.UUID;
  *
  * <ul>
  *   <li>The journal: one JSON object per line, {@code "event"} one of {@code intended}, {@code
- *       started}, {@code finished}, {@code failed}, {@code refused} and {@code mark_reset}.
+ *       started}, {@code finished}, {@code failed}, {@code refused}, {@code mark_reset} (an
+ *       operator's reset) and {@code highest_admitted} (a compacted journal's evidence per key).
  *   <li>The marks file of journals written before the mark directory ({@link JournalMarks}),
  *       read once to upgrade them: ASCII lines {@code raise|reset <account> <session> <fence>},
  *       the key's parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
  * </ul>
  *
- * <p>A {@code mark_reset} line is what such a journal recorded of an operator's reset; it is
- * still read (and carried into the mark directory's {@code admin.log} at the upgrade), no longer
- * written.
+ * <p>A {@code mark_reset} line records an operator's reset (also in the mark directory's {@code
+ * admin.log}, where an upgrade carries an older journal's): it restarts the key's evidence.
  */
 final class JournalLines {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -83,8 +84,37 @@ final class JournalLines {
   }
 
   /**
+   * What the journal records of an operator's reset (the marks record it too, in {@code
+   * admin.log}): in journal order it restarts the key's evidence at the reset's mark.
+   */
+  static ObjectNode markReset(MarkReset reset) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "mark_reset");
+    line.put("accountId", reset.key().accountId());
+    line.put("sessionId", reset.key().sessionId());
+    line.put("previous", reset.previousMark());
+    line.put("mark", reset.newMark());
+    line.put("operator", reset.operator());
+    line.put("reason", reset.reason());
+    line.put("at", reset.at().toString());
+    return line;
+  }
+
+  /** A compacted journal's record of the highest fence admitted for a key since its last reset. */
+  static ObjectNode highestAdmitted(LeaseKey key, long fence) {
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", "highest_admitted");
+    line.put("accountId", key.accountId());
+    line.put("sessionId", key.sessionId());
+    line.put("fence", fence);
+    return line;
+  }
+
+  /**
    * A compacted journal: every live call (in doubt, or finished with an idempotency key) in its
-   * order; {@code kept[0]} is set to how many calls. The resets live with the marks.
+   * order, then every key's {@link #highestAdmitted} line, so the compacted journal keeps the
+   * evidence its marks are checked against (CONTRACT C16); {@code kept[0]} is set to how many
+   * calls. The resets live with the marks; the evidence line stands for the key's last one.
    */
   static byte[] compactedJournal(JournalState state, int[] kept) throws IOException {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -102,6 +132,9 @@ final class JournalLines {
         out.write(bytes(finished(c.callId(), c.result().orElseThrow())));
       }
     }
+    for (Map.Entry<LeaseKey, Long> e : state.allEvidence().entrySet()) {
+      out.write(bytes(highestAdmitted(e.getKey(), e.getValue())));
+    }
     return out.toByteArray();
   }
 
@@ -118,11 +151,13 @@ final class JournalLines {
 
   /**
    * Applies one line of an older journal's marks file (without its newline): a raise keeps the
-   * higher fence, a reset sets it.
+   * higher fence; a reset sets it if it matches one of {@code journalResets} (the resets the
+   * journal recorded, each matched once and removed), else it is taken as a raise: a reset the
+   * journal never recorded lowers nothing.
    *
    * @throws IllegalArgumentException if the line is damaged
    */
-  static void applyMark(String text, Map<LeaseKey, Long> marks) {
+  static void applyMark(String text, Map<LeaseKey, Long> marks, List<MarkReset> journalResets) {
     String[] f = text.split(" ", -1);
     if (f.length != 4 || !(f[0].equals("raise") || f[0].equals("reset"))) {
       throw new IllegalArgumentException("expected 'raise|reset <account> <session> <fence>'");
@@ -132,10 +167,15 @@ final class JournalLines {
     if (fence < 0) {
       throw new IllegalArgumentException("negative fence");
     }
-    if (f[0].equals("raise")) {
-      marks.merge(key, fence, Math::max);
-    } else {
+    Optional<MarkReset> recorded =
+        f[0].equals("reset")
+            ? journalResets.stream().filter(r -> r.key().equals(key) && r.newMark() == fence).findFirst()
+            : Optional.empty();
+    if (recorded.isPresent()) {
+      journalResets.remove(recorded.get());
       marks.put(key, fence);
+    } else {
+      marks.merge(key, fence, Math::max);
     }
   }
 
@@ -157,6 +197,14 @@ final class JournalLines {
               req(line, "operator").asText(),
               req(line, "reason").asText(),
               Instant.parse(req(line, "at").asText())));
+      return;
+    }
+    if ("highest_admitted".equals(line.path("event").asText())) {
+      long fence = req(line, "fence").asLong();
+      if (fence < 0) {
+        throw new IllegalArgumentException("negative fence");
+      }
+      state.applyEvidence(LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()), fence);
       return;
     }
     UUID callId = UUID.fromString(req(line, "call").asText());

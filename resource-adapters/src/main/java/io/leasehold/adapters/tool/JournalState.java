@@ -38,6 +38,11 @@ final class JournalState {
   private final MemoryMarkStore marks = MemoryMarkStore.unbounded();
   /** The first finished call per (key, tool, idempotency key): replays are one lookup. */
   private final Map<String, ToolCall> firstFinished = new HashMap<>();
+  /**
+   * Per key, the highest fence the journal's lines show admitted since the key's last reset (or
+   * that reset's mark): the evidence the file journal's marks may never be below (CONTRACT C16).
+   */
+  private final Map<LeaseKey, Long> evidence = new LinkedHashMap<>();
 
   private static String idem(LeaseKey key, String tool, String idempotencyKey) {
     return key.accountId() + '\u0000' + key.sessionId() + '\u0000' + tool + '\u0000' + idempotencyKey;
@@ -56,6 +61,7 @@ final class JournalState {
   /** A started line read back from a journal: admitted when it was written, not checked again. */
   void replayStarted(FencingToken token, UUID callId) {
     marks.restore(token.key(), token.fence());
+    evidence.merge(token.key(), token.fence(), Math::max);
     update(callId, ToolCall.State.STARTED, Optional.empty(), Optional.empty());
   }
 
@@ -205,6 +211,25 @@ final class JournalState {
    */
   void applyReset(MarkReset reset) {
     marks.restore(reset);
+    evidence.put(reset.key(), reset.newMark()); // the evidence restarts at the operator's mark
+  }
+
+  /**
+   * A compacted journal's record of a key's evidence, read after the calls it kept: it sets the
+   * evidence, so a call started before the key's last reset does not raise it again.
+   */
+  void applyEvidence(LeaseKey key, long fence) {
+    evidence.put(key, fence);
+  }
+
+  /** The highest fence admitted for the key since its last reset, or 0. */
+  long evidence(LeaseKey key) {
+    return evidence.getOrDefault(key, 0L);
+  }
+
+  /** {@link #evidence(LeaseKey)} of every key the journal names, in the order first named. */
+  Map<LeaseKey, Long> allEvidence() {
+    return java.util.Collections.unmodifiableMap(evidence);
   }
 
   List<MarkReset> resets() {
