@@ -35,8 +35,7 @@ public final class PatroniCluster implements AutoCloseable {
   private final Path dir;
   private final boolean synchronous;
   private final PrintStream log;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final PatroniRest rest = new PatroniRest();
   private final int etcdPort;
   private final int etcdPeerPort;
   private final List<Node> nodes = new ArrayList<>();
