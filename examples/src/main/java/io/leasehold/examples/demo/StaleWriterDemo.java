@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -28,11 +27,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The stale-writer demo: one account opens one session on two devices; both press Run; the
- * winner works through a file store, a tool and a database table, then freezes past its TTL; the
- * other device takes over with a higher fence; the frozen run wakes up and every one of its late
- * writes is refused. Exits 0 only if no stale write was admitted and the final state belongs to
- * the newer run.
+ * The stale-writer demo: one account opens one session on two devices; both press Run; the winner
+ * works through a file store, a tool and a database table, then freezes past its TTL; the other
+ * device takes over with a higher fence; the frozen run wakes up and every one of its late writes
+ * is refused. Exits 0 only if no stale write was admitted and the final state belongs to the newer
+ * run.
  *
  * <p>Run it with {@code mvn -q -pl examples -am -DskipTests -Pdemo verify}; options (see {@code
  * --help}) go in {@code -Ddemo.args="..."}.
@@ -54,13 +53,19 @@ public final class StaleWriterDemo {
    * @param newerFence the run that took over
    */
   public record Verdict(
-      boolean passed, List<String> problems, int staleAttempts, int staleRefused, long olderFence, long newerFence) {}
+      boolean passed,
+      List<String> problems,
+      int staleAttempts,
+      int staleRefused,
+      long olderFence,
+      long newerFence) {}
 
   /** One attempted write, for the summary. */
   record Write(String adapter, String device, long fence, boolean admitted, String detail) {}
 
   /** One holder of the lease, for the summary. */
-  record Tenure(String device, FencingToken token, long fromMillis, long untilMillis, String ending) {}
+  record Tenure(
+      String device, FencingToken token, long fromMillis, long untilMillis, String ending) {}
 
   /**
    * Runs the demo from the command line.
@@ -68,7 +73,10 @@ public final class StaleWriterDemo {
    * @param args options, see {@code --help}
    */
   public static void main(String[] args) {
-    java.util.Optional<DemoOptions> parsed = DemoOptions.fromCommandLine(args, "Stale-writer demo: two devices, one session, a frozen run refused by every resource.");
+    java.util.Optional<DemoOptions> parsed =
+        DemoOptions.fromCommandLine(
+            args,
+            "Stale-writer demo: two devices, one session, a frozen run refused by every resource.");
     if (parsed.isEmpty()) {
       return;
     }
@@ -112,7 +120,12 @@ public final class StaleWriterDemo {
     private final List<Tenure> tenures = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
 
-    Story(PrintStream out, Duration ttl, HikariDataSource desktop, HikariDataSource browser, HikariDataSource resources) {
+    Story(
+        PrintStream out,
+        Duration ttl,
+        HikariDataSource desktop,
+        HikariDataSource browser,
+        HikariDataSource resources) {
       this.out = out;
       this.ttl = ttl;
       this.tl = new Timeline(out);
@@ -142,19 +155,29 @@ public final class StaleWriterDemo {
     private Verdict playUnclosed(DemoOptions options) {
       tl.alignDatabaseClock(stores[0].status(key, "acct-7").databaseNow());
 
-      tl.say("1. The account opens session " + key + " on two devices; both press Run at the same moment");
+      tl.say(
+          "1. The account opens session "
+              + key
+              + " on two devices; both press Run at the same moment");
       AcquireResult[] results = race();
       int w = results[0] instanceof AcquireResult.Acquired ? 0 : 1;
       int l = 1 - w;
       String winner = names[w];
       String loser = names[l];
       Lease lease = ((AcquireResult.Acquired) results[w]).lease();
-      tl.log(winner, lease.identity(), "ACQUIRED", "lease expires at " + tl.at(lease.expiresAt()) + " unless renewed (database clock)");
+      tl.log(
+          winner,
+          lease.identity(),
+          "ACQUIRED",
+          "lease expires at " + tl.at(lease.expiresAt()) + " unless renewed (database clock)");
       LeaseStatus busy = ((AcquireResult.Busy) results[l]).status();
       tl.log(loser, null, "BUSY", describeOwner(busy) + "; Run button disabled");
       long winnerFrom = tl.millisAt(lease.acquiredAt());
 
-      tl.say("2. " + winner + " runs the agent job: three writes, through the file store, the tool executor and the database writer");
+      tl.say(
+          "2. "
+              + winner
+              + " runs the agent job: three writes, through the file store, the tool executor and the database writer");
       lease.keepAlive();
       job(winner, lease, "draft");
 
@@ -162,24 +185,37 @@ public final class StaleWriterDemo {
       FencingToken inFlight = lease.token(); // requests it had already built carry this token
       nets[w].partition(true);
       tl.log(winner, inFlight, "FROZEN", "its renewals cannot reach the database");
-      LeaseLoss loss = await(lease.whenLost(), ttl.multipliedBy(3), "loss of " + winner + "'s lease");
-      tl.log(winner, inFlight, "LOST", "keeper: " + loss.reason() + "; work is cancelled, the device stops showing itself as runner");
+      LeaseLoss loss =
+          await(lease.whenLost(), ttl.multipliedBy(3), "loss of " + winner + "'s lease");
+      tl.log(
+          winner,
+          inFlight,
+          "LOST",
+          "keeper: "
+              + loss.reason()
+              + "; work is cancelled, the device stops showing itself as runner");
 
       Lease next = takeOver(l);
       // Its lease ended at its last expiry by the database clock (its renewals could not reach
       // the database after that): the instant the step 1 and BUSY lines print too.
       long winnerUntil = tl.millisAt(lease.expiresAt());
-      tenures.add(new Tenure(winner, inFlight, winnerFrom, winnerUntil, "lost (frozen past its TTL)"));
+      tenures.add(
+          new Tenure(winner, inFlight, winnerFrom, winnerUntil, "lost (frozen past its TTL)"));
       job(loser, next, "draft");
 
-      tl.say("4. " + winner + " wakes up and sends its four late writes: file store, tool, chat service, database");
+      tl.say(
+          "4. "
+              + winner
+              + " wakes up and sends its four late writes: file store, tool, chat service, database");
       nets[w].partition(false);
       tryLocally(winner, lease);
       int attempts = 0;
       int refused = 0;
       for (Runnable late :
           List.<Runnable>of(
-              () -> res.writeFile(inFlight, "final answer by " + winner + " (fence " + inFlight.fence() + ")"),
+              () ->
+                  res.writeFile(
+                      inFlight, "final answer by " + winner + " (fence " + inFlight.fence() + ")"),
               () -> res.callTool(inFlight, "final message from " + winner),
               () -> res.chat.post(inFlight.toText(), "late message from " + winner),
               () -> res.insertRow(inFlight, winner, "final row from " + winner))) {
@@ -196,22 +232,34 @@ public final class StaleWriterDemo {
       ReleaseResult released = next.release();
       tl.log(loser, next.identity(), "RELEASED", released.toString());
       tenures.add(
-          new Tenure(loser, next.identity(), tl.millisAt(next.acquiredAt()),
-              tl.millisAt(beforeRelease.databaseNow()), "released"));
+          new Tenure(
+              loser,
+              next.identity(),
+              tl.millisAt(next.acquiredAt()),
+              tl.millisAt(beforeRelease.databaseNow()),
+              "released"));
 
-      check(inFlight, next.identity(), attempts, refused);
-      printSummary(inFlight, next.identity());
+      StoryReport report = new StoryReport(out, tl, res);
+      report.check(problems, inFlight, next.identity(), attempts, refused);
+      report.print(tenures, writes);
       options.mermaid().ifPresent(this::writeMermaid);
       boolean passed = problems.isEmpty();
       out.println();
       if (passed) {
-        out.println("VERDICT: PASS. All " + attempts + " late writes of the frozen run (fence " + inFlight.fence()
-            + ") were refused; the final state belongs to the newer run (fence " + next.fence() + ").");
+        out.println(
+            "VERDICT: PASS. All "
+                + attempts
+                + " late writes of the frozen run (fence "
+                + inFlight.fence()
+                + ") were refused; the final state belongs to the newer run (fence "
+                + next.fence()
+                + ").");
       } else {
         out.println("VERDICT: FAIL");
         problems.forEach(p -> out.println("  - " + p));
       }
-      return new Verdict(passed, List.copyOf(problems), attempts, refused, inFlight.fence(), next.fence());
+      return new Verdict(
+          passed, List.copyOf(problems), attempts, refused, inFlight.fence(), next.fence());
     }
 
     private AcquireResult[] race() {
@@ -244,18 +292,32 @@ public final class StaleWriterDemo {
     }
 
     private String describeOwner(LeaseStatus status) {
-      return status.owner()
-          .map(o -> o.holder() + " runs (run " + o.runId().toString().substring(0, 8) + ", fence " + o.fence()
-              + ") until " + tl.at(o.expiresAt()))
+      return status
+          .owner()
+          .map(
+              o ->
+                  o.holder()
+                      + " runs (run "
+                      + o.runId().toString().substring(0, 8)
+                      + ", fence "
+                      + o.fence()
+                      + ") until "
+                      + tl.at(o.expiresAt()))
           .orElse("free");
     }
 
     /** Three steps of an agent job: a file, a tool call, a row. */
     private void job(String device, Lease lease, String phase) {
       FencingToken t = lease.identity();
-      write("file store", device, t, () -> res.writeFile(lease, phase + " answer by " + device + " (fence " + t.fence() + ")"));
+      write(
+          "file store",
+          device,
+          t,
+          () ->
+              res.writeFile(lease, phase + " answer by " + device + " (fence " + t.fence() + ")"));
       write("tool", device, t, () -> res.callTool(lease, phase + " message from " + device));
-      write("database", device, t, () -> res.insertRow(lease, device, phase + " row from " + device));
+      write(
+          "database", device, t, () -> res.insertRow(lease, device, phase + " row from " + device));
     }
 
     private void write(String adapter, String device, FencingToken t, Runnable action) {
@@ -272,11 +334,18 @@ public final class StaleWriterDemo {
         AcquireResult r = stores[l].tryAcquire(key, key.accountId());
         if (r instanceof AcquireResult.Acquired a) {
           Lease lease = a.lease().keepAlive();
-          tl.log(device, lease.identity(), "ACQUIRED", "takes over after the expiry; lease expires at " + tl.at(lease.expiresAt()) + " unless renewed");
+          tl.log(
+              device,
+              lease.identity(),
+              "ACQUIRED",
+              "takes over after the expiry; lease expires at "
+                  + tl.at(lease.expiresAt())
+                  + " unless renewed");
           return lease;
         }
         if (!reported && r instanceof AcquireResult.Busy b) {
-          tl.log(device, null, "BUSY", describeOwner(b.status()) + " by the database clock; retrying");
+          tl.log(
+              device, null, "BUSY", describeOwner(b.status()) + " by the database clock; retrying");
           reported = true;
         }
         if (System.nanoTime() > deadline) {
@@ -292,18 +361,23 @@ public final class StaleWriterDemo {
         problems.add("a write through the lost lease handle was admitted");
         tl.log(device, lease.identity(), "ADMITTED!", "through the lost lease handle");
       } catch (LeaseLostException e) {
-        tl.log(device, lease.identity(), "REFUSED", "locally, before any resource: its lease handle knows it is lost");
+        tl.log(
+            device,
+            lease.identity(),
+            "REFUSED",
+            "locally, before any resource: its lease handle knows it is lost");
       }
     }
 
     /** A write the frozen run had already sent; true if it was refused. */
     private boolean lateWrite(String device, FencingToken inFlight, Runnable action, int n) {
-      String adapter = switch (n) {
-        case 1 -> "file store";
-        case 2 -> "tool";
-        case 3 -> "chat service";
-        default -> "database";
-      };
+      String adapter =
+          switch (n) {
+            case 1 -> "file store";
+            case 2 -> "tool";
+            case 3 -> "chat service";
+            default -> "database";
+          };
       try {
         action.run();
         writes.add(new Write(adapter, device, inFlight.fence(), true, "ADMITTED (stale!)"));
@@ -318,10 +392,15 @@ public final class StaleWriterDemo {
       }
     }
 
-    private void lateRenewAndRelease(String device, Lease lease, FencingToken inFlight, Lease next) {
+    private void lateRenewAndRelease(
+        String device, Lease lease, FencingToken inFlight, Lease next) {
       int w = device.equals(names[0]) ? 0 : 1;
       RenewResult renew = lease.renew();
-      tl.log(device, inFlight, "RENEW", renew.renewed() ? "RENEWED (wrong!)" : "not renewed: it no longer holds the lease");
+      tl.log(
+          device,
+          inFlight,
+          "RENEW",
+          renew.renewed() ? "RENEWED (wrong!)" : "not renewed: it no longer holds the lease");
       ReleaseResult release = stores[w].release(inFlight, "acct-7");
       tl.log(device, inFlight, "RELEASE", release + ": nothing changed");
       LeaseStatus status = stores[w].status(key, "acct-7");
@@ -332,69 +411,6 @@ public final class StaleWriterDemo {
       tl.log(device, null, "STATUS", describeOwner(status));
       if (renew.renewed() || release.released() || !untouched) {
         problems.add("the frozen run's late renew or release changed the newer run's lease");
-      }
-    }
-
-    private void check(FencingToken older, FencingToken newer, int attempts, int refused) {
-      if (newer.fence() <= older.fence()) {
-        problems.add("the newer run's fence " + newer.fence() + " is not above " + older.fence());
-      }
-      if (refused != attempts) {
-        problems.add((attempts - refused) + " of " + attempts + " late writes were admitted");
-      }
-      FencingToken fileWriter = res.fileWriter();
-      if (fileWriter == null || !fileWriter.equals(newer)) {
-        problems.add("the file was last written by " + fileWriter + ", not the newer run");
-      }
-      List<ChatService.Message> messages = res.chat.messages();
-      if (messages.isEmpty() || !messages.get(messages.size() - 1).writer().equals(newer)) {
-        problems.add("the chat's last message is not the newer run's");
-      }
-      boolean newerSeen = false;
-      for (ChatService.Message m : messages) {
-        newerSeen |= m.writer().equals(newer);
-        if (newerSeen && m.writer().fence() < newer.fence()) {
-          problems.add("the chat has a message of fence " + m.writer().fence() + " after the newer run's");
-        }
-      }
-      List<DemoResources.Row> rows = res.rows();
-      newerSeen = false;
-      for (DemoResources.Row r : rows) {
-        newerSeen |= r.fence() == newer.fence();
-        if (newerSeen && r.fence() < newer.fence()) {
-          problems.add("agent_messages has a row of fence " + r.fence() + " after the newer run's");
-        }
-      }
-      if (rows.isEmpty() || rows.get(rows.size() - 1).fence() != newer.fence()) {
-        problems.add("the last agent_messages row is not the newer run's");
-      }
-    }
-
-    private void printSummary(FencingToken older, FencingToken newer) {
-      tl.say("Summary");
-      out.println("Who held the lease (database clock):");
-      out.println(String.format(Locale.ROOT, "  %-8s %-9s %-6s %-9s %-9s %s", "device", "run", "fence", "from", "until", "how it ended"));
-      for (Tenure t : tenures) {
-        out.println(String.format(Locale.ROOT, "  %-8s %-9s %-6d %-9s %-9s %s", t.device(),
-            t.token().runId().toString().substring(0, 8), t.token().fence(), Timeline.seconds(t.fromMillis()),
-            Timeline.seconds(t.untilMillis()), t.ending()));
-      }
-      out.println("Writes:");
-      out.println(String.format(Locale.ROOT, "  %-13s %-8s %-6s %s", "resource", "device", "fence", "outcome"));
-      for (Write wr : writes) {
-        out.println(String.format(Locale.ROOT, "  %-13s %-8s %-6d %s", wr.adapter(), wr.device(), wr.fence(), wr.detail()));
-      }
-      out.println("Final contents:");
-      FencingToken fw = res.fileWriter();
-      out.println("  " + DemoResources.ANSWER + ": \"" + res.fileContent() + "\" (written by fence "
-          + (fw == null ? "?" : fw.fence()) + ")");
-      out.println("  chat service messages:");
-      for (ChatService.Message m : res.chat.messages()) {
-        out.println("    fence " + m.writer().fence() + ": " + m.text());
-      }
-      out.println("  agent_messages rows:");
-      for (DemoResources.Row r : res.rows()) {
-        out.println("    #" + r.id() + " " + r.device() + " fence " + r.fence() + ": " + r.body());
       }
     }
 

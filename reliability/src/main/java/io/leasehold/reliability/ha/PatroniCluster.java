@@ -1,15 +1,10 @@
 package io.leasehold.reliability.ha;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,10 +21,9 @@ import java.util.stream.Stream;
  * ({@code synchronous_mode} and {@code synchronous_mode_strict}) or, for the negative control,
  * asynchronous. Clients reach the primary through pgjdbc's multi-host URL ({@link #jdbcUrl}).
  *
- * <p>Patroni and PostgreSQL run as the {@code postgres} user with a clean environment (an
- * inherited {@code PGPASSWORD} or {@code PGUSER} breaks pg_rewind and replication), so this needs
- * root. Every port is chosen free at start; {@link #close} kills every process and deletes the
- * directory.
+ * <p>Patroni and PostgreSQL run as the {@code postgres} user with a clean environment (an inherited
+ * {@code PGPASSWORD} or {@code PGUSER} breaks pg_rewind and replication), so this needs root. Every
+ * port is chosen free at start; {@link #close} kills every process and deletes the directory.
  */
 public final class PatroniCluster implements AutoCloseable {
   /** Superuser name and password; the torture workers' defaults. */
@@ -38,19 +32,20 @@ public final class PatroniCluster implements AutoCloseable {
   /** The superuser's password. */
   public static final String PASSWORD = "postgres";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final Path dir;
   private final boolean synchronous;
   private final PrintStream log;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final PatroniRest rest = new PatroniRest();
   private final int etcdPort;
   private final int etcdPeerPort;
   private final List<Node> nodes = new ArrayList<>();
   private final Commands commands;
   private Process etcd;
 
-  /** How the cluster runs a command to its end and starts a process: the system's, or a test's record. */
+  /**
+   * How the cluster runs a command to its end and starts a process: the system's, or a test's
+   * record.
+   */
   interface Commands {
     /** The system's: {@link #run(String...)} below and {@link ProcessBuilder#start()}. */
     Commands SYSTEM =
@@ -130,14 +125,20 @@ public final class PatroniCluster implements AutoCloseable {
 
   private static void requireInstalled() {
     List<String> missing = new ArrayList<>();
-    for (Path p : List.of(Path.of("/usr/bin/patroni"), Path.of("/usr/bin/etcd"), PatroniConfig.PG_BIN.resolve("postgres"))) {
+    for (Path p :
+        List.of(
+            Path.of("/usr/bin/patroni"),
+            Path.of("/usr/bin/etcd"),
+            PatroniConfig.PG_BIN.resolve("postgres"))) {
       if (!Files.isExecutable(p)) {
         missing.add(p.toString());
       }
     }
     if (!missing.isEmpty()) {
       throw new IllegalStateException(
-          "missing " + missing + ": run reliability/ha/install.sh (as root: apt-get install patroni etcd-server"
+          "missing "
+              + missing
+              + ": run reliability/ha/install.sh (as root: apt-get install patroni etcd-server"
               + " postgresql-15)");
     }
   }
@@ -150,37 +151,36 @@ public final class PatroniCluster implements AutoCloseable {
     startPatroni(nodes.get(1));
     startPatroni(nodes.get(2));
     awaitHealthy(Duration.ofSeconds(90));
-    log.println("ha: cluster up, leader " + leader().orElse("?") + (synchronous ? ", synchronous" : ", asynchronous"));
+    log.println(
+        "ha: cluster up, leader "
+            + leader().orElse("?")
+            + (synchronous ? ", synchronous" : ", asynchronous"));
   }
 
   /**
    * Makes the nodes' homes, hands them to {@code postgres}, then starts etcd. Only the node homes
    * change owner, and before etcd runs: a {@code chown -R} of the whole run directory once walked
    * etcd's data directory while etcd (root's, and it stays root's) created and removed {@code
-   * member/snap/.touch} there, and failed when the file vanished between the listing and the
-   * chown. The run directory itself stays root's; {@code postgres} only needs to pass through it.
+   * member/snap/.touch} there, and failed when the file vanished between the listing and the chown.
+   * The run directory itself stays root's; {@code postgres} only needs to pass through it.
    */
   void prepareAndStartEtcd() {
     try {
       for (Node n : nodes) {
         Files.createDirectories(n.home);
-        Files.writeString(n.home.resolve("patroni.yml"), PatroniConfig.node(n.name, n.pgPort, n.restPort, n.home, etcdPort, synchronous));
+        Files.writeString(
+            n.home.resolve("patroni.yml"),
+            PatroniConfig.node(n.name, n.pgPort, n.restPort, n.home, etcdPort, synchronous));
         commands.run("chown", "-R", "postgres:postgres", n.home.toString());
       }
       commands.run("chmod", "755", dir.toString());
       Files.createDirectories(dir.resolve("etcd"));
       etcd =
-          commands.start(new ProcessBuilder(
-                  "/usr/bin/etcd",
-                  "--name", "ha",
-                  "--data-dir", dir.resolve("etcd").toString(),
-                  "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
-                  "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
-                  "--listen-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
-                  "--initial-advertise-peer-urls", "http://127.0.0.1:" + etcdPeerPort,
-                  "--initial-cluster", "ha=http://127.0.0.1:" + etcdPeerPort)
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("etcd.log").toFile()));
+          commands.start(
+              new ProcessBuilder(
+                      PatroniConfig.etcdCommand(dir.resolve("etcd"), etcdPort, etcdPeerPort))
+                  .redirectErrorStream(true)
+                  .redirectOutput(dir.resolve("etcd.log").toFile()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -189,12 +189,11 @@ public final class PatroniCluster implements AutoCloseable {
   private void startPatroni(Node n) {
     try {
       n.patroni =
-          commands.start(new ProcessBuilder(
-                  "runuser", "-u", "postgres", "--",
-                  "env", "-i", "PATH=/usr/bin:/bin", "HOME=" + n.home, "LANG=C.UTF-8",
-                  "/usr/bin/patroni", n.home.resolve("patroni.yml").toString())
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(n.home.resolve("patroni.log").toFile())));
+          commands.start(
+              new ProcessBuilder(PatroniConfig.patroniCommand(n.home))
+                  .redirectErrorStream(true)
+                  .redirectOutput(
+                      ProcessBuilder.Redirect.appendTo(n.home.resolve("patroni.log").toFile())));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -214,7 +213,9 @@ public final class PatroniCluster implements AutoCloseable {
       }
       hosts.append("127.0.0.1:").append(n.pgPort);
     }
-    return "jdbc:postgresql://" + hosts + "/postgres?targetServerType=primary&hostRecheckSeconds=1"
+    return "jdbc:postgresql://"
+        + hosts
+        + "/postgres?targetServerType=primary&hostRecheckSeconds=1"
         + "&connectTimeout=2&loginTimeout=4&socketTimeout=20";
   }
 
@@ -238,8 +239,10 @@ public final class PatroniCluster implements AutoCloseable {
   }
 
   private Node node(String name) {
-    return nodes.stream().filter(n -> n.name.equals(name)).findFirst().orElseThrow(
-        () -> new IllegalArgumentException("no node " + name));
+    return nodes.stream()
+        .filter(n -> n.name.equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no node " + name));
   }
 
   /**
@@ -248,25 +251,7 @@ public final class PatroniCluster implements AutoCloseable {
    * @return the {@code /cluster} document, or empty if no node answers
    */
   public Optional<JsonNode> cluster() {
-    for (Node n : nodes) {
-      try {
-        HttpResponse<String> r =
-            http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + n.restPort + "/cluster"))
-                    .timeout(Duration.ofSeconds(2))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return Optional.of(JSON.readTree(r.body()));
-        }
-      } catch (IOException e) {
-        // that node is down; ask the next
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return Optional.empty();
-      }
-    }
-    return Optional.empty();
+    return rest.cluster(nodes.stream().map(n -> n.restPort).toList());
   }
 
   /**
@@ -275,29 +260,11 @@ public final class PatroniCluster implements AutoCloseable {
    * @return its name, or empty while there is none
    */
   public Optional<String> leader() {
-    return cluster().flatMap(c -> members(c).stream()
-        .filter(m -> m.path("role").asText().equals("leader") && m.path("state").asText().equals("running"))
-        .map(m -> m.path("name").asText())
-        .findFirst());
+    return cluster().flatMap(PatroniRest::leader);
   }
 
-  private static List<JsonNode> members(JsonNode cluster) {
-    List<JsonNode> out = new ArrayList<>();
-    cluster.path("members").forEach(out::add);
-    return out;
-  }
-
-  /** Whether every node runs, one leads, and (when synchronous) one is its synchronous standby. */
   private boolean healthy() {
-    Optional<JsonNode> c = cluster();
-    if (c.isEmpty()) {
-      return false;
-    }
-    List<JsonNode> members = members(c.get());
-    long running = members.stream().filter(m -> m.path("state").asText().matches("running|streaming")).count();
-    long leaders = members.stream().filter(m -> m.path("role").asText().equals("leader")).count();
-    long syncs = members.stream().filter(m -> m.path("role").asText().equals("sync_standby")).count();
-    return members.size() == 3 && running == 3 && leaders == 1 && (!synchronous || syncs >= 1);
+    return cluster().map(c -> PatroniRest.healthy(c, synchronous)).orElse(false);
   }
 
   private void awaitLeader(Duration max) {
@@ -318,8 +285,14 @@ public final class PatroniCluster implements AutoCloseable {
     long deadline = System.nanoTime() + max.toNanos();
     while (!ok.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(what + " after " + max + ": " + cluster().map(JsonNode::toString).orElse("no answer")
-            + "; logs in " + dir);
+        throw new IllegalStateException(
+            what
+                + " after "
+                + max
+                + ": "
+                + cluster().map(JsonNode::toString).orElse("no answer")
+                + "; logs in "
+                + dir);
       }
       try {
         Thread.sleep(200);
@@ -354,10 +327,13 @@ public final class PatroniCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    postmaster.ifPresent(pid -> {
-      commands.run("kill", "-9", Long.toString(pid));
-      ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join());
-    });
+    postmaster.ifPresent(
+        pid -> {
+          commands.run("kill", "-9", Long.toString(pid));
+          ProcessHandle.of(pid)
+              .ifPresent(
+                  h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join());
+        });
   }
 
   private static Optional<Long> postmasterPid(Node n) {
@@ -395,31 +371,8 @@ public final class PatroniCluster implements AutoCloseable {
   public String switchover() {
     JsonNode c = cluster().orElseThrow(() -> new IllegalStateException("no node answers"));
     String from = leader().orElseThrow(() -> new IllegalStateException("no leader"));
-    String to =
-        members(c).stream()
-            .filter(m -> !m.path("name").asText().equals(from))
-            .filter(m -> m.path("state").asText().matches("running|streaming"))
-            .filter(m -> !synchronous || m.path("role").asText().equals("sync_standby"))
-            .map(m -> m.path("name").asText())
-            .findFirst()
-            .orElseThrow(() -> new IllegalStateException("no candidate for a switchover: " + c));
-    try {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node(from).restPort + "/switchover"))
-                  .timeout(Duration.ofSeconds(30))
-                  .POST(HttpRequest.BodyPublishers.ofString("{\"leader\":\"" + from + "\",\"candidate\":\"" + to + "\"}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200) {
-        throw new IllegalStateException("switchover " + from + " -> " + to + " refused: " + r.statusCode() + " " + r.body());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    String to = PatroniRest.switchoverCandidate(c, from, synchronous);
+    rest.switchover(node(from).restPort, from, to);
     return from + " -> " + to;
   }
 
@@ -465,7 +418,8 @@ public final class PatroniCluster implements AutoCloseable {
   private static void run(String... command) {
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      String out =
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
       }

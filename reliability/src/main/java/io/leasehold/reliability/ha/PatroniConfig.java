@@ -1,8 +1,12 @@
 package io.leasehold.reliability.ha;
 
 import java.nio.file.Path;
+import java.util.List;
 
-/** The configuration {@link PatroniCluster} writes for each node. */
+/**
+ * The configuration {@link PatroniCluster} writes for each node, and the command lines it starts
+ * etcd and each node's Patroni with.
+ */
 final class PatroniConfig {
   /** PostgreSQL 15 from Debian, which reliability/ha/install.sh installs. */
   static final Path PG_BIN = Path.of("/usr/lib/postgresql/15/bin");
@@ -13,7 +17,8 @@ final class PatroniConfig {
    * One node's {@code patroni.yml}: etcd on loopback, PostgreSQL 15 with {@code fsync} and
    * synchronous commit on, synchronous mode (strict) when asked.
    */
-  static String node(String name, int pgPort, int restPort, Path home, int etcdPort, boolean synchronous) {
+  static String node(
+      String name, int pgPort, int restPort, Path home, int etcdPort, boolean synchronous) {
     String sync = synchronous ? "true" : "false";
     return String.join(
         "\n",
@@ -70,5 +75,44 @@ final class PatroniConfig {
         "  parameters:",
         "    unix_socket_directories: '" + home + "'",
         "");
+  }
+
+  /** etcd alone on loopback, its data in {@code dataDir}. */
+  static List<String> etcdCommand(Path dataDir, int clientPort, int peerPort) {
+    return List.of(
+        "/usr/bin/etcd",
+        "--name",
+        "ha",
+        "--data-dir",
+        dataDir.toString(),
+        "--listen-client-urls",
+        "http://127.0.0.1:" + clientPort,
+        "--advertise-client-urls",
+        "http://127.0.0.1:" + clientPort,
+        "--listen-peer-urls",
+        "http://127.0.0.1:" + peerPort,
+        "--initial-advertise-peer-urls",
+        "http://127.0.0.1:" + peerPort,
+        "--initial-cluster",
+        "ha=http://127.0.0.1:" + peerPort);
+  }
+
+  /**
+   * A node's Patroni as the {@code postgres} user with a clean environment: an inherited {@code
+   * PGPASSWORD} or {@code PGUSER} breaks pg_rewind and replication.
+   */
+  static List<String> patroniCommand(Path home) {
+    return List.of(
+        "runuser",
+        "-u",
+        "postgres",
+        "--",
+        "env",
+        "-i",
+        "PATH=/usr/bin:/bin",
+        "HOME=" + home,
+        "LANG=C.UTF-8",
+        "/usr/bin/patroni",
+        home.resolve("patroni.yml").toString());
   }
 }

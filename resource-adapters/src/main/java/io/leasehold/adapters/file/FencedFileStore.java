@@ -9,7 +9,6 @@ import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FenceGuard;
 import io.leasehold.fencing.Fenced;
-import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.GuardOptions;
@@ -17,7 +16,6 @@ import io.leasehold.fencing.GuardPipeline;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.mark.MarkStoreException;
@@ -25,14 +23,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SecureDirectoryStream;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * Files under a root directory, written, replaced and deleted only by the newest run of each
@@ -43,52 +38,51 @@ import java.util.UUID;
  * files.write(lease, "acct-7/chat-1/answer.md", bytes); // StaleFenceException if a newer run wrote
  * }</pre>
  *
- * <p>Every token is verified by the store's {@link TokenVerifier} before the mark is read
- * (CONTRACT C15); a token that fails changes nothing.
+ * <p>Every token is verified by the store's {@link TokenVerifier} before the mark is read (CONTRACT
+ * C15); a token that fails changes nothing.
  *
  * <h2>How a write is made</h2>
  *
- * Every operation runs under one lock that holds across threads and processes (a JVM lock plus
- * an OS file lock on {@code .leasehold/lock}). Under it the store reads the key's high-water mark
+ * Every operation runs under one lock that holds across threads and processes (a JVM lock plus an
+ * OS file lock on {@code .leasehold/lock}). Under it the store reads the key's high-water mark
  * (kept twice, in {@code .leasehold/marks/} and {@code .leasehold/marks-copy/}; the higher copy
- * counts, so deleting or lowering one copy never lowers a mark), refuses a lower fence, raises the mark durably if the fence is
- * higher (before touching the data, so the mark never lags an acknowledged write), then writes the
- * content to a temporary file, records the writer's token in the file's {@code
- * user.leasehold.token} extended attribute, forces it to disk, renames it over the target
- * atomically and forces the directory. A crash at any point leaves the old content or the new,
- * never a torn file. Files keep their plain content: other tools read them as usual.
+ * counts, so deleting or lowering one copy never lowers a mark), refuses a lower fence, raises the
+ * mark durably if the fence is higher (before touching the data, so the mark never lags an
+ * acknowledged write), then writes the content to a temporary file, records the writer's token in
+ * the file's {@code user.leasehold.token} extended attribute, forces it to disk, renames it over
+ * the target atomically and forces the directory. A crash at any point leaves the old content or
+ * the new, never a torn file. Files keep their plain content: other tools read them as usual.
  *
  * <h2>Paths</h2>
  *
- * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not
- * under {@code .leasehold}, at most {@value #MAX_PATH_LENGTH} characters with each name at most
- * {@value #MAX_SEGMENT_BYTES} UTF-8 bytes, and at most 4095 bytes with the root in front (Linux's
- * PATH_MAX; checked before anything is admitted); directories are created as needed. Writes and deletes open the path's directories one by one from the root
- * without following links and rename or delete relative to that handle, so a path through a
- * symbolic link is refused, even one swapped in while the store works. The store's own
- * directories must be real directories; {@link #open} refuses a planted link, and only the
- * store's own temporary names are ever deleted.
+ * Paths are relative, {@code /}-separated, without {@code .} or {@code ..} segments, and not under
+ * {@code .leasehold}, at most {@value #MAX_PATH_LENGTH} characters with each name at most {@value
+ * #MAX_SEGMENT_BYTES} UTF-8 bytes, and at most 4095 bytes with the root in front (Linux's PATH_MAX;
+ * checked before anything is admitted); directories are created as needed. Writes and deletes open
+ * the path's directories one by one from the root without following links and rename or delete
+ * relative to that handle, so a path through a symbolic link is refused, even one swapped in while
+ * the store works. The store's own directories must be real directories; {@link #open} refuses a
+ * planted link, and only the store's own temporary names are ever deleted.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
- * A mark file that cannot be read (damaged, not a regular file, larger than a mark), or a key
- * whose marks are gone while the operation's target was written by it, refuses every operation
- * of the key with {@link ResourceAccessException} naming the repair: {@link #resetMark} (or
- * {@code ResetMarkCommand}) to the key's true fence. A store opened on a root whose two mark
- * directories are both missing (restored without {@code .leasehold}, say) walks the root once
- * and records every key that wrote a file still there as lost, refused the same way, so that no
- * key starts fresh; a file whose token attribute cannot be read stops the open, naming the
- * file. A key that only deleted files, or whose files are all gone, leaves no evidence: restore
- * {@code .leasehold} with the data. The store's own files (marks, logs, lock) are created
- * readable by their owner only.
+ * A mark file that cannot be read (damaged, not a regular file, larger than a mark), or a key whose
+ * marks are gone while the operation's target was written by it, refuses every operation of the key
+ * with {@link ResourceAccessException} naming the repair: {@link #resetMark} (or {@code
+ * ResetMarkCommand}) to the key's true fence. A store opened on a root whose two mark directories
+ * are both missing (restored without {@code .leasehold}, say) walks the root once and records every
+ * key that wrote a file still there as lost, refused the same way, so that no key starts fresh; a
+ * file whose token attribute cannot be read stops the open, naming the file. A key that only
+ * deleted files, or whose files are all gone, leaves no evidence: restore {@code .leasehold} with
+ * the data. The store's own files (marks, logs, lock) are created readable by their owner only.
  *
  * <h2>Limits</h2>
  *
  * Fencing orders the runs of one lease key. Two sessions writing the same path are not ordered
  * against each other, which is one reason each session gets its own directory by default ({@link
  * PathScope}); the other is that a valid token of one account must never touch another's files
- * (CONTRACT C19). The file system must support user
- * extended attributes (ext4, XFS, Btrfs and tmpfs on current kernels do); {@link #open} checks.
+ * (CONTRACT C19). The file system must support user extended attributes (ext4, XFS, Btrfs and tmpfs
+ * on current kernels do); {@link #open} checks.
  *
  * <p>Thread-safe, and safe for several processes sharing the root.
  */
@@ -97,14 +91,17 @@ public final class FencedFileStore implements FenceGuard {
   public static final String RESOURCE = "file";
 
   /**
-   * Extended attribute that holds the writer's token in its unsigned text form: which run wrote
-   * the file, never a signature someone who can read the file could replay (CONTRACT C20).
+   * Extended attribute that holds the writer's token in its unsigned text form: which run wrote the
+   * file, never a signature someone who can read the file could replay (CONTRACT C20).
    */
   public static final String TOKEN_ATTRIBUTE = "leasehold.token";
+
   /** The store's own directory inside the root. */
   public static final String META_DIR = ".leasehold";
+
   /** Longest accepted relative path, in characters. */
   public static final int MAX_PATH_LENGTH = 1024;
+
   /** Longest accepted path segment (a file or directory name), in UTF-8 bytes, as on Linux. */
   public static final int MAX_SEGMENT_BYTES = 255;
 
@@ -115,25 +112,34 @@ public final class FencedFileStore implements FenceGuard {
   private final AuditLog auditLog;
   private final CrossProcessLock lock;
   private final GuardOptions options;
+
   /** Present, verify, check the path against the store's {@link PathScope}, step, report. */
   private final GuardPipeline<String> pipeline;
-  private final Set<PosixFilePermission> fileMode;
+
+  /** The writes and deletes themselves, run under {@link #locked}. */
+  private final FileEffects effects;
 
   private FencedFileStore(Path root, GuardOptions options, Builder b) throws IOException {
     this.root = root;
     this.options = options;
     PathScope scope = b.scope;
-    this.pipeline = new GuardPipeline<>(options, (token, relative) -> StorePaths.inScope(scope, token, relative));
-    this.fileMode = b.fileMode;
+    this.pipeline =
+        new GuardPipeline<>(
+            options, (token, relative) -> StorePaths.inScope(scope, token, relative));
     Path meta = root.resolve(META_DIR);
     this.lockFile = meta.resolve("lock");
     this.tmp = meta.resolve("tmp");
     this.marks =
-        new FileMarkStore(meta, tmp, "FencedFileStore.resetMark or ResetMarkCommand", TokenAttributes::readQuietly);
+        new FileMarkStore(
+            meta,
+            tmp,
+            "FencedFileStore.resetMark or ResetMarkCommand",
+            TokenAttributes::readQuietly);
     this.auditLog = new AuditLog(meta, b.auditLog);
     // The store's own directories: real directories, never links (CONTRACT C16).
     DurableFiles.ownDirectory(meta);
     DurableFiles.ownDirectory(tmp);
+    this.effects = new FileEffects(root, tmp, marks, auditLog, b.fileMode);
     this.lock = new CrossProcessLock(lockFile, b.lockTimeout);
     locked(() -> StoreOpening.prepare(root, meta, marks, tmp));
   }
@@ -185,38 +191,10 @@ public final class FencedFileStore implements FenceGuard {
    */
   public FileOperation write(Fenced fenced, String path, byte[] content) {
     Arguments.required(content, "content");
-    return pipeline.run(fenced, StorePaths.check(root, path), call -> write(call.token(), call.argument(), content));
-  }
-
-  private FileOperation write(FencingToken token, String relative, byte[] content) {
-    return locked(
-        () -> {
-          try (TargetDirectory target = TargetDirectory.open(root, relative, true).orElseThrow();
-              SecureDirectoryStream<Path> temps = TargetDirectory.secure(tmp)) {
-            BasicFileAttributes before = target.target();
-            if (before != null && !before.isRegularFile()) {
-              throw new IllegalArgumentException(
-                  "path names " + (before.isDirectory() ? "a directory" : "something other than a regular file")
-                      + ": " + relative);
-            }
-            Admission admission =
-                marks.admit(
-                    new FileMarkStore.Evidence(before == null ? null : target.file(), target.file().getParent()), token);
-            Path temp = Path.of(UUID.randomUUID() + ".tmp");
-            Path tempFile = tmp.resolve(temp);
-            try {
-              DurableFiles.writeNew(tempFile, content, fileMode, file -> TokenAttributes.write(file, token));
-              target.moveIn(temps, temp);
-            } catch (IOException | RuntimeException e) {
-              Files.deleteIfExists(tempFile);
-              throw e;
-            }
-            target.force();
-            FileOperation op = new FileOperation(FileOperation.Kind.WRITE, relative, admission, before != null);
-            auditLog.append(op);
-            return op;
-          }
-        });
+    return pipeline.run(
+        fenced,
+        StorePaths.check(root, path),
+        call -> locked(() -> effects.write(call.token(), call.argument(), content)));
   }
 
   /**
@@ -233,44 +211,15 @@ public final class FencedFileStore implements FenceGuard {
    * @throws ResourceAccessException if the file system fails
    */
   public FileOperation delete(Fenced fenced, String path) {
-    return pipeline.run(fenced, StorePaths.check(root, path), call -> delete(call.token(), call.argument()));
-  }
-
-  private FileOperation delete(FencingToken token, String relative) {
-    return locked(
-        () -> {
-          Optional<TargetDirectory> dir = TargetDirectory.open(root, relative, false);
-          try {
-            BasicFileAttributes before = dir.isPresent() ? dir.get().target() : null;
-            if (before != null && before.isSymbolicLink()) {
-              throw new IllegalArgumentException("path names a symbolic link: " + relative);
-            }
-            if (before != null && !before.isRegularFile()) {
-              throw new IllegalArgumentException("path does not name a regular file: " + relative);
-            }
-            Admission admission =
-                before == null
-                    ? marks.admitIfMarked(token)
-                    : marks.admit(
-                        new FileMarkStore.Evidence(dir.get().file(), dir.get().file().getParent()), token);
-            if (before != null) {
-              dir.get().delete();
-              dir.get().force();
-            }
-            FileOperation op = new FileOperation(FileOperation.Kind.DELETE, relative, admission, before != null);
-            auditLog.append(op);
-            return op;
-          } finally {
-            if (dir.isPresent()) {
-              dir.get().close();
-            }
-          }
-        });
+    return pipeline.run(
+        fenced,
+        StorePaths.check(root, path),
+        call -> locked(() -> effects.delete(call.token(), call.argument())));
   }
 
   /**
-   * Reads a file and the token of the write that produced it. Reads take no lock: the atomic
-   * rename guarantees a reader sees one complete version.
+   * Reads a file and the token of the write that produced it. Reads take no lock: the atomic rename
+   * guarantees a reader sees one complete version.
    *
    * @param path the relative path
    * @return the file, or empty if it does not exist
@@ -283,8 +232,8 @@ public final class FencedFileStore implements FenceGuard {
 
   /**
    * Admits a token without touching a file: raises the key's mark to its fence, durably, so that
-   * from now on no lower fence writes or deletes here. A new run can call it as it starts, to
-   * shut out older runs before its first write.
+   * from now on no lower fence writes or deletes here. A new run can call it as it starts, to shut
+   * out older runs before its first write.
    *
    * @param fenced the run's lease or token
    * @return the admission, with the mark before it
@@ -348,8 +297,8 @@ public final class FencedFileStore implements FenceGuard {
    * @param key the key
    * @param newMark the new mark; 0 forgets the key's fence: the next token of any fence is
    *     admitted, also on files the key wrote before. The mark files then hold a mark of 0 rather
-   *     than being removed, so mark files deleted by anyone else still refuse the key's
-   *     operations on its files (CONTRACT C16)
+   *     than being removed, so mark files deleted by anyone else still refuse the key's operations
+   *     on its files (CONTRACT C16)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset
@@ -360,7 +309,8 @@ public final class FencedFileStore implements FenceGuard {
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
     options.checkReset(key, newMark, operator, reason);
-    return locked(() -> marks.reset(null, key, newMark, operator, reason, options.clock().instant()));
+    return locked(
+        () -> marks.reset(null, key, newMark, operator, reason, options.clock().instant()));
   }
 
   /**
@@ -408,7 +358,6 @@ public final class FencedFileStore implements FenceGuard {
     private Builder(Path root) {
       this.root = root;
     }
-
 
     /**
      * Whether to append every admitted operation to {@code .leasehold/audit.log} (forced to disk
@@ -458,9 +407,11 @@ public final class FencedFileStore implements FenceGuard {
      * @throws IllegalArgumentException if null or without owner read and write
      */
     public Builder dataFileMode(Set<PosixFilePermission> mode) {
-      if (mode == null || !mode.contains(PosixFilePermission.OWNER_READ)
+      if (mode == null
+          || !mode.contains(PosixFilePermission.OWNER_READ)
           || !mode.contains(PosixFilePermission.OWNER_WRITE)) {
-        throw new IllegalArgumentException("the data file mode must include owner read and write, was " + mode);
+        throw new IllegalArgumentException(
+            "the data file mode must include owner read and write, was " + mode);
       }
       this.fileMode = Set.copyOf(mode);
       return this;
@@ -481,7 +432,10 @@ public final class FencedFileStore implements FenceGuard {
         return new FencedFileStore(root.toRealPath(), options, this);
       } catch (IOException e) {
         throw new ResourceAccessException(
-            "could not open file store at " + root + ": " + StorePaths.describe(e)
+            "could not open file store at "
+                + root
+                + ": "
+                + StorePaths.describe(e)
                 + " (the root must be a directory this process can create, write and set extended"
                 + " attributes in)",
             e);

@@ -16,18 +16,15 @@ import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.UUID;
 
 /**
- * Runs side-effecting agent tools only for the newest run of each session, and journals every
- * call so that a later run can tell which calls of an earlier run are in doubt.
+ * Runs side-effecting agent tools only for the newest run of each session, and journals every call
+ * so that a later run can tell which calls of an earlier run are in doubt.
  *
  * <pre>{@code
  * FencedToolExecutor tools = FencedToolExecutor.builder()
@@ -44,12 +41,13 @@ import java.util.UUID;
  *   <li>the lease is asked for its token: a run whose lease is known lost is refused here, before
  *       anything is recorded (CONTRACT C6); the token is verified by the executor's {@link
  *       TokenVerifier}, and one that fails is refused before anything is recorded (C15);
- *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal}), unless the
- *       key's mark is already above its fence: then it is refused and the journal stays as it was
- *       (a stale run's calls cost no journal space, CONTRACT C21);
- *   <li>the lease is asked again, and the journal admits the token and records the call as
- *       STARTED in one atomic step; a lower fence than the key's mark is refused (C9) and
- *       journaled as REFUSED (a call that went stale after its intent was recorded); once a higher fence is admitted, no lower one starts a call (C10);
+ *   <li>the call is journaled as INTENDED (durably, with {@link FileToolJournal}), unless the key's
+ *       mark is already above its fence: then it is refused and the journal stays as it was (a
+ *       stale run's calls cost no journal space, CONTRACT C21);
+ *   <li>the lease is asked again, and the journal admits the token and records the call as STARTED
+ *       in one atomic step; a lower fence than the key's mark is refused (C9) and journaled as
+ *       REFUSED (a call that went stale after its intent was recorded); once a higher fence is
+ *       admitted, no lower one starts a call (C10);
  *   <li>the tool runs, on the caller's thread, outside any lock, so one run may call tools in
  *       parallel;
  *   <li>the call is journaled as FINISHED or FAILED.
@@ -59,9 +57,9 @@ import java.util.UUID;
  *
  * A call that started before a newer run was admitted runs to its end: the executor cannot recall
  * it. A tool whose effect lands on a system that never sees the token (an e-mail, a payment API
- * without idempotency) is protected only by the run stopping when its lease is lost; forward
- * {@link ToolInvocation#token()} wherever the downstream system can check it. After a crash, use
- * {@link #inDoubt} to find calls whose outcome nobody confirmed.
+ * without idempotency) is protected only by the run stopping when its lease is lost; forward {@link
+ * ToolInvocation#token()} wherever the downstream system can check it. After a crash, use {@link
+ * #inDoubt} to find calls whose outcome nobody confirmed.
  *
  * <p>Thread-safe.
  */
@@ -72,16 +70,20 @@ public final class FencedToolExecutor implements FenceGuard {
   private final Map<String, FencedTool> tools;
   private final ToolJournal journal;
   private final GuardOptions options;
+
   /** Present, verify, check the call against the {@link ToolScope}, step, report. */
   private final GuardPipeline<Request> pipeline;
-  private final JournalRedaction redaction;
+
+  /** The executor's step (journal, admit, run, journal) and its in-doubt listing. */
+  private final JournaledCalls calls;
+
   private final ToolScope scope;
 
   private FencedToolExecutor(Builder b, GuardOptions options) {
-    this.redaction = b.redaction;
     this.scope = b.scope;
     this.tools = Map.copyOf(b.tools);
     this.journal = b.journal;
+    this.calls = new JournaledCalls(b.journal, b.redaction);
     this.options = options;
     this.pipeline = new GuardPipeline<>(options, this::checkScope);
   }
@@ -116,7 +118,8 @@ public final class FencedToolExecutor implements FenceGuard {
    */
   public ToolResult call(Fenced fenced, String toolName, JsonNode arguments) {
     FencedTool tool = toolName == null ? null : tools.get(toolName);
-    String unusable = tool == null ? "unknown tool " + toolName + "; known: " + tools.keySet() : null;
+    String unusable =
+        tool == null ? "unknown tool " + toolName + "; known: " + tools.keySet() : null;
     return pipeline.run(fenced, new Request(tool, arguments, unusable), this::admitAndRun);
   }
 
@@ -166,17 +169,25 @@ public final class FencedToolExecutor implements FenceGuard {
     if (!scope.permits(token.key(), toolName, request.arguments())) {
       throw new io.leasehold.fencing.TokenVerificationException(
           io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused " + token.unsigned() + " for tool " + toolName + ": the call belongs to "
-              + scope.ownerOf(toolName, request.arguments()) + ", not to key " + token.key() + " (" + scope
+          "refused "
+              + token.unsigned()
+              + " for tool "
+              + toolName
+              + ": the call belongs to "
+              + scope.ownerOf(toolName, request.arguments())
+              + ", not to key "
+              + token.key()
+              + " ("
+              + scope
               + "); nothing was journaled");
     }
   }
 
   /**
    * Starts a run: admits its token in the journal, so that from now on every call of an older run
-   * of the session is refused, even before this run calls a tool, and lists the calls of older
-   * runs whose outcome nobody confirmed. Call it when a new run of a session begins; calling it
-   * again for the same run changes nothing.
+   * of the session is refused, even before this run calls a tool, and lists the calls of older runs
+   * whose outcome nobody confirmed. Call it when a new run of a session begins; calling it again
+   * for the same run changes nothing.
    *
    * @param run the new run's lease or token
    * @return the admission and the in-doubt calls of older runs, oldest first
@@ -187,7 +198,7 @@ public final class FencedToolExecutor implements FenceGuard {
    */
   public RunStart startRun(Fenced run) {
     return pipeline.runForKey(
-        run, call -> new RunStart(journal.admit(call.token()), inDoubtBefore(call.token())));
+        run, call -> new RunStart(journal.admit(call.token()), calls.inDoubtBefore(call.token())));
   }
 
   /**
@@ -238,55 +249,9 @@ public final class FencedToolExecutor implements FenceGuard {
     }
   }
 
-  /** The executor's step: journal the intent, admit and start, run the tool, journal its end. */
+  /** The executor's step, once the pipeline has verified and scoped the call. */
   private ToolResult admitAndRun(GuardPipeline.Call<Request> request) {
-    FencingToken token = request.token();
-    FencedTool tool = request.argument().tool();
-    JsonNode arguments = request.argument().arguments();
-    String toolName = tool.name();
-    Optional<String> idempotencyKey = tool.idempotencyKey(arguments);
-    UUID callId = UUID.randomUUID();
-    ToolCall call =
-        new ToolCall(
-            callId,
-            toolName,
-            token,
-            requireRedacted(redaction.arguments(toolName, arguments), "arguments"),
-            idempotencyKey,
-            ToolCall.State.INTENDED,
-            Optional.empty(),
-            Optional.empty());
-    // Ask again right before the journal admits: the lease may have been lost since the token
-    // was presented (scope check, redaction).
-    request.presentAgain();
-    Admission admission = journal.start(call);
-
-    if (idempotencyKey.isPresent()) {
-      Optional<JsonNode> earlier = journal.finishedResult(token.key(), toolName, idempotencyKey.get());
-      if (earlier.isPresent()) {
-        journal.finished(callId, earlier.get());
-        return new ToolResult(callId, earlier.get(), admission, true);
-      }
-    }
-    JsonNode result;
-    try {
-      result = tool.call(new ToolInvocation(callId, toolName, arguments, token, idempotencyKey));
-      if (result == null) {
-        throw new IllegalStateException("tool " + toolName + " returned null");
-      }
-    } catch (Exception e) {
-      journal.failed(callId, redaction.error(toolName, e));
-      throw new ToolCallFailedException(callId, toolName, e);
-    }
-    journal.finished(callId, requireRedacted(redaction.result(toolName, result), "result"));
-    return new ToolResult(callId, result, admission, false);
-  }
-
-  private static JsonNode requireRedacted(JsonNode node, String what) {
-    if (node == null) {
-      throw new IllegalStateException("the journal redaction returned null for a " + what + "; return a NullNode");
-    }
-    return node;
+    return calls.run(request, request.argument().tool(), request.argument().arguments());
   }
 
   /**
@@ -298,17 +263,7 @@ public final class FencedToolExecutor implements FenceGuard {
    * @return the in-doubt calls of runs with a lower fence, oldest first
    */
   public List<ToolCall> inDoubt(Fenced current) {
-    return inDoubtBefore(pipeline.verified(current));
-  }
-
-  private List<ToolCall> inDoubtBefore(FencingToken token) {
-    List<ToolCall> out = new ArrayList<>();
-    for (ToolCall c : journal.calls(token.key())) {
-      if (c.inDoubt() && c.token().fence() < token.fence()) {
-        out.add(c);
-      }
-    }
-    return out;
+    return calls.inDoubtBefore(pipeline.verified(current));
   }
 
   /**
@@ -317,8 +272,7 @@ public final class FencedToolExecutor implements FenceGuard {
    * {@link AdminPolicy} names; recorded in the journal (see {@link ToolJournal#markResets()}).
    *
    * @param key the key
-   * @param newMark the new mark; 0 forgets the key's fence (the next call of any fence is
-   *     admitted)
+   * @param newMark the new mark; 0 forgets the key's fence (the next call of any fence is admitted)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset
@@ -362,10 +316,9 @@ public final class FencedToolExecutor implements FenceGuard {
   }
 
   /**
-   * Options of a {@link FencedToolExecutor}: the shared ones of {@link GuardBuilder} (the
-   * listener hears resource kind {@value FencedToolExecutor#RESOURCE}; the journal, not the
-   * clock, dates mark resets), the journal, the tools and the journal's redaction. Not
-   * thread-safe.
+   * Options of a {@link FencedToolExecutor}: the shared ones of {@link GuardBuilder} (the listener
+   * hears resource kind {@value FencedToolExecutor#RESOURCE}; the journal, not the clock, dates
+   * mark resets), the journal, the tools and the journal's redaction. Not thread-safe.
    */
   public static final class Builder extends GuardBuilder<Builder> {
     private final Map<String, FencedTool> tools = new LinkedHashMap<>();
@@ -374,7 +327,6 @@ public final class FencedToolExecutor implements FenceGuard {
     private ToolScope scope = ToolScope.anyCall();
 
     private Builder() {}
-
 
     /**
      * What the journal records in place of arguments, results and errors. Default {@link
@@ -415,7 +367,8 @@ public final class FencedToolExecutor implements FenceGuard {
         throw new IllegalArgumentException("tool and its name must not be null or blank");
       }
       if (tools.putIfAbsent(tool.name(), tool) != null) {
-        throw new IllegalArgumentException("a tool named " + tool.name() + " is registered already");
+        throw new IllegalArgumentException(
+            "a tool named " + tool.name() + " is registered already");
       }
       return self();
     }
@@ -448,14 +401,14 @@ public final class FencedToolExecutor implements FenceGuard {
     }
   }
 
-  // ---- The agent-tool core's entry point (issue 47): io.leasehold.adapters.agent.AgentToolFence ----
+  // The agent-tool core's entry point: io.leasehold.adapters.agent.AgentToolFence
 
   /**
-   * Calls a tool that is not registered with the executor, for a token its caller has already
-   * asked the lease for: the agent-tool core presents the run's lease once, keeps the token for
-   * its own refusals, and hands both here, so the lease is not asked again before verification.
-   * The lease is still asked right before the journal admits (step 3). Everything else is as in
-   * {@link #call(Fenced, FencedTool, JsonNode)}.
+   * Calls a tool that is not registered with the executor, for a token its caller has already asked
+   * the lease for: the agent-tool core presents the run's lease once, keeps the token for its own
+   * refusals, and hands both here, so the lease is not asked again before verification. The lease
+   * is still asked right before the journal admits (step 3). Everything else is as in {@link
+   * #call(Fenced, FencedTool, JsonNode)}.
    *
    * @param run the run's lease or token, asked once more right before the journal admits
    * @param presented the token {@code run} presented for this call
@@ -472,31 +425,14 @@ public final class FencedToolExecutor implements FenceGuard {
    * @throws ToolCallFailedException if the tool threw
    * @throws IllegalArgumentException if the tool, its name or an argument is null
    */
-  public ToolResult callPresented(Fenced run, FencingToken presented, FencedTool tool, JsonNode arguments) {
+  public ToolResult callPresented(
+      Fenced run, FencingToken presented, FencedTool tool, JsonNode arguments) {
     Arguments.allRequired(run, presented);
     boolean unnamed = tool == null || tool.name() == null || tool.name().isBlank();
     String unusable = unnamed ? "tool and its name must not be null or blank" : null;
-    return pipeline.run(new PresentedFirst(presented, run), new Request(tool, arguments, unusable), this::admitAndRun);
-  }
-
-  /**
-   * A presenter whose first answer is the token the caller already has, and whose every later
-   * answer comes from the run's lease: the pipeline verifies and scopes the token in hand, and
-   * the ask before the journal admits still reaches the lease.
-   */
-  private static final class PresentedFirst implements Fenced {
-    private final FencingToken presented;
-    private final Fenced run;
-    private final java.util.concurrent.atomic.AtomicBoolean handedOut = new java.util.concurrent.atomic.AtomicBoolean();
-
-    PresentedFirst(FencingToken presented, Fenced run) {
-      this.presented = presented;
-      this.run = run;
-    }
-
-    @Override
-    public FencingToken token() {
-      return handedOut.compareAndSet(false, true) ? presented : run.token();
-    }
+    return pipeline.run(
+        new PresentedFirst(presented, run),
+        new Request(tool, arguments, unusable),
+        this::admitAndRun);
   }
 }
