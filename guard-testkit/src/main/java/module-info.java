@@ -9,6 +9,8 @@ module io.leasehold.testkit {
   requires transitive org.assertj.core;
 
   exports io.leasehold.testkit;
+
   // JUnit discovers and calls the contract tests reflectively.
-  opens io.leasehold.testkit to org.junit.platform.commons;
+  opens io.leasehold.testkit to
+      org.junit.platform.commons;
 }

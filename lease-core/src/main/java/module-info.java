@@ -2,8 +2,8 @@
  * The lease store: which run of a session may act now, kept by PostgreSQL.
  *
  * <p>Nothing is opened: the Liquibase changelog and the SQL script live under {@code
- * META-INF/leasehold/}, which is not a package, so Liquibase finds them through the class loader
- * on the module path too.
+ * META-INF/leasehold/}, which is not a package, so Liquibase finds them through the class loader on
+ * the module path too.
  */
 module io.leasehold.lease {
   requires transitive io.leasehold.fencing;

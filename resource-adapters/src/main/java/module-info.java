@@ -7,9 +7,9 @@
  * its journals and agent-tool fencing: {@code requires com.fasterxml.jackson.databind}), pgjdbc
  * (only {@code ResetMarkCommand}, which builds a data source from a JDBC URL) and Leasehold's
  * schema support with Liquibase (only {@code HighWaterSchema.apply} and {@code
- * ToolJournalSchema.apply}: {@code requires io.leasehold.schema}, or apply {@code sqlScript()}
- * with plain JDBC). Nothing is opened: the changelogs live under {@code META-INF/leasehold/},
- * which is not a package. {@code io.leasehold.adapters.internal} is not exported.
+ * ToolJournalSchema.apply}: {@code requires io.leasehold.schema}, or apply {@code sqlScript()} with
+ * plain JDBC). Nothing is opened: the changelogs live under {@code META-INF/leasehold/}, which is
+ * not a package. {@code io.leasehold.adapters.internal} is not exported.
  */
 module io.leasehold.adapters {
   requires transitive io.leasehold.fencing;

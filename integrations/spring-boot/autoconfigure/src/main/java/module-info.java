@@ -7,9 +7,9 @@
  * run time, and they read class names without loading them.
  *
  * <p>The package is exported, and open to Spring alone: Spring creates the nested configuration
- * classes through constructors it makes accessible by reflection. The consumer project that runs
- * a Spring Boot application on the module path (consumer-test/src/it/modular-spring) fails
- * without it.
+ * classes through constructors it makes accessible by reflection. The consumer project that runs a
+ * Spring Boot application on the module path (consumer-test/src/it/modular-spring) fails without
+ * it.
  */
 module io.leasehold.spring.boot {
   requires transitive io.leasehold.lease;
@@ -23,7 +23,6 @@ module io.leasehold.spring.boot {
   requires transitive spring.context;
   requires transitive spring.boot;
   requires transitive spring.boot.autoconfigure;
-
   requires static io.leasehold.adapters;
   requires static io.leasehold.micrometer;
   requires static micrometer.core;
@@ -34,5 +33,10 @@ module io.leasehold.spring.boot {
   requires static spring.boot.actuator.autoconfigure;
 
   exports io.leasehold.spring.boot;
-  opens io.leasehold.spring.boot to spring.core, spring.beans, spring.context, spring.boot;
+
+  opens io.leasehold.spring.boot to
+      spring.core,
+      spring.beans,
+      spring.context,
+      spring.boot;
 }

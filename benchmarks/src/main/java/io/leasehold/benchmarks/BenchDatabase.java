@@ -95,7 +95,8 @@ final class BenchDatabase implements AutoCloseable {
   }
 
   /**
-   * Closes every pool and connection opened so far, the newest first (between benchmarks, to free connections).
+   * Closes every pool and connection opened so far, the newest first (between benchmarks, to free
+   * connections).
    *
    * @throws IllegalStateException if one could not be closed (after trying all of them)
    */

@@ -16,8 +16,8 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * What every benchmark group shares: the database, the windows, the thread counts and the
- * report it writes to. One group a file; {@link BenchMain} runs the chosen ones in turn.
+ * What every benchmark group shares: the database, the windows, the thread counts and the report it
+ * writes to. One group a file; {@link BenchMain} runs the chosen ones in turn.
  */
 abstract class BenchGroup {
   /** Runs one group's benchmarks, appending them to the report. */
@@ -35,7 +35,12 @@ abstract class BenchGroup {
    * @param threadCounts the thread counts of the scaling rows
    * @param md the Markdown report
    */
-  record Context(BenchDatabase db, Duration window, int windows, List<Integer> threadCounts, StringBuilder md) {}
+  record Context(
+      BenchDatabase db,
+      Duration window,
+      int windows,
+      List<Integer> threadCounts,
+      StringBuilder md) {}
 
   /** The settings this group was made with, for the helpers it hands them to. */
   protected final Context context;
@@ -63,8 +68,8 @@ abstract class BenchGroup {
 
   /**
    * A section that runs pgbench against the embedded server: its title, then the body with
-   * pgbench's path; or, when pgbench is not installed or the server is external, a line saying
-   * the section was skipped.
+   * pgbench's path; or, when pgbench is not installed or the server is external, a line saying the
+   * section was skipped.
    *
    * @param title the section's title
    * @param body what the section measures
@@ -106,7 +111,8 @@ abstract class BenchGroup {
   }
 
   static int insertRow(Connection c, long fence) throws java.sql.SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO bench_rows (fence, body) VALUES (?, 'x')")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO bench_rows (fence, body) VALUES (?, 'x')")) {
       ps.setLong(1, fence);
       return ps.executeUpdate();
     }
@@ -115,7 +121,8 @@ abstract class BenchGroup {
   /** The same atomic write the file store makes, without the lock, the mark and the attribute. */
   static void atomicWrite(Path dir, byte[] content) throws IOException {
     Path temp = dir.resolve("tmp-" + UUID.randomUUID());
-    try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.wrap(content);
       while (b.hasRemaining()) {
         ch.write(b);
@@ -135,13 +142,20 @@ abstract class BenchGroup {
    * @param sep its separator row
    * @param rows per thread count, each competitor's cost
    */
-  protected final void cpuTable(CharSequence head, CharSequence sep, List<? extends List<? extends Throughput.CpuCost>> rows) {
+  protected final void cpuTable(
+      CharSequence head,
+      CharSequence sep,
+      List<? extends List<? extends Throughput.CpuCost>> rows) {
     line(head.toString());
     line(sep.toString());
     for (int t = 0; t < threadCounts.size(); t++) {
       StringBuilder row = new StringBuilder("| " + threadCounts.get(t) + " |");
       for (Throughput.CpuCost cost : rows.get(t)) {
-        row.append(' ').append(micros(cost.clientMicros())).append(" / ").append(micros(cost.serverMicros())).append(" |");
+        row.append(' ')
+            .append(micros(cost.clientMicros()))
+            .append(" / ")
+            .append(micros(cost.serverMicros()))
+            .append(" |");
       }
       line(row.toString());
     }

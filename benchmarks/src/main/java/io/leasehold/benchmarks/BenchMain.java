@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks;
 
+import io.leasehold.lease.LeaseSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,16 +12,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import io.leasehold.lease.LeaseSchema;
 
 /**
  * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
- * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=}
- * {@code cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code eviction}, {@code
- * table}, {@code ablation} or {@code statements}, among others (default all),
- * {@code window=2s}, {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
- * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs
- * directory measures CPU per operation, with flushes nearly free; fsync stays on).
+ * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=} {@code
+ * cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code eviction}, {@code table}, {@code
+ * ablation} or {@code statements}, among others (default all), {@code window=2s}, {@code
+ * windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
+ * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs directory
+ * measures CPU per operation, with flushes nearly free; fsync stays on).
  *
  * <pre>
  * mvn -q -pl benchmarks -am -DskipTests -Pbench verify                              # everything
@@ -28,7 +28,8 @@ import io.leasehold.lease.LeaseSchema;
  * </pre>
  */
 public final class BenchMain {
-  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+  private static final java.util.logging.Logger LIQUIBASE =
+      java.util.logging.Logger.getLogger("liquibase");
 
   private BenchMain() {}
 
@@ -38,14 +39,20 @@ public final class BenchMain {
   static {
     for (Map.Entry<String, BenchGroup.Runner> e :
         List.of(
-            group("statements", c -> new StatementsGroup(c).statements()), group("cycle", c -> new CycleBench(c).cycles()),
-            group("refusal", c -> new ContentionGroups(c).refusals()), group("waiting", c -> new ContentionGroups(c).waiting()),
-            group("pgbench", c -> new PgBenchGroup(c).pgbench()), group("renewal", c -> new RenewalBench(c).renewal()),
-            group("guards", c -> new GuardBench(c).guards()), group("verification", c -> new VerificationBench(c).verification()),
-            group("flood", c -> new FloodBench(c).flood()), group("eviction", c -> new EvictionBench(c).eviction()),
+            group("statements", c -> new StatementsGroup(c).statements()),
+            group("cycle", c -> new CycleBench(c).cycles()),
+            group("refusal", c -> new ContentionGroups(c).refusals()),
+            group("waiting", c -> new ContentionGroups(c).waiting()),
+            group("pgbench", c -> new PgBenchGroup(c).pgbench()),
+            group("renewal", c -> new RenewalBench(c).renewal()),
+            group("guards", c -> new GuardBench(c).guards()),
+            group("verification", c -> new VerificationBench(c).verification()),
+            group("flood", c -> new FloodBench(c).flood()),
+            group("eviction", c -> new EvictionBench(c).eviction()),
             group("toolcalls", c -> new ToolCallBench(c).toolCalls()),
             group("journal", c -> new JournalBench(c).journal(1_000_000)),
-            group("table", c -> new TableBench(c).tableSize()), group("ablation", c -> new AblationBench(c).ablation()))) {
+            group("table", c -> new TableBench(c).tableSize()),
+            group("ablation", c -> new AblationBench(c).ablation()))) {
       GROUPS.put(e.getKey(), e.getValue());
     }
   }
@@ -90,19 +97,23 @@ public final class BenchMain {
       String[] kv = a.split("=", 2);
       switch (kv[0]) {
         case "group" -> groups = Set.of(kv[1].split(","));
-        case "window" -> window = Duration.ofMillis(Long.parseLong(kv[1].replace("ms", "").replace("s", "000")));
+        case "window" ->
+            window = Duration.ofMillis(Long.parseLong(kv[1].replace("ms", "").replace("s", "000")));
         case "windows" -> windows = Integer.parseInt(kv[1]);
-        case "threads" -> threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
+        case "threads" ->
+            threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
         case "jdbc-url" -> url = Optional.of(kv[1]);
         case "data-dir" -> dataDir = Optional.of(java.nio.file.Path.of(kv[1]));
         default -> throw new IllegalArgumentException("unknown setting " + a);
       }
     }
     if (!GROUPS.keySet().containsAll(groups)) {
-      throw new IllegalArgumentException("unknown group in " + groups + "; the groups are " + GROUPS.keySet());
+      throw new IllegalArgumentException(
+          "unknown group in " + groups + "; the groups are " + GROUPS.keySet());
     }
     try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
-      BenchGroup.Context c = new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
+      BenchGroup.Context c =
+          new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
       header(c);
       for (Map.Entry<String, BenchGroup.Runner> g : GROUPS.entrySet()) {
         if (groups.contains(g.getKey())) {
@@ -126,12 +137,24 @@ public final class BenchMain {
           List.of(
               "# Benchmark run",
               "",
-              "- machine: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
+              "- machine: "
+                  + Runtime.getRuntime().availableProcessors()
+                  + " cores, Java "
                   + System.getProperty("java.version"),
-              "- database: " + rs.getString(1).replaceAll(" on .*", "") + ", fsync=" + rs.getString(2)
-                  + ", synchronous_commit=" + rs.getString(3) + ", shared_buffers=" + rs.getString(4)
-                  + ", data directory on " + c.db().storage(),
-              "- method: each cell is the median of " + c.windows() + " windows of " + c.window().toMillis()
+              "- database: "
+                  + rs.getString(1).replaceAll(" on .*", "")
+                  + ", fsync="
+                  + rs.getString(2)
+                  + ", synchronous_commit="
+                  + rs.getString(3)
+                  + ", shared_buffers="
+                  + rs.getString(4)
+                  + ", data directory on "
+                  + c.db().storage(),
+              "- method: each cell is the median of "
+                  + c.windows()
+                  + " windows of "
+                  + c.window().toMillis()
                   + " ms after one warm-up window; competitors of a row run window by window in turn",
               "")) {
         md.append(line).append('\n');

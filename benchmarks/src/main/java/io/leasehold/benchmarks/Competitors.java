@@ -43,7 +43,9 @@ final class Competitors {
 
   /** How the Leasehold competitors are set up. */
   enum Setup {
-    /** One store per worker, each on its own dedicated pool of one connection, as processes run it. */
+    /**
+     * One store per worker, each on its own dedicated pool of one connection, as processes run it.
+     */
     STORE_PER_WORKER,
     /** One store shared by the workers, on a dedicated pool. */
     SHARED_STORE,
@@ -57,7 +59,9 @@ final class Competitors {
    */
   Throughput.OpFactory leasehold(boolean contended, Setup setup, int threads, boolean notify) {
     LeaseStore shared =
-        setup == Setup.STORE_PER_WORKER ? null : store(db.pool(threads + 2), setup == Setup.SHARED_STORE, notify);
+        setup == Setup.STORE_PER_WORKER
+            ? null
+            : store(db.pool(threads + 2), setup == Setup.SHARED_STORE, notify);
     return (i, n) -> {
       LeaseStore store = shared != null ? shared : store(db.pool(1), true, notify);
       LeaseKey key = LeaseKey.of("bench", key(i, contended));
@@ -89,7 +93,8 @@ final class Competitors {
    * connection per thread: the floor of its own overhead.
    */
   Throughput.OpFactory leaseholdSql(boolean contended) {
-    LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
+    LeaseStatements sql =
+        LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     return (i, n) -> {
       Connection c = db.connection();
       try (Statement s = c.createStatement()) {
@@ -107,7 +112,8 @@ final class Competitors {
         Answer a = answer(acquire);
         Long fence = a.row() && a.first() instanceof Boolean g && g ? (Long) a.second() : null;
         if (!a.row()) {
-          LeaseStatements.bindAcquireNew(acquireNew, "bench-sql", k, run, "bench", TTL.toNanos() / 1000);
+          LeaseStatements.bindAcquireNew(
+              acquireNew, "bench-sql", k, run, "bench", TTL.toNanos() / 1000);
           Answer inserted = answer(acquireNew);
           fence = inserted.row() ? (Long) inserted.first() : null;
         }
@@ -136,7 +142,8 @@ final class Competitors {
                   + " expires_at = EXCLUDED.expires_at WHERE seed_lease.expires_at <= clock_timestamp()"
                   + " RETURNING run_id");
       PreparedStatement release =
-          c.prepareStatement("DELETE FROM seed_lease WHERE account_id = ? AND session_id = ? AND run_id = ?");
+          c.prepareStatement(
+              "DELETE FROM seed_lease WHERE account_id = ? AND session_id = ? AND run_id = ?");
       String k = key(i, contended);
       return () -> {
         UUID run = UUID.randomUUID();
@@ -160,8 +167,8 @@ final class Competitors {
   }
 
   /**
-   * ShedLock's {@code JdbcTemplateLockProvider}: lock, then unlock; with {@code dbTime} its
-   * {@code usingDbTime()} configuration (the database's clock, as Leasehold's).
+   * ShedLock's {@code JdbcTemplateLockProvider}: lock, then unlock; with {@code dbTime} its {@code
+   * usingDbTime()} configuration (the database's clock, as Leasehold's).
    */
   Throughput.OpFactory shedLock(boolean contended, HikariDataSource pool, boolean dbTime) {
     JdbcTemplateLockProvider.Configuration.Builder config =
@@ -173,7 +180,8 @@ final class Competitors {
     return (i, n) -> {
       String k = key(i, contended);
       return () -> {
-        Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), k, TTL, Duration.ZERO));
+        Optional<SimpleLock> lock =
+            provider.lock(new LockConfiguration(Instant.now(), k, TTL, Duration.ZERO));
         if (lock.isEmpty()) {
           return false;
         }
@@ -218,7 +226,8 @@ final class Competitors {
           return false;
         }
         try (Connection c = pool.getConnection();
-            PreparedStatement ps = c.prepareStatement("UPDATE shedlock SET lock_until = ? WHERE name = ?")) {
+            PreparedStatement ps =
+                c.prepareStatement("UPDATE shedlock SET lock_until = ? WHERE name = ?")) {
           ps.setTimestamp(1, java.sql.Timestamp.from(Instant.now()));
           ps.setString(2, k);
           ps.executeUpdate();
@@ -281,7 +290,10 @@ final class Competitors {
         try (ResultSet rs = ps.getResultSet()) {
           last =
               rs.next()
-                  ? new Answer(true, rs.getObject(1), rs.getMetaData().getColumnCount() > 1 ? rs.getObject(2) : null)
+                  ? new Answer(
+                      true,
+                      rs.getObject(1),
+                      rs.getMetaData().getColumnCount() > 1 ? rs.getObject(2) : null)
                   : new Answer(false, null, null);
         }
       } else if (ps.getUpdateCount() == -1) {
@@ -297,7 +309,9 @@ final class Competitors {
   /** Executes a statement and returns the first column of its answer's first row, or null. */
   static Long firstLong(PreparedStatement ps) throws SQLException {
     Answer a = answer(ps);
-    return !a.row() ? null : a.first() instanceof Number num ? num.longValue() : (a.first() == null ? null : 1L);
+    return !a.row()
+        ? null
+        : a.first() instanceof Number num ? num.longValue() : (a.first() == null ? null : 1L);
   }
 
   /** Executes the acquire and returns the fence if it was granted, else null. */
@@ -307,8 +321,16 @@ final class Competitors {
   }
 
   static List<String> names() {
-    return List.of("Leasehold, store per worker", "Leasehold, shared store", "Leasehold, shared pool",
-        "Leasehold publishing", "Leasehold SQL, bare JDBC", "seed SQL, bare JDBC", "ShedLock plain JDBC",
-        "ShedLock JdbcTemplate", "ShedLock JdbcTemplate, db time", "Spring JdbcLockRegistry");
+    return List.of(
+        "Leasehold, store per worker",
+        "Leasehold, shared store",
+        "Leasehold, shared pool",
+        "Leasehold publishing",
+        "Leasehold SQL, bare JDBC",
+        "seed SQL, bare JDBC",
+        "ShedLock plain JDBC",
+        "ShedLock JdbcTemplate",
+        "ShedLock JdbcTemplate, db time",
+        "Spring JdbcLockRegistry");
   }
 }

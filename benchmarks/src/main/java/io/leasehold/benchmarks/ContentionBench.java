@@ -31,8 +31,8 @@ import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * What contention costs: the latency of a refused attempt, and how long waiters wait for a key
- * that they take in turns.
+ * What contention costs: the latency of a refused attempt, and how long waiters wait for a key that
+ * they take in turns.
  */
 final class ContentionBench {
   /** Leasehold's acquire statement before issue 17 (git 30d2285), on the default table. */
@@ -77,20 +77,26 @@ final class ContentionBench {
       implements Throughput.CpuCost {}
 
   /**
-   * Refused attempts on a key someone holds, from {@code threads} threads at once, window by
-   * window in turn: Leasehold's {@code tryAcquire} on a dedicated pool, its acquire statement from
-   * bare JDBC, ShedLock's JdbcTemplate provider, the failed {@code UPDATE} that ShedLock's plain
-   * provider sends (through a pool, with the client's clock), Leasehold's former acquire and
-   * status read, and {@code tryAcquire} of a store on a shared pool (each statement with its
-   * opening).
+   * Refused attempts on a key someone holds, from {@code threads} threads at once, window by window
+   * in turn: Leasehold's {@code tryAcquire} on a dedicated pool, its acquire statement from bare
+   * JDBC, ShedLock's JdbcTemplate provider, the failed {@code UPDATE} that ShedLock's plain
+   * provider sends (through a pool, with the client's clock), Leasehold's former acquire and status
+   * read, and {@code tryAcquire} of a store on a shared pool (each statement with its opening).
    */
   List<Latency> refusals(int threads) throws Exception {
     HikariDataSource pool = run.db().pool(threads + 2);
     LeaseStore store =
-        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).dedicatedPool(true).build();
+        LeaseStore.builder(pool)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMinutes(30))
+            .dedicatedPool(true)
+            .build();
     HikariDataSource sharedPool = run.db().pool(threads + 2);
     LeaseStore sharedStore =
-        LeaseStore.builder(sharedPool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(30)).build();
+        LeaseStore.builder(sharedPool)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMinutes(30))
+            .build();
     LeaseKey key = LeaseKey.of("bench", "refused");
     Lease holder = ((AcquireResult.Acquired) store.tryAcquire(key, "bench")).lease();
     HikariDataSource shedPool = run.db().pool(threads + 2);
@@ -101,18 +107,21 @@ final class ContentionBench {
                 .usingDbTime()
                 .build());
     Optional<SimpleLock> shedHeld =
-        shedLock.lock(new LockConfiguration(Instant.now(), "refused", Duration.ofMinutes(30), Duration.ZERO));
+        shedLock.lock(
+            new LockConfiguration(Instant.now(), "refused", Duration.ofMinutes(30), Duration.ZERO));
     if (shedHeld.isEmpty()) {
       throw new IllegalStateException("could not take the ShedLock lock to refuse others");
     }
-    LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
+    LeaseStatements sql =
+        LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true);
     List<RefusalFactory> competitors =
         List.of(
-            t -> () -> {
-              if (!(store.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
-                throw new IllegalStateException("not refused");
-              }
-            },
+            t ->
+                () -> {
+                  if (!(store.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
+                    throw new IllegalStateException("not refused");
+                  }
+                },
             t -> {
               Connection c = run.db().connection();
               try (Statement st = c.createStatement()) {
@@ -120,34 +129,41 @@ final class ContentionBench {
               }
               PreparedStatement acquire = c.prepareStatement(sql.acquire());
               return () -> {
-                LeaseStatements.bindAcquire(acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
+                LeaseStatements.bindAcquire(
+                    acquire, "bench", "refused", UUID.randomUUID(), "bench", 30_000_000, 0);
                 if (Competitors.grantedFence(acquire) != null) {
                   throw new IllegalStateException("not refused");
                 }
               };
             },
-            t -> () -> {
-              if (shedLock.lock(new LockConfiguration(Instant.now(), "refused", Duration.ofSeconds(30), Duration.ZERO))
-                  .isPresent()) {
-                throw new IllegalStateException("not refused");
-              }
-            },
-            t -> () -> {
-              java.sql.Timestamp now = java.sql.Timestamp.from(Instant.now());
-              try (Connection c = shedPool.getConnection();
-                  PreparedStatement update =
-                      c.prepareStatement(
-                          "UPDATE shedlock SET lock_until = ?, locked_at = ?, locked_by = ? WHERE name = ? AND lock_until <= ?")) {
-                update.setTimestamp(1, java.sql.Timestamp.from(now.toInstant().plusSeconds(30)));
-                update.setTimestamp(2, now);
-                update.setString(3, "bench");
-                update.setString(4, "refused");
-                update.setTimestamp(5, now);
-                if (update.executeUpdate() != 0) {
-                  throw new IllegalStateException("not refused");
-                }
-              }
-            },
+            t ->
+                () -> {
+                  if (shedLock
+                      .lock(
+                          new LockConfiguration(
+                              Instant.now(), "refused", Duration.ofSeconds(30), Duration.ZERO))
+                      .isPresent()) {
+                    throw new IllegalStateException("not refused");
+                  }
+                },
+            t ->
+                () -> {
+                  java.sql.Timestamp now = java.sql.Timestamp.from(Instant.now());
+                  try (Connection c = shedPool.getConnection();
+                      PreparedStatement update =
+                          c.prepareStatement(
+                              "UPDATE shedlock SET lock_until = ?, locked_at = ?, locked_by = ? WHERE name = ? AND lock_until <= ?")) {
+                    update.setTimestamp(
+                        1, java.sql.Timestamp.from(now.toInstant().plusSeconds(30)));
+                    update.setTimestamp(2, now);
+                    update.setString(3, "bench");
+                    update.setString(4, "refused");
+                    update.setTimestamp(5, now);
+                    if (update.executeUpdate() != 0) {
+                      throw new IllegalStateException("not refused");
+                    }
+                  }
+                },
             t -> {
               // The acquire before issue 17, for the before/after figure: a conditional UPSERT
               // (which locks the row and waits for a WAL flush even when it refuses, and draws a
@@ -159,7 +175,8 @@ final class ContentionBench {
               PreparedStatement upsert = c.prepareStatement(opening + FORMER_ACQUIRE);
               PreparedStatement status =
                   c.prepareStatement(
-                      opening + "SELECT statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at,"
+                      opening
+                          + "SELECT statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at,"
                           + " l.expires_at, l.released_at FROM (SELECT) AS now LEFT JOIN leasehold_lease AS l"
                           + " ON l.account_id = ? AND l.session_id = ?");
               return () -> {
@@ -177,11 +194,12 @@ final class ContentionBench {
                 Competitors.firstLong(status);
               };
             },
-            t -> () -> {
-              if (!(sharedStore.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
-                throw new IllegalStateException("not refused");
-              }
-            });
+            t ->
+                () -> {
+                  if (!(sharedStore.tryAcquire(key, "bench") instanceof AcquireResult.Busy)) {
+                    throw new IllegalStateException("not refused");
+                  }
+                });
     try {
       List<List<Refusal>> ops = new ArrayList<>();
       for (RefusalFactory f : competitors) {
@@ -206,15 +224,20 @@ final class ContentionBench {
           long[] lat = timed(ops.get(c));
           samples.get(c).add(lat);
           client[c][w] = (cpu.client() - client0) / 1e3 / Math.max(1, lat.length);
-          server[c][w] = server0 < 0 ? Double.NaN : (cpu.server() - server0) / 1e3 / Math.max(1, lat.length);
+          server[c][w] =
+              server0 < 0 ? Double.NaN : (cpu.server() - server0) / 1e3 / Math.max(1, lat.length);
         }
       }
       List<Latency> result = new ArrayList<>();
       for (int c = 0; c < samples.size(); c++) {
         long[] all = samples.get(c).stream().flatMapToLong(Arrays::stream).sorted().toArray();
         result.add(
-            new Latency(all[all.length / 2] / 1e3, all[(int) (all.length * 0.99)] / 1e3, all.length,
-                Throughput.median(client[c]), Throughput.median(server[c])));
+            new Latency(
+                all[all.length / 2] / 1e3,
+                all[(int) (all.length * 0.99)] / 1e3,
+                all.length,
+                Throughput.median(client[c]),
+                Throughput.median(server[c])));
       }
       return result;
     } finally {
@@ -269,11 +292,11 @@ final class ContentionBench {
   record Waits(double p50, double p90, double max, double totalMillis, int grants) {}
 
   /**
-   * {@code waiters} callers each wait for one key with {@code acquire(request, 60 s)}, hold it
-   * for {@code hold} and release it, all at once; repeated {@code rounds} times.
+   * {@code waiters} callers each wait for one key with {@code acquire(request, 60 s)}, hold it for
+   * {@code hold} and release it, all at once; repeated {@code rounds} times.
    *
-   * @param mode {@code "one store"} (every waiter in one store: a release wakes the others in
-   *     the process), {@code "store per waiter, polling"} (like separate processes that publish
+   * @param mode {@code "one store"} (every waiter in one store: a release wakes the others in the
+   *     process), {@code "store per waiter, polling"} (like separate processes that publish
    *     nothing), {@code "store per waiter, watcher"} (each process publishes and runs a watcher)
    */
   Waits waits(String mode, int waiters, Duration hold, int rounds) throws Exception {
@@ -311,7 +334,8 @@ final class ContentionBench {
                   () -> {
                     start.await();
                     long t = System.nanoTime();
-                    AcquireResult r = store.acquire(AcquireRequest.of(key, "bench-wait"), Duration.ofSeconds(60));
+                    AcquireResult r =
+                        store.acquire(AcquireRequest.of(key, "bench-wait"), Duration.ofSeconds(60));
                     double waited = (System.nanoTime() - t) / 1e6;
                     if (!(r instanceof AcquireResult.Acquired a)) {
                       throw new IllegalStateException("a waiter was not served within 60 s: " + r);

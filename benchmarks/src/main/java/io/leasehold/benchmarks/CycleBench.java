@@ -8,20 +8,26 @@ final class CycleBench extends BenchGroup {
     super(context);
   }
 
-
   /**
    * Acquire + release cycles of Leasehold (a store per worker, a shared store, a store on a pool
    * shared with the application, a publishing store), its own SQL from bare JDBC, the seed's SQL,
-   * ShedLock's three configurations and Spring's registry, uncontended and contended. Alone:
-   * {@code mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=cycle"}.
+   * ShedLock's three configurations and Spring's registry, uncontended and contended. Alone: {@code
+   * mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=cycle"}.
    */
   void cycles() throws Exception {
     Competitors competitors = new Competitors(db);
     List<String> names = Competitors.names();
     for (boolean contended : List.of(false, true)) {
-      line("## Acquire + release, " + (contended ? "contended (all threads on one key)" : "uncontended (each thread its own key)"));
+      line(
+          "## Acquire + release, "
+              + (contended
+                  ? "contended (all threads on one key)"
+                  : "uncontended (each thread its own key)"));
       line("");
-      line("Successful cycles per second" + (contended ? " (refused attempts per second in brackets)" : "") + ".");
+      line(
+          "Successful cycles per second"
+              + (contended ? " (refused attempts per second in brackets)" : "")
+              + ".");
       line("");
       StringBuilder head = new StringBuilder("| threads |");
       StringBuilder sep = new StringBuilder("| --- |");
@@ -35,7 +41,8 @@ final class CycleBench extends BenchGroup {
       for (int threads : threadCounts) {
         List<Throughput.OpFactory> f =
             List.of(
-                competitors.leasehold(contended, Competitors.Setup.STORE_PER_WORKER, threads, false),
+                competitors.leasehold(
+                    contended, Competitors.Setup.STORE_PER_WORKER, threads, false),
                 competitors.leasehold(contended, Competitors.Setup.SHARED_STORE, threads, false),
                 competitors.leasehold(contended, Competitors.Setup.SHARED_POOL, threads, false),
                 competitors.leasehold(contended, Competitors.Setup.SHARED_STORE, threads, true),
@@ -59,23 +66,43 @@ final class CycleBench extends BenchGroup {
         line(row.toString());
       }
       line("");
-      line("Ratios of successful cycles, Leasehold with a store per worker (the others as named) to each peer:");
+      line(
+          "Ratios of successful cycles, Leasehold with a store per worker (the others as named) to each peer:");
       line("");
-      line("| threads | / ShedLock plain | / ShedLock JdbcTemplate | / ShedLock db time | / Spring | / seed SQL"
-          + " | / own SQL | shared store / ShedLock plain | shared pool / ShedLock plain | publishing / shared store |");
+      line(
+          "| threads | / ShedLock plain | / ShedLock JdbcTemplate | / ShedLock db time | / Spring | / seed SQL"
+              + " | / own SQL | shared store / ShedLock plain | shared pool / ShedLock plain | publishing / shared store |");
       line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
       for (int t = 0; t < threadCounts.size(); t++) {
         List<Throughput.Rate> r = rows.get(t);
         double lh = r.get(0).successes();
-        line("| " + threadCounts.get(t) + " | " + ratio(lh, r.get(6).successes()) + " | " + ratio(lh, r.get(7).successes())
-            + " | " + ratio(lh, r.get(8).successes()) + " | " + ratio(lh, r.get(9).successes()) + " | "
-            + ratio(lh, r.get(5).successes()) + " | " + ratio(lh, r.get(4).successes()) + " | "
-            + ratio(r.get(1).successes(), r.get(6).successes()) + " | " + ratio(r.get(2).successes(), r.get(6).successes())
-            + " | " + ratio(r.get(3).successes(), r.get(1).successes()) + " |");
+        line(
+            "| "
+                + threadCounts.get(t)
+                + " | "
+                + ratio(lh, r.get(6).successes())
+                + " | "
+                + ratio(lh, r.get(7).successes())
+                + " | "
+                + ratio(lh, r.get(8).successes())
+                + " | "
+                + ratio(lh, r.get(9).successes())
+                + " | "
+                + ratio(lh, r.get(5).successes())
+                + " | "
+                + ratio(lh, r.get(4).successes())
+                + " | "
+                + ratio(r.get(1).successes(), r.get(6).successes())
+                + " | "
+                + ratio(r.get(2).successes(), r.get(6).successes())
+                + " | "
+                + ratio(r.get(3).successes(), r.get(1).successes())
+                + " |");
       }
       line("");
-      line("CPU time per attempt (a cycle, or a refused try), microseconds, client (the benchmark's JVM) / server"
-          + " (every PostgreSQL process):");
+      line(
+          "CPU time per attempt (a cycle, or a refused try), microseconds, client (the benchmark's JVM) / server"
+              + " (every PostgreSQL process):");
       line("");
       cpuTable(head, sep, rows);
       line("");

@@ -56,32 +56,57 @@ final class EvictionBench extends BenchGroup {
   void eviction() {
     line("## In-memory guard: admitting new keys while filling and when full");
     line("");
-    line("| bound (`maxKeys`) | filling: per new key | full: per key of a new account | full: per new key of an account"
-        + " it remembers | remembered keys after |");
+    line(
+        "| bound (`maxKeys`) | filling: per new key | full: per key of a new account | full: per new key of an account"
+            + " it remembers | remembered keys after |");
     line("| --- | --- | --- | --- | --- |");
     for (int bound : BOUNDS) {
-      InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+      InMemoryFenceGuard guard =
+          InMemoryFenceGuard.builder()
+              .verifier(TokenVerifier.trustEveryWriter())
+              .maxKeys(bound)
+              .build();
       // Filling: every key its own account, the multi-tenant case of the issue.
       int[] next = {0};
       Cost filling = timed(() -> guard.admit(token("filler-" + next[0]++, "s")), bound, false);
       Cost[] newAccount = new Cost[windows];
       Cost[] ownAccount = new Cost[windows];
-      timed(() -> guard.admit(token("warm-" + next[0]++, "s")), MOST_PER_WINDOW, true); // warm-up window
+      timed(
+          () -> guard.admit(token("warm-" + next[0]++, "s")),
+          MOST_PER_WINDOW,
+          true); // warm-up window
       for (int w = 0; w < windows; w++) {
-        newAccount[w] = timed(() -> guard.admit(token("new-" + next[0]++, "s")), MOST_PER_WINDOW, true);
+        newAccount[w] =
+            timed(() -> guard.admit(token("new-" + next[0]++, "s")), MOST_PER_WINDOW, true);
         // An account the guard remembers (its first key admitted now), adding keys of its own.
         String account = "own-" + w;
         guard.admit(token(account, "first"));
-        ownAccount[w] = timed(() -> guard.admit(token(account, "s" + next[0]++)), MOST_PER_WINDOW, true);
+        ownAccount[w] =
+            timed(() -> guard.admit(token(account, "s" + next[0]++)), MOST_PER_WINDOW, true);
       }
-      line("| " + String.format(Locale.ROOT, "%,d", bound) + " | " + filling + " | " + Cost.median(newAccount) + " | "
-          + Cost.median(ownAccount) + " | " + String.format(Locale.ROOT, "%,d", guard.rememberedKeys()) + " |");
+      line(
+          "| "
+              + String.format(Locale.ROOT, "%,d", bound)
+              + " | "
+              + filling
+              + " | "
+              + Cost.median(newAccount)
+              + " | "
+              + Cost.median(ownAccount)
+              + " | "
+              + String.format(Locale.ROOT, "%,d", guard.rememberedKeys())
+              + " |");
     }
     line("");
-    line("CPU time of the admitting thread per admission (elapsed time in brackets). Filling: the first"
-        + " `maxKeys` admissions, each a new account. Full: the median of " + windows + " windows of at most "
-        + window.toMillis() + " ms or " + String.format(Locale.ROOT, "%,d", MOST_PER_WINDOW)
-        + " admissions, after one warm-up window.");
+    line(
+        "CPU time of the admitting thread per admission (elapsed time in brackets). Filling: the first"
+            + " `maxKeys` admissions, each a new account. Full: the median of "
+            + windows
+            + " windows of at most "
+            + window.toMillis()
+            + " ms or "
+            + String.format(Locale.ROOT, "%,d", MOST_PER_WINDOW)
+            + " admissions, after one warm-up window.");
     line("");
   }
 
@@ -90,7 +115,10 @@ final class EvictionBench extends BenchGroup {
     return new FencingToken(LeaseKey.of(account, session), fence, new UUID(0, fence));
   }
 
-  /** Runs {@code admission} {@code count} times, or fewer if {@code windowed} and the window ends first. */
+  /**
+   * Runs {@code admission} {@code count} times, or fewer if {@code windowed} and the window ends
+   * first.
+   */
   private Cost timed(Runnable admission, int count, boolean windowed) {
     long cpuStart = THREADS.getCurrentThreadCpuTime();
     long start = System.nanoTime();

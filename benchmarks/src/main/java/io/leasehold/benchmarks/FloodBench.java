@@ -41,20 +41,39 @@ final class FloodBench extends BenchGroup {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
     LeaseKey key = LeaseKey.of("acct-7", "flood");
     Function<Long, FencingToken> unsigned = f -> new FencingToken(key, f, UUID.randomUUID());
-    cell("valid, each token new (a signature check each)",
-        f -> signing.sign(unsigned.apply(f), Clock.systemUTC(), Duration.ofMinutes(5)), signing);
-    cell("forged: signed by a key of the same id (full check)",
-        f -> stranger.sign(unsigned.apply(f), Clock.systemUTC(), Duration.ofMinutes(5)), signing);
-    cell("forged: unknown key id (refused before the cryptography)",
-        f -> unsigned.apply(f).withSignature(new TokenSignature("nobody", now, now.plusSeconds(60), garbage(random, 64))), signing);
-    cell("forged: signature of the wrong length (refused before the cryptography)",
-        f -> unsigned.apply(f).withSignature(new TokenSignature("bench", now, now.plusSeconds(60), garbage(random, 16))), signing);
-    cell("replayed: expired window (refused before the cryptography)",
-        f -> signing.sign(unsigned.apply(f), now.minusSeconds(600), now.minusSeconds(300)), signing);
+    cell(
+        "valid, each token new (a signature check each)",
+        f -> signing.sign(unsigned.apply(f), Clock.systemUTC(), Duration.ofMinutes(5)),
+        signing);
+    cell(
+        "forged: signed by a key of the same id (full check)",
+        f -> stranger.sign(unsigned.apply(f), Clock.systemUTC(), Duration.ofMinutes(5)),
+        signing);
+    cell(
+        "forged: unknown key id (refused before the cryptography)",
+        f ->
+            unsigned
+                .apply(f)
+                .withSignature(
+                    new TokenSignature("nobody", now, now.plusSeconds(60), garbage(random, 64))),
+        signing);
+    cell(
+        "forged: signature of the wrong length (refused before the cryptography)",
+        f ->
+            unsigned
+                .apply(f)
+                .withSignature(
+                    new TokenSignature("bench", now, now.plusSeconds(60), garbage(random, 16))),
+        signing);
+    cell(
+        "replayed: expired window (refused before the cryptography)",
+        f -> signing.sign(unsigned.apply(f), now.minusSeconds(600), now.minusSeconds(300)),
+        signing);
     line("");
-    line("A forged token with a well-formed Ed25519 signature of the right length under a known key id"
-        + " costs a full signature check; every other forgery, and every expired replay, is refused"
-        + " by lookups. Refusals add nothing to the guard (its mark is unchanged).");
+    line(
+        "A forged token with a well-formed Ed25519 signature of the right length under a known key id"
+            + " costs a full signature check; every other forgery, and every expired replay, is refused"
+            + " by lookups. Refusals add nothing to the guard (its mark is unchanged).");
     line("");
   }
 
@@ -64,7 +83,8 @@ final class FloodBench extends BenchGroup {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
   }
 
-  private void cell(String name, Function<Long, FencingToken> make, SigningKey trusted) throws Exception {
+  private void cell(String name, Function<Long, FencingToken> make, SigningKey trusted)
+      throws Exception {
     int n = 2048;
     FencingToken[] tokens = new FencingToken[n];
     for (int i = 0; i < n; i++) {
@@ -80,8 +100,10 @@ final class FloodBench extends BenchGroup {
                 count -> {
                   int k = count % n;
                   if (k == 0) {
-                    // A new guard each pass: its verifier has seen none of the tokens, its marks are 0.
-                    guard[0] = InMemoryFenceGuard.builder().verifier(TokenVerifier.signedBy(keys)).build();
+                    // A new guard each pass: its verifier has seen none of the tokens, its marks
+                    // are 0.
+                    guard[0] =
+                        InMemoryFenceGuard.builder().verifier(TokenVerifier.signedBy(keys)).build();
                   }
                   try {
                     guard[0].admit(tokens[k]);

@@ -1,6 +1,5 @@
 package io.leasehold.benchmarks;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
@@ -14,6 +13,7 @@ import io.leasehold.adapters.tool.ToolInvocation;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,7 +28,6 @@ final class GuardBench extends BenchGroup {
   GuardBench(BenchGroup.Context context) {
     super(context);
   }
-
 
   /**
    * The guards: in-memory admit, fenced file write, fenced transaction, tool executor. Alone:
@@ -48,7 +47,11 @@ final class GuardBench extends BenchGroup {
                 (i, n) -> {
                   FencingToken[] tokens = new FencingToken[manyKeys ? 1024 : 1];
                   for (int k = 0; k < tokens.length; k++) {
-                    tokens[k] = new FencingToken(LeaseKey.of("g", manyKeys ? "k" + i + "-" + k : "one"), 1, UUID.randomUUID());
+                    tokens[k] =
+                        new FencingToken(
+                            LeaseKey.of("g", manyKeys ? "k" + i + "-" + k : "one"),
+                            1,
+                            UUID.randomUUID());
                   }
                   int[] next = {0};
                   return () -> {
@@ -59,82 +62,143 @@ final class GuardBench extends BenchGroup {
                   };
                 });
         double rate = Throughput.interleaved(f, threads, window, windows).get(0).successes() * 1000;
-        line("| in-memory guard admit, " + threads + " thread(s), " + (manyKeys ? "1,024 keys per thread" : "one key")
-            + " | " + fmt(1e9 / rate * threads) + " ns/op | | |");
+        line(
+            "| in-memory guard admit, "
+                + threads
+                + " thread(s), "
+                + (manyKeys ? "1,024 keys per thread" : "one key")
+                + " | "
+                + fmt(1e9 / rate * threads)
+                + " ns/op | | |");
       }
     }
     // File store: fenced write vs the same atomic write without fencing.
     Path dir = Files.createTempDirectory("leasehold-bench-files");
-    FencedFileStore files = FencedFileStore.open(dir.resolve("store"), TokenVerifier.trustEveryWriter());
+    FencedFileStore files =
+        FencedFileStore.open(dir.resolve("store"), TokenVerifier.trustEveryWriter());
     Path plain = Files.createDirectories(dir.resolve("plain"));
     FencingToken token = new FencingToken(LeaseKey.of("g", "files"), 1, UUID.randomUUID());
     for (int size : List.of(1024, 1 << 20)) {
       byte[] content = new byte[size];
       List<Throughput.OpFactory> f =
           List.of(
-              (i, n) -> () -> {
-                files.write(token, "g/files/f.bin", content);
-                return true;
-              },
-              (i, n) -> () -> {
-                atomicWrite(plain, content);
-                return true;
-              });
+              (i, n) ->
+                  () -> {
+                    files.write(token, "g/files/f.bin", content);
+                    return true;
+                  },
+              (i, n) ->
+                  () -> {
+                    atomicWrite(plain, content);
+                    return true;
+                  });
       List<Throughput.Rate> r = Throughput.interleaved(f, 1, window, windows);
-      line("| file write, " + (size == 1024 ? "1 KiB" : "1 MiB") + " | " + fmt(1e6 / r.get(0).successes()) + " us | "
-          + fmt(1e6 / r.get(1).successes()) + " us | " + ratio(r.get(1).successes(), r.get(0).successes()) + " |");
+      line(
+          "| file write, "
+              + (size == 1024 ? "1 KiB" : "1 MiB")
+              + " | "
+              + fmt(1e6 / r.get(0).successes())
+              + " us | "
+              + fmt(1e6 / r.get(1).successes())
+              + " us | "
+              + ratio(r.get(1).successes(), r.get(0).successes())
+              + " |");
     }
     // Database writer: fenced transaction vs the same transaction without the guard.
     HikariDataSource pool = db.pool(4);
     HighWaterSchema.defaults().apply(pool);
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
     }
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
-    FencedJdbcWriter atCommit = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(true).build();
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter atCommit =
+        FencedJdbcWriter.builder(pool)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .admitAtCommit(true)
+            .build();
     FencingToken dbToken = new FencingToken(LeaseKey.of("g", "db"), 1, UUID.randomUUID());
     List<Throughput.OpFactory> dbf =
         List.of(
             Throughput.always(k -> writer.write(dbToken, (c, t) -> insertRow(c, t.fence()))),
             Throughput.always(k -> atCommit.write(dbToken, (c, t) -> insertRow(c, t.fence()))),
-            (i, n) -> () -> {
-              try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                insertRow(c, 1);
-                c.commit();
-                c.setAutoCommit(true);
-              }
-              return true;
-            });
+            (i, n) ->
+                () -> {
+                  try (Connection c = pool.getConnection()) {
+                    c.setAutoCommit(false);
+                    insertRow(c, 1);
+                    c.commit();
+                    c.setAutoCommit(true);
+                  }
+                  return true;
+                });
     List<Throughput.Rate> dr = Throughput.interleaved(dbf, 1, window, windows);
-    line("| database writer, one INSERT per transaction (admission first) | " + fmt(1e6 / dr.get(0).successes()) + " us | "
-        + fmt(1e6 / dr.get(2).successes()) + " us | " + ratio(dr.get(2).successes(), dr.get(0).successes()) + " |");
-    line("| database writer, one INSERT per transaction (admitAtCommit) | " + fmt(1e6 / dr.get(1).successes()) + " us | "
-        + fmt(1e6 / dr.get(2).successes()) + " us | " + ratio(dr.get(2).successes(), dr.get(1).successes()) + " |");
+    line(
+        "| database writer, one INSERT per transaction (admission first) | "
+            + fmt(1e6 / dr.get(0).successes())
+            + " us | "
+            + fmt(1e6 / dr.get(2).successes())
+            + " us | "
+            + ratio(dr.get(2).successes(), dr.get(0).successes())
+            + " |");
+    line(
+        "| database writer, one INSERT per transaction (admitAtCommit) | "
+            + fmt(1e6 / dr.get(1).successes())
+            + " us | "
+            + fmt(1e6 / dr.get(2).successes())
+            + " us | "
+            + ratio(dr.get(2).successes(), dr.get(1).successes())
+            + " |");
     // Tool executor vs a direct call, with and without the durable journal.
     FencedTool tool = FencedTool.of("noop", args -> args);
-    FencedToolExecutor memory = FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(new MemoryToolJournal()).tool(tool).build();
+    FencedToolExecutor memory =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(new MemoryToolJournal())
+            .tool(tool)
+            .build();
     FencedToolExecutor durable =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(tool).build();
-    com.fasterxml.jackson.databind.node.ObjectNode args = JsonNodeFactory.instance.objectNode().put("x", 1);
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
+            .tool(tool)
+            .build();
+    com.fasterxml.jackson.databind.node.ObjectNode args =
+        JsonNodeFactory.instance.objectNode().put("x", 1);
     FencingToken toolToken = new FencingToken(LeaseKey.of("g", "tool"), 1, UUID.randomUUID());
-    ToolInvocation direct = new ToolInvocation(UUID.randomUUID(), "noop", args, toolToken, Optional.empty());
+    ToolInvocation direct =
+        new ToolInvocation(UUID.randomUUID(), "noop", args, toolToken, Optional.empty());
     List<Throughput.OpFactory> tf =
         List.of(
             (i, n) -> () -> memory.call(toolToken, "noop", args) != null,
             (i, n) -> () -> tool.call(direct) != null);
     List<Throughput.Rate> tr = Throughput.interleaved(tf, 1, window, windows);
-    line("| tool executor, in-memory journal | " + fmt(1e6 / tr.get(0).successes()) + " us | "
-        + String.format(Locale.ROOT, "%.3f", 1e6 / tr.get(1).successes()) + " us | overhead "
-        + fmt(1e6 / tr.get(0).successes() - 1e6 / tr.get(1).successes()) + " us |");
+    line(
+        "| tool executor, in-memory journal | "
+            + fmt(1e6 / tr.get(0).successes())
+            + " us | "
+            + String.format(Locale.ROOT, "%.3f", 1e6 / tr.get(1).successes())
+            + " us | overhead "
+            + fmt(1e6 / tr.get(0).successes() - 1e6 / tr.get(1).successes())
+            + " us |");
     // Two forced appends per call (intent and start, then the outcome); concurrent calls share
     // forces, so four threads pay for fewer than two each.
     for (int threads : List.of(1, 4)) {
       List<Throughput.Rate> tdr =
-          Throughput.interleaved(List.of((i, n) -> () -> durable.call(toolToken, "noop", args) != null), threads, window, windows);
-      line("| tool executor, durable file journal, " + threads + (threads == 1 ? " thread" : " threads")
-          + " (time per call: 1 / throughput) | " + fmt(1e6 / tdr.get(0).successes()) + " us | | |");
+          Throughput.interleaved(
+              List.of((i, n) -> () -> durable.call(toolToken, "noop", args) != null),
+              threads,
+              window,
+              windows);
+      line(
+          "| tool executor, durable file journal, "
+              + threads
+              + (threads == 1 ? " thread" : " threads")
+              + " (time per call: 1 / throughput) | "
+              + fmt(1e6 / tdr.get(0).successes())
+              + " us | | |");
     }
     line("");
   }

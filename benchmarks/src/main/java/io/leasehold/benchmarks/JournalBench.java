@@ -14,7 +14,6 @@ final class JournalBench extends BenchGroup {
     super(context);
   }
 
-
   /**
    * Opening a tool journal with a long history (issue 13's target: 1M historical calls open in
    * under 0.5 s with under 50 MiB of heap). The history is written line by line as the executor
@@ -23,7 +22,10 @@ final class JournalBench extends BenchGroup {
    * Alone: {@code ... -Dbench.args="group=journal"}.
    */
   void journal(int calls) throws Exception {
-    line("## Tool journal: opening after " + String.format(Locale.ROOT, "%,d", calls) + " historical calls");
+    line(
+        "## Tool journal: opening after "
+            + String.format(Locale.ROOT, "%,d", calls)
+            + " historical calls");
     line("");
     Path dir = Files.createTempDirectory("leasehold-bench-journal");
     Path file = dir.resolve("tools.jsonl");
@@ -56,18 +58,42 @@ final class JournalBench extends BenchGroup {
     long worstOpen = System.nanoTime() - t2;
     line("| measure | value |");
     line("| --- | --- |");
-    line("| history written | " + fmt(historyBytes / 1048576.0) + " MiB, " + String.format(Locale.ROOT, "%,d", calls * 3L - 10) + " lines |");
-    line("| first open (reads the history once, then compacts it) | " + fmt(firstOpen / 1e6) + " ms |");
-    line("| compacted journal | " + fmt(compactedBytes / 1024.0) + " KiB, " + live + " live calls |");
+    line(
+        "| history written | "
+            + fmt(historyBytes / 1048576.0)
+            + " MiB, "
+            + String.format(Locale.ROOT, "%,d", calls * 3L - 10)
+            + " lines |");
+    line(
+        "| first open (reads the history once, then compacts it) | "
+            + fmt(firstOpen / 1e6)
+            + " ms |");
+    line(
+        "| compacted journal | "
+            + fmt(compactedBytes / 1024.0)
+            + " KiB, "
+            + live
+            + " live calls |");
     line("| reopen of the compacted journal | " + fmt(reopen / 1e6) + " ms |");
-    line("| heap held by the reopened journal (after GC, approximate) | " + fmt((heapAfter - heapBefore) / 1048576.0) + " MiB |");
-    line("| open of the largest file a running journal leaves (" + fmt(worstBytes / 1048576.0) + " MiB, not yet compacted) | " + fmt(worstOpen / 1e6) + " ms |");
+    line(
+        "| heap held by the reopened journal (after GC, approximate) | "
+            + fmt((heapAfter - heapBefore) / 1048576.0)
+            + " MiB |");
+    line(
+        "| open of the largest file a running journal leaves ("
+            + fmt(worstBytes / 1048576.0)
+            + " MiB, not yet compacted) | "
+            + fmt(worstOpen / 1e6)
+            + " ms |");
     line("");
   }
 
-  /** Writes the lines the executor writes for {@code calls} calls, stopping before {@code maxBytes}. */
+  /**
+   * Writes the lines the executor writes for {@code calls} calls, stopping before {@code maxBytes}.
+   */
   private static void writeHistory(Path file, int calls, long maxBytes) throws java.io.IOException {
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
     long written = 0;
     try (java.io.BufferedWriter w = Files.newBufferedWriter(file)) {
       for (int i = 0; i < calls && written < maxBytes - 1024; i++) {
@@ -75,14 +101,26 @@ final class JournalBench extends BenchGroup {
         FencingToken token = new FencingToken(key, 1 + i / 1000, new UUID(7, i / 1000));
         String call = new UUID(11, i).toString();
         com.fasterxml.jackson.databind.node.ObjectNode intended = json.createObjectNode();
-        intended.put("event", "intended").put("call", call).put("tool", "send_message").put("token", token.toText());
+        intended
+            .put("event", "intended")
+            .put("call", call)
+            .put("tool", "send_message")
+            .put("token", token.toText());
         intended.set("arguments", json.createObjectNode().put("text", "message number " + i));
         if (i % 1000 == 0) {
           intended.put("idempotencyKey", "message-" + i);
         }
-        String lines = json.writeValueAsString(intended) + "\n"
-            + "{\"event\":\"started\",\"call\":\"" + call + "\",\"token\":\"" + token.toText() + "\"}\n"
-            + (i < calls - 10 ? "{\"event\":\"finished\",\"call\":\"" + call + "\",\"result\":\"sent\"}\n" : "");
+        String lines =
+            json.writeValueAsString(intended)
+                + "\n"
+                + "{\"event\":\"started\",\"call\":\""
+                + call
+                + "\",\"token\":\""
+                + token.toText()
+                + "\"}\n"
+                + (i < calls - 10
+                    ? "{\"event\":\"finished\",\"call\":\"" + call + "\",\"result\":\"sent\"}\n"
+                    : "");
         w.write(lines);
         written += lines.length();
       }

@@ -13,9 +13,9 @@ import java.util.UUID;
 
 /**
  * The exact statements the lease store sends, for the benchmarks that issue them from a bare JDBC
- * loop (the floor of the library's own overhead). They are package-private in leasehold-core,
- * which is right for users; the benchmarks, run on the class path, read them by reflection rather
- * than put a class into the store's package.
+ * loop (the floor of the library's own overhead). They are package-private in leasehold-core, which
+ * is right for users; the benchmarks, run on the class path, read them by reflection rather than
+ * put a class into the store's package.
  */
 record LeaseStatements(
     String acquire,
@@ -38,32 +38,64 @@ record LeaseStatements(
    * @param dedicated true for the statements of a store on a dedicated pool: no opening, the
    *     timeouts set once per connection by {@code sessionTimeouts} (null otherwise)
    */
-  static LeaseStatements of(Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
+  static LeaseStatements of(
+      Duration lockTimeout, Duration statementTimeout, boolean notify, boolean dedicated) {
     try {
       // Each statement family of the store holds its texts; built without a runner, they only
       // hold texts (see io.leasehold.lease.StoreParts for how the store wires them).
       Class<?> settingsType = type("StatementSettings");
       Object settings =
-          construct(settingsType, new Class<?>[] {LeaseSchema.class, Duration.class, Duration.class, boolean.class},
-              LeaseSchema.defaults(), lockTimeout, statementTimeout, dedicated);
+          construct(
+              settingsType,
+              new Class<?>[] {LeaseSchema.class, Duration.class, Duration.class, boolean.class},
+              LeaseSchema.defaults(),
+              lockTimeout,
+              statementTimeout,
+              dedicated);
       Class<?> runner = type("StatementRunner");
       Class<?> readsType = type("ReadStatements");
       Object reads =
-          construct(readsType, new Class<?>[] {runner, settingsType, Duration.class}, null, settings, Duration.ZERO);
+          construct(
+              readsType,
+              new Class<?>[] {runner, settingsType, Duration.class},
+              null,
+              settings,
+              Duration.ZERO);
       Object acquires =
-          construct(type("AcquireStatements"),
+          construct(
+              type("AcquireStatements"),
               new Class<?>[] {runner, settingsType, readsType, boolean.class, Duration.class},
-              null, settings, reads, notify, Duration.ZERO);
+              null,
+              settings,
+              reads,
+              notify,
+              Duration.ZERO);
       Object releases =
-          construct(type("ReleaseStatements"), new Class<?>[] {runner, settingsType, readsType}, null, settings, reads);
-      Object renew = construct(type("RenewStatement"), new Class<?>[] {runner, settingsType}, null, settings);
-      String publish = notify ? (String) invoke(type("ChangePublisher"), "statement", settingsType, settings) : null;
+          construct(
+              type("ReleaseStatements"),
+              new Class<?>[] {runner, settingsType, readsType},
+              null,
+              settings,
+              reads);
+      Object renew =
+          construct(type("RenewStatement"), new Class<?>[] {runner, settingsType}, null, settings);
+      String publish =
+          notify
+              ? (String) invoke(type("ChangePublisher"), "statement", settingsType, settings)
+              : null;
       String sessionTimeouts = (String) invoke(settingsType, "sessionTimeouts", null, settings);
       return new LeaseStatements(
-          field(acquires, "acquire"), field(acquires, "acquireNew"), field(releases, "release"),
-          field(releases, "releaseHolding"), field(reads, "status"), field(renew, "renew"), publish, sessionTimeouts);
+          field(acquires, "acquire"),
+          field(acquires, "acquireNew"),
+          field(releases, "release"),
+          field(releases, "releaseHolding"),
+          field(reads, "status"),
+          field(renew, "renew"),
+          publish,
+          sessionTimeouts);
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("could not read the store's statements from " + PACKAGE + "*Statement(s)", e);
+      throw new IllegalStateException(
+          "could not read the store's statements from " + PACKAGE + "*Statement(s)", e);
     }
   }
 
@@ -78,10 +110,13 @@ record LeaseStatements(
     return c.newInstance(args);
   }
 
-  /** A static method of one parameter ({@code parameter} non-null), or an instance method of none. */
+  /**
+   * A static method of one parameter ({@code parameter} non-null), or an instance method of none.
+   */
   private static Object invoke(Class<?> type, String name, Class<?> parameter, Object arg)
       throws ReflectiveOperationException {
-    Method m = parameter == null ? type.getDeclaredMethod(name) : type.getDeclaredMethod(name, parameter);
+    Method m =
+        parameter == null ? type.getDeclaredMethod(name) : type.getDeclaredMethod(name, parameter);
     m.setAccessible(true);
     return parameter == null ? m.invoke(arg) : m.invoke(null, arg);
   }
@@ -93,7 +128,13 @@ record LeaseStatements(
   }
 
   /** Binds the first-acquire statement's parameters, as the store does. */
-  static void bindAcquireNew(PreparedStatement ps, String account, String session, UUID runId, String holder, long ttlMicros)
+  static void bindAcquireNew(
+      PreparedStatement ps,
+      String account,
+      String session,
+      UUID runId,
+      String holder,
+      long ttlMicros)
       throws SQLException {
     ps.setString(1, account);
     ps.setString(2, session);
@@ -104,16 +145,28 @@ record LeaseStatements(
 
   /** Binds the acquire statement's parameters, as the store does. */
   static void bindAcquire(
-      PreparedStatement ps, String account, String session, UUID runId, String holder, long ttlMicros,
+      PreparedStatement ps,
+      String account,
+      String session,
+      UUID runId,
+      String holder,
+      long ttlMicros,
       long takeoverDelayMicros)
       throws SQLException {
     try {
       Method m =
           type("AcquireStatements")
               .getDeclaredMethod(
-                  "bindAcquire", PreparedStatement.class, LeaseKey.class, UUID.class, String.class, long.class, long.class);
+                  "bindAcquire",
+                  PreparedStatement.class,
+                  LeaseKey.class,
+                  UUID.class,
+                  String.class,
+                  long.class,
+                  long.class);
       m.setAccessible(true);
-      m.invoke(null, ps, LeaseKey.of(account, session), runId, holder, ttlMicros, takeoverDelayMicros);
+      m.invoke(
+          null, ps, LeaseKey.of(account, session), runId, holder, ttlMicros, takeoverDelayMicros);
     } catch (InvocationTargetException e) {
       if (e.getCause() instanceof SQLException s) {
         throw s;

@@ -27,11 +27,12 @@ final class PgBench {
   /**
    * Leasehold's statements exactly as the store sends them (taken from the store's own SQL, bind
    * parameters replaced by pgbench expressions): each operation a pipeline of the opening and the
-   * statement, one Sync, one implicit transaction. pgbench cannot carry the fence from one
-   * pipeline into the next ({@code \gset} is not allowed in pipeline mode), so this release
-   * matches the fence column against itself.
+   * statement, one Sync, one implicit transaction. pgbench cannot carry the fence from one pipeline
+   * into the next ({@code \gset} is not allowed in pipeline mode), so this release matches the
+   * fence column against itself.
    */
-  static final String LEASEHOLD = leaseholdScript(LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+  static final String LEASEHOLD =
+      leaseholdScript(LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 
   /**
    * Leasehold's acquire + release as pgbench script, on another table with the same columns.
@@ -53,7 +54,17 @@ final class PgBench {
     String session = "('c' || :client_id)";
     String run = "md5(:run::text)::uuid";
     return "\\set run random(1, 2000000000)\n"
-        + pipeline(bind(sql.acquire(), run, "'pgbench'", "30000000", account, session, "0", account, session))
+        + pipeline(
+            bind(
+                sql.acquire(),
+                run,
+                "'pgbench'",
+                "30000000",
+                account,
+                session,
+                "0",
+                account,
+                session))
         + pipeline(bind(sql.release(), account, session, run, "l.fence"));
   }
 
@@ -69,7 +80,8 @@ final class PgBench {
       }
     }
     if (next != values.length) {
-      throw new IllegalStateException("expected " + next + " values, got " + values.length + ": " + statement);
+      throw new IllegalStateException(
+          "expected " + next + " values, got " + values.length + ": " + statement);
     }
     return out.toString();
   }
@@ -78,8 +90,10 @@ final class PgBench {
   private static String pipeline(String pipelined) {
     int split = pipelined.indexOf("; ");
     return "\\startpipeline\n"
-        + pipelined.substring(0, split + 1) + "\n"
-        + pipelined.substring(split + 2) + ";\n"
+        + pipelined.substring(0, split + 1)
+        + "\n"
+        + pipelined.substring(split + 2)
+        + ";\n"
         + "\\endpipeline\n";
   }
 
@@ -91,7 +105,11 @@ final class PgBench {
       }
     }
     try (Stream<Path> versions = Files.list(Path.of("/usr/lib/postgresql"))) {
-      return versions.map(v -> v.resolve("bin/pgbench")).filter(Files::isExecutable).sorted().reduce((a, b) -> b);
+      return versions
+          .map(v -> v.resolve("bin/pgbench"))
+          .filter(Files::isExecutable)
+          .sorted()
+          .reduce((a, b) -> b);
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -103,20 +121,41 @@ final class PgBench {
    */
   static void createKeys(java.sql.Connection c, String table) throws java.sql.SQLException {
     try (java.sql.Statement s = c.createStatement()) {
-      s.execute("INSERT INTO " + table + " (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at,"
-          + " released_at) SELECT 'pgb', 'c' || g, gen_random_uuid(), nextval('leasehold_fence_seq'), now(), now(), now(),"
-          + " now() FROM generate_series(0, 63) g ON CONFLICT DO NOTHING");
+      s.execute(
+          "INSERT INTO "
+              + table
+              + " (account_id, session_id, run_id, fence, acquired_at, renewed_at, expires_at,"
+              + " released_at) SELECT 'pgb', 'c' || g, gen_random_uuid(), nextval('leasehold_fence_seq'), now(), now(), now(),"
+              + " now() FROM generate_series(0, 63) g ON CONFLICT DO NOTHING");
     }
   }
 
-  static double run(Path pgbench, BenchDatabase db, String script, int clients, Duration window) throws Exception {
+  static double run(Path pgbench, BenchDatabase db, String script, int clients, Duration window)
+      throws Exception {
     Path file = Files.createTempFile("leasehold-pgbench", ".sql");
     Files.writeString(file, script);
     ProcessBuilder pb =
         new ProcessBuilder(
-            List.of(pgbench.toString(), "-n", "-M", "prepared", "-c", Integer.toString(clients), "-j",
-                Integer.toString(clients), "-T", Long.toString(Math.max(1, window.toSeconds())), "-f", file.toString(),
-                "-h", "localhost", "-p", Integer.toString(db.port), "-U", db.user, "postgres"));
+            List.of(
+                pgbench.toString(),
+                "-n",
+                "-M",
+                "prepared",
+                "-c",
+                Integer.toString(clients),
+                "-j",
+                Integer.toString(clients),
+                "-T",
+                Long.toString(Math.max(1, window.toSeconds())),
+                "-f",
+                file.toString(),
+                "-h",
+                "localhost",
+                "-p",
+                Integer.toString(db.port),
+                "-U",
+                db.user,
+                "postgres"));
     pb.environment().put("PGPASSWORD", db.password);
     pb.redirectErrorStream(true);
     Process p = pb.start();

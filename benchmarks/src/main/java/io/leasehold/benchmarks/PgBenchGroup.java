@@ -8,9 +8,9 @@ final class PgBenchGroup extends BenchGroup {
     super(context);
   }
 
-
   /**
-   * pgbench running the seed's and Leasehold's statements. Alone: {@code ... -Dbench.args="group=pgbench"}.
+   * pgbench running the seed's and Leasehold's statements. Alone: {@code ...
+   * -Dbench.args="group=pgbench"}.
    */
   void pgbench() throws Exception {
     pgbenchSection("pgbench, uncontended acquire + release (the database alone)", this::pgbench);
@@ -23,8 +23,14 @@ final class PgBenchGroup extends BenchGroup {
       PgBench.createKeys(c, "leasehold_lease");
     }
     db.closeOpened();
-    line("`" + pgbench + " -n -M prepared -c N -j N -T " + window.toSeconds() + "`, each transaction one cycle; median of "
-        + windows + " runs, seed script and Leasehold script interleaved.");
+    line(
+        "`"
+            + pgbench
+            + " -n -M prepared -c N -j N -T "
+            + window.toSeconds()
+            + "`, each transaction one cycle; median of "
+            + windows
+            + " runs, seed script and Leasehold script interleaved.");
     line("");
     line("| clients | seed SQL tps | Leasehold SQL tps | Leasehold SQL / seed SQL |");
     line("| --- | --- | --- | --- |");

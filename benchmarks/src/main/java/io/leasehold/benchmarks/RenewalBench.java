@@ -20,19 +20,22 @@ final class RenewalBench extends BenchGroup {
     super(context);
   }
 
-
   /**
-   * One process renewing 1k, 10k and 100k held leases, in batches and one by one. Alone: {@code
-   * ... -Dbench.args="group=renewal"}.
+   * One process renewing 1k, 10k and 100k held leases, in batches and one by one. Alone: {@code ...
+   * -Dbench.args="group=renewal"}.
    */
   void renewal() throws Exception {
     line("## Renewal at scale (one process)");
     line("");
-    line("| held leases | batch renewal: ms per round | leases/s | one by one: ms per round (measured on 1,000) |");
+    line(
+        "| held leases | batch renewal: ms per round | leases/s | one by one: ms per round (measured on 1,000) |");
     line("| --- | --- | --- | --- |");
     HikariDataSource pool = db.pool(18);
     try (LeaseStore store =
-        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(10)).build()) {
+        LeaseStore.builder(pool)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMinutes(10))
+            .build()) {
       List<Lease> held = new ArrayList<>();
       for (int n : List.of(1_000, 10_000, 100_000)) {
         held.addAll(acquireMany(store, "renew", held.size(), n - held.size()));
@@ -51,20 +54,30 @@ final class RenewalBench extends BenchGroup {
           l.renew();
         }
         double oneByOnePerLease = (System.nanoTime() - t) / 1e6 / 1_000;
-        line("| " + String.format(Locale.ROOT, "%,d", n) + " | " + fmt(perRound) + " | " + fmt(n / (perRound / 1000))
-            + " | " + fmt(oneByOnePerLease * n) + " |");
+        line(
+            "| "
+                + String.format(Locale.ROOT, "%,d", n)
+                + " | "
+                + fmt(perRound)
+                + " | "
+                + fmt(n / (perRound / 1000))
+                + " | "
+                + fmt(oneByOnePerLease * n)
+                + " |");
       }
     }
     line("");
   }
 
-  static List<Lease> acquireMany(LeaseStore store, String account, int from, int count) throws Exception {
+  static List<Lease> acquireMany(LeaseStore store, String account, int from, int count)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(16);
     try {
       List<Future<Lease>> futures = new ArrayList<>();
       for (int i = from; i < from + count; i++) {
         LeaseKey key = LeaseKey.of(account, "s" + i);
-        futures.add(pool.submit(() -> ((AcquireResult.Acquired) store.tryAcquire(key, account)).lease()));
+        futures.add(
+            pool.submit(() -> ((AcquireResult.Acquired) store.tryAcquire(key, account)).lease()));
       }
       List<Lease> leases = new ArrayList<>();
       for (Future<Lease> f : futures) {

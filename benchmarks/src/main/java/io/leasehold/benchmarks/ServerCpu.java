@@ -13,8 +13,7 @@ import java.util.stream.Stream;
 /**
  * CPU time of the benchmark's JVM and of the embedded database server, from {@code /proc}: the
  * server's is the postmaster's and all its children's (backends, WAL writer, checkpointer), read
- * over a window, so that a competitor's cost per operation is measured on both sides of the
- * socket.
+ * over a window, so that a competitor's cost per operation is measured on both sides of the socket.
  */
 final class ServerCpu implements Throughput.CpuClock {
   /** Linux's clock ticks per second for {@code /proc/<pid>/stat} (USER_HZ). */
@@ -46,7 +45,8 @@ final class ServerCpu implements Throughput.CpuClock {
 
   @Override
   public long client() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   @Override

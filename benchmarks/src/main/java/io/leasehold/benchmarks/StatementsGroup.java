@@ -6,21 +6,29 @@ import java.util.List;
 /**
  * The statements each lease operation sends, printed as the store builds them (group {@code
  * statements}), so that nobody has to re-derive them from the source: on a pool shared with the
- * application (each statement with its opening) and on a dedicated pool (the timeouts set once
- * per connection).
+ * application (each statement with its opening) and on a dedicated pool (the timeouts set once per
+ * connection).
  */
 final class StatementsGroup extends BenchGroup {
   StatementsGroup(BenchGroup.Context context) {
     super(context);
   }
 
-  /** Alone: {@code mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=statements"}. */
+  /**
+   * Alone: {@code mvn -q -pl benchmarks -am -DskipTests -Pbench verify
+   * -Dbench.args="group=statements"}.
+   */
   void statements() {
     line("## The statements of each operation (lock timeout 1 s, statement timeout 5 s)");
     line("");
     for (boolean dedicated : List.of(true, false)) {
-      LeaseStatements sql = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, dedicated);
-      line("### " + (dedicated ? "Dedicated pool (`dedicatedPool(true)`)" : "Shared pool (the default)"));
+      LeaseStatements sql =
+          LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, dedicated);
+      line(
+          "### "
+              + (dedicated
+                  ? "Dedicated pool (`dedicatedPool(true)`)"
+                  : "Shared pool (the default)"));
       line("");
       if (dedicated) {
         statement("once per connection", sql.sessionTimeouts());
@@ -28,12 +36,17 @@ final class StatementsGroup extends BenchGroup {
       statement("acquire (a refusal is this statement alone)", sql.acquire());
       statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
       statement("release (its commit does not wait for the WAL flush)", sql.release());
-      statement("release holding the key until an instant (`releaseHolding`, a durable commit)", sql.releaseHolding());
+      statement(
+          "release holding the key until an instant (`releaseHolding`, a durable commit)",
+          sql.releaseHolding());
       statement("status", sql.status());
       statement("renew (kept leases, many per statement)", sql.renew());
-      LeaseStatements publishing = LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);
-      statement("publishing store (`notifyChanges(true)`): the acquire gains `took_over` as a ninth column, and the"
-          + " store's publisher thread sends the queued changes after they committed", publishing.publish());
+      LeaseStatements publishing =
+          LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), true, dedicated);
+      statement(
+          "publishing store (`notifyChanges(true)`): the acquire gains `took_over` as a ninth column, and the"
+              + " store's publisher thread sends the queued changes after they committed",
+          publishing.publish());
     }
   }
 

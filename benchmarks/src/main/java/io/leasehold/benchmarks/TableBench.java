@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 /** The lease table's size on disk (group {@code table}). */
 final class TableBench extends BenchGroup {
@@ -20,13 +19,13 @@ final class TableBench extends BenchGroup {
     super(context);
   }
 
-
   /**
    * Acquire + release with 1 M dead rows in the table vs an empty table. Alone: {@code ...
    * -Dbench.args="group=table"}.
    */
   void tableSize() throws Exception {
-    line("## Table size: acquire + release with 1,000,000 dead rows of other keys vs an empty table");
+    line(
+        "## Table size: acquire + release with 1,000,000 dead rows of other keys vs an empty table");
     line("");
     LeaseSchema big = new LeaseSchema("bench_big_lease", "bench_big_seq");
     LeaseSchema empty = new LeaseSchema("bench_empty_lease", "bench_empty_seq");
@@ -50,7 +49,10 @@ final class TableBench extends BenchGroup {
       List<Throughput.OpFactory> f = new ArrayList<>();
       for (LeaseSchema schema : List.of(big, empty)) {
         LeaseStore store =
-            LeaseStore.builder(db.pool(threads + 2)).schema(schema).accessPolicy(AccessPolicy.allowAll()).build();
+            LeaseStore.builder(db.pool(threads + 2))
+                .schema(schema)
+                .accessPolicy(AccessPolicy.allowAll())
+                .build();
         f.add(
             (i, n) -> {
               LeaseKey key = LeaseKey.of("live", "t" + i);
@@ -62,19 +64,35 @@ final class TableBench extends BenchGroup {
             });
       }
       List<Throughput.Rate> r = Throughput.interleaved(f, threads, window, windows);
-      line("| " + threads + " | " + fmt(r.get(0).successes()) + " | " + fmt(r.get(1).successes()) + " | "
-          + ratio(r.get(0).successes(), r.get(1).successes()) + " |");
+      line(
+          "| "
+              + threads
+              + " | "
+              + fmt(r.get(0).successes())
+              + " | "
+              + fmt(r.get(1).successes())
+              + " | "
+              + ratio(r.get(0).successes(), r.get(1).successes())
+              + " |");
     }
     line("");
     // The sweeper on the same table: every dead row ended three days ago, live rows stay.
     try (LeaseStore sweeper =
-        LeaseStore.builder(db.pool(2)).schema(big).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build()) {
+        LeaseStore.builder(db.pool(2))
+            .schema(big)
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+            .build()) {
       long t = System.nanoTime();
       long deleted = sweeper.admin().sweep(Duration.ofDays(2), "ops");
       double ms = (System.nanoTime() - t) / 1e6;
-      line("Sweep of that table (`sweep(Duration.ofDays(2))`, 10,000 rows walked per statement): "
-          + String.format(Locale.ROOT, "%,d", deleted) + " rows deleted in " + fmt(ms) + " ms ("
-          + fmt(deleted / (ms / 1000)) + " rows/s), while the live keys' rows stayed.");
+      line(
+          "Sweep of that table (`sweep(Duration.ofDays(2))`, 10,000 rows walked per statement): "
+              + String.format(Locale.ROOT, "%,d", deleted)
+              + " rows deleted in "
+              + fmt(ms)
+              + " ms ("
+              + fmt(deleted / (ms / 1000))
+              + " rows/s), while the live keys' rows stayed.");
     }
     line("");
   }

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Multi-threaded throughput over a fixed window: every thread repeats its operation until the
- * window closes, counting successes and failures. Several competitors are measured window by
- * window in turn, so that drift of a shared, noisy machine favours none of them, and the median
- * of the windows is reported.
+ * window closes, counting successes and failures. Several competitors are measured window by window
+ * in turn, so that drift of a shared, noisy machine favours none of them, and the median of the
+ * windows is reported.
  */
 final class Throughput {
   private Throughput() {}
@@ -36,8 +36,8 @@ final class Throughput {
   }
 
   /**
-   * An operation of {@code batch} steps in a row, always a success: for steps too short to time
-   * one by one, and for a guard's write that must not fail.
+   * An operation of {@code batch} steps in a row, always a success: for steps too short to time one
+   * by one, and for a guard's write that must not fail.
    */
   static OpFactory batched(int batch, Step step) {
     return (i, n) -> {
@@ -73,16 +73,19 @@ final class Throughput {
    * @param failures failed attempts per second
    * @param clientMicros CPU time of the benchmark's JVM per attempt (success or failure), in
    *     microseconds
-   * @param serverMicros CPU time of the database server's processes per attempt, in
-   *     microseconds; NaN when it cannot be read (an external server)
+   * @param serverMicros CPU time of the database server's processes per attempt, in microseconds;
+   *     NaN when it cannot be read (an external server)
    */
-  record Rate(double successes, double failures, double clientMicros, double serverMicros) implements CpuCost {}
+  record Rate(double successes, double failures, double clientMicros, double serverMicros)
+      implements CpuCost {}
 
   /** Reads cumulative CPU time, in nanoseconds: the JVM's and the database server's. */
   interface CpuClock {
     long client();
 
-    /** @return the server's CPU time, or -1 if it cannot be read */
+    /**
+     * @return the server's CPU time, or -1 if it cannot be read
+     */
     long server();
   }
 
@@ -107,8 +110,8 @@ final class Throughput {
    * @param windows how many windows per competitor (after one warm-up window each)
    * @return each competitor's median rates, in order
    */
-  static List<Rate> interleaved(List<OpFactory> factories, int threads, Duration window, int windows)
-      throws Exception {
+  static List<Rate> interleaved(
+      List<OpFactory> factories, int threads, Duration window, int windows) throws Exception {
     int n = factories.size();
     double[][] ok = new double[n][windows];
     double[][] failed = new double[n][windows];

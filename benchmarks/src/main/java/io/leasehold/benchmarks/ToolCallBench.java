@@ -28,10 +28,10 @@ final class ToolCallBench extends BenchGroup {
   }
 
   /**
-   * Time per call of a no-op tool through the file journal and the PostgreSQL journal, from 1 and
-   * 4 threads, each thread a session of its own. What a call costs is its durable writes: the
-   * intent and start before the tool runs, the outcome before the result returns. Alone: {@code
-   * mvn -q -pl benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=toolcalls"}.
+   * Time per call of a no-op tool through the file journal and the PostgreSQL journal, from 1 and 4
+   * threads, each thread a session of its own. What a call costs is its durable writes: the intent
+   * and start before the tool runs, the outcome before the result returns. Alone: {@code mvn -q -pl
+   * benchmarks -am -DskipTests -Pbench verify -Dbench.args="group=toolcalls"}.
    */
   void toolCalls() throws Exception {
     line("## Durable tool calls");
@@ -46,13 +46,15 @@ final class ToolCallBench extends BenchGroup {
     HikariDataSource pool = db.pool(6);
     ToolJournalSchema.defaults().apply(pool);
     JdbcToolJournal inPostgres = JdbcToolJournal.create(pool);
-    List<ToolJournal> journals = List.of(FileToolJournal.open(dir.resolve("tools.jsonl")), inPostgres, twoSteps(inPostgres));
+    List<ToolJournal> journals =
+        List.of(FileToolJournal.open(dir.resolve("tools.jsonl")), inPostgres, twoSteps(inPostgres));
     List<String> names =
         List.of(
             "file (`FileToolJournal`)",
             "PostgreSQL (`JdbcToolJournal`)",
             "PostgreSQL, the intent committed on its own before the start (as the journal did before 2026-12-05)");
-    // The journals of a thread count run window by window in turn, so their ratios are side by side.
+    // The journals of a thread count run window by window in turn, so their ratios are side by
+    // side.
     double[][] perCall = new double[journals.size()][];
     for (int j = 0; j < journals.size(); j++) {
       perCall[j] = new double[2];
@@ -62,21 +64,35 @@ final class ToolCallBench extends BenchGroup {
       List<Throughput.OpFactory> calls = new ArrayList<>();
       for (ToolJournal journal : journals) {
         FencedToolExecutor executor =
-            FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(tool).build();
+            FencedToolExecutor.builder()
+                .verifier(TokenVerifier.trustEveryWriter())
+                .journal(journal)
+                .tool(tool)
+                .build();
         String run = UUID.randomUUID().toString();
         calls.add(
             (i, n) -> {
-              FencingToken token = new FencingToken(LeaseKey.of("bench", "tools-" + run + "-" + i), 1, UUID.randomUUID());
+              FencingToken token =
+                  new FencingToken(
+                      LeaseKey.of("bench", "tools-" + run + "-" + i), 1, UUID.randomUUID());
               return () -> executor.call(token, "noop", args) != null;
             });
       }
-      List<Throughput.Rate> rates = Throughput.interleaved(calls, threadCounts.get(t), window, windows);
+      List<Throughput.Rate> rates =
+          Throughput.interleaved(calls, threadCounts.get(t), window, windows);
       for (int j = 0; j < journals.size(); j++) {
         perCall[j][t] = 1e6 / rates.get(j).successes();
       }
     }
     for (int j = 0; j < journals.size(); j++) {
-      line("| " + names.get(j) + " | " + fmt(perCall[j][0]) + " us | " + fmt(perCall[j][1]) + " us |");
+      line(
+          "| "
+              + names.get(j)
+              + " | "
+              + fmt(perCall[j][0])
+              + " us | "
+              + fmt(perCall[j][1])
+              + " us |");
     }
     db.closeOpened();
     line("");

@@ -1,20 +1,19 @@
 package io.leasehold.benchmarks;
 
-import java.time.Clock;
-
-import io.leasehold.fencing.SignatureScheme;
-import io.leasehold.fencing.SigningKey;
-import io.leasehold.fencing.TokenKeySet;
-import io.leasehold.fencing.TokenVerifier;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseStore;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -25,11 +24,10 @@ final class VerificationBench extends BenchGroup {
     super(context);
   }
 
-
   /**
    * What verifying tokens costs (CONTRACT C15): a signature check of a token the verifier has not
-   * seen (HMAC-SHA256, Ed25519), of one it has (a run's repeated writes), and the database
-   * writer's transaction with each verification mode side by side. Alone: {@code ...
+   * seen (HMAC-SHA256, Ed25519), of one it has (a run's repeated writes), and the database writer's
+   * transaction with each verification mode side by side. Alone: {@code ...
    * -Dbench.args="group=verification"}.
    */
   void verification() throws Exception {
@@ -43,52 +41,95 @@ final class VerificationBench extends BenchGroup {
       TokenKeySet keys = TokenKeySet.of(signing.verificationKey());
       FencingToken[] tokens = new FencingToken[1024];
       for (int k = 0; k < tokens.length; k++) {
-        tokens[k] = signing.sign(new FencingToken(key, k + 1, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+        tokens[k] =
+            signing.sign(
+                new FencingToken(key, k + 1, UUID.randomUUID()),
+                Clock.systemUTC(),
+                Duration.ofMinutes(5));
       }
       int batch = scheme == SignatureScheme.HMAC_SHA256 ? 1000 : 20;
       List<Throughput.OpFactory> f =
           List.of(
               // A fresh verifier has seen nothing: every check is a real signature check.
-              Throughput.batched(batch, k -> TokenVerifier.signedBy(keys).verify(tokens[k & (tokens.length - 1)])));
+              Throughput.batched(
+                  batch,
+                  k -> TokenVerifier.signedBy(keys).verify(tokens[k & (tokens.length - 1)])));
       double rate = Throughput.interleaved(f, 1, window, windows).get(0).successes() * batch;
-      line("| " + scheme.textName() + " signature check, token not seen before | " + fmt(1e6 / rate) + " us |");
+      line(
+          "| "
+              + scheme.textName()
+              + " signature check, token not seen before | "
+              + fmt(1e6 / rate)
+              + " us |");
     }
     SigningKey ed = SigningKey.generate(SignatureScheme.ED25519, "bench");
     TokenVerifier remembering = TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()));
-    FencingToken repeated = ed.sign(new FencingToken(key, 7, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+    FencingToken repeated =
+        ed.sign(
+            new FencingToken(key, 7, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
     List<Throughput.OpFactory> cached =
         List.of(Throughput.batched(1000, k -> remembering.verify(repeated)));
-    double cachedRate = Throughput.interleaved(cached, 1, window, windows).get(0).successes() * 1000;
-    line("| ed25519, the same token again (a run's repeated writes) | " + fmt(1e6 / cachedRate) + " us |");
+    double cachedRate =
+        Throughput.interleaved(cached, 1, window, windows).get(0).successes() * 1000;
+    line(
+        "| ed25519, the same token again (a run's repeated writes) | "
+            + fmt(1e6 / cachedRate)
+            + " us |");
 
     // The database writer on the lease database, one INSERT per transaction, by verification mode.
     HikariDataSource pool = db.pool(4);
     HighWaterSchema.defaults().apply(pool);
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
     }
     FencingToken token;
     try (LeaseStore store =
-        LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofHours(1)).tokenSigningKey(ed).build()) {
-      token = store.tryAcquire(LeaseKey.of("acct-7", "verify-" + UUID.randomUUID()), "bench").acquiredLease().orElseThrow().identity();
+        LeaseStore.builder(pool)
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofHours(1))
+            .tokenSigningKey(ed)
+            .build()) {
+      token =
+          store
+              .tryAcquire(LeaseKey.of("acct-7", "verify-" + UUID.randomUUID()), "bench")
+              .acquiredLease()
+              .orElseThrow()
+              .identity();
     }
-    FencedJdbcWriter trusting = FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
-    FencedJdbcWriter online = FencedJdbcWriter.builder(pool).verifyAgainstLeaseTable("leasehold_lease").build();
+    FencedJdbcWriter trusting =
+        FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter online =
+        FencedJdbcWriter.builder(pool).verifyAgainstLeaseTable("leasehold_lease").build();
     FencedJdbcWriter signed =
-        FencedJdbcWriter.builder(pool).verifier(TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey()))).build();
+        FencedJdbcWriter.builder(pool)
+            .verifier(TokenVerifier.signedBy(TokenKeySet.of(ed.verificationKey())))
+            .build();
     List<Throughput.OpFactory> w =
         List.of(
             Throughput.always(k -> trusting.write(token, (c, t) -> insertRow(c, t.fence()))),
             Throughput.always(k -> online.write(token, (c, t) -> insertRow(c, t.fence()))),
             Throughput.always(k -> signed.write(token, (c, t) -> insertRow(c, t.fence()))));
     List<Throughput.Rate> wr = Throughput.interleaved(w, 1, window, windows);
-    line("| database writer, trustEveryWriter() | " + fmt(1e6 / wr.get(0).successes()) + " us ("
-        + fmt(wr.get(0).successes()) + " tx/s) |");
-    line("| database writer, verifyAgainstLeaseTable (in the admission statement) | " + fmt(1e6 / wr.get(1).successes())
-        + " us (" + ratio(wr.get(1).successes(), wr.get(0).successes()) + " of trusting) |");
-    line("| database writer, signedBy(Ed25519), repeated token | " + fmt(1e6 / wr.get(2).successes())
-        + " us (" + ratio(wr.get(2).successes(), wr.get(0).successes()) + " of trusting) |");
+    line(
+        "| database writer, trustEveryWriter() | "
+            + fmt(1e6 / wr.get(0).successes())
+            + " us ("
+            + fmt(wr.get(0).successes())
+            + " tx/s) |");
+    line(
+        "| database writer, verifyAgainstLeaseTable (in the admission statement) | "
+            + fmt(1e6 / wr.get(1).successes())
+            + " us ("
+            + ratio(wr.get(1).successes(), wr.get(0).successes())
+            + " of trusting) |");
+    line(
+        "| database writer, signedBy(Ed25519), repeated token | "
+            + fmt(1e6 / wr.get(2).successes())
+            + " us ("
+            + ratio(wr.get(2).successes(), wr.get(0).successes())
+            + " of trusting) |");
     line("");
   }
 }

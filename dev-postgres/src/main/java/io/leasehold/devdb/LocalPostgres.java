@@ -24,11 +24,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  * }
  * }</pre>
  *
- * <p>By default it commits durably ({@code fsync} and {@code synchronous_commit} on), as
- * PostgreSQL runs in production: a lease's cost is mostly its commit, and measuring without it
- * flatters. Test suites may turn durability off with {@link Builder#durable(boolean)} for speed.
- * Not for production: the data directory is temporary unless one is given, and the superuser's
- * password is {@code postgres}. Thread-safe.
+ * <p>By default it commits durably ({@code fsync} and {@code synchronous_commit} on), as PostgreSQL
+ * runs in production: a lease's cost is mostly its commit, and measuring without it flatters. Test
+ * suites may turn durability off with {@link Builder#durable(boolean)} for speed. Not for
+ * production: the data directory is temporary unless one is given, and the superuser's password is
+ * {@code postgres}. Thread-safe.
  */
 public final class LocalPostgres implements AutoCloseable {
   private static final Pattern SETTING = Pattern.compile("[a-z_][a-z0-9_.]*");
@@ -58,7 +58,8 @@ public final class LocalPostgres implements AutoCloseable {
     // In the root thread group: a hook created in a group that is destroyed before the JVM exits
     // (mvn exec:java destroys the group its main ran in) cannot start, and the server was left
     // running after 3 of 5 exec:java runs.
-    this.stopAtExit = new Thread(rootThreadGroup(), this::stopAtJvmExit, "leasehold-local-postgres-stop");
+    this.stopAtExit =
+        new Thread(rootThreadGroup(), this::stopAtJvmExit, "leasehold-local-postgres-stop");
     try {
       startServer();
     } catch (RuntimeException e) {
@@ -124,8 +125,12 @@ public final class LocalPostgres implements AutoCloseable {
       server = b.start();
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "could not start PostgreSQL in " + dataDirectory + " (is the port " + (port == 0 ? "" : port + " ")
-              + "free, and the directory writable by this user?): " + e.getMessage(),
+          "could not start PostgreSQL in "
+              + dataDirectory
+              + " (is the port "
+              + (port == 0 ? "" : port + " ")
+              + "free, and the directory writable by this user?): "
+              + e.getMessage(),
           e);
     }
     port = server.getPort();
@@ -178,8 +183,8 @@ public final class LocalPostgres implements AutoCloseable {
   }
 
   /**
-   * An unpooled data source on the {@code postgres} database (each connection is new: give
-   * services a pool).
+   * An unpooled data source on the {@code postgres} database (each connection is new: give services
+   * a pool).
    *
    * @return the data source
    */

@@ -38,7 +38,8 @@ class LocalPostgresTest {
 
   @Test
   void restartKeepsDataAndPortAndDropsConnections(@TempDir Path dir) throws Exception {
-    try (LocalPostgres pg = LocalPostgres.builder().durable(false).dataDirectory(dir.resolve("pg")).start()) {
+    try (LocalPostgres pg =
+        LocalPostgres.builder().durable(false).dataDirectory(dir.resolve("pg")).start()) {
       assertThat(query(pg, "SHOW fsync")).isEqualTo("off");
       int port = pg.port();
       Connection before = pg.dataSource().getConnection();
@@ -48,7 +49,8 @@ class LocalPostgresTest {
       pg.restart();
       assertThat(pg.port()).isEqualTo(port);
       assertThat(query(pg, "SELECT v FROM kept")).isEqualTo("42");
-      assertThatThrownBy(() -> before.createStatement().execute("SELECT 1")).isInstanceOf(SQLException.class);
+      assertThatThrownBy(() -> before.createStatement().execute("SELECT 1"))
+          .isInstanceOf(SQLException.class);
       before.close();
     }
     assertThat(dir.resolve("pg")).as("a given data directory is kept").exists();
@@ -57,11 +59,13 @@ class LocalPostgresTest {
 
   @Test
   void badOptionsAreRefused() {
-    assertThatThrownBy(() -> LocalPostgres.builder().port(80)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LocalPostgres.builder().port(80))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> LocalPostgres.builder().setting("fsync; DROP", "on"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> LocalPostgres.builder().setting("work_mem", null))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LocalPostgres.builder().dataDirectory(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LocalPostgres.builder().dataDirectory(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -2,19 +2,19 @@ package io.leasehold.examples;
 
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.AgentToolOutcome;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
-import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.adapters.tool.ToolCall;
+import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
@@ -34,8 +34,8 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ToolContext;
 
 /**
- * The samples of docs/agents.md, compiled (and run by AgentExamplesTest) so they cannot drift
- * from the integrations' API.
+ * The samples of docs/agents.md, compiled (and run by AgentExamplesTest) so they cannot drift from
+ * the integrations' API.
  */
 public final class AgentExamples {
   private AgentExamples() {}
@@ -120,6 +120,7 @@ public final class AgentExamples {
       tokens.add(token); // forward token.toText() in the Leasehold-Token header
       return "booked for " + name;
     }
+
     // endregion
 
     /**
@@ -141,7 +142,8 @@ public final class AgentExamples {
    * @param lease the run's lease
    * @return the answer, or null if the run was superseded
    */
-  public static String langChain4j(DataSource dataSource, ChatModel model, BookingTools tools, Lease lease) {
+  public static String langChain4j(
+      DataSource dataSource, ChatModel model, BookingTools tools, Lease lease) {
     // region lc4j-setup
     ToolJournalSchema.defaults().apply(dataSource); // the journal's two tables, once per database
     FencedToolExecutor executor =
@@ -184,7 +186,8 @@ public final class AgentExamples {
    * @param lease the run's lease
    * @return the answer
    */
-  public static String langChain4jBySession(AgentToolFence fence, ChatModel model, BookingTools tools, Lease lease) {
+  public static String langChain4jBySession(
+      AgentToolFence fence, ChatModel model, BookingTools tools, Lease lease) {
     // region lc4j-sessions
     SessionLeases sessions = new SessionLeases(); // one per application
     LangChain4jToolFence toolFence =
@@ -217,7 +220,8 @@ public final class AgentExamples {
    * @param lease the run's lease
    * @return the answer
    */
-  public static String springAi(AgentToolFence fence, ChatClient chatClient, SpringBookingTools tools, Lease lease) {
+  public static String springAi(
+      AgentToolFence fence, ChatClient chatClient, SpringBookingTools tools, Lease lease) {
     // region spring-ai
     SpringAiToolFence toolFence = SpringAiToolFence.builder(fence).build();
     fence.startRun(lease);
@@ -247,7 +251,10 @@ public final class AgentExamples {
    * @return the final text, or null if the run had to stop
    */
   public static String plainLoop(
-      AgentToolFence fence, Lease lease, Function<List<String>, ModelReply> model, Map<String, Function<String, String>> tools) {
+      AgentToolFence fence,
+      Lease lease,
+      Function<List<String>, ModelReply> model,
+      Map<String, Function<String, String>> tools) {
     // region plain-loop
     fence.startRun(lease);
     List<String> results = new ArrayList<>();

@@ -37,7 +37,8 @@ public final class LiveStatusExample {
    * @param screens receives every change
    * @return the running watcher
    */
-  public static LeaseWatcher watch(LeaseStore store, DataSource listenSource, Consumer<String> screens) {
+  public static LeaseWatcher watch(
+      LeaseStore store, DataSource listenSource, Consumer<String> screens) {
     // region watch
     LeaseWatcher watcher = LeaseWatcher.start(store, listenSource); // one connection, one thread
     watcher.subscribe(

@@ -1,13 +1,13 @@
 package io.leasehold.examples;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.devdb.LocalPostgres;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.WriteRefusedException;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.WriteRefusedException;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
@@ -23,8 +23,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The README's usage example, compiled on every build so it cannot drift from the API. Each
- * region between {@code // region} and {@code // endregion} is quoted in README.md or docs/.
+ * The README's usage example, compiled on every build so it cannot drift from the API. Each region
+ * between {@code // region} and {@code // endregion} is quoted in README.md or docs/.
  */
 public final class QuickStart {
   private QuickStart() {}

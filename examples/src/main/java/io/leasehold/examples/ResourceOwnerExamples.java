@@ -1,6 +1,5 @@
 package io.leasehold.examples;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -19,6 +18,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenTransport;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.json.FencingJsonModule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

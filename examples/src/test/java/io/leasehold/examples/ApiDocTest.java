@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 26: docs/api.md lists every package a library module exports, and nothing else. Reads
- * the module descriptors of the build (not consumer-test's applications) and the page's tables.
+ * Issue 26: docs/api.md lists every package a library module exports, and nothing else. Reads the
+ * module descriptors of the build (not consumer-test's applications) and the page's tables.
  */
 class ApiDocTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -25,12 +25,15 @@ class ApiDocTest {
       Pattern.compile("^\\s*exports ([\\w.]+)(?:\\s+to\\s+([\\w.,\\s]+))?;", Pattern.MULTILINE);
   private static final Pattern OPEN =
       Pattern.compile("^\\s*opens ([\\w.]+)(?:\\s+to\\s+([\\w.,\\s]+))?;", Pattern.MULTILINE);
+
   /** A row of the first table: | `module` (`artifact`) | `package` | for | */
   private static final Pattern EXPORT_ROW =
       Pattern.compile("^\\| `([\\w.]+)` \\(`[\\w-]+`\\) \\| `([\\w.]+)` \\|", Pattern.MULTILINE);
+
   /** A row of the second table: | `module` | `package` | `to`, `to` | why | */
   private static final Pattern QUALIFIED_ROW =
-      Pattern.compile("^\\| `([\\w.]+)` \\| `([\\w.]+)` \\| ((?:`[\\w.]+`(?:, )?)+) \\|", Pattern.MULTILINE);
+      Pattern.compile(
+          "^\\| `([\\w.]+)` \\| `([\\w.]+)` \\| ((?:`[\\w.]+`(?:, )?)+) \\|", Pattern.MULTILINE);
 
   @Test
   void theApiPageListsExactlyWhatTheDescriptorsExport() throws IOException {
@@ -56,7 +59,9 @@ class ApiDocTest {
         }
         Matcher o = OPEN.matcher(text);
         while (o.find()) {
-          assertThat(o.group(2)).as("%s opens %s to everyone", module.group(1), o.group(1)).isNotNull();
+          assertThat(o.group(2))
+              .as("%s opens %s to everyone", module.group(1), o.group(1))
+              .isNotNull();
           opened.add(o.group(1));
         }
       }
@@ -70,7 +75,8 @@ class ApiDocTest {
     Set<String> listedQualified = new TreeSet<>();
     Matcher q = QUALIFIED_ROW.matcher(page);
     while (q.find()) {
-      listedQualified.add(q.group(1) + " " + q.group(2) + " to " + normalize(q.group(3).replace("`", "")));
+      listedQualified.add(
+          q.group(1) + " " + q.group(2) + " to " + normalize(q.group(3).replace("`", "")));
     }
     assertThat(exported).as("exports").hasSizeGreaterThan(10);
     assertThat(listed).as("docs/api.md's exported packages").isEqualTo(exported);

@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 51: a reader can paste every shell command in README.md and docs/. Every fenced block
- * names its language, and every {@code sh} block is introduced by a marker on the line before it:
+ * Issue 51: a reader can paste every shell command in README.md and docs/. Every fenced block names
+ * its language, and every {@code sh} block is introduced by a marker on the line before it:
  *
  * <ul>
  *   <li>{@code <!-- command: run by PATH -->}: the file PATH of this repository (a CI script or a
@@ -54,7 +54,9 @@ class DocCommandsTest {
           String before = previousNonBlank(lines, i);
           Matcher marker = MARKER.matcher(before);
           if (!marker.matches()) {
-            problems.add(where + ": no <!-- command: run by PATH --> or <!-- command: needs WHAT --> before it");
+            problems.add(
+                where
+                    + ": no <!-- command: run by PATH --> or <!-- command: needs WHAT --> before it");
           } else if (marker.group(1).equals("run by")) {
             Path runner = ROOT.resolve(marker.group(2));
             if (!Files.isRegularFile(runner)) {
@@ -63,12 +65,22 @@ class DocCommandsTest {
               String runs = squeeze(Files.readString(runner));
               for (String command : commands(lines.subList(i + 1, close))) {
                 if (!runs.contains(squeeze(command))) {
-                  problems.add(where + ": " + marker.group(2) + " does not run `" + command + "` as written");
+                  problems.add(
+                      where
+                          + ": "
+                          + marker.group(2)
+                          + " does not run `"
+                          + command
+                          + "` as written");
                 }
               }
             }
           } else if (marker.group(2).split("\\s+").length < 3) {
-            problems.add(where + ": say what the command needs in a few words, not `" + marker.group(2) + "`");
+            problems.add(
+                where
+                    + ": say what the command needs in a few words, not `"
+                    + marker.group(2)
+                    + "`");
           }
         }
         i = close;
@@ -96,7 +108,9 @@ class DocCommandsTest {
     return "";
   }
 
-  /** The block's commands: continuation lines joined, comment lines and trailing comments dropped. */
+  /**
+   * The block's commands: continuation lines joined, comment lines and trailing comments dropped.
+   */
   static List<String> commands(List<String> block) {
     List<String> commands = new ArrayList<>();
     StringBuilder current = new StringBuilder();
@@ -116,7 +130,9 @@ class DocCommandsTest {
     return commands;
   }
 
-  /** Compares commands as a shell reads them: runs of white space (and line continuations) alike. */
+  /**
+   * Compares commands as a shell reads them: runs of white space (and line continuations) alike.
+   */
   private static String squeeze(String text) {
     return text.replaceAll("\\\\\\n", " ").replaceAll("\\s+", " ");
   }

@@ -18,15 +18,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 51: every relative link in README.md and docs/ leads somewhere. A link to a file must
- * name a file or folder of the repository, and a link with an anchor ({@code guide.md#section})
- * must name a heading of that Markdown file, as GitHub derives heading anchors, or an explicit
- * {@code <a id="...">}. Links to other sites are not fetched (the build has no network).
+ * Issue 51: every relative link in README.md and docs/ leads somewhere. A link to a file must name
+ * a file or folder of the repository, and a link with an anchor ({@code guide.md#section}) must
+ * name a heading of that Markdown file, as GitHub derives heading anchors, or an explicit {@code <a
+ * id="...">}. Links to other sites are not fetched (the build has no network).
  */
 class DocLinksTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
   /** An inline link or image: {@code [text](target)} or {@code [text](target "title")}. */
-  private static final Pattern LINK = Pattern.compile("!?\\[[^\\]]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+  private static final Pattern LINK =
+      Pattern.compile("!?\\[[^\\]]*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
   private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
   private static final Pattern EXPLICIT_ANCHOR = Pattern.compile("<a\\s+(?:id|name)=\"([^\"]+)\"");
@@ -64,8 +67,10 @@ class DocLinksTest {
 
   @Test
   void anchorsAreDerivedAsGitHubDoes() {
-    assertThat(slug("1b. A refused attempt, and waiting for a key")).isEqualTo("1b-a-refused-attempt-and-waiting-for-a-key");
-    assertThat(slug("Token verification (CONTRACT C15)")).isEqualTo("token-verification-contract-c15");
+    assertThat(slug("1b. A refused attempt, and waiting for a key"))
+        .isEqualTo("1b-a-refused-attempt-and-waiting-for-a-key");
+    assertThat(slug("Token verification (CONTRACT C15)"))
+        .isEqualTo("token-verification-contract-c15");
     assertThat(slug("`LeaseStore.builder` options")).isEqualTo("leasestorebuilder-options");
   }
 

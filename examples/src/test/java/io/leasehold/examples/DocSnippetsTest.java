@@ -14,17 +14,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every Java sample in README.md and docs/ is marked {@code <!-- snippet: File.java#region -->}
- * and must equal that region of compiled code in this module or the Spring Boot example (main or
- * test sources), so the docs cannot drift from the API; or it is a whole file marked {@code
- * <!-- consumer-test: PATH -->}, which consumer-test's {@code readme} project writes out of
- * README.md, builds in an empty project and runs. An unmarked Java block fails the test.
+ * Every Java sample in README.md and docs/ is marked {@code <!-- snippet: File.java#region -->} and
+ * must equal that region of compiled code in this module or the Spring Boot example (main or test
+ * sources), so the docs cannot drift from the API; or it is a whole file marked {@code <!--
+ * consumer-test: PATH -->}, which consumer-test's {@code readme} project writes out of README.md,
+ * builds in an empty project and runs. An unmarked Java block fails the test.
  */
 class DocSnippetsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Pattern BLOCK =
       Pattern.compile(
-          "(<!-- (snippet: ([\\w/.]+)#([\\w-]+)|consumer-test: [\\w/.]+) -->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
+          "(<!-- (snippet: ([\\w/.]+)#([\\w-]+)|consumer-test: [\\w/.]+) -->\\s*\\n)?```java\\n(.*?)```",
+          Pattern.DOTALL);
 
   @Test
   void everyJavaSampleInTheDocsIsCompiledCode() throws IOException {
@@ -42,7 +43,9 @@ class DocSnippetsTest {
         checked++;
         if (m.group(3) == null) {
           // A whole file consumer-test builds and runs: it must at least be a class with imports.
-          assertThat(doc.getFileName().toString()).as("consumer-test reads README.md only").isEqualTo("README.md");
+          assertThat(doc.getFileName().toString())
+              .as("consumer-test reads README.md only")
+              .isEqualTo("README.md");
           assertThat(m.group(5)).contains("import ").contains("public class ");
           continue;
         }
@@ -57,7 +60,9 @@ class DocSnippetsTest {
           String before = text.substring(0, m.start()).stripTrailing();
           String previous = before.substring(before.lastIndexOf('\n') + 1);
           assertThat(previous)
-              .as("the line before %s#%s in %s names its packages", m.group(3), m.group(4), ROOT.relativize(doc))
+              .as(
+                  "the line before %s#%s in %s names its packages",
+                  m.group(3), m.group(4), ROOT.relativize(doc))
               .isEqualTo(want);
         }
       }
@@ -68,9 +73,15 @@ class DocSnippetsTest {
   /** This module's sources, and the Spring Boot example's (examples/spring-boot/src). */
   private static Path sourceOf(String file) throws IOException {
     try (Stream<Path> s = Files.walk(ROOT.resolve("examples"))) {
-      return s.filter(p -> p.endsWith(file) && ROOT.resolve("examples").relativize(p).toString().matches("(spring-boot/)?src/.*"))
-          .findFirst().orElseThrow(
-          () -> new AssertionError("no source file " + file));
+      return s.filter(
+              p ->
+                  p.endsWith(file)
+                      && ROOT.resolve("examples")
+                          .relativize(p)
+                          .toString()
+                          .matches("(spring-boot/)?src/.*"))
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no source file " + file));
     }
   }
 
@@ -85,7 +96,9 @@ class DocSnippetsTest {
     for (String line : Files.readAllLines(source)) {
       Matcher m = IMPORT.matcher(line.strip());
       if (m.matches()
-          && Pattern.compile("(?<![\\w.])" + Pattern.quote(m.group(2)) + "\\b").matcher(sample).find()) {
+          && Pattern.compile("(?<![\\w.])" + Pattern.quote(m.group(2)) + "\\b")
+              .matcher(sample)
+              .find()) {
         used.computeIfAbsent(m.group(1), k -> new java.util.TreeSet<>()).add(m.group(2));
       }
     }
@@ -94,7 +107,15 @@ class DocSnippetsTest {
     }
     return "Packages: "
         + used.entrySet().stream()
-            .map(e -> "`" + e.getKey() + "` (" + e.getValue().stream().map(n -> "`" + n + "`").collect(Collectors.joining(", ")) + ")")
+            .map(
+                e ->
+                    "`"
+                        + e.getKey()
+                        + "` ("
+                        + e.getValue().stream()
+                            .map(n -> "`" + n + "`")
+                            .collect(Collectors.joining(", "))
+                        + ")")
             .collect(Collectors.joining("; "))
         + ".";
   }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The live-status sample runs. */
 class LiveStatusExampleTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("lease", LeaseSchema.defaults()::apply);
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("lease", LeaseSchema.defaults()::apply);
 
   @Test
   void screensHearTheAcquire() throws Exception {
@@ -27,8 +28,12 @@ class LiveStatusExampleTest {
       assertThat(screen.poll(10, TimeUnit.SECONDS)).isEqualTo("RESYNCED: FREE (nobody)");
       AcquireResult r = store.tryAcquire(LeaseKey.of("acct-7", "chat-1"), "acct-7");
       assertThat(screen.poll(10, TimeUnit.SECONDS))
-          .isEqualTo("ACQUIRED: HELD (" + r.acquiredLease().orElseThrow().holder() + ", fence "
-              + r.acquiredLease().orElseThrow().fence() + ")");
+          .isEqualTo(
+              "ACQUIRED: HELD ("
+                  + r.acquiredLease().orElseThrow().holder()
+                  + ", fence "
+                  + r.acquiredLease().orElseThrow().fence()
+                  + ")");
       assertThat(watcher.isListening()).isTrue();
     }
   }

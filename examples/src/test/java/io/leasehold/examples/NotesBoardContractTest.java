@@ -15,8 +15,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * docs/resource-owners.md's sample of the guard testkit: a resource owner's own guarded resource
- * (a notes board) run through the published contract suite.
+ * docs/resource-owners.md's sample of the guard testkit: a resource owner's own guarded resource (a
+ * notes board) run through the published contract suite.
  */
 // region testkit
 class NotesBoardContractTest extends FenceGuardContract {

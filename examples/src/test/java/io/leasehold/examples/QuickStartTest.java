@@ -7,10 +7,10 @@ import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import java.nio.file.Path;
 
 /** The README's samples run, not only compile. */
 class QuickStartTest {
@@ -31,15 +31,20 @@ class QuickStartTest {
       assertThat(QuickStart.runExclusive(store)).startsWith("generated with fence ");
       assertThat(QuickStart.fencedWrite(store, dir.resolve("files"))).isTrue();
       assertThat(QuickStart.waitForTheSession(store)).isPositive();
-      AcquireResult later = QuickStart.waitAsync(store, Runnable::run).get(30, java.util.concurrent.TimeUnit.SECONDS);
-      assertThat(later).isInstanceOfSatisfying(AcquireResult.Acquired.class, a -> a.lease().release());
-      assertThat(store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1"), "acct-7").isHeld()).isFalse();
+      AcquireResult later =
+          QuickStart.waitAsync(store, Runnable::run).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(later)
+          .isInstanceOfSatisfying(AcquireResult.Acquired.class, a -> a.lease().release());
+      assertThat(
+              store.status(io.leasehold.fencing.LeaseKey.of("acct-7", "chat-1"), "acct-7").isHeld())
+          .isFalse();
     }
   }
 
   @Test
   void aStoreOnItsOwnPoolAcquires() {
     TestDatabase d = db.database();
-    assertThat(QuickStart.onItsOwnPool(d.jdbcUrl(), d.server().user(), d.server().password())).isPositive();
+    assertThat(QuickStart.onItsOwnPool(d.jdbcUrl(), d.server().user(), d.server().password()))
+        .isPositive();
   }
 }

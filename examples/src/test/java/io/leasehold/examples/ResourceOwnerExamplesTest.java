@@ -1,11 +1,11 @@
 package io.leasehold.examples;
 
-import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -18,7 +18,8 @@ class ResourceOwnerExamplesTest {
   @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
   @TempDir Path dir;
 
-  private final FencingToken token = new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.randomUUID());
+  private final FencingToken token =
+      new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.randomUUID());
 
   @Test
   void samplesRun() throws Exception {

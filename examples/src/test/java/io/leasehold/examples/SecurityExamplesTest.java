@@ -1,9 +1,5 @@
 package io.leasehold.examples;
 
-import java.time.Duration;
-
-import java.time.Clock;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -27,6 +23,8 @@ import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -48,7 +46,9 @@ class SecurityExamplesTest {
   @Test
   void signedTokensReachAVerifyingResourceAndForgeriesDoNot() throws Exception {
     SecurityExamples.generateKeys(dir);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("signing.key"))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("signing.key"))))
         .isEqualTo("rw-------");
     FencedFileStore files = SecurityExamples.verifyingResource(dir.resolve("files"), dir);
     LeaseKey session = LeaseKey.of("acct-7", "chat-1");
@@ -61,10 +61,14 @@ class SecurityExamplesTest {
       assertThat(files.highWaterMark(session)).hasValue(lease.fence());
 
       // The recovery, had a forged mark got in (here: through a store that trusted everyone).
-      FencedFileStore trusting = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter())
-          .adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("oncall"))).open();
+      FencedFileStore trusting =
+          FencedFileStore.builder(dir.resolve("files"))
+              .verifier(TokenVerifier.trustEveryWriter())
+              .adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("oncall")))
+              .open();
       trusting.write(forged, "acct-7/chat-1/a.md", new byte[] {3});
-      assertThatThrownBy(() -> files.write(lease, "acct-7/chat-1/a.md", new byte[] {4})).isInstanceOf(StaleFenceException.class);
+      assertThatThrownBy(() -> files.write(lease, "acct-7/chat-1/a.md", new byte[] {4}))
+          .isInstanceOf(StaleFenceException.class);
       MarkReset reset = SecurityExamples.recover(files, session, lease.fence());
       assertThat(reset.previousMark()).isEqualTo(Long.MAX_VALUE);
       files.write(lease, "acct-7/chat-1/a.md", new byte[] {5});
@@ -79,14 +83,20 @@ class SecurityExamplesTest {
     Object[] resources = SecurityExamples.onlineResources(db.dataSource(), dir.resolve("online"));
     FencedFileStore files = (FencedFileStore) resources[0];
     FencedJdbcWriter writer = (FencedJdbcWriter) resources[1];
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(io.leasehold.lease.AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(io.leasehold.lease.AccessPolicy.allowAll())
+            .build()) {
       Lease lease = store.tryAcquire(session, "acct-8").acquiredLease().orElseThrow();
       files.write(lease, "acct-8/chat-1/a.md", new byte[] {1});
       writer.write(lease, (c, t) -> null);
       FencingToken ahead = new FencingToken(session, lease.fence() + 1, lease.runId());
-      assertThatThrownBy(() -> files.write(ahead, "acct-8/chat-1/a.md", new byte[] {2})).isInstanceOf(TokenVerificationException.class);
-      assertThatThrownBy(() -> writer.write(ahead, (c, t) -> null)).isInstanceOf(TokenVerificationException.class);
-      assertThat(SecurityExamples.forceRelease(db.dataSource(), session).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+      assertThatThrownBy(() -> files.write(ahead, "acct-8/chat-1/a.md", new byte[] {2}))
+          .isInstanceOf(TokenVerificationException.class);
+      assertThatThrownBy(() -> writer.write(ahead, (c, t) -> null))
+          .isInstanceOf(TokenVerificationException.class);
+      assertThat(SecurityExamples.forceRelease(db.dataSource(), session).outcome())
+          .isEqualTo(ReleaseResult.Outcome.RELEASED);
       assertThat(lease.renew().renewed()).isFalse();
     }
   }
@@ -99,7 +109,8 @@ class SecurityExamplesTest {
     TokenVerifier verifier = (TokenVerifier) rotated[0];
     FencingToken t = new FencingToken(LeaseKey.of("a", "b"), 3, UUID.randomUUID());
     verifier.verify(next.sign(t, Clock.systemUTC(), Duration.ofMinutes(5)));
-    assertThatThrownBy(() -> verifier.verify(old.sign(t, Clock.systemUTC(), Duration.ofMinutes(5)))).isInstanceOf(TokenVerificationException.class);
+    assertThatThrownBy(() -> verifier.verify(old.sign(t, Clock.systemUTC(), Duration.ofMinutes(5))))
+        .isInstanceOf(TokenVerificationException.class);
     assertThat(((TokenKeySet) rotated[1]).keys()).extracting(k -> k.keyId()).containsExactly("new");
   }
 }

@@ -16,6 +16,7 @@ class TemplateDatabaseTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
+
   // endregion
 
   @Test

@@ -14,7 +14,11 @@ public class AdminDeniedException extends LeaseholdException {
    * @param what the operation
    */
   public AdminDeniedException(String operator, String what) {
-    super("operator '" + operator + "' may not " + what
-        + " (the guard's AdminPolicy refused; configure one that names the operator)");
+    super(
+        "operator '"
+            + operator
+            + "' may not "
+            + what
+            + " (the guard's AdminPolicy refused; configure one that names the operator)");
   }
 }

@@ -6,9 +6,8 @@ import java.util.Set;
 /**
  * Who may run a guard's administrative operations (CONTRACT C17), today the {@linkplain MarkReset
  * reset of a high-water mark}. The guard asks it before it changes anything; a refused operator
- * changes nothing and gets {@link AdminDeniedException}. Leasehold does not authenticate
- * operators: the application (or the shell command, from the operating system's user) names
- * them.
+ * changes nothing and gets {@link AdminDeniedException}. Leasehold does not authenticate operators:
+ * the application (or the shell command, from the operating system's user) names them.
  *
  * <p>Implementations must be thread-safe.
  */

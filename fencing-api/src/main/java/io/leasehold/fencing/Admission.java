@@ -1,6 +1,7 @@
 package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
+
 /**
  * A token a guard admitted.
  *

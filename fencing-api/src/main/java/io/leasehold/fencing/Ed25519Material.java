@@ -10,8 +10,8 @@ import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 
 /**
- * Ed25519 key material checked as docs/token-spec.md section 3.2 requires (issue 46, item 6):
- * DER exactly as RFC 8410 writes it, public keys that are canonical encodings (RFC 8032 5.1.3) of
+ * Ed25519 key material checked as docs/token-spec.md section 3.2 requires (issue 46, item 6): DER
+ * exactly as RFC 8410 writes it, public keys that are canonical encodings (RFC 8032 5.1.3) of
  * points not of small order, and signatures whose {@code S} is below the group order and whose
  * {@code R} is a canonical encoding. The JDK's key factory accepts more (NULL parameters, trailing
  * bytes), and a small-order public key lets anyone forge, so these checks run before the JDK sees
@@ -19,7 +19,9 @@ import java.util.Arrays;
  */
 final class Ed25519Material {
   /** The DER of an Ed25519 SubjectPublicKeyInfo up to the 32 key bytes (RFC 8410 section 4). */
-  static final byte[] SPKI_PREFIX = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
+  static final byte[] SPKI_PREFIX = {
+    0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00
+  };
 
   /** The DER of an Ed25519 OneAsymmetricKey v1 up to the 32 seed bytes (RFC 8410 section 7). */
   static final byte[] PKCS8_PREFIX = {
@@ -38,15 +40,16 @@ final class Ed25519Material {
 
   /** Whether {@code bytes} starts with {@code prefix}: the scheme-pinning test of section 3. */
   static boolean startsWith(byte[] bytes, byte[] prefix) {
-    return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+    return bytes.length >= prefix.length
+        && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   /** The DER of the Ed25519 object identifier, 1.3.101.112. */
   private static final byte[] OID = {0x06, 0x03, 0x2b, 0x65, 0x70};
 
   /**
-   * Whether HMAC material is, or resembles, an Ed25519 key in DER: it starts with either prefix,
-   * or it is a DER SEQUENCE that holds the Ed25519 OID anywhere (a variant the key parsers refuse,
+   * Whether HMAC material is, or resembles, an Ed25519 key in DER: it starts with either prefix, or
+   * it is a DER SEQUENCE that holds the Ed25519 OID anywhere (a variant the key parsers refuse,
    * such as one with NULL parameters, is no secret either). A random secret matches with
    * probability below 2^-40.
    */
@@ -73,8 +76,10 @@ final class Ed25519Material {
    */
   static PublicKey publicKey(byte[] der, String context) {
     if (der.length != SPKI_PREFIX.length + 32 || !startsWith(der, SPKI_PREFIX)) {
-      throw new IllegalArgumentException(context + ": not an Ed25519 public key (expected the 44-byte"
-          + " SubjectPublicKeyInfo of RFC 8410: no parameters, no trailing bytes)");
+      throw new IllegalArgumentException(
+          context
+              + ": not an Ed25519 public key (expected the 44-byte"
+              + " SubjectPublicKeyInfo of RFC 8410: no parameters, no trailing bytes)");
     }
     String why = pointProblem(Arrays.copyOfRange(der, SPKI_PREFIX.length, der.length));
     if (why != null) {
@@ -90,8 +95,10 @@ final class Ed25519Material {
   /** The private key of a 48-byte PKCS#8 v1 encoding, or an exception. */
   static PrivateKey privateKey(byte[] der, String context) {
     if (der.length != PKCS8_PREFIX.length + 32 || !startsWith(der, PKCS8_PREFIX)) {
-      throw new IllegalArgumentException(context + ": not an Ed25519 private key (expected the 48-byte"
-          + " PKCS#8 v1 encoding of RFC 8410: no parameters, no attributes, no trailing bytes)");
+      throw new IllegalArgumentException(
+          context
+              + ": not an Ed25519 private key (expected the 48-byte"
+              + " PKCS#8 v1 encoding of RFC 8410: no parameters, no attributes, no trailing bytes)");
     }
     try {
       return KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(der));
@@ -101,8 +108,8 @@ final class Ed25519Material {
   }
 
   /**
-   * Why a 32-byte public key encoding is refused, or null if it is a canonical encoding of a
-   * point on the curve whose order is not small.
+   * Why a 32-byte public key encoding is refused, or null if it is a canonical encoding of a point
+   * on the curve whose order is not small.
    */
   static String pointProblem(byte[] encoded) {
     boolean sign = (encoded[31] & 0x80) != 0;
@@ -138,10 +145,10 @@ final class Ed25519Material {
   }
 
   /**
-   * Whether a 64-byte signature is in canonical form: {@code S < L} and {@code R} an encoding
-   * with {@code y < p} and, where {@code x} is zero ({@code y = 1} or {@code y = p - 1}), no sign
-   * bit. RFC 8032 5.1.7 requires both; the JDK and OpenSSL do check them, and this keeps the
-   * rule the verifier's own, whatever the provider.
+   * Whether a 64-byte signature is in canonical form: {@code S < L} and {@code R} an encoding with
+   * {@code y < p} and, where {@code x} is zero ({@code y = 1} or {@code y = p - 1}), no sign bit.
+   * RFC 8032 5.1.7 requires both; the JDK and OpenSSL do check them, and this keeps the rule the
+   * verifier's own, whatever the provider.
    */
   static boolean canonicalSignature(byte[] signature) {
     if (littleEndian(signature, 32, 64, false).compareTo(L) >= 0) {
@@ -158,10 +165,16 @@ final class Ed25519Material {
   /** Edwards addition on -x^2 + y^2 = 1 + d x^2 y^2 (complete: no exceptional cases). */
   private static BigInteger[] add(BigInteger[] a, BigInteger[] b) {
     BigInteger t = D.multiply(a[0]).multiply(b[0]).multiply(a[1]).multiply(b[1]).mod(P);
-    BigInteger x = a[0].multiply(b[1]).add(a[1].multiply(b[0]))
-        .multiply(BigInteger.ONE.add(t).modInverse(P)).mod(P);
-    BigInteger y = a[1].multiply(b[1]).add(a[0].multiply(b[0]))
-        .multiply(BigInteger.ONE.subtract(t).mod(P).modInverse(P)).mod(P);
+    BigInteger x =
+        a[0].multiply(b[1])
+            .add(a[1].multiply(b[0]))
+            .multiply(BigInteger.ONE.add(t).modInverse(P))
+            .mod(P);
+    BigInteger y =
+        a[1].multiply(b[1])
+            .add(a[0].multiply(b[0]))
+            .multiply(BigInteger.ONE.subtract(t).mod(P).modInverse(P))
+            .mod(P);
     return new BigInteger[] {x, y};
   }
 

@@ -4,10 +4,10 @@ package io.leasehold.fencing;
  * Something that presents a fencing token to a resource: a token itself, or a run's lease handle.
  *
  * <p>Resources call {@link #token()} immediately before they admit an operation. A lease handle
- * that already knows its lease is lost throws {@link LeaseLostException} there, so the operation
- * is refused locally before it reaches the resource (CONTRACT C6). A bare {@link FencingToken}
- * (for example one parsed from a request header) knows nothing about loss and only the fence
- * check protects the resource.
+ * that already knows its lease is lost throws {@link LeaseLostException} there, so the operation is
+ * refused locally before it reaches the resource (CONTRACT C6). A bare {@link FencingToken} (for
+ * example one parsed from a request header) knows nothing about loss and only the fence check
+ * protects the resource.
  */
 @FunctionalInterface
 public interface Fenced {

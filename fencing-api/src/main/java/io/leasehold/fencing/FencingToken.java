@@ -20,7 +20,9 @@ import java.util.UUID;
  * <p>{@link #toText()} gives a compact form for HTTP headers, MCP {@code _meta} and logs; the
  * normative definition, with test vectors, is docs/token-spec.md:
  *
- * <pre>lh2.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;[.&lt;valid from&gt;.&lt;valid until&gt;.&lt;key id&gt;.&lt;signature&gt;]</pre>
+ * <pre>
+ * lh2.&lt;fence&gt;.&lt;run id&gt;.&lt;account id&gt;.&lt;session id&gt;[.&lt;valid from&gt;.&lt;valid until&gt;.&lt;key id&gt;.&lt;signature&gt;]
+ * </pre>
  *
  * where the fence is a decimal number without sign or leading zeros, the run id is a lower-case
  * UUID, and both key parts are UTF-8 encoded as unpadded base64url, for example {@code
@@ -52,8 +54,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   private static final String RETIRED_PREFIX = "lh1";
 
   /**
-   * Upper bound on the length of text accepted by {@link #parse(String)}: room for two keys of
-   * 128 three-byte characters and a signature.
+   * Upper bound on the length of text accepted by {@link #parse(String)}: room for two keys of 128
+   * three-byte characters and a signature.
    */
   public static final int MAX_TEXT_LENGTH = 1400;
 
@@ -87,8 +89,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   }
 
   /**
-   * Whether the token carries a signature (which says nothing about whether it is valid: a
-   * {@link TokenVerifier} decides that).
+   * Whether the token carries a signature (which says nothing about whether it is valid: a {@link
+   * TokenVerifier} decides that).
    *
    * @return true if signed
    */
@@ -141,14 +143,18 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   public byte[] signedContent(String keyId, Instant validFrom, Instant validUntil) {
     TokenSignature.checkKeyId(keyId);
     TokenSignature.checkWindow(validFrom, validUntil);
-    return (unsignedText() + '.' + validFrom.toEpochMilli() + '.' + validUntil.toEpochMilli() + '.'
+    return (unsignedText()
+            + '.'
+            + validFrom.toEpochMilli()
+            + '.'
+            + validUntil.toEpochMilli()
+            + '.'
             + keyId)
         .getBytes(StandardCharsets.US_ASCII);
   }
 
   /**
-   * What this token's signature covers; see {@link #signedContent(String, Instant,
-   * Instant)}.
+   * What this token's signature covers; see {@link #signedContent(String, Instant, Instant)}.
    *
    * @return the bytes
    * @throws IllegalStateException if the token is unsigned
@@ -173,8 +179,17 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
   public String toText() {
     String text = unsignedText();
     return signature
-        .map(sig -> text + '.' + sig.validFrom().toEpochMilli() + '.' + sig.validUntil().toEpochMilli()
-            + '.' + sig.keyId() + '.' + sig.value())
+        .map(
+            sig ->
+                text
+                    + '.'
+                    + sig.validFrom().toEpochMilli()
+                    + '.'
+                    + sig.validUntil().toEpochMilli()
+                    + '.'
+                    + sig.keyId()
+                    + '.'
+                    + sig.value())
         .orElse(text);
   }
 
@@ -209,12 +224,18 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
     String[] parts = text.split("\\.", -1);
     // The version comes first, so a verifier tells formats apart before it reads anything else.
     if (RETIRED_PREFIX.equals(parts[0])) {
-      throw malformed("the lh1 form (no validity window) is retired: upgrade the lease store that"
-          + " issued it to a version that issues " + TEXT_PREFIX + " tokens");
+      throw malformed(
+          "the lh1 form (no validity window) is retired: upgrade the lease store that"
+              + " issued it to a version that issues "
+              + TEXT_PREFIX
+              + " tokens");
     }
     if (!TEXT_PREFIX.equals(parts[0])) {
-      throw malformed("unknown version, expected '" + TEXT_PREFIX + "' (a newer lease store may"
-          + " issue a format this verifier does not know: upgrade the verifier)");
+      throw malformed(
+          "unknown version, expected '"
+              + TEXT_PREFIX
+              + "' (a newer lease store may"
+              + " issue a format this verifier does not know: upgrade the verifier)");
     }
     if (parts.length != 5 && parts.length != 9) {
       throw malformed("expected 5 dot-separated parts (9 when signed), found " + parts.length);
@@ -248,8 +269,11 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
 
   /** A decimal number without sign or leading zeros; zero itself only where {@code zeroOk}. */
   private static long parseDecimal(String name, String part, boolean zeroOk) {
-    String rule = name + " must be a " + (zeroOk ? "" : "positive ")
-        + "decimal number without sign or leading zeros";
+    String rule =
+        name
+            + " must be a "
+            + (zeroOk ? "" : "positive ")
+            + "decimal number without sign or leading zeros";
     if (zeroOk && part.equals("0")) {
       return 0;
     }
@@ -276,7 +300,8 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
     } catch (IllegalArgumentException e) {
       throw malformed("run id is not a UUID");
     }
-    // UUID.fromString accepts non-canonical spellings ("1-1-1-1-1"); only the canonical one is ours.
+    // UUID.fromString accepts non-canonical spellings ("1-1-1-1-1"); only the canonical one is
+    // ours.
     if (!id.toString().equals(part)) {
       throw malformed("run id is not a canonical lower-case UUID");
     }
@@ -312,9 +337,16 @@ public record FencingToken(LeaseKey key, long fence, UUID runId, Optional<TokenS
 
   @Override
   public String toString() {
-    return "FencingToken[" + key + ", fence=" + fence + ", run=" + runId
-        + signature.map(sig -> ", signed by " + sig.keyId() + ", valid until " + sig.validUntil())
-            .orElse("") + "]";
+    return "FencingToken["
+        + key
+        + ", fence="
+        + fence
+        + ", run="
+        + runId
+        + signature
+            .map(sig -> ", signed by " + sig.keyId() + ", valid until " + sig.validUntil())
+            .orElse("")
+        + "]";
   }
 
   /**

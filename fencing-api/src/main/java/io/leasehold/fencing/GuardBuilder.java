@@ -5,9 +5,9 @@ import java.time.Clock;
 
 /**
  * The options every guard shares, for a guard's builder to extend: how tokens are verified, who
- * hears each decision, who may reset marks, and the clock that dates the guard's own records. A
- * new guard gets all four, with their checks and defaults, by extending this class; its own
- * options go on its subclass.
+ * hears each decision, who may reset marks, and the clock that dates the guard's own records. A new
+ * guard gets all four, with their checks and defaults, by extending this class; its own options go
+ * on its subclass.
  *
  * <pre>{@code
  * public static final class Builder extends GuardBuilder<Builder> {
@@ -43,9 +43,9 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
   }
 
   /**
-   * How tokens are verified (CONTRACT C15): {@link TokenVerifier#signedBy}, an online check
-   * against the lease table, or the named opt-out {@link TokenVerifier#trustEveryWriter()}.
-   * Required, unless the guard offers a verification of its own.
+   * How tokens are verified (CONTRACT C15): {@link TokenVerifier#signedBy}, an online check against
+   * the lease table, or the named opt-out {@link TokenVerifier#trustEveryWriter()}. Required,
+   * unless the guard offers a verification of its own.
    *
    * @param verifier the verifier
    * @return this builder
@@ -78,9 +78,9 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
   }
 
   /**
-   * The clock that dates the records a guard keeps itself (mark resets in memory or in files).
-   * A guard whose records live in a database dates them by the database's clock instead, and says
-   * so. Default the system clock (UTC).
+   * The clock that dates the records a guard keeps itself (mark resets in memory or in files). A
+   * guard whose records live in a database dates them by the database's clock instead, and says so.
+   * Default the system clock (UTC).
    *
    * @param clock the clock
    * @return this builder
@@ -91,8 +91,8 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
   }
 
   /**
-   * Whether {@link #verifier} was called: for a guard with a verification of its own, to reject
-   * a choice of both.
+   * Whether {@link #verifier} was called: for a guard with a verification of its own, to reject a
+   * choice of both.
    *
    * @return true if a verifier was chosen
    */
@@ -118,8 +118,8 @@ public abstract class GuardBuilder<S extends GuardBuilder<S>> {
   }
 
   /**
-   * The options, for a guard that verifies tokens in its own way (a database writer that checks
-   * the lease table inside its admission statement) when no verifier was chosen.
+   * The options, for a guard that verifies tokens in its own way (a database writer that checks the
+   * lease table inside its admission statement) when no verifier was chosen.
    *
    * @param resource the guard's resource kind
    * @param ownVerification the guard's own verification, used when no verifier was chosen

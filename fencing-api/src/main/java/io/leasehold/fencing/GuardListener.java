@@ -3,9 +3,9 @@ package io.leasehold.fencing;
 /**
  * What a guard decided about each write it was asked to admit, for metrics (see {@code
  * leasehold-micrometer}'s {@code LeaseholdMetrics.guardListener}) and logs. Give one to a guard's
- * builder ({@code listener(...)}). It is called on the writer's thread, once the decision is
- * made (sometimes while the guard holds the key's lock): keep it quick. An exception it throws is logged and ignored, so a
- * broken listener never changes what the guard decided.
+ * builder ({@code listener(...)}). It is called on the writer's thread, once the decision is made
+ * (sometimes while the guard holds the key's lock): keep it quick. An exception it throws is logged
+ * and ignored, so a broken listener never changes what the guard decided.
  *
  * <p>A call with a bad argument (a null path, an unknown tool) is the caller's error, not a
  * decision, and is not reported.
@@ -26,8 +26,8 @@ public interface GuardListener {
     DUPLICATE,
     /**
      * Refused because the guard could not prove the write safe or could not complete it (CONTRACT
-     * C16): its state is damaged, missing or unreadable, the database or file system failed, or
-     * the work failed before it committed. Nothing was written.
+     * C16): its state is damaged, missing or unreadable, the database or file system failed, or the
+     * work failed before it committed. Nothing was written.
      */
     FAIL_CLOSED
   }
@@ -57,10 +57,10 @@ public interface GuardListener {
   default void refused(String resource, Refusal refusal) {}
 
   /**
-   * An exception that names the decision it stands for, when that is not what its type alone
-   * would suggest: a tool that threw after it was admitted ran all the same ({@link
-   * Decision#ADMITTED}), a duplicate call is a refusal of its own ({@link Decision#DUPLICATE}).
-   * {@link GuardOptions#decisionOf} reads it.
+   * An exception that names the decision it stands for, when that is not what its type alone would
+   * suggest: a tool that threw after it was admitted ran all the same ({@link Decision#ADMITTED}),
+   * a duplicate call is a refusal of its own ({@link Decision#DUPLICATE}). {@link
+   * GuardOptions#decisionOf} reads it.
    */
   interface Classified {
     /**

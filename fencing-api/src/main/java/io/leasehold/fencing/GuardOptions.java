@@ -6,11 +6,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The shared options of one guard, as its {@link GuardBuilder} set them, and the steps every
- * guard takes with them: verify a presented token, report each decision to the listener, and
- * check a mark reset against the admin policy. Written once here so that every guard verifies,
- * reports and checks the same way; a guard runs its calls through a {@link GuardPipeline}, which
- * verifies and reports with these.
+ * The shared options of one guard, as its {@link GuardBuilder} set them, and the steps every guard
+ * takes with them: verify a presented token, report each decision to the listener, and check a mark
+ * reset against the admin policy. Written once here so that every guard verifies, reports and
+ * checks the same way; a guard runs its calls through a {@link GuardPipeline}, which verifies and
+ * reports with these.
  *
  * @param resource the guard's resource kind, as its listener hears it ({@code "file"}); never a
  *     key, a path or a run
@@ -20,7 +20,11 @@ import java.util.function.Supplier;
  * @param clock dates the records the guard keeps itself
  */
 public record GuardOptions(
-    String resource, TokenVerifier verifier, GuardListener listener, AdminPolicy adminPolicy, Clock clock) {
+    String resource,
+    TokenVerifier verifier,
+    GuardListener listener,
+    AdminPolicy adminPolicy,
+    Clock clock) {
   /**
    * Checks the components.
    *
@@ -54,9 +58,9 @@ public record GuardOptions(
 
   /**
    * Runs a guard operation (its admission and its write) and reports the decision its outcome
-   * shows: a normal return is {@link GuardListener.Decision#ADMITTED}; an exception is the
-   * decision {@link #decisionOf} gives it; an {@link IllegalArgumentException} is the caller's
-   * error and is not reported.
+   * shows: a normal return is {@link GuardListener.Decision#ADMITTED}; an exception is the decision
+   * {@link #decisionOf} gives it; an {@link IllegalArgumentException} is the caller's error and is
+   * not reported.
    *
    * @param operation the admission and the write
    * @param <T> the result
@@ -67,8 +71,8 @@ public record GuardOptions(
   }
 
   /**
-   * {@link #observe(Supplier)} for an operation that may have reported its admission itself
-   * ({@link GuardPipeline.Call#admitted()}): then nothing more is reported.
+   * {@link #observe(Supplier)} for an operation that may have reported its admission itself ({@link
+   * GuardPipeline.Call#admitted()}): then nothing more is reported.
    */
   <T> T observe(Supplier<T> operation, BooleanSupplier reportedAlready) {
     T result;
@@ -114,9 +118,9 @@ public record GuardOptions(
   }
 
   /**
-   * Tells the listener the decision an exception stands for and, when it is a refusal, why, in
-   * the one refusal vocabulary ({@link GuardListener#refused}): the key, the fence presented and
-   * the highest seen, as far as the exception knows them.
+   * Tells the listener the decision an exception stands for and, when it is a refusal, why, in the
+   * one refusal vocabulary ({@link GuardListener#refused}): the key, the fence presented and the
+   * highest seen, as far as the exception knows them.
    */
   private void reportOutcome(Throwable e) {
     GuardListener.Decision decision = decisionOf(e);
@@ -128,13 +132,16 @@ public record GuardOptions(
       listener.refused(resource, Refusal.of(e));
     } catch (RuntimeException listenerFailure) {
       System.getLogger(GuardListener.class.getName())
-          .log(System.Logger.Level.WARNING, "guard listener " + listener + " threw; ignored", listenerFailure);
+          .log(
+              System.Logger.Level.WARNING,
+              "guard listener " + listener + " threw; ignored",
+              listenerFailure);
     }
   }
 
   /**
-   * Tells the listener, logging and ignoring what it throws: a broken listener never changes
-   * what the guard decided.
+   * Tells the listener, logging and ignoring what it throws: a broken listener never changes what
+   * the guard decided.
    *
    * @param decision the decision
    */

@@ -13,13 +13,12 @@ import io.leasehold.fencing.internal.Arguments;
  *       argument (a path, a tool call; C19);
  *   <li><b>step</b>: the guard's own {@link Step} opens its unit of work (a lock, a transaction)
  *       and, inside it, admits the token through its mark store and runs its effect, in the order
- *       it needs: a database writer may run the work first and send the admission with the
- *       commit;
+ *       it needs: a database writer may run the work first and send the admission with the commit;
  *   <li><b>report</b>: the listener hears the decision the outcome shows ({@link
  *       GuardOptions#observe}): {@link GuardListener.Decision#ADMITTED} for a normal return, the
  *       one {@link GuardOptions#decisionOf} gives an exception otherwise. An {@link
- *       IllegalArgumentException} is the caller's error and is not reported; a listener that
- *       throws never changes the decision.
+ *       IllegalArgumentException} is the caller's error and is not reported; a listener that throws
+ *       never changes the decision.
  * </ol>
  *
  * A guard is then its effect, its mark store ({@link io.leasehold.fencing.mark.MarkStore}) and its
@@ -47,9 +46,9 @@ public final class GuardPipeline<A> {
   private final Scope<? super A> scope;
 
   /**
-   * A guard's scope: whether a verified token's key may act on a call's argument (CONTRACT C19).
-   * It may also reject the argument itself, as the caller's error, where that can only be told
-   * once the token is verified.
+   * A guard's scope: whether a verified token's key may act on a call's argument (CONTRACT C19). It
+   * may also reject the argument itself, as the caller's error, where that can only be told once
+   * the token is verified.
    *
    * @param <A> the argument
    */
@@ -61,8 +60,8 @@ public final class GuardPipeline<A> {
      * @param token the verified token
      * @param argument the call's argument
      * @throws TokenVerificationException with reason {@link
-     *     TokenVerificationException.Reason#OUT_OF_SCOPE} if the key may not act on it, naming
-     *     both keys; nothing changed
+     *     TokenVerificationException.Reason#OUT_OF_SCOPE} if the key may not act on it, naming both
+     *     keys; nothing changed
      * @throws IllegalArgumentException if the argument is not acceptable
      */
     void check(FencingToken token, A argument);
@@ -98,8 +97,8 @@ public final class GuardPipeline<A> {
   }
 
   /**
-   * One call going through the pipeline: its verified and scoped token, its argument, and a way
-   * for the step to report the admission as soon as it is made.
+   * One call going through the pipeline: its verified and scoped token, its argument, and a way for
+   * the step to report the admission as soon as it is made.
    *
    * @param <A> the argument
    */
@@ -107,8 +106,10 @@ public final class GuardPipeline<A> {
     private final GuardOptions options;
     private final Fenced fenced;
     private final A argument;
+
     /** Set once verified and scoped, before the step sees the call. */
     private FencingToken token;
+
     private boolean reported;
 
     private Call(GuardOptions options, Fenced fenced, A argument) {
@@ -147,9 +148,9 @@ public final class GuardPipeline<A> {
 
     /**
      * Reports {@link GuardListener.Decision#ADMITTED} now, for a guard whose admission stands
-     * whatever its effect then does (the in-memory guard raises the mark before its write, and
-     * a failed write does not lower it): the listener hears the decision once, here, and not
-     * again when the step ends. A step that does not call it is reported by its outcome.
+     * whatever its effect then does (the in-memory guard raises the mark before its write, and a
+     * failed write does not lower it): the listener hears the decision once, here, and not again
+     * when the step ends. A step that does not call it is reported by its outcome.
      */
     public void admitted() {
       if (!reported) {
@@ -231,8 +232,8 @@ public final class GuardPipeline<A> {
   }
 
   /**
-   * Presents and verifies a token without a decision to report: for a guard's reads on behalf of
-   * a run (the tool executor's calls in doubt).
+   * Presents and verifies a token without a decision to report: for a guard's reads on behalf of a
+   * run (the tool executor's calls in doubt).
    *
    * @param fenced the presenter
    * @return the verified token

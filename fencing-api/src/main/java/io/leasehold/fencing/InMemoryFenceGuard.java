@@ -17,9 +17,9 @@ import java.util.function.Supplier;
  * guard.runFenced(lease, () -> cache.put(k, v));
  * }</pre>
  *
- * <p>Each lease key has its own small lock; keys never contend with each other. {@link
- * #runFenced} runs the resource's own write under that lock, so no lower fence can be admitted
- * between the check and the write. Every token is verified before its mark is looked at.
+ * <p>Each lease key has its own small lock; keys never contend with each other. {@link #runFenced}
+ * runs the resource's own write under that lock, so no lower fence can be admitted between the
+ * check and the write. Every token is verified before its mark is looked at.
  *
  * <h2>Bounded memory</h2>
  *
@@ -30,26 +30,24 @@ import java.util.function.Supplier;
  * is that an old but live run of a forgotten key may be refused too, which is the safe side.
  *
  * <p>Forgetting stays within an account (CONTRACT C19): a new key is made room for by forgetting
- * keys of its own account, or, for an account with no key remembered, of the account that holds
- * the most. So one account's traffic never raises another account's floor, unless that other
- * account is itself the largest. Each time, up to a tenth of the bound's worth of that account's
- * keys are forgotten, the ones it has held longest first; among accounts that hold equally many,
- * the one that reached that count first gives way. The floors take one entry per account that
- * ever had a key forgotten (about 120 bytes each with a short account id), which the bound does
- * not limit.
+ * keys of its own account, or, for an account with no key remembered, of the account that holds the
+ * most. So one account's traffic never raises another account's floor, unless that other account is
+ * itself the largest. Each time, up to a tenth of the bound's worth of that account's keys are
+ * forgotten, the ones it has held longest first; among accounts that hold equally many, the one
+ * that reached that count first gives way. The floors take one entry per account that ever had a
+ * key forgotten (about 120 bytes each with a short account id), which the bound does not limit.
  *
- * <p>Admitting a key the guard remembers takes that key's lock and nothing else. Admitting a key
- * it does not remember also takes, briefly, one lock for the whole guard, to file the key in
- * its account's queue; when the guard is full, that admission first forgets keys (waiting for
- * each one's lock, so never while another thread writes under it). Both are O(1) amortised,
- * whatever the number of keys or accounts: the accounts' queues and their counts are kept in
- * linked lists, and an account leaves them when its last key is forgotten (issue 46: before, each
- * admission into a full guard scanned every account and every key, about 2.8 ms at 40,000 keys).
- * The marks live in a {@link MemoryMarkStore}, the memory medium the in-memory tool journal uses
- * too, and each call goes through the {@link GuardPipeline}.
- * A write that itself admits a new key never has its own key forgotten under it (the key stays,
- * past the bound if need be). Under concurrent admissions of new keys the bound may be passed, for
- * a moment, by one key per thread making room.
+ * <p>Admitting a key the guard remembers takes that key's lock and nothing else. Admitting a key it
+ * does not remember also takes, briefly, one lock for the whole guard, to file the key in its
+ * account's queue; when the guard is full, that admission first forgets keys (waiting for each
+ * one's lock, so never while another thread writes under it). Both are O(1) amortised, whatever the
+ * number of keys or accounts: the accounts' queues and their counts are kept in linked lists, and
+ * an account leaves them when its last key is forgotten (issue 46: before, each admission into a
+ * full guard scanned every account and every key, about 2.8 ms at 40,000 keys). The marks live in a
+ * {@link MemoryMarkStore}, the memory medium the in-memory tool journal uses too, and each call
+ * goes through the {@link GuardPipeline}. A write that itself admits a new key never has its own
+ * key forgotten under it (the key stays, past the bound if need be). Under concurrent admissions of
+ * new keys the bound may be passed, for a moment, by one key per thread making room.
  *
  * <p>Thread-safe.
  */
@@ -93,9 +91,9 @@ public final class InMemoryFenceGuard implements FenceGuard {
   }
 
   /**
-   * Admits the token and, while no other token of the same key can be admitted, runs the write.
-   * If the write throws, the mark is still raised: a newer run has shown up, and the older one
-   * must not come back.
+   * Admits the token and, while no other token of the same key can be admitted, runs the write. If
+   * the write throws, the mark is still raised: a newer run has shown up, and the older one must
+   * not come back.
    *
    * @param fenced the token or lease handle
    * @param write the resource's own write
@@ -114,13 +112,15 @@ public final class InMemoryFenceGuard implements FenceGuard {
   private <T> T runFenced(Fenced fenced, Function<Admission, T> write) {
     return pipeline.runForKey(
         fenced,
-        call -> marks.admitThen(
-            call.token(),
-            admission -> {
-              // Reported before the write: once admitted, the mark is raised whatever the write does.
-              call.admitted();
-              return write.apply(admission);
-            }));
+        call ->
+            marks.admitThen(
+                call.token(),
+                admission -> {
+                  // Reported before the write: once admitted, the mark is raised whatever the write
+                  // does.
+                  call.admitted();
+                  return write.apply(admission);
+                }));
   }
 
   @Override
@@ -140,9 +140,8 @@ public final class InMemoryFenceGuard implements FenceGuard {
   /**
    * {@inheritDoc}
    *
-   * <p>Allowed only to operators the guard's {@link AdminPolicy} names; recorded in memory. A
-   * new mark of 0 forgets the key's mark, but the floor of its account's forgotten keys still
-   * applies.
+   * <p>Allowed only to operators the guard's {@link AdminPolicy} names; recorded in memory. A new
+   * mark of 0 forgets the key's mark, but the floor of its account's forgotten keys still applies.
    */
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
@@ -157,15 +156,14 @@ public final class InMemoryFenceGuard implements FenceGuard {
   }
 
   /**
-   * Options of an {@link InMemoryFenceGuard}: the shared ones of {@link GuardBuilder} (the
-   * listener hears resource kind {@value InMemoryFenceGuard#RESOURCE}) and the bound on keys. Not
+   * Options of an {@link InMemoryFenceGuard}: the shared ones of {@link GuardBuilder} (the listener
+   * hears resource kind {@value InMemoryFenceGuard#RESOURCE}) and the bound on keys. Not
    * thread-safe.
    */
   public static final class Builder extends GuardBuilder<Builder> {
     private int maxKeys = DEFAULT_MAX_KEYS;
 
     private Builder() {}
-
 
     /**
      * Most keys remembered. Default {@value InMemoryFenceGuard#DEFAULT_MAX_KEYS}.

@@ -9,8 +9,10 @@ import javax.crypto.spec.SecretKeySpec;
 /** The text forms of keys and the JDK crypto calls shared by the key classes. */
 final class KeyCodec {
   static final int MIN_SECRET_BYTES = 32;
+
   /** Longest HMAC secret: its text form then fits in {@value #MAX_TEXT} characters. */
   static final int MAX_SECRET_BYTES = 256;
+
   /** Longest key text, after the white space of {@link #stripKeyText} is removed. */
   static final int MAX_TEXT = 512;
 
@@ -23,12 +25,21 @@ final class KeyCodec {
     }
     String t = stripKeyText(text);
     if (t.startsWith("\uFEFF")) {
-      throw new IllegalArgumentException("malformed " + what + ": the text starts with a byte order"
-          + " mark (U+FEFF); save the key file as UTF-8 without one");
+      throw new IllegalArgumentException(
+          "malformed "
+              + what
+              + ": the text starts with a byte order"
+              + " mark (U+FEFF); save the key file as UTF-8 without one");
     }
     if (t.length() > MAX_TEXT) {
-      throw new IllegalArgumentException("malformed " + what + ": longer than " + MAX_TEXT
-          + " characters (an HMAC secret has at most " + MAX_SECRET_BYTES + " bytes)");
+      throw new IllegalArgumentException(
+          "malformed "
+              + what
+              + ": longer than "
+              + MAX_TEXT
+              + " characters (an HMAC secret has at most "
+              + MAX_SECRET_BYTES
+              + " bytes)");
     }
     if (!t.startsWith(prefix)) {
       throw new IllegalArgumentException(
@@ -44,9 +55,9 @@ final class KeyCodec {
   }
 
   /**
-   * The key text without the white space a text file adds around it: SP, HTAB, CR and LF at
-   * either end, nothing else (docs/token-spec.md section 3.1). {@link String#strip()} would also
-   * remove U+001C-U+001F and Unicode spaces, which the spec does not allow.
+   * The key text without the white space a text file adds around it: SP, HTAB, CR and LF at either
+   * end, nothing else (docs/token-spec.md section 3.1). {@link String#strip()} would also remove
+   * U+001C-U+001F and Unicode spaces, which the spec does not allow.
    */
   static String stripKeyText(String text) {
     int start = 0;
@@ -76,14 +87,15 @@ final class KeyCodec {
 
   static byte[] decode(String material, String what) {
     if (!TokenSignature.canonical(material)) {
-      throw new IllegalArgumentException("malformed " + what + ": key material is not canonical unpadded base64url");
+      throw new IllegalArgumentException(
+          "malformed " + what + ": key material is not canonical unpadded base64url");
     }
     return Base64.getUrlDecoder().decode(material);
   }
 
   /**
-   * Refuses HMAC key material that is an Ed25519 key in its own encoding (issue 27): the scheme
-   * is pinned by the material, so editing {@code ed25519} to {@code hmac-sha256} in a key's text
+   * Refuses HMAC key material that is an Ed25519 key in its own encoding (issue 27): the scheme is
+   * pinned by the material, so editing {@code ed25519} to {@code hmac-sha256} in a key's text
    * cannot turn a public key, which anyone may know, into a shared secret that mints tokens. The
    * object factories ({@code hmac(id, bytes)}) refuse the same bytes, so code that builds its key
    * from a key file's decoded material gets the same answer as the text form.
@@ -91,7 +103,11 @@ final class KeyCodec {
   static void refuseEd25519AsSecret(byte[] material, String what, String keyId) {
     if (Ed25519Material.looksLikeEd25519Der(material)) {
       throw new IllegalArgumentException(
-          "malformed " + what + " " + keyId + ": its material is an Ed25519 key, not an HMAC secret;"
+          "malformed "
+              + what
+              + " "
+              + keyId
+              + ": its material is an Ed25519 key, not an HMAC secret;"
               + " a key's scheme cannot be changed by editing its text or by passing its bytes as"
               + " a secret (docs/token-spec.md section 3.4)");
     }
@@ -103,9 +119,13 @@ final class KeyCodec {
 
   static byte[] checkSecret(byte[] secret) {
     if (secret == null || secret.length < MIN_SECRET_BYTES || secret.length > MAX_SECRET_BYTES) {
-      throw new IllegalArgumentException("an HMAC secret must have " + MIN_SECRET_BYTES + " to "
-          + MAX_SECRET_BYTES + " bytes (256 to 2048 bits), was "
-          + (secret == null ? "null" : secret.length + " bytes"));
+      throw new IllegalArgumentException(
+          "an HMAC secret must have "
+              + MIN_SECRET_BYTES
+              + " to "
+              + MAX_SECRET_BYTES
+              + " bytes (256 to 2048 bits), was "
+              + (secret == null ? "null" : secret.length + " bytes"));
     }
     return secret.clone();
   }

@@ -58,7 +58,9 @@ public record LeaseKey(String accountId, String sessionId) {
   static void checkUtf16(String name, String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
         throw new IllegalArgumentException(

@@ -3,9 +3,9 @@ package io.leasehold.fencing;
 import java.time.Instant;
 
 /**
- * An audited reset of a guard's high-water mark for one key: the recovery after a forged token
- * or a leaked key raised a mark no honest run can reach (docs/security.md). Guards record every
- * reset (who, when, why, from what to what) where their marks live.
+ * An audited reset of a guard's high-water mark for one key: the recovery after a forged token or a
+ * leaked key raised a mark no honest run can reach (docs/security.md). Guards record every reset
+ * (who, when, why, from what to what) where their marks live.
  *
  * @param key the key whose mark was reset
  * @param previousMark the mark before, 0 if there was none
@@ -22,8 +22,8 @@ public record MarkReset(
   /**
    * Validates the components.
    *
-   * @throws IllegalArgumentException if a component is null, a mark is negative, or the operator
-   *     or reason is blank, too long or has control characters
+   * @throws IllegalArgumentException if a component is null, a mark is negative, or the operator or
+   *     reason is blank, too long or has control characters
    */
   public MarkReset {
     if (key == null || at == null) {

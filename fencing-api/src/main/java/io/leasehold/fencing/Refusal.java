@@ -46,7 +46,9 @@ public record Refusal(
     RETRY_LATER
   }
 
-  /** Why a write or call was refused; the wire names ({@link #wireName()}) are the lower-case names. */
+  /**
+   * Why a write or call was refused; the wire names ({@link #wireName()}) are the lower-case names.
+   */
   public enum Reason {
     /** A newer run of the session has been admitted: this run's fence is below the key's mark. */
     SUPERSEDED(Action.STOP_RUN, GuardListener.Decision.STALE),
@@ -56,15 +58,24 @@ public record Refusal(
     MISSING(Action.STOP_RUN, GuardListener.Decision.UNVERIFIED),
     /** The token (or the call's idempotency key) is not well formed. */
     MALFORMED(Action.STOP_RUN, GuardListener.Decision.UNVERIFIED),
-    /** The token is unsigned where signatures are required, signed by an unknown key, tampered with, or never issued. */
+    /**
+     * The token is unsigned where signatures are required, signed by an unknown key, tampered with,
+     * or never issued.
+     */
     FORGED(Action.STOP_RUN, GuardListener.Decision.UNVERIFIED),
-    /** The token's validity window has passed (or not yet begun): its lease ended or stopped renewing. */
+    /**
+     * The token's validity window has passed (or not yet begun): its lease ended or stopped
+     * renewing.
+     */
     EXPIRED(Action.STOP_RUN, GuardListener.Decision.UNVERIFIED),
     /** The token is valid, but for another key than the one that owns what the call touches. */
     OUT_OF_SCOPE(Action.SKIP_CALL, GuardListener.Decision.UNVERIFIED),
     /** The same run has a call with the same tool and idempotency key in flight. */
     DUPLICATE(Action.RETRY_LATER, GuardListener.Decision.DUPLICATE),
-    /** The guard could not check the write: its verifier, mark store or journal failed (fail closed). */
+    /**
+     * The guard could not check the write: its verifier, mark store or journal failed (fail
+     * closed).
+     */
     UNAVAILABLE(Action.RETRY_LATER, GuardListener.Decision.FAIL_CLOSED);
 
     private final Action action;
@@ -136,28 +147,38 @@ public record Refusal(
   }
 
   /** The words of a duplicate refusal, the same in Java and Node. */
-  public static final String DUPLICATE_MESSAGE = "a call of this run with the same tool and idempotency key is still"
-      + " running; retry once it finished to get its result";
+  public static final String DUPLICATE_MESSAGE =
+      "a call of this run with the same tool and idempotency key is still"
+          + " running; retry once it finished to get its result";
 
-  /** The words of an unavailable refusal, which never name a table or a SQL state (the detail goes to the log). */
-  public static final String UNAVAILABLE_MESSAGE = "the server could not check this call: its token verifier, mark"
-      + " store or journal failed (the details are in the server's log); try again later";
+  /**
+   * The words of an unavailable refusal, which never name a table or a SQL state (the detail goes
+   * to the log).
+   */
+  public static final String UNAVAILABLE_MESSAGE =
+      "the server could not check this call: its token verifier, mark"
+          + " store or journal failed (the details are in the server's log); try again later";
 
-  /** Instants in messages and on the wire: UTC, milliseconds, as JavaScript's {@code Date.toISOString} writes them. */
+  /**
+   * Instants in messages and on the wire: UTC, milliseconds, as JavaScript's {@code
+   * Date.toISOString} writes them.
+   */
   private static final DateTimeFormatter ISO =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
+          .withZone(ZoneOffset.UTC);
 
   /** The last millisecond of year 9999: later instants have no four-digit ISO-8601 form. */
   private static final long MAX_INSTANT_MILLIS = 253_402_300_799_999L;
 
   /**
-   * A detail that says nothing: only these characters, the set docs/refusal-spec.md ("Blank details")
-   * names and the Node package spells alike. Not {@link String#isBlank}: JavaScript's trim has
-   * another set (it takes the no-break spaces and U+FEFF, not U+001C-U+001F), and the two
+   * A detail that says nothing: only these characters, the set docs/refusal-spec.md ("Blank
+   * details") names and the Node package spells alike. Not {@link String#isBlank}: JavaScript's
+   * trim has another set (it takes the no-break spaces and U+FEFF, not U+001C-U+001F), and the two
    * languages wrote different words for the same detail.
    */
-  private static final Pattern BLANK = Pattern.compile(
-      "[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]*");
+  private static final Pattern BLANK =
+      Pattern.compile(
+          "[\\t\\n\\x0B\\f\\r\\x1C-\\x1F \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]*");
 
   /**
    * Checks the components.
@@ -165,8 +186,13 @@ public record Refusal(
    * @throws IllegalArgumentException if a component is null
    */
   public Refusal {
-    if (reason == null || key == null || fence == null || highestSeen == null || validFrom == null
-        || validUntil == null || message == null) {
+    if (reason == null
+        || key == null
+        || fence == null
+        || highestSeen == null
+        || validFrom == null
+        || validUntil == null
+        || message == null) {
       throw new IllegalArgumentException("all components are required");
     }
   }
@@ -183,10 +209,10 @@ public record Refusal(
   /**
    * The refusal for a reason, in the vocabulary's own words for the reasons that have them
    * (superseded, expired, duplicate, unavailable; docs/refusal-spec.md); {@code detail} is the
-   * message of the others (the verifier's or the scope's words, which name the keys involved),
-   * or {@code refused} when it is null or blank (only the characters docs/refusal-spec.md, "Blank
-   * details", names), each lone surrogate in it written as U+FFFD. Only a superseded refusal keeps {@code highestSeen}, and only an expired one the token's
-   * validity window.
+   * message of the others (the verifier's or the scope's words, which name the keys involved), or
+   * {@code refused} when it is null or blank (only the characters docs/refusal-spec.md, "Blank
+   * details", names), each lone surrogate in it written as U+FFFD. Only a superseded refusal keeps
+   * {@code highestSeen}, and only an expired one the token's validity window.
    *
    * @param reason why
    * @param token the presented token, or null if it could not be read
@@ -195,23 +221,32 @@ public record Refusal(
    * @return the refusal
    * @throws IllegalArgumentException if the reason or {@code highestSeen} is null
    */
-  public static Refusal of(Reason reason, FencingToken token, OptionalLong highestSeen, String detail) {
+  public static Refusal of(
+      Reason reason, FencingToken token, OptionalLong highestSeen, String detail) {
     if (reason == null || highestSeen == null) {
       throw new IllegalArgumentException("reason and highestSeen must not be null");
     }
-    Optional<TokenSignature> window = reason == Reason.EXPIRED && token != null ? token.signature() : Optional.empty();
+    Optional<TokenSignature> window =
+        reason == Reason.EXPIRED && token != null ? token.signature() : Optional.empty();
     Optional<Instant> from = window.map(TokenSignature::validFrom).filter(Refusal::writable);
     Optional<Instant> until = window.map(TokenSignature::validUntil).filter(Refusal::writable);
-    String message = switch (reason) {
-      case SUPERSEDED -> "a newer run of this session has been admitted (fence "
-          + (highestSeen.isPresent() ? Long.toString(highestSeen.getAsLong()) : "unknown") + "), so this run must stop";
-      case DUPLICATE -> DUPLICATE_MESSAGE;
-      case UNAVAILABLE -> UNAVAILABLE_MESSAGE;
-      case EXPIRED -> "the token is outside its validity window"
-          + (from.isPresent() && until.isPresent() ? " (" + iso(from.get()) + " to " + iso(until.get()) + ")" : "")
-          + " at the server's time: the run's lease ended or stopped renewing, so this run must stop";
-      default -> detail == null || BLANK.matcher(detail).matches() ? "refused" : wellFormed(detail);
-    };
+    String message =
+        switch (reason) {
+          case SUPERSEDED ->
+              "a newer run of this session has been admitted (fence "
+                  + (highestSeen.isPresent() ? Long.toString(highestSeen.getAsLong()) : "unknown")
+                  + "), so this run must stop";
+          case DUPLICATE -> DUPLICATE_MESSAGE;
+          case UNAVAILABLE -> UNAVAILABLE_MESSAGE;
+          case EXPIRED ->
+              "the token is outside its validity window"
+                  + (from.isPresent() && until.isPresent()
+                      ? " (" + iso(from.get()) + " to " + iso(until.get()) + ")"
+                      : "")
+                  + " at the server's time: the run's lease ended or stopped renewing, so this run must stop";
+          default ->
+              detail == null || BLANK.matcher(detail).matches() ? "refused" : wellFormed(detail);
+        };
     return new Refusal(
         reason,
         Optional.ofNullable(token).map(FencingToken::key),
@@ -232,8 +267,10 @@ public record Refusal(
    * @throws IllegalArgumentException if {@code e} is null
    */
   public static Refusal of(Throwable e) {
-    FencingToken named = e instanceof StaleFenceException s ? s.presented()
-        : e instanceof LeaseLostException l ? l.token() : null;
+    FencingToken named =
+        e instanceof StaleFenceException s
+            ? s.presented()
+            : e instanceof LeaseLostException l ? l.token() : null;
     return of(e, named);
   }
 
@@ -265,29 +302,31 @@ public record Refusal(
     if (e instanceof TokenVerificationException v) {
       return of(Reason.of(v.reason()), token, OptionalLong.empty(), e.getMessage());
     }
-    if (e instanceof GuardListener.Classified c && c.decision() == GuardListener.Decision.DUPLICATE) {
+    if (e instanceof GuardListener.Classified c
+        && c.decision() == GuardListener.Decision.DUPLICATE) {
       return of(Reason.DUPLICATE, token, OptionalLong.empty(), null);
     }
     return of(Reason.UNAVAILABLE, token, OptionalLong.empty(), null);
   }
 
   /**
-   * The refusal's written form, which the MCP wire carries as its refusal object (docs/mcp.md)
-   * and the Node package writes alike: {@code reason} (the wire name), {@code accountId} and
-   * {@code sessionId}, {@code fence} and {@code highestSeen} as decimal strings (fences reach
-   * 2^63-1, past JavaScript's 2^53), {@code validFrom} and {@code validUntil} in ISO-8601, and
-   * {@code message}, in this order; absent members are left out. The action is not written: it
-   * follows from the reason.
+   * The refusal's written form, which the MCP wire carries as its refusal object (docs/mcp.md) and
+   * the Node package writes alike: {@code reason} (the wire name), {@code accountId} and {@code
+   * sessionId}, {@code fence} and {@code highestSeen} as decimal strings (fences reach 2^63-1, past
+   * JavaScript's 2^53), {@code validFrom} and {@code validUntil} in ISO-8601, and {@code message},
+   * in this order; absent members are left out. The action is not written: it follows from the
+   * reason.
    *
    * @return a new mutable map, as a JSON mapper writes it
    */
   public Map<String, Object> written() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("reason", reason.wireName());
-    key.ifPresent(k -> {
-      m.put("accountId", k.accountId());
-      m.put("sessionId", k.sessionId());
-    });
+    key.ifPresent(
+        k -> {
+          m.put("accountId", k.accountId());
+          m.put("sessionId", k.sessionId());
+        });
     fence.ifPresent(f -> m.put("fence", Long.toString(f)));
     highestSeen.ifPresent(f -> m.put("highestSeen", Long.toString(f)));
     validFrom.filter(Refusal::writable).ifPresent(i -> m.put("validFrom", iso(i)));
@@ -297,10 +336,10 @@ public record Refusal(
   }
 
   /**
-   * Reads a refusal's written form ({@link #written()}), as a JSON mapper reads it into a map,
-   * from any writer. It is no refusal only without a known reason; other members that are missing
-   * or odd are left out (a fence that is not 1 to 2^63-1, as a decimal string or, from older
-   * writers, a JSON integer; a key that is not a valid key; an instant that does not parse).
+   * Reads a refusal's written form ({@link #written()}), as a JSON mapper reads it into a map, from
+   * any writer. It is no refusal only without a known reason; other members that are missing or odd
+   * are left out (a fence that is not 1 to 2^63-1, as a decimal string or, from older writers, a
+   * JSON integer; a key that is not a valid key; an instant that does not parse).
    *
    * @param written the object's members
    * @return the refusal, or empty if it names no known reason
@@ -314,17 +353,23 @@ public record Refusal(
       return Optional.empty();
     }
     Optional<LeaseKey> key = Optional.empty();
-    if (written.get("accountId") instanceof String a && written.get("sessionId") instanceof String s) {
+    if (written.get("accountId") instanceof String a
+        && written.get("sessionId") instanceof String s) {
       try {
         key = Optional.of(LeaseKey.of(a, s));
       } catch (IllegalArgumentException e) {
         key = Optional.empty(); // not a key of ours: the refusal names none, as the javadoc says
       }
     }
-    return Optional.of(new Refusal(reason.get(), key, writtenFence(written.get("fence")),
-        writtenFence(written.get("highestSeen")), writtenInstant(written.get("validFrom")),
-        writtenInstant(written.get("validUntil")),
-        written.get("message") instanceof String msg ? msg : "refused by the server"));
+    return Optional.of(
+        new Refusal(
+            reason.get(),
+            key,
+            writtenFence(written.get("fence")),
+            writtenFence(written.get("highestSeen")),
+            writtenInstant(written.get("validFrom")),
+            writtenInstant(written.get("validUntil")),
+            written.get("message") instanceof String msg ? msg : "refused by the server"));
   }
 
   /**
@@ -336,11 +381,18 @@ public record Refusal(
     if (o instanceof String s && s.matches("[1-9][0-9]{0,18}")) {
       // Nineteen digits may still exceed 2^63-1: compare as text of equal length.
       return s.length() < 19 || s.compareTo(Long.toString(Long.MAX_VALUE)) <= 0
-          ? OptionalLong.of(Long.parseLong(s)) : OptionalLong.empty();
+          ? OptionalLong.of(Long.parseLong(s))
+          : OptionalLong.empty();
     }
-    boolean integral = o instanceof Long || o instanceof Integer || o instanceof Short || o instanceof Byte
-        || (o instanceof BigInteger b && b.bitLength() < 64);
-    return integral && ((Number) o).longValue() >= 1 ? OptionalLong.of(((Number) o).longValue()) : OptionalLong.empty();
+    boolean integral =
+        o instanceof Long
+            || o instanceof Integer
+            || o instanceof Short
+            || o instanceof Byte
+            || (o instanceof BigInteger b && b.bitLength() < 64);
+    return integral && ((Number) o).longValue() >= 1
+        ? OptionalLong.of(((Number) o).longValue())
+        : OptionalLong.empty();
   }
 
   private static Optional<Instant> writtenInstant(Object o) {
@@ -362,7 +414,9 @@ public record Refusal(
     StringBuilder b = new StringBuilder(detail.length());
     for (int i = 0; i < detail.length(); i++) {
       char c = detail.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < detail.length() && Character.isLowSurrogate(detail.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < detail.length()
+          && Character.isLowSurrogate(detail.charAt(i + 1))) {
         b.append(c).append(detail.charAt(++i));
       } else {
         b.append(Character.isSurrogate(c) ? '\ufffd' : c);

@@ -8,13 +8,13 @@ import java.util.OptionalLong;
  * administrative side every guard and every tool journal shares, so that one admin tool (for
  * example {@code ResetMarkCommand}, or an application's own endpoint) can serve them all.
  *
- * <p>A reset is the recovery after a forged token or a leaked key raised a mark no honest run
- * can reach (docs/security.md). Each one is recorded where the marks live (who, when, why, from
- * what to what) and is listed by {@link #markResets()}.
+ * <p>A reset is the recovery after a forged token or a leaked key raised a mark no honest run can
+ * reach (docs/security.md). Each one is recorded where the marks live (who, when, why, from what to
+ * what) and is listed by {@link #markResets()}.
  *
  * <p>Guards check the operator against their {@link AdminPolicy} before they change anything. A
- * tool journal is storage: it does not check, and whoever holds a journal can reset its marks;
- * give operators the executor, which checks its policy first.
+ * tool journal is storage: it does not check, and whoever holds a journal can reset its marks; give
+ * operators the executor, which checks its policy first.
  *
  * <p>Implementations are thread-safe.
  */
@@ -32,8 +32,8 @@ public interface ResettableMarks {
    * Sets a key's mark and records the reset, as one step.
    *
    * @param key the key
-   * @param newMark the new mark; 0 forgets the key's mark (the next token of any fence is
-   *     admitted, unless the guard keeps a floor of its own)
+   * @param newMark the new mark; 0 forgets the key's mark (the next token of any fence is admitted,
+   *     unless the guard keeps a floor of its own)
    * @param operator who resets it
    * @param reason why
    * @return the recorded reset, with the mark it replaced

@@ -9,8 +9,8 @@ package io.leasehold.fencing;
  *       resources are run by the same team.
  *   <li>{@link #ED25519}: the lease store signs with a private key; resources hold only the public
  *       key, so a resource owner can verify tokens but never mint one. Slower to verify (tens to
- *       hundreds of microseconds on the JDK's implementation), which the verifier's cache of
- *       tokens it has already verified hides for a run's repeated writes.
+ *       hundreds of microseconds on the JDK's implementation), which the verifier's cache of tokens
+ *       it has already verified hides for a run's repeated writes.
  * </ul>
  */
 public enum SignatureScheme {

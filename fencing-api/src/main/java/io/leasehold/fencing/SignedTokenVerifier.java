@@ -13,14 +13,14 @@ import java.util.function.Supplier;
  * is inside the token's validity window, give or take a clock-skew allowance (CONTRACT C15, C20).
  * Built by {@link TokenVerifier#signedBy(TokenKeySet)}; immutable, and thread-safe.
  *
- * <p>The checks run cheapest first, so a flood of forged tokens costs map lookups, not
- * cryptography (C21): the token must be signed, by a key id the set knows, with a signature of
- * that scheme's length, and the window must hold; only then is the signature checked. A token
- * that passed is remembered (a run presents the same token for every write until its next
- * renewal, and an Ed25519 check costs far more than a lookup), but its window is checked on every
- * call. A remembered token is the whole record, so a changed fence, run, window or signature is
- * checked again. The memory is dropped whenever the key set changes (a retired key's tokens are
- * checked, and refused, again) and when it reaches {@value #MAX_REMEMBERED} tokens.
+ * <p>The checks run cheapest first, so a flood of forged tokens costs map lookups, not cryptography
+ * (C21): the token must be signed, by a key id the set knows, with a signature of that scheme's
+ * length, and the window must hold; only then is the signature checked. A token that passed is
+ * remembered (a run presents the same token for every write until its next renewal, and an Ed25519
+ * check costs far more than a lookup), but its window is checked on every call. A remembered token
+ * is the whole record, so a changed fence, run, window or signature is checked again. The memory is
+ * dropped whenever the key set changes (a retired key's tokens are checked, and refused, again) and
+ * when it reaches {@value #MAX_REMEMBERED} tokens.
  *
  * <p>The skew allowance, {@value #DEFAULT_SKEW_SECONDS} seconds unless set, covers the difference
  * between the lease database's clock, which set the window, and this resource's clock. A copied
@@ -135,10 +135,17 @@ public final class SignedTokenVerifier implements TokenVerifier {
   }
 
   private static TokenSignature requireSignature(FencingToken token, TokenKeySet keys) {
-    return token.signature().orElseThrow(() -> new TokenVerificationException(
-        TokenVerificationException.Reason.UNSIGNED,
-        "refused unsigned token " + token + ": this resource admits only tokens signed by "
-            + keys + "; build the lease store with a signing key (LeaseStoreBuilder.tokenSigningKey)"));
+    return token
+        .signature()
+        .orElseThrow(
+            () ->
+                new TokenVerificationException(
+                    TokenVerificationException.Reason.UNSIGNED,
+                    "refused unsigned token "
+                        + token
+                        + ": this resource admits only tokens signed by "
+                        + keys
+                        + "; build the lease store with a signing key (LeaseStoreBuilder.tokenSigningKey)"));
   }
 
   private void checkWindow(FencingToken token, TokenSignature sig) {
@@ -147,16 +154,30 @@ public final class SignedTokenVerifier implements TokenVerifier {
     if (now.isAfter(sig.validUntil().plus(skew))) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.EXPIRED,
-          "refused " + token + ": it expired at " + sig.validUntil() + " and it is now " + now
-              + " (clock skew allowed: " + skew + "); its run ended or stopped renewing, or the"
+          "refused "
+              + token
+              + ": it expired at "
+              + sig.validUntil()
+              + " and it is now "
+              + now
+              + " (clock skew allowed: "
+              + skew
+              + "); its run ended or stopped renewing, or the"
               + " token was replayed. A live lease presents a fresh token: pass the Lease, not a"
               + " token copied from it");
     }
     if (now.plus(skew).isBefore(sig.validFrom())) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.NOT_YET_VALID,
-          "refused " + token + ": it is valid only from " + sig.validFrom() + " and it is now "
-              + now + " (clock skew allowed: " + skew + "); synchronise this host's clock with"
+          "refused "
+              + token
+              + ": it is valid only from "
+              + sig.validFrom()
+              + " and it is now "
+              + now
+              + " (clock skew allowed: "
+              + skew
+              + "); synchronise this host's clock with"
               + " the lease database's (NTP), or raise the allowance (withClockSkew)");
     }
   }
@@ -168,8 +189,13 @@ public final class SignedTokenVerifier implements TokenVerifier {
                 () ->
                     new TokenVerificationException(
                         TokenVerificationException.Reason.UNKNOWN_KEY,
-                        "refused " + token + ": key " + sig.keyId() + " is not in this resource's "
-                            + keys + "; if the lease store signs with a new key, add its"
+                        "refused "
+                            + token
+                            + ": key "
+                            + sig.keyId()
+                            + " is not in this resource's "
+                            + keys
+                            + "; if the lease store signs with a new key, add its"
                             + " verification key here (docs/security.md, key rotation)"));
     byte[] value;
     try {
@@ -180,7 +206,10 @@ public final class SignedTokenVerifier implements TokenVerifier {
     if (!key.verifies(token.signedContent(), value)) {
       throw new TokenVerificationException(
           TokenVerificationException.Reason.BAD_SIGNATURE,
-          "refused " + token + ": its signature does not match key " + sig.keyId()
+          "refused "
+              + token
+              + ": its signature does not match key "
+              + sig.keyId()
               + " (forged or altered token)");
     }
   }

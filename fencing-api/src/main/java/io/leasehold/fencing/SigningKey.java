@@ -119,10 +119,10 @@ public final class SigningKey {
   }
 
   /**
-   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are
-   * ignored, nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside
-   * 32 to 256 bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not
-   * of small order are refused (and for a signing key, halves that are not one pair).
+   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are ignored,
+   * nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside 32 to 256
+   * bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not of small
+   * order are refused (and for a signing key, halves that are not one pair).
    *
    * @param text the text form
    * @return the key
@@ -145,7 +145,8 @@ public final class SigningKey {
               "malformed signing key " + id + ": expected <private key>.<public key>");
         }
         String context = "malformed signing key " + id;
-        PrivateKey priv = Ed25519Material.privateKey(KeyCodec.decode(pair[0], "signing key"), context);
+        PrivateKey priv =
+            Ed25519Material.privateKey(KeyCodec.decode(pair[0], "signing key"), context);
         PublicKey pub = Ed25519Material.publicKey(KeyCodec.decode(pair[1], "signing key"), context);
         SigningKey key = ed25519(id, new KeyPair(pub, priv));
         key.checkPairMatches();
@@ -155,7 +156,8 @@ public final class SigningKey {
   }
 
   private void checkPairMatches() {
-    FencingToken probe = new FencingToken(LeaseKey.of("probe", "probe"), 1, new java.util.UUID(0, 1));
+    FencingToken probe =
+        new FencingToken(LeaseKey.of("probe", "probe"), 1, new java.util.UUID(0, 1));
     FencingToken signed = sign(probe, Instant.EPOCH, Instant.EPOCH);
     if (!verificationKey.verifies(signed.signedContent(), KeyCodec.decodeSignature(signed))) {
       throw new IllegalArgumentException(
@@ -172,22 +174,24 @@ public final class SigningKey {
     String material =
         hmacSecret != null
             ? KeyCodec.encode(hmacSecret)
-            : KeyCodec.encode(keyPair.getPrivate().getEncoded()) + '.' + KeyCodec.encode(keyPair.getPublic().getEncoded());
+            : KeyCodec.encode(keyPair.getPrivate().getEncoded())
+                + '.'
+                + KeyCodec.encode(keyPair.getPublic().getEncoded());
     return TEXT_PREFIX + scheme.textName() + ':' + keyId + ':' + material;
   }
 
   /**
-   * Signs a token for a validity window: the lease store calls this when it issues a token and
-   * each time it renews the lease, with the lease's acquisition and its new expiry, both in
-   * database time (CONTRACT C20). Both ends are truncated to the millisecond, the precision of the
-   * text form.
+   * Signs a token for a validity window: the lease store calls this when it issues a token and each
+   * time it renews the lease, with the lease's acquisition and its new expiry, both in database
+   * time (CONTRACT C20). Both ends are truncated to the millisecond, the precision of the text
+   * form.
    *
    * @param token the token (any signature it has is replaced)
    * @param validFrom the first instant a verifier may admit the token
    * @param validUntil the last instant, not before {@code validFrom}
    * @return the signed token
-   * @throws IllegalArgumentException if an argument is null, before 1970, or the window ends
-   *     before it starts
+   * @throws IllegalArgumentException if an argument is null, before 1970, or the window ends before
+   *     it starts
    */
   public FencingToken sign(FencingToken token, Instant validFrom, Instant validUntil) {
     Arguments.required(token, "token");
@@ -214,8 +218,8 @@ public final class SigningKey {
   }
 
   /**
-   * Signs a token valid from the clock's present instant for the given time: for a resource
-   * owner's own tools and tests. A lease store signs with the database's times instead.
+   * Signs a token valid from the clock's present instant for the given time: for a resource owner's
+   * own tools and tests. A lease store signs with the database's times instead.
    *
    * @param token the token (any signature it has is replaced)
    * @param clock where the window starts

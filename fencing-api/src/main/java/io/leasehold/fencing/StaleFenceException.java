@@ -2,8 +2,8 @@ package io.leasehold.fencing;
 
 /**
  * A resource refused an operation because its token's fence is lower than the highest fence the
- * resource has admitted for the lease key: a newer run has written since. Never worth retrying
- * with the same token; the run that presented it has lost its lease.
+ * resource has admitted for the lease key: a newer run has written since. Never worth retrying with
+ * the same token; the run that presented it has lost its lease.
  */
 public class StaleFenceException extends WriteRefusedException {
   private static final long serialVersionUID = 1L;

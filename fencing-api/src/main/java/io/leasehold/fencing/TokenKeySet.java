@@ -18,8 +18,9 @@ import java.util.Optional;
  * <h2>Text form</h2>
  *
  * One {@link VerificationKey} text per line (lines end at LF; SP, HTAB and CR around a line are
- * ignored, no other white space); blank lines and lines starting with {@code #} are ignored. A
- * text without a key, or with a byte order mark, is refused. A resource reads it from a file it trusts ({@link #parse(String)}).
+ * ignored, no other white space); blank lines and lines starting with {@code #} are ignored. A text
+ * without a key, or with a byte order mark, is refused. A resource reads it from a file it trusts
+ * ({@link #parse(String)}).
  *
  * <p>Immutable and thread-safe.
  */

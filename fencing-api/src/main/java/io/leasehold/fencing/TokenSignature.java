@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  * on by every renewal. Both ends have millisecond precision, because the text form carries Unix
  * milliseconds.
  *
- * @param keyId the signing key's id: 1 to {@value #MAX_KEY_ID_LENGTH} characters of {@code
- *     A-Z a-z 0-9 _ -}
+ * @param keyId the signing key's id: 1 to {@value #MAX_KEY_ID_LENGTH} characters of {@code A-Z a-z
+ *     0-9 _ -}
  * @param validFrom the first instant at which the token may be presented
  * @param validUntil the last instant at which it may be presented, not before {@code validFrom}
  * @param value the signature bytes as unpadded base64url, 1 to {@value #MAX_VALUE_LENGTH}
@@ -23,11 +23,14 @@ import java.util.regex.Pattern;
 public record TokenSignature(String keyId, Instant validFrom, Instant validUntil, String value) {
   /** Longest accepted key id. */
   public static final int MAX_KEY_ID_LENGTH = 64;
+
   /** Longest accepted signature text (an Ed25519 signature is 86 characters). */
   public static final int MAX_VALUE_LENGTH = 128;
 
-  private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_KEY_ID_LENGTH + "}");
-  private static final Pattern BASE64URL = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_VALUE_LENGTH + "}");
+  private static final Pattern KEY_ID =
+      Pattern.compile("[A-Za-z0-9_-]{1," + MAX_KEY_ID_LENGTH + "}");
+  private static final Pattern BASE64URL =
+      Pattern.compile("[A-Za-z0-9_-]{1," + MAX_VALUE_LENGTH + "}");
 
   /**
    * Validates both parts.
@@ -61,10 +64,13 @@ public record TokenSignature(String keyId, Instant validFrom, Instant validUntil
     if (validFrom == null || validUntil == null) {
       throw new IllegalArgumentException("the validity window must not be null");
     }
-    if (validFrom.isBefore(Instant.EPOCH) || validFrom.getNano() % 1_000_000 != 0
+    if (validFrom.isBefore(Instant.EPOCH)
+        || validFrom.getNano() % 1_000_000 != 0
         || validUntil.getNano() % 1_000_000 != 0) {
       throw new IllegalArgumentException(
-          "the validity window must be whole milliseconds after 1970, was " + validFrom + " to "
+          "the validity window must be whole milliseconds after 1970, was "
+              + validFrom
+              + " to "
               + validUntil);
     }
     if (validUntil.isBefore(validFrom)) {
@@ -77,7 +83,10 @@ public record TokenSignature(String keyId, Instant validFrom, Instant validUntil
   static boolean canonical(String base64url) {
     try {
       byte[] bytes = java.util.Base64.getUrlDecoder().decode(base64url);
-      return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).equals(base64url);
+      return java.util.Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString(bytes)
+          .equals(base64url);
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -94,7 +103,9 @@ public record TokenSignature(String keyId, Instant validFrom, Instant validUntil
   public static String checkKeyId(String keyId) {
     if (keyId == null || !KEY_ID.matcher(keyId).matches()) {
       throw new IllegalArgumentException(
-          "key id must be 1 to " + MAX_KEY_ID_LENGTH + " characters of A-Z a-z 0-9 _ -, was "
+          "key id must be 1 to "
+              + MAX_KEY_ID_LENGTH
+              + " characters of A-Z a-z 0-9 _ -, was "
               + (keyId == null ? "null" : "'" + keyId + "'"));
     }
     return keyId;

@@ -1,6 +1,7 @@
 package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
+
 /**
  * How a fencing token travels to a downstream service.
  *
@@ -64,8 +65,8 @@ public final class TokenTransport {
   }
 
   /**
-   * Reads and verifies a token from a header value: what a resource service calls on every
-   * request before it lets the token near a guard.
+   * Reads and verifies a token from a header value: what a resource service calls on every request
+   * before it lets the token near a guard.
    *
    * @param headerValue the value of the {@value #HTTP_HEADER} header, or null if absent
    * @param verifier the service's verifier
@@ -73,8 +74,8 @@ public final class TokenTransport {
    * @throws TokenVerificationException if the header is absent ({@link
    *     TokenVerificationException.Reason#MISSING}, 401), empty or malformed after SP and HTAB
    *     around it are removed ({@link TokenVerificationException.Reason#MALFORMED}, 400), or the
-   *     token fails verification;
-   *     {@link TokenVerificationException#httpStatus()} is the status to answer with
+   *     token fails verification; {@link TokenVerificationException#httpStatus()} is the status to
+   *     answer with
    */
   public static FencingToken verifyHeader(String headerValue, TokenVerifier verifier) {
     Arguments.required(verifier, "verifier");
@@ -88,7 +89,9 @@ public final class TokenTransport {
       token = FencingToken.parse(fieldValue(headerValue));
     } catch (IllegalArgumentException e) {
       throw new TokenVerificationException(
-          TokenVerificationException.Reason.MALFORMED, HTTP_HEADER + " header: " + e.getMessage(), e);
+          TokenVerificationException.Reason.MALFORMED,
+          HTTP_HEADER + " header: " + e.getMessage(),
+          e);
     }
     verifier.verify(token);
     return token;

@@ -24,8 +24,8 @@ public class TokenVerificationException extends WriteRefusedException {
     /** The signature does not match the token: forged or tampered with. */
     BAD_SIGNATURE(401),
     /**
-     * The token's validity window ended, beyond the verifier's clock-skew allowance (CONTRACT
-     * C20): its run ended or stopped renewing, or the token was copied and replayed. A live lease
+     * The token's validity window ended, beyond the verifier's clock-skew allowance (CONTRACT C20):
+     * its run ended or stopped renewing, or the token was copied and replayed. A live lease
      * presents a fresh token after every renewal. Online verification gives it at once for a
      * genuine token whose run no longer holds the lease: released, expired, or superseded by a
      * newer run.

@@ -4,8 +4,8 @@ import io.leasehold.fencing.internal.Arguments;
 import java.util.function.Supplier;
 
 /**
- * How a guard decides that a token was issued by the lease store (CONTRACT C15), before it looks
- * at the high-water mark. Every guard is built with one, chosen explicitly:
+ * How a guard decides that a token was issued by the lease store (CONTRACT C15), before it looks at
+ * the high-water mark. Every guard is built with one, chosen explicitly:
  *
  * <ul>
  *   <li>{@link #signedBy(TokenKeySet)}: admit only tokens signed by one of the keys (HMAC or
@@ -56,8 +56,8 @@ public interface TokenVerifier {
   /**
    * Admits tokens signed by a key of the set the supplier returns at each verification, so a
    * running resource can rotate keys (the supplier might re-read a file when it changes). The
-   * verifier remembers tokens it has verified for as long as the supplier returns the same set,
-   * and checks their validity window on every call.
+   * verifier remembers tokens it has verified for as long as the supplier returns the same set, and
+   * checks their validity window on every call.
    *
    * @param keys supplies the current set, never null, quickly
    * @return the verifier

@@ -5,7 +5,6 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.util.Arrays;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A key that checks token signatures: an HMAC secret or an Ed25519 public key, with its id.
@@ -18,8 +17,8 @@ import javax.crypto.spec.SecretKeySpec;
  * leasehold-verify-key:v1:ed25519:&lt;key id&gt;:&lt;X.509 public key, unpadded base64url&gt;
  * </pre>
  *
- * An HMAC verification key is the shared secret itself: keep its text as secret as the signing
- * key. An Ed25519 one is public. {@link #toString()} never prints key material.
+ * An HMAC verification key is the shared secret itself: keep its text as secret as the signing key.
+ * An Ed25519 one is public. {@link #toString()} never prints key material.
  *
  * <p>Immutable and thread-safe.
  */
@@ -38,7 +37,8 @@ public final class VerificationKey {
   private final PublicKey publicKey;
   private final Mac macPrototype;
 
-  private VerificationKey(SignatureScheme scheme, String keyId, byte[] hmacSecret, PublicKey publicKey) {
+  private VerificationKey(
+      SignatureScheme scheme, String keyId, byte[] hmacSecret, PublicKey publicKey) {
     this.scheme = scheme;
     this.keyId = TokenSignature.checkKeyId(keyId);
     this.hmacSecret = hmacSecret;
@@ -81,15 +81,15 @@ public final class VerificationKey {
   }
 
   /**
-   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are
-   * ignored, nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside
-   * 32 to 256 bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not
-   * of small order are refused.
+   * Parses the text form (docs/token-spec.md section 3): SP, HTAB, CR and LF around it are ignored,
+   * nothing else; a byte order mark, a text over 512 characters, an HMAC secret outside 32 to 256
+   * bytes, and Ed25519 material other than RFC 8410's exact DER of a canonical point not of small
+   * order are refused.
    *
    * @param text the text form
    * @return the key
-   * @throws IllegalArgumentException if the text is not a well-formed verification key; the
-   *     message never repeats the key material
+   * @throws IllegalArgumentException if the text is not a well-formed verification key; the message
+   *     never repeats the key material
    */
   public static VerificationKey parse(String text) {
     String[] parts = KeyCodec.split(text, TEXT_PREFIX, "verification key");
@@ -144,7 +144,8 @@ public final class VerificationKey {
    */
   boolean verifies(byte[] content, byte[] signature) {
     // The cheap check before any cryptography: a signature of the wrong length is no signature.
-    if (signature.length != (macPrototype != null ? HMAC_SIGNATURE_BYTES : ED25519_SIGNATURE_BYTES)) {
+    if (signature.length
+        != (macPrototype != null ? HMAC_SIGNATURE_BYTES : ED25519_SIGNATURE_BYTES)) {
       return false;
     }
     if (macPrototype != null) {

@@ -1,8 +1,8 @@
 package io.leasehold.fencing;
 
 /**
- * A guard refused to let a run act, and nothing changed: the one type to catch around fenced
- * work. Its subclasses say which refusal it was:
+ * A guard refused to let a run act, and nothing changed: the one type to catch around fenced work.
+ * Its subclasses say which refusal it was:
  *
  * <ul>
  *   <li>{@link StaleFenceException}: a newer run of the session has been admitted; this run is
@@ -15,8 +15,8 @@ package io.leasehold.fencing;
  * </ul>
  *
  * <p>None of them is worth retrying with the same token: stop the run, or acquire a new lease.
- * Errors of the resource itself (a file system or database failure) are {@link
- * LeaseholdException}s of other types, and not refusals.
+ * Errors of the resource itself (a file system or database failure) are {@link LeaseholdException}s
+ * of other types, and not refusals.
  */
 public class WriteRefusedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;

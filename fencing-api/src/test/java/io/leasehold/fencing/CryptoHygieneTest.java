@@ -1,20 +1,18 @@
 package io.leasehold.fencing;
 
-import java.time.Duration;
-
-import java.time.Clock;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 27, finding 9: the signature text was malleable, and a key's scheme was not pinned by
- * its material. Each test here fails on the code before the fix.
+ * Issue 27, finding 9: the signature text was malleable, and a key's scheme was not pinned by its
+ * material. Each test here fails on the code before the fix.
  */
 class CryptoHygieneTest {
   private static final LeaseKey KEY = LeaseKey.of("acct-7", "chat-1");
@@ -33,7 +31,8 @@ class CryptoHygieneTest {
   @EnumSource(SignatureScheme.class)
   void aSignatureWithStrayTrailingBitsDoesNotParse(SignatureScheme scheme) {
     SigningKey key = SigningKey.generate(scheme, "k1");
-    String honest = key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5)).toText();
+    String honest =
+        key.sign(new FencingToken(KEY, 42, RUN), Clock.systemUTC(), Duration.ofMinutes(5)).toText();
     String malleated = withTrailingBitsSet(honest);
     assertThat(malleated).isNotEqualTo(honest);
 
@@ -58,7 +57,8 @@ class CryptoHygieneTest {
   void anHmacSigningKeyWhoseSecretIsAnEd25519KeyIsRefused() {
     VerificationKey ed = SigningKey.generate(SignatureScheme.ED25519, "k1").verificationKey();
     String material = ed.toText().substring(ed.toText().lastIndexOf(':') + 1);
-    assertThatThrownBy(() -> SigningKey.parse(SigningKey.TEXT_PREFIX + "hmac-sha256:k1:" + material))
+    assertThatThrownBy(
+            () -> SigningKey.parse(SigningKey.TEXT_PREFIX + "hmac-sha256:k1:" + material))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("is an Ed25519 key, not an HMAC secret");
   }
@@ -80,7 +80,16 @@ class CryptoHygieneTest {
   void aSignatureOfTheWrongLengthIsRefused(SignatureScheme scheme) {
     SigningKey key = SigningKey.generate(scheme, "k1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()));
-    FencingToken shortSig = new FencingToken(KEY, 42, RUN).withSignature(new TokenSignature("k1", java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).plusSeconds(60), "AAAA"));
+    FencingToken shortSig =
+        new FencingToken(KEY, 42, RUN)
+            .withSignature(
+                new TokenSignature(
+                    "k1",
+                    java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS),
+                    java.time.Instant.now()
+                        .truncatedTo(java.time.temporal.ChronoUnit.MILLIS)
+                        .plusSeconds(60),
+                    "AAAA"));
     assertThatThrownBy(() -> verifier.verify(shortSig))
         .isInstanceOfSatisfying(
             TokenVerificationException.class,

@@ -31,21 +31,26 @@ class Ed25519KeyCheckTest {
   private static final HexFormat HEX = HexFormat.of();
 
   /** The eight points of small order, canonically encoded, and non-canonical spellings of them. */
-  static final List<String> SMALL_ORDER = List.of(
-      "0100000000000000000000000000000000000000000000000000000000000000", // identity
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // order 2
-      "0000000000000000000000000000000000000000000000000000000000000000", // order 4
-      "0000000000000000000000000000000000000000000000000000000000000080", // order 4
-      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", // order 8
-      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85", // order 8
-      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
-      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"); // order 8
+  static final List<String> SMALL_ORDER =
+      List.of(
+          "0100000000000000000000000000000000000000000000000000000000000000", // identity
+          "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // order 2
+          "0000000000000000000000000000000000000000000000000000000000000000", // order 4
+          "0000000000000000000000000000000000000000000000000000000000000080", // order 4
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", // order 8
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85", // order 8
+          "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", // order 8
+          "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"); // order 8
 
-  static final List<String> NON_CANONICAL = List.of(
-      "0100000000000000000000000000000000000000000000000000000000000080", // identity, x = 0 signed
-      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p + 1
-      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"); // order 2, x = 0 signed
+  static final List<String> NON_CANONICAL =
+      List.of(
+          "0100000000000000000000000000000000000000000000000000000000000080", // identity, x = 0
+          // signed
+          "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p + 1
+          "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // y = p
+          "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"); // order 2, x = 0
+
+  // signed
 
   static String spki(String pointHex) {
     return "302a300506032b6570032100" + pointHex;
@@ -78,7 +83,9 @@ class Ed25519KeyCheckTest {
     // The programmatic path refuses it too, where the JDK could decode it.
     PublicKey decoded;
     try {
-      decoded = KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(HEX.parseHex(der)));
+      decoded =
+          KeyFactory.getInstance("Ed25519")
+              .generatePublic(new X509EncodedKeySpec(HEX.parseHex(der)));
     } catch (java.security.GeneralSecurityException e) {
       return;
     }
@@ -118,7 +125,8 @@ class Ed25519KeyCheckTest {
     String honest = b64(HEX.parseHex(spki(point)));
     assertThat(VerificationKey.parse(VerificationKey.TEXT_PREFIX + "ed25519:k:" + honest).scheme())
         .isEqualTo(SignatureScheme.ED25519);
-    assertThatThrownBy(() -> VerificationKey.parse(VerificationKey.TEXT_PREFIX + "hmac-sha256:k:" + honest))
+    assertThatThrownBy(
+            () -> VerificationKey.parse(VerificationKey.TEXT_PREFIX + "hmac-sha256:k:" + honest))
         .hasMessageContaining("is an Ed25519 key");
   }
 
@@ -129,10 +137,12 @@ class Ed25519KeyCheckTest {
     String priv = text.substring(text.lastIndexOf(':') + 1, text.lastIndexOf('.'));
     String pub = text.substring(text.lastIndexOf('.') + 1);
     byte[] longer = java.util.Arrays.copyOf(Base64.getUrlDecoder().decode(priv), 49);
-    assertThatThrownBy(() -> SigningKey.parse(SigningKey.TEXT_PREFIX + "ed25519:a:" + b64(longer) + "." + pub))
+    assertThatThrownBy(
+            () -> SigningKey.parse(SigningKey.TEXT_PREFIX + "ed25519:a:" + b64(longer) + "." + pub))
         .hasMessageContaining("not an Ed25519 private key");
     String weakPub = b64(HEX.parseHex(spki(SMALL_ORDER.get(1))));
-    assertThatThrownBy(() -> SigningKey.parse(SigningKey.TEXT_PREFIX + "ed25519:a:" + priv + "." + weakPub))
+    assertThatThrownBy(
+            () -> SigningKey.parse(SigningKey.TEXT_PREFIX + "ed25519:a:" + priv + "." + weakPub))
         .hasMessageContaining("small order");
   }
 
@@ -143,16 +153,21 @@ class Ed25519KeyCheckTest {
     FencingToken honest = key.sign(new FencingToken(KEY, 42, RUN), from, from.plusSeconds(60));
     byte[] sig = Base64.getUrlDecoder().decode(honest.signature().orElseThrow().value());
     byte[] sLe = java.util.Arrays.copyOfRange(sig, 32, 64);
-    BigInteger l = BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
+    BigInteger l =
+        BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
     BigInteger s = new BigInteger(1, reverse(sLe)).add(l);
     byte[] sPlusL = reverse(toFixed(s));
     System.arraycopy(sPlusL, 0, sig, 32, 32);
-    FencingToken malleated = honest.withSignature(new TokenSignature("k1", from, from.plusSeconds(60), b64(sig)));
-    SignedTokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()))
-        .withClock(Clock.fixed(from.plusSeconds(1), ZoneOffset.UTC)).withClockSkew(Duration.ZERO);
+    FencingToken malleated =
+        honest.withSignature(new TokenSignature("k1", from, from.plusSeconds(60), b64(sig)));
+    SignedTokenVerifier verifier =
+        TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()))
+            .withClock(Clock.fixed(from.plusSeconds(1), ZoneOffset.UTC))
+            .withClockSkew(Duration.ZERO);
     verifier.verify(honest);
     assertThatThrownBy(() -> verifier.verify(malleated))
-        .isInstanceOfSatisfying(TokenVerificationException.class,
+        .isInstanceOfSatisfying(
+            TokenVerificationException.class,
             e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE));
   }
 
@@ -182,19 +197,22 @@ class Ed25519KeyCheckTest {
 
   /**
    * Red team on issue 46: a clock-skew allowance that is not a whole number of milliseconds was
-   * taken (and acted as the milliseconds below it); spec section 5 says the verifier must refuse
-   * to be built with it, as Node does.
+   * taken (and acted as the milliseconds below it); spec section 5 says the verifier must refuse to
+   * be built with it, as Node does.
    */
   @ParameterizedTest
   @ValueSource(longs = {1L, 1_500_000L, 5_999_999L, 999_999L})
   void aClockSkewThatIsNotAWholeNumberOfMillisecondsIsRefused(long nanos) {
     SignedTokenVerifier verifier =
-        TokenVerifier.signedBy(TokenKeySet.of(SigningKey.generate(SignatureScheme.ED25519, "k").verificationKey()));
+        TokenVerifier.signedBy(
+            TokenKeySet.of(SigningKey.generate(SignatureScheme.ED25519, "k").verificationKey()));
     assertThatThrownBy(() -> verifier.withClockSkew(Duration.ofNanos(nanos)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("whole number of milliseconds");
-    assertThat(verifier.withClockSkew(Duration.ofMillis(2)).clockSkew()).isEqualTo(Duration.ofMillis(2));
-    assertThat(verifier.withClockSkew(Duration.ofMinutes(10)).clockSkew()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(verifier.withClockSkew(Duration.ofMillis(2)).clockSkew())
+        .isEqualTo(Duration.ofMillis(2));
+    assertThat(verifier.withClockSkew(Duration.ofMinutes(10)).clockSkew())
+        .isEqualTo(Duration.ofMinutes(10));
   }
 
   private static String publicPoint() {

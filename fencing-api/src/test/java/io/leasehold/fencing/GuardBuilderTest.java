@@ -1,11 +1,10 @@
 package io.leasehold.fencing;
 
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -16,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 26: the guard as a type. A third-party guard's builder gets the shared options, their
- * checks and the decision reporting by extending {@link GuardBuilder}; this one is only a
- * builder, to show what a new guard gets without writing it.
+ * checks and the decision reporting by extending {@link GuardBuilder}; this one is only a builder,
+ * to show what a new guard gets without writing it.
  */
 class GuardBuilderTest {
   private static final LeaseKey KEY = LeaseKey.of("acct", "sess");
@@ -69,10 +68,14 @@ class GuardBuilderTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("TokenVerifier.signedBy")
         .hasMessageContaining("trustEveryWriter");
-    assertThatThrownBy(() -> new ThirdPartyBuilder().verifier(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ThirdPartyBuilder().listener(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ThirdPartyBuilder().adminPolicy(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ThirdPartyBuilder().clock(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ThirdPartyBuilder().verifier(null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ThirdPartyBuilder().listener(null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ThirdPartyBuilder().adminPolicy(null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ThirdPartyBuilder().clock(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   /** An exception of a guard's own names its decision; bad arguments are not decisions. */
@@ -80,16 +83,40 @@ class GuardBuilderTest {
   void decisionsAreReportedFromTheOutcomeInOnePlace() {
     List<GuardListener.Decision> heard = new ArrayList<>();
     GuardOptions options =
-        new ThirdPartyBuilder().verifier(TokenVerifier.trustEveryWriter()).listener((r, d) -> heard.add(d)).build();
+        new ThirdPartyBuilder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .listener((r, d) -> heard.add(d))
+            .build();
     FencingToken token = new FencingToken(KEY, 4, UUID.randomUUID());
 
     assertThat(options.observe(() -> "done")).isEqualTo("done");
-    assertThatThrownBy(() -> options.observe(() -> { throw new StaleFenceException(token, 9); }))
+    assertThatThrownBy(
+            () ->
+                options.observe(
+                    () -> {
+                      throw new StaleFenceException(token, 9);
+                    }))
         .isInstanceOf(StaleFenceException.class);
-    assertThatThrownBy(() -> options.observe(() -> { throw new Duplicate(); })).isInstanceOf(Duplicate.class);
-    assertThatThrownBy(() -> options.observe(() -> { throw new IllegalArgumentException("bad path"); }))
+    assertThatThrownBy(
+            () ->
+                options.observe(
+                    () -> {
+                      throw new Duplicate();
+                    }))
+        .isInstanceOf(Duplicate.class);
+    assertThatThrownBy(
+            () ->
+                options.observe(
+                    () -> {
+                      throw new IllegalArgumentException("bad path");
+                    }))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.observe(() -> { throw new OutOfMemoryError("test"); }))
+    assertThatThrownBy(
+            () ->
+                options.observe(
+                    () -> {
+                      throw new OutOfMemoryError("test");
+                    }))
         .isInstanceOf(OutOfMemoryError.class);
 
     assertThat(heard)
@@ -105,7 +132,10 @@ class GuardBuilderTest {
     GuardOptions options =
         new ThirdPartyBuilder()
             .verifier(TokenVerifier.trustEveryWriter())
-            .listener((r, d) -> { throw new IllegalStateException("broken metrics"); })
+            .listener(
+                (r, d) -> {
+                  throw new IllegalStateException("broken metrics");
+                })
             .build();
     assertThat(options.observe(() -> 7)).isEqualTo(7);
   }
@@ -120,25 +150,38 @@ class GuardBuilderTest {
     options.checkReset(KEY, 5, "ops", "incident 7");
     assertThatThrownBy(() -> options.checkReset(KEY, 5, "mallory", "let me in"))
         .isInstanceOf(AdminDeniedException.class);
-    assertThatThrownBy(() -> options.checkReset(KEY, -1, "ops", "bad")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.checkReset(null, 1, "ops", "bad")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.checkReset(KEY, 1, "ops", " ")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> options.checkReset(KEY, -1, "ops", "bad"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> options.checkReset(null, 1, "ops", "bad"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> options.checkReset(KEY, 1, "ops", " "))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void verificationAsksThePresenterFirstThenTheVerifier() {
     SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
     GuardOptions options =
-        new ThirdPartyBuilder().verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()))).build();
+        new ThirdPartyBuilder()
+            .verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey())))
+            .build();
     FencingToken unsigned = new FencingToken(KEY, 4, UUID.randomUUID());
-    assertThat(options.verify(key.sign(unsigned, Clock.systemUTC(), Duration.ofMinutes(5))).fence()).isEqualTo(4);
-    assertThatThrownBy(() -> options.verify(unsigned)).isInstanceOf(TokenVerificationException.class);
-    assertThatThrownBy(() -> options.verify(() -> { throw new LeaseLostException(unsigned, "test"); }))
+    assertThat(options.verify(key.sign(unsigned, Clock.systemUTC(), Duration.ofMinutes(5))).fence())
+        .isEqualTo(4);
+    assertThatThrownBy(() -> options.verify(unsigned))
+        .isInstanceOf(TokenVerificationException.class);
+    assertThatThrownBy(
+            () ->
+                options.verify(
+                    () -> {
+                      throw new LeaseLostException(unsigned, "test");
+                    }))
         .isInstanceOf(LeaseLostException.class);
     assertThatThrownBy(() -> options.verify(null)).isInstanceOf(IllegalArgumentException.class);
   }
 
-  private static final class Duplicate extends RuntimeException implements GuardListener.Classified {
+  private static final class Duplicate extends RuntimeException
+      implements GuardListener.Classified {
     @Override
     public GuardListener.Decision decision() {
       return GuardListener.Decision.DUPLICATE;

@@ -10,8 +10,8 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 47: the pipeline every guard runs its calls through, tested once here rather than in
- * each guard: its order (present, verify, scope, step), what it reports, and what it does not.
+ * Issue 47: the pipeline every guard runs its calls through, tested once here rather than in each
+ * guard: its order (present, verify, scope, step), what it reports, and what it does not.
  */
 class GuardPipelineTest {
   private static final LeaseKey KEY = LeaseKey.of("acct", "sess");
@@ -21,7 +21,8 @@ class GuardPipelineTest {
   private final List<GuardListener.Decision> heard = new ArrayList<>();
 
   private GuardOptions options(TokenVerifier verifier) {
-    return new GuardOptions("test", verifier, (r, d) -> heard.add(d), AdminPolicy.nobody(), Clock.systemUTC());
+    return new GuardOptions(
+        "test", verifier, (r, d) -> heard.add(d), AdminPolicy.nobody(), Clock.systemUTC());
   }
 
   /** A scope that owns only the argument "mine", and writes down that it ran. */
@@ -31,7 +32,8 @@ class GuardPipelineTest {
         (token, argument) -> {
           steps.add("scope");
           if (!argument.equals("mine")) {
-            throw new TokenVerificationException(TokenVerificationException.Reason.OUT_OF_SCOPE, "not yours");
+            throw new TokenVerificationException(
+                TokenVerificationException.Reason.OUT_OF_SCOPE, "not yours");
           }
         });
   }
@@ -49,10 +51,13 @@ class GuardPipelineTest {
   void aCallIsPresentedVerifiedScopedThenStepped() {
     String result =
         pipeline(recordingVerifier)
-            .run(presenter(), "mine", call -> {
-              steps.add("step " + call.argument() + " " + call.token().fence());
-              return "done";
-            });
+            .run(
+                presenter(),
+                "mine",
+                call -> {
+                  steps.add("step " + call.argument() + " " + call.token().fence());
+                  return "done";
+                });
 
     assertThat(result).isEqualTo("done");
     assertThat(steps).containsExactly("present", "verify", "scope", "step mine 4");
@@ -68,12 +73,16 @@ class GuardPipelineTest {
 
   @Test
   void eachRefusalStopsThePipelineWhereItHappensAndIsReported() {
-    Fenced lost = () -> {
-      throw new LeaseLostException(TOKEN, "test");
-    };
-    GuardPipeline<String> refusing = pipeline(token -> {
-      throw new TokenVerificationException(TokenVerificationException.Reason.NOT_ISSUED, "forged");
-    });
+    Fenced lost =
+        () -> {
+          throw new LeaseLostException(TOKEN, "test");
+        };
+    GuardPipeline<String> refusing =
+        pipeline(
+            token -> {
+              throw new TokenVerificationException(
+                  TokenVerificationException.Reason.NOT_ISSUED, "forged");
+            });
     GuardPipeline<String> pipeline = pipeline(recordingVerifier);
 
     assertThatThrownBy(() -> pipeline.run(lost, "mine", call -> steps.add("step")))
@@ -82,12 +91,24 @@ class GuardPipelineTest {
         .isInstanceOf(TokenVerificationException.class);
     assertThatThrownBy(() -> pipeline.run(presenter(), "theirs", call -> steps.add("step")))
         .isInstanceOf(TokenVerificationException.class);
-    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
-      throw new StaleFenceException(call.token(), 9);
-    })).isInstanceOf(StaleFenceException.class);
-    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
-      throw new IllegalStateException("disk gone");
-    })).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.run(
+                    presenter(),
+                    "mine",
+                    call -> {
+                      throw new StaleFenceException(call.token(), 9);
+                    }))
+        .isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.run(
+                    presenter(),
+                    "mine",
+                    call -> {
+                      throw new IllegalStateException("disk gone");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
 
     assertThat(steps).doesNotContain("step");
     assertThat(heard)
@@ -102,46 +123,74 @@ class GuardPipelineTest {
   @Test
   void theCallersErrorsAreNotDecisions() {
     GuardPipeline<String> pipeline = pipeline(recordingVerifier);
-    assertThatThrownBy(() -> pipeline.run(null, "mine", call -> "never")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pipeline.run(null, "mine", call -> "never"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> pipeline.run(() -> null, "mine", call -> "never"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
-      throw new IllegalArgumentException("path names a directory");
-    })).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.run(
+                    presenter(),
+                    "mine",
+                    call -> {
+                      throw new IllegalArgumentException("path names a directory");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(heard).isEmpty();
   }
 
-  /** The in-memory guard's case: admitted before the write, and a failing write is not a refusal. */
+  /**
+   * The in-memory guard's case: admitted before the write, and a failing write is not a refusal.
+   */
   @Test
   void anAdmissionReportedByTheStepIsHeardOnceWhateverTheEffectThen() {
     GuardPipeline<String> pipeline = pipeline(recordingVerifier);
-    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", call -> {
-      call.admitted();
-      call.admitted();
-      throw new IllegalStateException("the write failed");
-    })).isInstanceOf(IllegalStateException.class);
-    Integer result = pipeline.run(presenter(), "mine", call -> {
-      call.admitted();
-      return 1;
-    });
+    assertThatThrownBy(
+            () ->
+                pipeline.run(
+                    presenter(),
+                    "mine",
+                    call -> {
+                      call.admitted();
+                      call.admitted();
+                      throw new IllegalStateException("the write failed");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
+    Integer result =
+        pipeline.run(
+            presenter(),
+            "mine",
+            call -> {
+              call.admitted();
+              return 1;
+            });
     assertThat(result).isEqualTo(1);
-    assertThat(heard).containsExactly(GuardListener.Decision.ADMITTED, GuardListener.Decision.ADMITTED);
+    assertThat(heard)
+        .containsExactly(GuardListener.Decision.ADMITTED, GuardListener.Decision.ADMITTED);
   }
 
   @Test
   void aStepCanAskForTheTokenAgainBeforeItAdmits() {
     boolean[] lost = {false};
-    Fenced lease = () -> {
-      if (lost[0]) {
-        throw new LeaseLostException(TOKEN, "lost while the step prepared");
-      }
-      return TOKEN;
-    };
-    assertThatThrownBy(() -> pipeline(recordingVerifier).run(lease, "mine", call -> {
-      lost[0] = true;
-      call.presentAgain();
-      return steps.add("admitted");
-    })).isInstanceOf(LeaseLostException.class);
+    Fenced lease =
+        () -> {
+          if (lost[0]) {
+            throw new LeaseLostException(TOKEN, "lost while the step prepared");
+          }
+          return TOKEN;
+        };
+    assertThatThrownBy(
+            () ->
+                pipeline(recordingVerifier)
+                    .run(
+                        lease,
+                        "mine",
+                        call -> {
+                          lost[0] = true;
+                          call.presentAgain();
+                          return steps.add("admitted");
+                        }))
+        .isInstanceOf(LeaseLostException.class);
     assertThat(steps).doesNotContain("admitted");
     assertThat(heard).containsExactly(GuardListener.Decision.LEASE_LOST);
   }
@@ -160,9 +209,14 @@ class GuardPipelineTest {
                 Clock.systemUTC()));
     Integer result = pipeline.runForKey(TOKEN, call -> 7);
     assertThat(result).isEqualTo(7);
-    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
-      throw new StaleFenceException(call.token(), 9);
-    })).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.runForKey(
+                    TOKEN,
+                    call -> {
+                      throw new StaleFenceException(call.token(), 9);
+                    }))
+        .isInstanceOf(StaleFenceException.class);
   }
 
   @Test
@@ -190,19 +244,36 @@ class GuardPipelineTest {
         };
     GuardPipeline<Void> pipeline =
         GuardPipeline.unscoped(
-            new GuardOptions("test", TokenVerifier.trustEveryWriter(), listener, AdminPolicy.nobody(), Clock.systemUTC()));
+            new GuardOptions(
+                "test",
+                TokenVerifier.trustEveryWriter(),
+                listener,
+                AdminPolicy.nobody(),
+                Clock.systemUTC()));
 
     pipeline.runForKey(TOKEN, call -> "admitted");
-    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
-      throw new StaleFenceException(call.token(), 9);
-    })).isInstanceOf(StaleFenceException.class);
-    assertThatThrownBy(() -> pipeline.runForKey(TOKEN, call -> {
-      throw new IllegalStateException("disk gone");
-    })).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.runForKey(
+                    TOKEN,
+                    call -> {
+                      throw new StaleFenceException(call.token(), 9);
+                    }))
+        .isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(
+            () ->
+                pipeline.runForKey(
+                    TOKEN,
+                    call -> {
+                      throw new IllegalStateException("disk gone");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
 
     assertThat(heard)
         .containsExactly(
-            GuardListener.Decision.ADMITTED, GuardListener.Decision.STALE, GuardListener.Decision.FAIL_CLOSED);
+            GuardListener.Decision.ADMITTED,
+            GuardListener.Decision.STALE,
+            GuardListener.Decision.FAIL_CLOSED);
     assertThat(refusals).hasSize(2);
     Refusal stale = refusals.get(0);
     assertThat(stale.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);

@@ -7,9 +7,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Issue 46, item 7: {@link TokenTransport#verifyHeader} stripped everything {@link
@@ -20,10 +20,15 @@ import org.junit.jupiter.api.Test;
 class HeaderCarrierTest {
   private static final Instant FROM = Instant.ofEpochMilli(1_796_300_000_000L);
   private static final SigningKey KEY = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
-  private static final String TOKEN = KEY.sign(
-      new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.randomUUID()), FROM, FROM.plusSeconds(30)).toText();
-  private static final TokenVerifier VERIFIER = TokenVerifier.signedBy(TokenKeySet.of(KEY.verificationKey()))
-      .withClock(Clock.fixed(FROM.plusSeconds(1), ZoneOffset.UTC));
+  private static final String TOKEN =
+      KEY.sign(
+              new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.randomUUID()),
+              FROM,
+              FROM.plusSeconds(30))
+          .toText();
+  private static final TokenVerifier VERIFIER =
+      TokenVerifier.signedBy(TokenKeySet.of(KEY.verificationKey()))
+          .withClock(Clock.fixed(FROM.plusSeconds(1), ZoneOffset.UTC));
 
   static TokenVerificationException.Reason refusal(String header) {
     try {
@@ -41,11 +46,15 @@ class HeaderCarrierTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"\n", "\r", "\u000b", "\f", "\u001c", "\u0085", "\u00a0", "\u2028", "\u3000", "\ufeff"})
+  @ValueSource(
+      strings = {
+        "\n", "\r", "\u000b", "\f", "\u001c", "\u0085", "\u00a0", "\u2028", "\u3000", "\ufeff"
+      })
   void anyOtherWhiteSpaceAroundTheValueIsMalformed(String ws) {
     assertThat(refusal(TOKEN + ws)).isEqualTo(TokenVerificationException.Reason.MALFORMED);
     assertThat(refusal(ws + TOKEN)).isEqualTo(TokenVerificationException.Reason.MALFORMED);
-    assertThatThrownBy(() -> TokenTransport.fromHeader(ws + TOKEN)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> TokenTransport.fromHeader(ws + TOKEN))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -1,13 +1,11 @@
 package io.leasehold.fencing;
 
-import java.time.Duration;
-
-import java.time.Clock;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -33,7 +31,10 @@ class InMemoryFenceGuardTest {
     assertThat(guard.admit(token(9)).previousMark()).isEqualTo(5);
     assertThatThrownBy(() -> guard.admit(token(8)))
         .asInstanceOf(InstanceOfAssertFactories.type(StaleFenceException.class))
-        .extracting(StaleFenceException::presentedFence, StaleFenceException::highestFence, StaleFenceException::key)
+        .extracting(
+            StaleFenceException::presentedFence,
+            StaleFenceException::highestFence,
+            StaleFenceException::key)
         .containsExactly(8L, 9L, KEY);
     assertThat(guard.highWaterMark(KEY)).hasValue(9);
   }
@@ -64,9 +65,8 @@ class InMemoryFenceGuardTest {
   }
 
   /**
-   * Many threads write a shared register through the guard with random fences. The register's
-   * log of admitted fences must never decrease, and the final value must be the highest fence
-   * admitted.
+   * Many threads write a shared register through the guard with random fences. The register's log
+   * of admitted fences must never decrease, and the final value must be the highest fence admitted.
    */
   @Test
   void noStaleWriteUnderContention() throws Exception {
@@ -117,10 +117,19 @@ class InMemoryFenceGuardTest {
     assertThatThrownBy(() -> guard.admit(forged)).isInstanceOf(TokenVerificationException.class);
     assertThatThrownBy(() -> guard.runFenced(forged, () -> "written"))
         .isInstanceOf(TokenVerificationException.class);
-    FencingToken tampered = new FencingToken(KEY, Long.MAX_VALUE, UUID.randomUUID(), store.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5)).signature());
+    FencingToken tampered =
+        new FencingToken(
+            KEY,
+            Long.MAX_VALUE,
+            UUID.randomUUID(),
+            store.sign(token(4), Clock.systemUTC(), Duration.ofMinutes(5)).signature());
     assertThatThrownBy(() -> guard.admit(tampered)).isInstanceOf(TokenVerificationException.class);
     assertThat(guard.highWaterMark(KEY)).hasValue(3);
-    assertThat(guard.admit(store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5))).previousMark()).isEqualTo(3); // honest runs go on
+    assertThat(
+            guard
+                .admit(store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)))
+                .previousMark())
+        .isEqualTo(3); // honest runs go on
   }
 
   @Test
@@ -134,7 +143,10 @@ class InMemoryFenceGuardTest {
   @Test
   void forgettingKeysNeverAdmitsAStaleWriter() {
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .maxKeys(100)
+            .build();
     guard.admit(token(500));
     // Fences come from one sequence, so later runs of any key carry higher fences.
     for (int i = 0; i < 10_000; i++) {
@@ -147,9 +159,9 @@ class InMemoryFenceGuardTest {
   }
 
   /**
-   * Issue 27, finding 4: with maxKeys(50), mallory admitting 60 of her own valid leases raised
-   * the one global floor, and bob's live run was refused on its next write ("already admitted
-   * fence 58"). Forgetting now stays within the account that needs room.
+   * Issue 27, finding 4: with maxKeys(50), mallory admitting 60 of her own valid leases raised the
+   * one global floor, and bob's live run was refused on its next write ("already admitted fence
+   * 58"). Forgetting now stays within the account that needs room.
    */
   @Test
   void oneAccountsFloodNeverRaisesAnotherAccountsFloor() {
@@ -165,7 +177,8 @@ class InMemoryFenceGuardTest {
     guard.admit(bob); // bob's live run writes again
     assertThat(guard.highWaterMark(bobs)).hasValue(1);
     // Mallory's forgotten keys keep her own floor: her stale writer is still refused.
-    assertThatThrownBy(() -> guard.admit(new FencingToken(LeaseKey.of("mallory", "s0"), 1, UUID.randomUUID())))
+    assertThatThrownBy(
+            () -> guard.admit(new FencingToken(LeaseKey.of("mallory", "s0"), 1, UUID.randomUUID())))
         .isInstanceOf(StaleFenceException.class);
     // A new account arriving at a full guard makes room from the largest account, not from bob.
     LeaseKey carols = LeaseKey.of("carol", "chat");
@@ -206,7 +219,10 @@ class InMemoryFenceGuardTest {
   void aFloodOfNewAccountsIntoAFullGuardFinishes() {
     int bound = 40_000;
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .maxKeys(bound)
+            .build();
     LeaseKey bobs = LeaseKey.of("bob", "chat");
     FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
     guard.admit(bob);
@@ -220,7 +236,8 @@ class InMemoryFenceGuardTest {
         Duration.ofSeconds(60),
         () -> {
           for (int i = 0; i < flood; i++) {
-            guard.admit(new FencingToken(LeaseKey.of("tenant-" + i, "s"), firstFence + i, new UUID(1, i)));
+            guard.admit(
+                new FencingToken(LeaseKey.of("tenant-" + i, "s"), firstFence + i, new UUID(1, i)));
           }
         },
         "a flood of 1,000,000 new accounts into a full guard must finish (it took minutes before issue 46)");
@@ -234,7 +251,8 @@ class InMemoryFenceGuardTest {
           .isInstanceOf(StaleFenceException.class);
     }
     // The crowd's keys were forgotten under its own floor: its stale writers stay refused.
-    assertThatThrownBy(() -> guard.admit(new FencingToken(LeaseKey.of("crowd", "s0"), 1, UUID.randomUUID())))
+    assertThatThrownBy(
+            () -> guard.admit(new FencingToken(LeaseKey.of("crowd", "s0"), 1, UUID.randomUUID())))
         .isInstanceOf(StaleFenceException.class);
     // Bob's live run writes again, whether his key was remembered or forgotten (C19).
     assertThat(guard.admit(bob).previousMark()).isEqualTo(1);
@@ -243,14 +261,17 @@ class InMemoryFenceGuardTest {
   }
 
   /**
-   * Room is made as the class documentation says: of the new key's own account if it has keys,
-   * else of the account holding the most; a tenth of the bound at a time, the keys held longest
-   * first; the other accounts untouched.
+   * Room is made as the class documentation says: of the new key's own account if it has keys, else
+   * of the account holding the most; a tenth of the bound at a time, the keys held longest first;
+   * the other accounts untouched.
    */
   @Test
   void roomIsMadeFromTheLargestAccountOldestKeysFirst() {
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .maxKeys(100)
+            .build();
     long fence = 0;
     for (int i = 0; i < 50; i++) {
       guard.admit(new FencingToken(LeaseKey.of("big", "s" + i), ++fence, UUID.randomUUID()));
@@ -272,7 +293,8 @@ class InMemoryFenceGuardTest {
     assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).isEmpty();
     // Full again: mid's new key makes room from mid itself, its oldest ten keys (fences 51-60).
     for (int i = 0; guard.rememberedKeys() < 100; i++) {
-      guard.admit(new FencingToken(LeaseKey.of("newcomer", "more" + i), ++fence, UUID.randomUUID()));
+      guard.admit(
+          new FencingToken(LeaseKey.of("newcomer", "more" + i), ++fence, UUID.randomUUID()));
     }
     guard.admit(new FencingToken(LeaseKey.of("mid", "new"), ++fence, UUID.randomUUID()));
     assertThat(guard.highWaterMark(LeaseKey.of("mid", "never-seen"))).hasValue(60);
@@ -283,20 +305,24 @@ class InMemoryFenceGuardTest {
 
   /**
    * A write that admits new keys of its own account into a full guard must not have its own key
-   * forgotten under it: the old guard forgot it, so a newer run of that key was admitted and
-   * wrote while the older write was still running.
+   * forgotten under it: the old guard forgot it, so a newer run of that key was admitted and wrote
+   * while the older write was still running.
    */
   @Test
   void aWriteThatAdmitsNewKeysNeverHasItsOwnKeyForgotten() throws Exception {
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(100).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .maxKeys(100)
+            .build();
     AtomicInteger newerWrites = new AtomicInteger();
     Thread[] newer = new Thread[1];
     guard.runFenced(
         token(5),
         () -> {
           for (int i = 1; i <= 9; i++) {
-            guard.admit(new FencingToken(LeaseKey.of("acct", "s" + i), 1 + i % 5, UUID.randomUUID()));
+            guard.admit(
+                new FencingToken(LeaseKey.of("acct", "s" + i), 1 + i % 5, UUID.randomUUID()));
           }
           for (int i = 0; i < 90; i++) {
             guard.admit(new FencingToken(LeaseKey.of("other", "s" + i), 1, UUID.randomUUID()));
@@ -328,7 +354,10 @@ class InMemoryFenceGuardTest {
   void forgettingWhileOtherThreadsWriteNeverAdmitsAStaleWriter() throws Exception {
     int bound = 50;
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(bound).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .maxKeys(bound)
+            .build();
     List<LeaseKey> keys = new ArrayList<>();
     for (int a = 0; a < 8; a++) {
       for (int k = 0; k < 20; k++) {
@@ -337,7 +366,8 @@ class InMemoryFenceGuardTest {
     }
     java.util.Map<LeaseKey, List<Long>> logs = new java.util.concurrent.ConcurrentHashMap<>();
     java.util.Map<LeaseKey, AtomicInteger> inWrite = new java.util.concurrent.ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong(2_000);
+    java.util.concurrent.atomic.AtomicLong sequence =
+        new java.util.concurrent.atomic.AtomicLong(2_000);
     List<String> overlaps = java.util.Collections.synchronizedList(new ArrayList<>());
     int threads = 4;
     onThreadsAtOnce(
@@ -354,7 +384,9 @@ class InMemoryFenceGuardTest {
                     if (writers.incrementAndGet() != 1) {
                       overlaps.add(k + " at fence " + fence);
                     }
-                    logs.computeIfAbsent(k, x -> java.util.Collections.synchronizedList(new ArrayList<>())).add(fence);
+                    logs.computeIfAbsent(
+                            k, x -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                        .add(fence);
                     writers.decrementAndGet();
                     return null;
                   });
@@ -369,9 +401,12 @@ class InMemoryFenceGuardTest {
     for (java.util.Map.Entry<LeaseKey, List<Long>> e : logs.entrySet()) {
       List<Long> log = e.getValue();
       for (int i = 1; i < log.size(); i++) {
-        assertThat(log.get(i)).as("admission #%d of %s", i, e.getKey()).isGreaterThanOrEqualTo(log.get(i - 1));
+        assertThat(log.get(i))
+            .as("admission #%d of %s", i, e.getKey())
+            .isGreaterThanOrEqualTo(log.get(i - 1));
       }
-      assertThat(guard.highWaterMark(e.getKey()).orElseThrow()).isGreaterThanOrEqualTo(log.get(log.size() - 1));
+      assertThat(guard.highWaterMark(e.getKey()).orElseThrow())
+          .isGreaterThanOrEqualTo(log.get(log.size() - 1));
     }
   }
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The refusal vocabulary against its vectors (docs/refusal-vectors.json), which the Node package's
  * test/refusal.test.mjs runs as well: the reasons with their actions and listener decisions, the
- * reason of each token-verification failure, the vocabulary's own words, and each refusal's
- * written form, there and back.
+ * reason of each token-verification failure, the vocabulary's own words, and each refusal's written
+ * form, there and back.
  */
 class RefusalVectorsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,7 +34,9 @@ class RefusalVectorsTest {
     assertThat(reasons).hasSize(Refusal.Reason.values().length);
     for (JsonNode r : reasons) {
       Refusal.Reason reason = Refusal.Reason.ofWireName(r.get("reason").asText()).orElseThrow();
-      assertThat(reason.action().name().toLowerCase(Locale.ROOT)).as(reason.name()).isEqualTo(r.get("action").asText());
+      assertThat(reason.action().name().toLowerCase(Locale.ROOT))
+          .as(reason.name())
+          .isEqualTo(r.get("action").asText());
       assertThat(reason.decision().name()).as(reason.name()).isEqualTo(r.get("decision").asText());
     }
   }
@@ -44,7 +46,9 @@ class RefusalVectorsTest {
     JsonNode map = vectors().get("tokenReasons");
     assertThat(map.size()).isEqualTo(TokenVerificationException.Reason.values().length);
     for (TokenVerificationException.Reason r : TokenVerificationException.Reason.values()) {
-      assertThat(Refusal.Reason.of(r).wireName()).as(r.name()).isEqualTo(map.get(r.name()).asText());
+      assertThat(Refusal.Reason.of(r).wireName())
+          .as(r.name())
+          .isEqualTo(map.get(r.name()).asText());
       Refusal fromException = Refusal.of(new TokenVerificationException(r, "words"), null);
       assertThat(fromException.reason()).isEqualTo(Refusal.Reason.of(r));
     }
@@ -65,25 +69,31 @@ class RefusalVectorsTest {
       String name = c.get("name").asText();
       JsonNode in = c.get("input");
       Refusal.Reason reason = Refusal.Reason.ofWireName(in.get("reason").asText()).orElseThrow();
-      OptionalLong highest = in.has("highestSeen")
-          ? OptionalLong.of(Long.parseLong(in.get("highestSeen").asText())) : OptionalLong.empty();
+      OptionalLong highest =
+          in.has("highestSeen")
+              ? OptionalLong.of(Long.parseLong(in.get("highestSeen").asText()))
+              : OptionalLong.empty();
       Refusal refusal = Refusal.of(reason, token(in), highest, in.path("detail").asText(null));
-      assertThat(refusal.action().name().toLowerCase(Locale.ROOT)).as(name).isEqualTo(c.get("action").asText());
+      assertThat(refusal.action().name().toLowerCase(Locale.ROOT))
+          .as(name)
+          .isEqualTo(c.get("action").asText());
       Map<String, Object> written = refusal.written();
       JsonNode tree = JSON.valueToTree(written);
       assertThat(tree).as(name).isEqualTo(c.get("object"));
-      assertThat(written.keySet()).as(name + ": member order")
+      assertThat(written.keySet())
+          .as(name + ": member order")
           .containsExactlyElementsOf(() -> c.get("object").fieldNames());
-      Refusal back = Refusal.fromWritten(JSON.convertValue(c.get("object"), Map.class)).orElseThrow();
+      Refusal back =
+          Refusal.fromWritten(JSON.convertValue(c.get("object"), Map.class)).orElseThrow();
       assertThat(back.written()).as(name + ": read back").isEqualTo(written);
     }
   }
 
   /**
-   * Every single UTF-16 code unit as a detail: "refused" exactly for the vectors' blank
-   * characters, U+FFFD for a lone surrogate, the character itself otherwise; the Node test tries
-   * the same, so the two languages agree on every one (Java's isBlank and JavaScript's trim did
-   * not: NBSP, U+202F, U+FEFF and U+001C-U+001F).
+   * Every single UTF-16 code unit as a detail: "refused" exactly for the vectors' blank characters,
+   * U+FFFD for a lone surrogate, the character itself otherwise; the Node test tries the same, so
+   * the two languages agree on every one (Java's isBlank and JavaScript's trim did not: NBSP,
+   * U+202F, U+FEFF and U+001C-U+001F).
    */
   @Test
   void everyCodeUnitIsBlankExactlyWhenTheVectorsSaySo() throws Exception {
@@ -98,7 +108,8 @@ class RefusalVectorsTest {
       String detail = String.valueOf((char) c);
       String expected = blank[c] ? "refused" : Character.isSurrogate((char) c) ? "\ufffd" : detail;
       assertThat(Refusal.of(Refusal.Reason.FORGED, null, OptionalLong.empty(), detail).message())
-          .as("U+%04X", c).isEqualTo(expected);
+          .as("U+%04X", c)
+          .isEqualTo(expected);
     }
   }
 
@@ -114,9 +125,12 @@ class RefusalVectorsTest {
     Refusal lost = Refusal.of(new LeaseLostException(token, "renewal failed"));
     assertThat(lost.reason()).isEqualTo(Refusal.Reason.LEASE_LOST);
     assertThat(lost.key()).hasValue(token.key());
-    Refusal broken = Refusal.of(new IllegalStateException("relation leasehold_mark does not exist"));
+    Refusal broken =
+        Refusal.of(new IllegalStateException("relation leasehold_mark does not exist"));
     assertThat(broken.reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
-    assertThat(broken.message()).isEqualTo(Refusal.UNAVAILABLE_MESSAGE).doesNotContain("leasehold_mark");
+    assertThat(broken.message())
+        .isEqualTo(Refusal.UNAVAILABLE_MESSAGE)
+        .doesNotContain("leasehold_mark");
     assertThat(broken.action()).isEqualTo(Refusal.Action.RETRY_LATER);
     assertThat(Arrays.stream(Refusal.Reason.values()).map(Refusal.Reason::decision))
         .doesNotContain(GuardListener.Decision.ADMITTED);
@@ -126,8 +140,11 @@ class RefusalVectorsTest {
     if (!in.has("accountId")) {
       return null;
     }
-    FencingToken t = new FencingToken(LeaseKey.of(in.get("accountId").asText(), in.get("sessionId").asText()),
-        Long.parseLong(in.get("fence").asText()), UUID.randomUUID());
+    FencingToken t =
+        new FencingToken(
+            LeaseKey.of(in.get("accountId").asText(), in.get("sessionId").asText()),
+            Long.parseLong(in.get("fence").asText()),
+            UUID.randomUUID());
     if (!in.has("validFromMillis")) {
       return t;
     }

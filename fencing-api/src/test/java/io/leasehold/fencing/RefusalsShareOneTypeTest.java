@@ -19,15 +19,23 @@ class RefusalsShareOneTypeTest {
   void everyRefusalIsCaughtAsOneTypeAndSaysWhichItWas() {
     SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey()))).build();
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.signedBy(TokenKeySet.of(key.verificationKey())))
+            .build();
     FencingToken ten = new FencingToken(KEY, 10, UUID.randomUUID());
     guard.admit(key.sign(ten, java.time.Clock.systemUTC(), java.time.Duration.ofMinutes(1)));
     AtomicInteger ran = new AtomicInteger();
 
-    Fenced stale = () -> key.sign(new FencingToken(KEY, 5, UUID.randomUUID()), java.time.Clock.systemUTC(), java.time.Duration.ofMinutes(1));
-    Fenced lost = () -> {
-      throw new LeaseLostException(ten, "renewal failed");
-    };
+    Fenced stale =
+        () ->
+            key.sign(
+                new FencingToken(KEY, 5, UUID.randomUUID()),
+                java.time.Clock.systemUTC(),
+                java.time.Duration.ofMinutes(1));
+    Fenced lost =
+        () -> {
+          throw new LeaseLostException(ten, "renewal failed");
+        };
     Fenced unsigned = () -> new FencingToken(KEY, 11, UUID.randomUUID());
 
     assertThat(refusal(guard, stale, ran)).isInstanceOf(StaleFenceException.class);
@@ -44,7 +52,9 @@ class RefusalsShareOneTypeTest {
     assertThat(LeaseholdException.class).isAssignableFrom(WriteRefusedException.class);
   }
 
-  private static WriteRefusedException refusal(InMemoryFenceGuard guard, Fenced fenced, AtomicInteger ran) {
-    return catchThrowableOfType(() -> guard.runFenced(fenced, ran::incrementAndGet), WriteRefusedException.class);
+  private static WriteRefusedException refusal(
+      InMemoryFenceGuard guard, Fenced fenced, AtomicInteger ran) {
+    return catchThrowableOfType(
+        () -> guard.runFenced(fenced, ran::incrementAndGet), WriteRefusedException.class);
   }
 }

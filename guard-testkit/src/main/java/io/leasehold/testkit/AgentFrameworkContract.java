@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The agent-framework contract: whatever carries a run's tool calls to its tools (an in-process
  * agent framework's fence, an MCP client and server), a superseded run's call never reaches the
- * tool, a run whose lease is known lost is stopped before anything is sent, a call retried
- * with the same idempotency key runs the tool once, and a newer run reusing that key runs its own
- * call (idempotency is per run). LangChain4j, Spring AI and the MCP path run
- * it; implement {@link #agentHarness()} to run it against a framework of your own.
+ * tool, a run whose lease is known lost is stopped before anything is sent, a call retried with the
+ * same idempotency key runs the tool once, and a newer run reusing that key runs its own call
+ * (idempotency is per run). LangChain4j, Spring AI and the MCP path run it; implement {@link
+ * #agentHarness()} to run it against a framework of your own.
  */
 public interface AgentFrameworkContract {
   /**
@@ -32,8 +32,8 @@ public interface AgentFrameworkContract {
   /** An agent whose model calls one tool, {@code record(text)}, as the harness is told. */
   interface AgentHarness extends AutoCloseable {
     /**
-     * One model turn for {@code run} in which the model calls the tool once with {@code text},
-     * with {@code idempotencyKey} if present, through the framework's fenced path.
+     * One model turn for {@code run} in which the model calls the tool once with {@code text}, with
+     * {@code idempotencyKey} if present, through the framework's fenced path.
      *
      * @param run the run's lease or token
      * @param text what the tool records

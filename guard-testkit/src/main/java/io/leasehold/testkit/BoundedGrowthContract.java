@@ -15,10 +15,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONTRACT C21 for guards with persistent state: refused input costs no state. Before issue 27
- * 500 refused calls of a superseded run added 500 journal rows and 1 MB of arguments. Implement it
- * with {@link #stateSize(GuardHarness)} measuring everything the guard stores (bytes on disk, rows
- * in its tables), so that any record a refusal leaves shows.
+ * CONTRACT C21 for guards with persistent state: refused input costs no state. Before issue 27 500
+ * refused calls of a superseded run added 500 journal rows and 1 MB of arguments. Implement it with
+ * {@link #stateSize(GuardHarness)} measuring everything the guard stores (bytes on disk, rows in
+ * its tables), so that any record a refusal leaves shows.
  */
 public interface BoundedGrowthContract {
   /**
@@ -60,14 +60,20 @@ public interface BoundedGrowthContract {
     SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
     GuardHarness h = growthHarness(TokenVerifier.signedBy(TokenKeySet.of(store.verificationKey())));
     LeaseKey key = LeaseKey.of("acct", "chat-" + UUID.randomUUID());
-    h.write(key, store.sign(new FencingToken(key, 10, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5)), "ten");
+    h.write(
+        key,
+        store.sign(
+            new FencingToken(key, 10, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5)),
+        "ten");
     long size = stateSize(h);
     SigningKey forger = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
     for (int i = 0; i < 100; i++) {
       LeaseKey k = LeaseKey.of("mallory", "s-" + i);
       FencingToken unsigned = new FencingToken(k, 1_000, UUID.randomUUID());
       FencingToken forged = forger.sign(unsigned, Clock.systemUTC(), Duration.ofMinutes(5));
-      assertThatThrownBy(() -> h.write(k, unsigned, "unsigned")).as("unsigned token %s", i).isNotNull();
+      assertThatThrownBy(() -> h.write(k, unsigned, "unsigned"))
+          .as("unsigned token %s", i)
+          .isNotNull();
       assertThatThrownBy(() -> h.write(k, forged, "forged")).as("forged token %s", i).isNotNull();
     }
     assertThat(stateSize(h)).isEqualTo(size);

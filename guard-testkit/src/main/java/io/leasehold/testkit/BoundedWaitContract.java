@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * CONTRACT C21 for guards that wait for a peer (a lock file another process holds, a row lock of
  * another transaction): the wait ends at its configured limit with an error that names what it
- * waited for, and nothing changes. Before issue 27 a file store write behind a stuck peer was
- * still blocked after 8 s, with no timeout and no error.
+ * waited for, and nothing changes. Before issue 27 a file store write behind a stuck peer was still
+ * blocked after 8 s, with no timeout and no error.
  */
 public interface BoundedWaitContract {
   /**
@@ -27,8 +27,8 @@ public interface BoundedWaitContract {
   GuardHarness waitingHarness(Duration limit);
 
   /**
-   * Makes a real peer (another process, another connection) hold what a write of {@code key}
-   * waits for, and returns once it does; closing it releases the peer.
+   * Makes a real peer (another process, another connection) hold what a write of {@code key} waits
+   * for, and returns once it does; closing it releases the peer.
    *
    * @param harness the guard
    * @param key the key about to be written
@@ -48,8 +48,8 @@ public interface BoundedWaitContract {
 
   /**
    * With a stuck peer, a write fails after the 300 ms limit naming what it waited for, the value
-   * and mark stay; once the peer lets go, the write goes through. The 60 s bound only turns the
-   * old behavior, a wait for ever, into a failure: it measures nothing.
+   * and mark stay; once the peer lets go, the write goes through. The 60 s bound only turns the old
+   * behavior, a wait for ever, into a failure: it measures nothing.
    */
   @Test
   default void aStuckPeerEndsAWriteAtItsLimitNamingWhatItWaitedFor() throws Exception {
@@ -62,7 +62,8 @@ public interface BoundedWaitContract {
       assertTimeoutPreemptively(
           Duration.ofSeconds(60),
           () -> {
-            assertThatThrownBy(() -> h.write(key, next, "two")).hasMessageContaining(awaitedName(h, key));
+            assertThatThrownBy(() -> h.write(key, next, "two"))
+                .hasMessageContaining(awaitedName(h, key));
           });
     } finally {
       peer.close();

@@ -15,9 +15,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * A separate JVM running a main class on this JVM's class path, for tests, demos and torture runs
  * whose guarantee is about processes: the project's one way to start a child JVM. Its standard
- * error goes to this JVM's and its standard output is read line by line ({@link #awaitLine},
- * {@link #forwardLines}), or both go to files ({@link #startLogged}). Closing it kills the process
- * if it still runs.
+ * error goes to this JVM's and its standard output is read line by line ({@link #awaitLine}, {@link
+ * #forwardLines}), or both go to files ({@link #startLogged}). Closing it kills the process if it
+ * still runs.
  */
 public final class ChildJvm implements AutoCloseable {
   private final Process process;
@@ -53,14 +53,19 @@ public final class ChildJvm implements AutoCloseable {
    * @return the running child
    * @throws IOException if the process cannot be started
    */
-  public static ChildJvm startLogged(Class<?> main, Path output, Path error, String... args) throws IOException {
+  public static ChildJvm startLogged(Class<?> main, Path output, Path error, String... args)
+      throws IOException {
     return new ChildJvm(
-        new ProcessBuilder(command(main, args)).redirectOutput(output.toFile()).redirectError(error.toFile()).start());
+        new ProcessBuilder(command(main, args))
+            .redirectOutput(output.toFile())
+            .redirectError(error.toFile())
+            .start());
   }
 
   /**
    * Hands every line the child prints to {@code sink}, on a daemon thread of its own, until the
-   * child closes its output; tells {@code sink} if reading failed (as a line {@code "output lost: ..."}). Use it instead of {@link #awaitLine}, not with it.
+   * child closes its output; tells {@code sink} if reading failed (as a line {@code "output lost:
+   * ..."}). Use it instead of {@link #awaitLine}, not with it.
    *
    * @param name names the reading thread ({@code child-<name>-output})
    * @param sink called with each line, on the reading thread
@@ -92,7 +97,9 @@ public final class ChildJvm implements AutoCloseable {
    */
   public static ChildJvm start(Class<?> main, String... args) throws IOException {
     return new ChildJvm(
-        new ProcessBuilder(command(main, args)).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        new ProcessBuilder(command(main, args))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start());
   }
 
   /**

@@ -32,8 +32,8 @@ public interface CrossProcessGuardContract {
 
   /**
    * The two JVMs' admissions never go down in the guard's log, it admitted exactly what the
-   * processes were told was admitted, both processes got writes in and were refused some, and
-   * the final mark (and value, where it follows) belongs to the highest fence.
+   * processes were told was admitted, both processes got writes in and were refused some, and the
+   * final mark (and value, where it follows) belongs to the highest fence.
    *
    * @throws Exception if a child cannot be run
    */
@@ -53,7 +53,8 @@ public interface CrossProcessGuardContract {
         String[] done = child.awaitLine("DONE ", 120).split(" ");
         admitted += Integer.parseInt(done[1]);
         max = Math.max(max, Long.parseLong(done[3]));
-        assertThat(Integer.parseInt(done[1]) + Integer.parseInt(done[2])).isEqualTo(2 * WRITES_PER_THREAD);
+        assertThat(Integer.parseInt(done[1]) + Integer.parseInt(done[2]))
+            .isEqualTo(2 * WRITES_PER_THREAD);
         assertThat(child.awaitExit(30)).isZero();
       }
     }

@@ -42,7 +42,8 @@ public interface DamagedStateContract {
               LeaseKey key = LeaseKey.of("damaged", "key-" + UUID.randomUUID());
               h.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
               damage.accept(h, key);
-              assertThatThrownBy(() -> h.write(key, new FencingToken(key, 5, UUID.randomUUID()), "stale"))
+              assertThatThrownBy(
+                      () -> h.write(key, new FencingToken(key, 5, UUID.randomUUID()), "stale"))
                   .as("stale write after damage '%s'", name)
                   .isNotNull();
               assertThat(h.value(key)).as("value after damage '%s'", name).contains("ten");

@@ -1,17 +1,23 @@
 package io.leasehold.testkit;
 
-import java.time.Duration;
-
-import java.time.Clock;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
+import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenSignature;
+import io.leasehold.fencing.TokenVerificationException;
+import io.leasehold.fencing.TokenVerifier;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -23,14 +29,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import io.leasehold.fencing.AdminDeniedException;
-import io.leasehold.fencing.MarkReset;
-import io.leasehold.fencing.SignatureScheme;
-import io.leasehold.fencing.SigningKey;
-import io.leasehold.fencing.TokenKeySet;
-import io.leasehold.fencing.TokenSignature;
-import io.leasehold.fencing.TokenVerificationException;
-import io.leasehold.fencing.TokenVerifier;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,9 +37,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The guard contract every guard must keep (CONTRACT C9-C11, C13, C15, C17), as a JUnit 5 base
- * class: extend it, implement {@link #harness(TokenVerifier)} over your guard, and run it with
- * your tests. Leasehold's own guards (the file store, the tool executor, the database writer in
- * both modes, the in-memory guard) run exactly this suite.
+ * class: extend it, implement {@link #harness(TokenVerifier)} over your guard, and run it with your
+ * tests. Leasehold's own guards (the file store, the tool executor, the database writer in both
+ * modes, the in-memory guard) run exactly this suite.
  *
  * <pre>{@code
  * class MyGuardContractTest extends FenceGuardContract {
@@ -52,11 +50,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * }</pre>
  *
  * <p>What it checks: lower fences refused with both fences named and nothing changed, equal ones
- * admitted, marks raised and kept across a restart, keys independent, odd key text handled, a
- * lease known lost refused before the resource, null refused, no stale write admitted under
- * contention (six threads); forged tokens (unsigned, wrong key, tampered fence, unknown key id,
- * {@code Long.MAX_VALUE}) refused before the mark is touched, with HMAC and Ed25519; key rotation
- * without downtime; and the audited mark reset, for administrators only ({@code "ops"} must be an
+ * admitted, marks raised and kept across a restart, keys independent, odd key text handled, a lease
+ * known lost refused before the resource, null refused, no stale write admitted under contention
+ * (six threads); forged tokens (unsigned, wrong key, tampered fence, unknown key id, {@code
+ * Long.MAX_VALUE}) refused before the mark is touched, with HMAC and Ed25519; key rotation without
+ * downtime; and the audited mark reset, for administrators only ({@code "ops"} must be an
  * administrator of the harness's guard).
  */
 public abstract class FenceGuardContract {
@@ -69,8 +67,8 @@ public abstract class FenceGuardContract {
   protected FenceGuardContract() {}
 
   /**
-   * A fresh guard on fresh storage, verifying tokens with {@code verifier}, with {@code "ops"}
-   * as an administrator.
+   * A fresh guard on fresh storage, verifying tokens with {@code verifier}, with {@code "ops"} as
+   * an administrator.
    *
    * @param verifier the verification to build the guard with
    * @return the harness
@@ -135,7 +133,8 @@ public abstract class FenceGuardContract {
     h.write(key, token(9), "nine");
     assertThat(h.mark(key)).hasValue(9);
     assertThat(h.value(key)).contains("nine");
-    assertThatThrownBy(() -> h.write(key, token(8), "eight")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> h.write(key, token(8), "eight"))
+        .isInstanceOf(StaleFenceException.class);
   }
 
   @Test
@@ -144,7 +143,8 @@ public abstract class FenceGuardContract {
     h.write(key, token(7), "seven");
     GuardHarness restarted = h.reopen();
     assertThat(restarted.mark(key)).hasValue(7);
-    assertThatThrownBy(() -> restarted.write(key, token(6), "six")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> restarted.write(key, token(6), "six"))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(restarted.value(key)).contains("seven");
     restarted.write(key, token(7), "seven again");
     assertThat(restarted.value(key)).contains("seven again");
@@ -175,7 +175,10 @@ public abstract class FenceGuardContract {
             LeaseKey.of("acct/" + key.sessionId(), "x"),
             LeaseKey.of("acct", key.sessionId() + "%2e%2e"),
             LeaseKey.of("acct", key.sessionId() + " \u2603 \uD83D\uDE00"),
-            LeaseKey.of(longest, longest.substring(0, LeaseKey.MAX_LENGTH - key.sessionId().length()) + key.sessionId()),
+            LeaseKey.of(
+                longest,
+                longest.substring(0, LeaseKey.MAX_LENGTH - key.sessionId().length())
+                    + key.sessionId()),
             LeaseKey.of("a.b", key.sessionId() + ".c"),
             LeaseKey.of("a", "b." + key.sessionId() + ".c"));
     long fence = 100;
@@ -274,8 +277,8 @@ public abstract class FenceGuardContract {
 
   /**
    * Issue 26: the guard type. {@link io.leasehold.fencing.FenceGuard#admit} alone raises the mark
-   * (a new run shutting older ones out before its first write), refuses a lower fence with the
-   * mark unchanged, and admits the same fence again.
+   * (a new run shutting older ones out before its first write), refuses a lower fence with the mark
+   * unchanged, and admits the same fence again.
    */
   @Test
   void admitAloneRaisesTheMarkAndShutsOlderRunsOut() {
@@ -287,7 +290,8 @@ public abstract class FenceGuardContract {
     assertThat(h.mark(key)).hasValue(5);
     assertThat(h.guard().highWaterMark(key)).hasValue(5);
     assertThatThrownBy(() -> h.write(key, token(4), "four"))
-        .isInstanceOfSatisfying(StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(5));
+        .isInstanceOfSatisfying(
+            StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(5));
     assertThatThrownBy(() -> h.guard().admit(token(4))).isInstanceOf(StaleFenceException.class);
     assertThat(h.guard().admit(token(5)).raisedMark()).isFalse();
     assertThat(h.value(key)).contains("three");
@@ -296,7 +300,9 @@ public abstract class FenceGuardContract {
     assertThat(h.value(key)).contains("five");
   }
 
-  /** Admission alone refuses what a write refuses, before the mark: lost leases, forgeries, null. */
+  /**
+   * Admission alone refuses what a write refuses, before the mark: lost leases, forgeries, null.
+   */
   @Test
   void admitAloneRefusesLostLeasesForgeriesAndNullWithTheMarkUnchanged() {
     SigningKey store = SigningKey.generate(SignatureScheme.HMAC_SHA256, "store-1");
@@ -319,13 +325,15 @@ public abstract class FenceGuardContract {
   // ------------------------------------------------------------------ C15: authentic tokens
 
   /** Asserts that a write with {@code forged} is refused by verification and changes nothing. */
-  private void assertUnverified(GuardHarness h, FencingToken forged, TokenVerificationException.Reason reason) {
+  private void assertUnverified(
+      GuardHarness h, FencingToken forged, TokenVerificationException.Reason reason) {
     Optional<String> before = h.value(key);
     java.util.OptionalLong markBefore = h.mark(key);
     List<Long> logBefore = h.admittedFences(key);
     assertThatThrownBy(() -> h.write(key, forged, "forged"))
         .as("forged token %s", forged)
-        .isInstanceOfSatisfying(TokenVerificationException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+        .isInstanceOfSatisfying(
+            TokenVerificationException.class, e -> assertThat(e.reason()).isEqualTo(reason));
     assertThat(h.value(key)).isEqualTo(before);
     assertThat(h.mark(key)).isEqualTo(markBefore);
     assertThat(h.admittedFences(key)).isEqualTo(logBefore);
@@ -333,8 +341,8 @@ public abstract class FenceGuardContract {
 
   /**
    * Issue 12: a token with fence Long.MAX_VALUE for a key the attacker never held was admitted and
-   * locked every honest run out. With signatures required, every forgery is refused before the
-   * mark is touched, and honest runs go on.
+   * locked every honest run out. With signatures required, every forgery is refused before the mark
+   * is touched, and honest runs go on.
    */
   @ParameterizedTest
   @EnumSource(SignatureScheme.class)
@@ -346,14 +354,20 @@ public abstract class FenceGuardContract {
     assertUnverified(h, token(Long.MAX_VALUE), TokenVerificationException.Reason.UNSIGNED);
     assertUnverified(h, token(6), TokenVerificationException.Reason.UNSIGNED);
     assertUnverified(
-        h, SigningKey.generate(scheme, "store-1").sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
+        h,
+        SigningKey.generate(scheme, "store-1")
+            .sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
         TokenVerificationException.Reason.BAD_SIGNATURE);
-    TokenSignature honest = store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)).signature().orElseThrow();
+    TokenSignature honest =
+        store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)).signature().orElseThrow();
     assertUnverified(
-        h, new FencingToken(key, Long.MAX_VALUE, token(6).runId(), Optional.of(honest)),
+        h,
+        new FencingToken(key, Long.MAX_VALUE, token(6).runId(), Optional.of(honest)),
         TokenVerificationException.Reason.BAD_SIGNATURE);
     assertUnverified(
-        h, SigningKey.generate(scheme, "store-9").sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
+        h,
+        SigningKey.generate(scheme, "store-9")
+            .sign(token(Long.MAX_VALUE), Clock.systemUTC(), Duration.ofMinutes(5)),
         TokenVerificationException.Reason.UNKNOWN_KEY);
 
     h.write(key, store.sign(token(6), Clock.systemUTC(), Duration.ofMinutes(5)), "six");
@@ -365,7 +379,8 @@ public abstract class FenceGuardContract {
   @Test
   void keysRotateWithoutDowntime() {
     SigningKey old = SigningKey.generate(SignatureScheme.ED25519, "old");
-    AtomicReference<TokenKeySet> keys = new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
+    AtomicReference<TokenKeySet> keys =
+        new AtomicReference<>(TokenKeySet.of(old.verificationKey()));
     GuardHarness h = harness(TokenVerifier.signedBy(keys::get));
     FencingToken oldRun = old.sign(token(3), Clock.systemUTC(), Duration.ofMinutes(5));
     h.write(key, oldRun, "old key");
@@ -388,13 +403,16 @@ public abstract class FenceGuardContract {
   void aMarkResetIsForAdministratorsAndLeavesAnAuditRecord() {
     GuardHarness h = harness();
     h.write(key, token(Long.MAX_VALUE), "forged");
-    assertThatThrownBy(() -> h.write(key, token(7), "honest")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> h.write(key, token(7), "honest"))
+        .isInstanceOf(StaleFenceException.class);
     int resetsBefore = h.markResets().size();
 
     assertThatThrownBy(() -> h.resetMark(key, 6, "mallory", "let me in"))
         .isInstanceOf(AdminDeniedException.class);
-    assertThatThrownBy(() -> h.resetMark(key, -1, "ops", "bad")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> h.resetMark(key, 6, "ops", "")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> h.resetMark(key, -1, "ops", "bad"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> h.resetMark(key, 6, "ops", ""))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(h.mark(key)).hasValue(Long.MAX_VALUE);
     assertThat(h.markResets()).hasSize(resetsBefore);
 
@@ -411,7 +429,8 @@ public abstract class FenceGuardContract {
     assertThat(last.previousMark()).isEqualTo(Long.MAX_VALUE);
     assertThat(h.reopen().mark(key)).hasValue(6);
 
-    assertThatThrownBy(() -> h.write(key, token(5), "stale")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> h.write(key, token(5), "stale"))
+        .isInstanceOf(StaleFenceException.class);
     h.write(key, token(7), "honest");
     assertThat(h.value(key)).contains("honest");
   }
@@ -437,6 +456,7 @@ public abstract class FenceGuardContract {
     assertThat(reopened.mark(key)).isEmpty();
     reopened.write(key, token(2), "after the restart");
     assertThat(reopened.value(key)).contains("after the restart");
-    assertThatThrownBy(() -> reopened.write(key, token(1), "stale")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> reopened.write(key, token(1), "stale"))
+        .isInstanceOf(StaleFenceException.class);
   }
 }

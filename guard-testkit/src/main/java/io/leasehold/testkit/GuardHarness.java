@@ -67,9 +67,9 @@ public interface GuardHarness {
 
   /**
    * Whether the register's final value always comes from a write of the highest admitted fence:
-   * true by default, the stricter check. Override it to return false for a guard that admits a
-   * call before it runs, such as the tool executor: a call admitted before a newer run may still
-   * finish after it (CONTRACT C12).
+   * true by default, the stricter check. Override it to return false for a guard that admits a call
+   * before it runs, such as the tool executor: a call admitted before a newer run may still finish
+   * after it (CONTRACT C12).
    *
    * @return true if it does
    */
@@ -78,8 +78,8 @@ public interface GuardHarness {
   }
 
   /**
-   * Resets the key's mark through the adapter's audited operation; by default the guard's.
-   * {@code "ops"} must be an administrator.
+   * Resets the key's mark through the adapter's audited operation; by default the guard's. {@code
+   * "ops"} must be an administrator.
    *
    * @param key the key
    * @param newMark the new mark

@@ -9,8 +9,8 @@ public interface GuardHarnessFactory {
   /**
    * Opens the guard on the storage the parent described.
    *
-   * @param storage what {@link CrossProcessGuardContract#sharedStorage()} returned (a directory,
-   *     a file, a JDBC URL with credentials: whatever the guard needs)
+   * @param storage what {@link CrossProcessGuardContract#sharedStorage()} returned (a directory, a
+   *     file, a JDBC URL with credentials: whatever the guard needs)
    * @return a harness on that storage
    */
   GuardHarness open(String storage);

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * CONTRACT C16 for guards that run the resource's own write (a callback, a tool, a transaction's
- * work): whatever that write throws, {@code Error}s included, the guard stays correct. Implement
- * it next to {@link FenceGuardContract}.
+ * work): whatever that write throws, {@code Error}s included, the guard stays correct. Implement it
+ * next to {@link FenceGuardContract}.
  */
 public interface ThrownErrorContract {
   /**
@@ -46,10 +46,14 @@ public interface ThrownErrorContract {
     h.write(key, new FencingToken(key, 5, UUID.randomUUID()), "five");
     long fence = 6;
     for (Throwable t :
-        List.of(new AssertionError("asserted"), new StackOverflowError(), new Exception("checked"),
+        List.of(
+            new AssertionError("asserted"),
+            new StackOverflowError(),
+            new Exception("checked"),
             new IllegalStateException("runtime"))) {
       long f = fence++;
-      assertThatThrownBy(() -> writeThrowing(h, key, new FencingToken(key, f, UUID.randomUUID()), t))
+      assertThatThrownBy(
+              () -> writeThrowing(h, key, new FencingToken(key, f, UUID.randomUUID()), t))
           .as("a write that threw %s", t)
           .isNotNull();
       assertThat(h.value(key)).as("after a write that threw %s", t).contains("five");

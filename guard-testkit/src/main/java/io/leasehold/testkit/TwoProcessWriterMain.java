@@ -34,7 +34,8 @@ public final class TwoProcessWriterMain {
     LeaseKey key = LeaseKey.of(args[2], args[3]);
     System.out.println("READY");
     System.out.flush();
-    String go = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+    String go =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
     if (!"GO".equals(go)) {
       throw new IllegalStateException("expected GO, got " + go);
     }
@@ -55,7 +56,10 @@ public final class TwoProcessWriterMain {
                   long slot = (System.nanoTime() - start) / 2_000_000;
                   long fence = 2L * (slot + ThreadLocalRandom.current().nextInt(3)) + 1 + parity;
                   try {
-                    h.write(key, new FencingToken(key, fence, UUID.randomUUID()), fence + ":" + parity + ":" + thread + ":" + i);
+                    h.write(
+                        key,
+                        new FencingToken(key, fence, UUID.randomUUID()),
+                        fence + ":" + parity + ":" + thread + ":" + i);
                     admitted.incrementAndGet();
                     max.accumulateAndGet(fence, Math::max);
                   } catch (StaleFenceException e) {

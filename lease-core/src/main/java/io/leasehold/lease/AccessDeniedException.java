@@ -31,7 +31,12 @@ public class AccessDeniedException extends LeaseholdException {
    * @param what what the caller asked to do, for the message
    */
   public AccessDeniedException(String caller, LeaseKey key, String what) {
-    super("caller '" + caller + "' may not " + what + " (refused by the store's AccessPolicy; nothing changed)");
+    super(
+        "caller '"
+            + caller
+            + "' may not "
+            + what
+            + " (refused by the store's AccessPolicy; nothing changed)");
     this.caller = caller;
     this.key = key;
   }

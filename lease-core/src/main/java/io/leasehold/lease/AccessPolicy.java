@@ -6,10 +6,10 @@ import java.util.Set;
 
 /**
  * The application's decision whether an already authenticated caller may do something with a
- * session. The lease store asks it before every operation that takes a caller:
- * acquire, renewal (with the caller that acquired), release by token, status details, and the
- * administrative operations; a refused caller changes nothing and sees no run id. The lease only
- * arbitrates between executions that are already allowed: Leasehold does not authenticate anyone.
+ * session. The lease store asks it before every operation that takes a caller: acquire, renewal
+ * (with the caller that acquired), release by token, status details, and the administrative
+ * operations; a refused caller changes nothing and sees no run id. The lease only arbitrates
+ * between executions that are already allowed: Leasehold does not authenticate anyone.
  *
  * <p>A lambda {@code (caller, key) -> ...} decides the ordinary operations and refuses every
  * administrative one; override {@link #permits(String, LeaseKey, Operation)} (or use {@link
@@ -61,8 +61,8 @@ public interface AccessPolicy {
   boolean permits(String caller, LeaseKey key);
 
   /**
-   * Whether {@code caller} may perform {@code operation} on {@code key}. The default applies
-   * {@link #permits(String, LeaseKey)} to ordinary operations and refuses administrative ones.
+   * Whether {@code caller} may perform {@code operation} on {@code key}. The default applies {@link
+   * #permits(String, LeaseKey)} to ordinary operations and refuses administrative ones.
    *
    * @param caller the authenticated principal
    * @param key the session, null for {@link Operation#SWEEP}
@@ -90,15 +90,17 @@ public interface AccessPolicy {
 
       @Override
       public boolean permits(String caller, LeaseKey key, Operation operation) {
-        return operation.administrative() ? admins.contains(caller) : base.permits(caller, key, operation);
+        return operation.administrative()
+            ? admins.contains(caller)
+            : base.permits(caller, key, operation);
       }
     };
   }
 
   /**
-   * A policy that lets every caller do every ordinary operation, for applications that check
-   * access before they reach the store (say so explicitly by choosing it). Administrative
-   * operations still need {@link #withAdministrators}.
+   * A policy that lets every caller do every ordinary operation, for applications that check access
+   * before they reach the store (say so explicitly by choosing it). Administrative operations still
+   * need {@link #withAdministrators}.
    *
    * @return the policy
    */

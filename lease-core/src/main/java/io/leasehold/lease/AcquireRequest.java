@@ -10,21 +10,22 @@ import java.util.Optional;
  *
  * @param key the session to run
  * @param caller the authenticated principal, passed to the store's {@link AccessPolicy}
- * @param holder a description of the executor for status screens and operators (device,
- *     process), at most {@value #MAX_HOLDER_LENGTH} characters; empty for the store's default
+ * @param holder a description of the executor for status screens and operators (device, process),
+ *     at most {@value #MAX_HOLDER_LENGTH} characters; empty for the store's default
  * @param ttl the lease's time to live, or empty for the store's default
  * @param oneShot true for a lease that is never kept alive ({@link #oneShot(Duration)}): its TTL
  *     may be as short as {@link LeaseStore#MIN_ONE_SHOT_TTL}, below what renewal needs
  */
-public record AcquireRequest(LeaseKey key, String caller, String holder, Optional<Duration> ttl, boolean oneShot) {
+public record AcquireRequest(
+    LeaseKey key, String caller, String holder, Optional<Duration> ttl, boolean oneShot) {
   /** Longest accepted holder description. */
   public static final int MAX_HOLDER_LENGTH = 200;
 
   /**
    * Validates the components.
    *
-   * @throws IllegalArgumentException if a component is null, the caller is blank, or the holder
-   *     is too long or has control characters
+   * @throws IllegalArgumentException if a component is null, the caller is blank, or the holder is
+   *     too long or has control characters
    */
   public AcquireRequest {
     Arguments.required(key, "key");
@@ -94,13 +95,13 @@ public record AcquireRequest(LeaseKey key, String caller, String holder, Optiona
   }
 
   /**
-   * This request as a one-shot lease of exactly {@code ttl}: a lease that is never kept alive
-   * (a scheduled job's lock, as ShedLock takes one), so its TTL need not leave room for renewals.
-   * It may be from {@link LeaseStore#MIN_ONE_SHOT_TTL} to {@link LeaseStore#MAX_TTL}; the store
-   * refuses anything else with a clear error, never rounding it. A one-shot lease is acquired
-   * even when its TTL ends before the answer arrives (it is then known lost at once, and its
-   * token refused locally); {@link Lease#keepAlive()} refuses it, while {@link
-   * Lease#renew(Duration)} extends it explicitly.
+   * This request as a one-shot lease of exactly {@code ttl}: a lease that is never kept alive (a
+   * scheduled job's lock, as ShedLock takes one), so its TTL need not leave room for renewals. It
+   * may be from {@link LeaseStore#MIN_ONE_SHOT_TTL} to {@link LeaseStore#MAX_TTL}; the store
+   * refuses anything else with a clear error, never rounding it. A one-shot lease is acquired even
+   * when its TTL ends before the answer arrives (it is then known lost at once, and its token
+   * refused locally); {@link Lease#keepAlive()} refuses it, while {@link Lease#renew(Duration)}
+   * extends it explicitly.
    *
    * @param ttl the lease's exact length
    * @return a new request

@@ -9,44 +9,44 @@ import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
 /**
- * The acquire, each statement with its binding and the reading of its row: one statement for a
- * key that has a row, and the insert of a key's first acquire. Either grants the key to this run,
- * with a fence drawn only then, or refuses and reports the holder's row.
+ * The acquire, each statement with its binding and the reading of its row: one statement for a key
+ * that has a row, and the insert of a key's first acquire. Either grants the key to this run, with
+ * a fence drawn only then, or refuses and reports the holder's row.
  *
  * <p>Thread-safe (it holds no mutable state).
  */
 final class AcquireStatements {
   /**
-   * Acquire of a key that has a row: every key after its first acquire, since release marks the
-   * row and only the sweep deletes rows, long after they ended.
+   * Acquire of a key that has a row: every key after its first acquire, since release marks the row
+   * and only the sweep deletes rows, long after they ended.
    *
    * <p>{@code upd} is a plain single-table {@code UPDATE} of the key's row where it is free
    * (released, and past any hold; or expired past the takeover delay). A row that is not free in
-   * the statement's snapshot fails the condition without being locked or written: a refusal is
-   * two primary-key reads (the update's and the holder's row below), with no row lock, no write,
-   * no WAL flush and no fence drawn. A row that looks free is locked; if a contender holds the
-   * lock (it is taking the key over), the update waits for it, bounded by the lock timeout, and
-   * then checks the condition again on the contender's committed version, which is held: refused.
-   * The wait is one contender's commit; one that outlasts the lock timeout is answered Busy too
-   * ({@link LeaseGrants}). The {@code SET} list, {@code nextval} included, is
-   * computed on the version it updates, which this statement holds locked: the fence comes from
-   * {@code nextval} evaluated after every earlier holder of the row committed its own fence, so it
-   * is higher than all of them (CONTRACT C3). {@code GREATEST(..., l.fence + 1)} keeps that true of
-   * the row whatever happened to the sequence since the store checked it at start-up: an outside
-   * check restarted it lower ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores
-   * ran, and bound another sequence to the table, and each time a key's next fence came out lower
-   * than, or equal to, one it had already had. A key with no row (its first acquire, or the first
-   * after a sweep) still relies on the sequence alone.
+   * the statement's snapshot fails the condition without being locked or written: a refusal is two
+   * primary-key reads (the update's and the holder's row below), with no row lock, no write, no WAL
+   * flush and no fence drawn. A row that looks free is locked; if a contender holds the lock (it is
+   * taking the key over), the update waits for it, bounded by the lock timeout, and then checks the
+   * condition again on the contender's committed version, which is held: refused. The wait is one
+   * contender's commit; one that outlasts the lock timeout is answered Busy too ({@link
+   * LeaseGrants}). The {@code SET} list, {@code nextval} included, is computed on the version it
+   * updates, which this statement holds locked: the fence comes from {@code nextval} evaluated
+   * after every earlier holder of the row committed its own fence, so it is higher than all of them
+   * (CONTRACT C3). {@code GREATEST(..., l.fence + 1)} keeps that true of the row whatever happened
+   * to the sequence since the store checked it at start-up: an outside check restarted it lower
+   * ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another
+   * sequence to the table, and each time a key's next fence came out lower than, or equal to, one
+   * it had already had. A key with no row (its first acquire, or the first after a sweep) still
+   * relies on the sequence alone.
    *
-   * <p>The second part returns the row as the snapshot saw it when nothing was updated: the
-   * holder. (A free-looking row there means a contender won the lock; LeaseGrants then reads the
-   * key's status once more.) No row at all: the key has no row yet, and {@link #acquireNew} is
-   * sent instead (the one case of a second round trip, once per key).
+   * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
+   * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
+   * status once more.) No row at all: the key has no row yet, and {@link #acquireNew} is sent
+   * instead (the one case of a second round trip, once per key).
    *
    * <p>Expiry and takeover delay are decided by the statement's single database time. That time is
    * read when the statement starts, before its snapshot and its row lock, so a release can commit
-   * with a later time than ours and still be seen: the new lease then starts at the release's
-   * time ({@code GREATEST}), so that no lease ever starts before its predecessor ended (the torture
+   * with a later time than ours and still be seen: the new lease then starts at the release's time
+   * ({@code GREATEST}), so that no lease ever starts before its predecessor ended (the torture
    * run's checker found the microseconds of overlap this prevents). {@code took_over} records
    * whether the run replaced an expired lease rather than a released one (live status tells
    * takeovers apart by it).
@@ -59,8 +59,8 @@ final class AcquireStatements {
    * <p>Parameters: see {@link #bindAcquire}. Returns one row, its columns below: granted (true),
    * then fence and start (the expiry is the start plus the ttl, exactly); or not granted (false),
    * then the holder's fence, start, run id, holder, expiry and release time as the statement's
-   * snapshot saw them; and the statement's time; for a publishing store, then whether the grant
-   * was a takeover. No row: the key has no row.
+   * snapshot saw them; and the statement's time; for a publishing store, then whether the grant was
+   * a takeover. No row: the key has no row.
    */
   final String acquire;
 
@@ -73,16 +73,17 @@ final class AcquireStatements {
   private static final int EXPIRES_AT = 6;
   private static final int RELEASED_AT = 7;
   private static final int NOW = 8;
+
   /** There only when the store publishes. */
   private static final int TOOK_OVER = 9;
 
   /**
    * The first acquire of a key ({@link #acquire} found no row): insert it, the fence drawn in the
-   * insert. Two first acquires of one key race on the primary key: the loser waits for the
-   * winner's commit (bounded by the lock timeout), its insert does nothing (its drawn value stays
-   * unused, the one case where a refusal uses up a sequence value) and it is refused. Parameters:
-   * see {@link #bindAcquireNew}. Returns the fence (column 1) and start (column 2) if it inserted,
-   * no row otherwise.
+   * insert. Two first acquires of one key race on the primary key: the loser waits for the winner's
+   * commit (bounded by the lock timeout), its insert does nothing (its drawn value stays unused,
+   * the one case where a refusal uses up a sequence value) and it is refused. Parameters: see
+   * {@link #bindAcquireNew}. Returns the fence (column 1) and start (column 2) if it inserted, no
+   * row otherwise.
    */
   final String acquireNew;
 
@@ -98,7 +99,11 @@ final class AcquireStatements {
    *     whether the grant took an expired lease over
    */
   AcquireStatements(
-      StatementRunner runner, StatementSettings settings, ReadStatements reads, boolean publishing, Duration takeoverDelay) {
+      StatementRunner runner,
+      StatementSettings settings,
+      ReadStatements reads,
+      boolean publishing,
+      Duration takeoverDelay) {
     this.runner = runner;
     this.reads = reads;
     this.publishing = publishing;
@@ -113,29 +118,57 @@ final class AcquireStatements {
     // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
     // of released_at until then; a plain release sets both to its time, which may lie a little
     // after a concurrent statement's own time), or expired past the takeover delay.
-    String free = "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
-        + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
-    String granted = "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
+    String free =
+        "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
+            + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+    String granted =
+        "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
     String grantedTail = publishing ? ", took_over" : "";
     String refusedTail = publishing ? ", false" : "";
     acquire =
         begin
-            + "WITH upd AS (UPDATE " + t + " AS l SET run_id = ?, fence = GREATEST(nextval('" + seq + "'), l.fence + 1),"
+            + "WITH upd AS (UPDATE "
+            + t
+            + " AS l SET run_id = ?, fence = GREATEST(nextval('"
+            + seq
+            + "'), l.fence + 1),"
             + " holder = ?,"
-            + " acquired_at = " + start + ", renewed_at = " + start + ","
-            + " expires_at = " + start + " + ? * interval '1 microsecond', released_at = NULL,"
+            + " acquired_at = "
+            + start
+            + ", renewed_at = "
+            + start
+            + ","
+            + " expires_at = "
+            + start
+            + " + ? * interval '1 microsecond', released_at = NULL,"
             + " took_over = l.released_at IS NULL "
-            + "WHERE l.account_id = ? AND l.session_id = ? AND " + free + " "
-            + "RETURNING l.fence, l.acquired_at" + tookOver + ") "
-            + "SELECT " + granted + ", statement_timestamp()" + grantedTail + " FROM upd "
+            + "WHERE l.account_id = ? AND l.session_id = ? AND "
+            + free
+            + " "
+            + "RETURNING l.fence, l.acquired_at"
+            + tookOver
+            + ") "
+            + "SELECT "
+            + granted
+            + ", statement_timestamp()"
+            + grantedTail
+            + " FROM upd "
             + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
-            + " statement_timestamp()" + refusedTail + " FROM " + t + " AS l"
+            + " statement_timestamp()"
+            + refusedTail
+            + " FROM "
+            + t
+            + " AS l"
             + " WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
     acquireNew =
         begin
-            + "INSERT INTO " + t + " AS l (account_id, session_id, run_id, fence, holder,"
+            + "INSERT INTO "
+            + t
+            + " AS l (account_id, session_id, run_id, fence, holder,"
             + " acquired_at, renewed_at, expires_at, released_at, took_over) "
-            + "VALUES (?, ?, ?, nextval('" + seq + "'), ?, statement_timestamp(), statement_timestamp(),"
+            + "VALUES (?, ?, ?, nextval('"
+            + seq
+            + "'), ?, statement_timestamp(), statement_timestamp(),"
             + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
             + "ON CONFLICT (account_id, session_id) DO NOTHING "
             + "RETURNING l.fence, l.acquired_at";
@@ -145,7 +178,8 @@ final class AcquireStatements {
   sealed interface Answer {}
 
   /** This run got the key; the expiry is exact (the statement set it to acquiredAt + ttl). */
-  record Granted(long fence, Instant acquiredAt, Instant expiresAt, boolean tookOver) implements Answer {}
+  record Granted(long fence, Instant acquiredAt, Instant expiresAt, boolean tookOver)
+      implements Answer {}
 
   /**
    * Someone else holds or is taking the key. {@code seen} is null when the statement saw no row:
@@ -157,8 +191,8 @@ final class AcquireStatements {
    * Runs the acquire for a new run: {@link #acquire}, then {@link #acquireNew} if the key has no
    * row yet.
    *
-   * @throws LeaseStoreException if it fails, including a lock wait past the lock timeout (which
-   *     the caller turns into Busy)
+   * @throws LeaseStoreException if it fails, including a lock wait past the lock timeout (which the
+   *     caller turns into Busy)
    */
   Answer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
@@ -174,12 +208,20 @@ final class AcquireStatements {
               Instant acquiredAt = StatementRunner.instant(rs, ACQUIRED_AT);
               if (rs.getBoolean(GRANTED)) {
                 boolean tookOver = publishing && rs.getBoolean(TOOK_OVER);
-                return new Granted(rs.getLong(FENCE), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), tookOver);
+                return new Granted(
+                    rs.getLong(FENCE),
+                    acquiredAt,
+                    acquiredAt.plus(ttlMicros, ChronoUnit.MICROS),
+                    tookOver);
               }
               LeaseOwner holderRow =
                   new LeaseOwner(
-                      rs.getObject(RUN_ID, UUID.class), rs.getLong(FENCE), rs.getString(HOLDER), acquiredAt,
-                      StatementRunner.instant(rs, EXPIRES_AT), StatementRunner.instantOrNull(rs, RELEASED_AT));
+                      rs.getObject(RUN_ID, UUID.class),
+                      rs.getLong(FENCE),
+                      rs.getString(HOLDER),
+                      acquiredAt,
+                      StatementRunner.instant(rs, EXPIRES_AT),
+                      StatementRunner.instantOrNull(rs, RELEASED_AT));
               return new Refused(reads.statusOf(key, holderRow, StatementRunner.instant(rs, NOW)));
             });
     if (answer != null) {
@@ -194,13 +236,19 @@ final class AcquireStatements {
             return new Refused(null);
           }
           Instant acquiredAt = StatementRunner.instant(rs, 2);
-          return new Granted(rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), false);
+          return new Granted(
+              rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), false);
         });
   }
 
   /** Binds {@link #acquire}'s eight parameters: the new run's values, then the key twice. */
   static void bindAcquire(
-      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros, long takeoverDelayMicros)
+      PreparedStatement ps,
+      LeaseKey key,
+      UUID runId,
+      String holder,
+      long ttlMicros,
+      long takeoverDelayMicros)
       throws SQLException {
     ps.setObject(1, runId);
     ps.setString(2, holder);
@@ -213,7 +261,8 @@ final class AcquireStatements {
   }
 
   /** Binds {@link #acquireNew}'s five parameters. */
-  static void bindAcquireNew(PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
+  static void bindAcquireNew(
+      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
       throws SQLException {
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());

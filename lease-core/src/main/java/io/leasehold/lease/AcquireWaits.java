@@ -24,14 +24,13 @@ import java.util.function.Supplier;
  * wakes them at once.
  *
  * <p>A waiter tries, and when the answer is {@code Busy} it pauses until whichever comes first: a
- * wake-up for its key (a release by this store, a forced release, or a release or expiry a
- * {@link LeaseWatcher} on this store heard of), the moment the holder's lease runs out by the
- * database clock (its expiry plus the takeover delay, taken from the {@code Busy} answer's
- * status), a backoff that doubles from a fiftieth of the store's poll ceiling up to the ceiling (10 ms to
- * 500 ms unless set; a release by another process that
- * publishes nothing is noticed this way), or the end of its wait. Each pause is drawn at random
- * between half and all of that time, so that waiters who were refused together do not all try
- * again together.
+ * wake-up for its key (a release by this store, a forced release, or a release or expiry a {@link
+ * LeaseWatcher} on this store heard of), the moment the holder's lease runs out by the database
+ * clock (its expiry plus the takeover delay, taken from the {@code Busy} answer's status), a
+ * backoff that doubles from a fiftieth of the store's poll ceiling up to the ceiling (10 ms to 500
+ * ms unless set; a release by another process that publishes nothing is noticed this way), or the
+ * end of its wait. Each pause is drawn at random between half and all of that time, so that waiters
+ * who were refused together do not all try again together.
  */
 final class AcquireWaits {
   static final Duration MAX_WAIT = Duration.ofDays(1);
@@ -91,7 +90,8 @@ final class AcquireWaits {
 
   static void checkMaxWait(Duration maxWait) {
     if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(MAX_WAIT) > 0) {
-      throw new IllegalArgumentException("maxWait must be between 0 and " + MAX_WAIT + ", was " + maxWait);
+      throw new IllegalArgumentException(
+          "maxWait must be between 0 and " + MAX_WAIT + ", was " + maxWait);
     }
   }
 
@@ -100,7 +100,8 @@ final class AcquireWaits {
    *
    * @param attempt one {@code tryAcquire}
    */
-  AcquireResult await(LeaseKey key, Duration maxWait, Supplier<AcquireResult> attempt) throws InterruptedException {
+  AcquireResult await(LeaseKey key, Duration maxWait, Supplier<AcquireResult> attempt)
+      throws InterruptedException {
     long deadline = ticker.read() + maxWait.toNanos();
     Semaphore woken = new Semaphore(0);
     Runnable wake = woken::release;
@@ -127,8 +128,8 @@ final class AcquireWaits {
   }
 
   /**
-   * The same loop without a waiting thread: each try runs on {@code executor}, each pause is a
-   * task on {@code timer} that only hands the next try to the executor.
+   * The same loop without a waiting thread: each try runs on {@code executor}, each pause is a task
+   * on {@code timer} that only hands the next try to the executor.
    *
    * @param release releases a lease that was granted after the future was cancelled
    */
@@ -139,7 +140,8 @@ final class AcquireWaits {
       Executor executor,
       ScheduledExecutorService timer,
       Function<Lease, ?> release) {
-    AsyncWait w = new AsyncWait(key, ticker.read() + maxWait.toNanos(), attempt, executor, timer, release);
+    AsyncWait w =
+        new AsyncWait(key, ticker.read() + maxWait.toNanos(), attempt, executor, timer, release);
     enlist(key, w.wakeUp);
     w.result.whenComplete((r, e) -> w.finish());
     w.submit();
@@ -147,16 +149,18 @@ final class AcquireWaits {
   }
 
   /**
-   * How long to pause after a refusal: the backoff, shortened to the moment the holder's lease
-   * runs out by the database clock and to what is left of the wait, then drawn at random between
-   * half and all of that.
+   * How long to pause after a refusal: the backoff, shortened to the moment the holder's lease runs
+   * out by the database clock and to what is left of the wait, then drawn at random between half
+   * and all of that.
    */
   long pause(LeaseStatus seen, long backoffNanos, long leftNanos) {
     long pause = Math.min(backoffNanos, leftNanos);
     Optional<LeaseOwner> owner = seen.owner();
     if (seen.isHeld() && owner.isPresent()) {
       long untilFree =
-          Duration.between(seen.databaseNow(), owner.get().expiresAt()).plus(takeoverDelay).toNanos();
+          Duration.between(seen.databaseNow(), owner.get().expiresAt())
+              .plus(takeoverDelay)
+              .toNanos();
       // One millisecond after: at the exact instant the lease is still live.
       pause = Math.min(pause, Math.max(0, untilFree) + TimeUnit.MILLISECONDS.toNanos(1));
     }
@@ -166,8 +170,12 @@ final class AcquireWaits {
   /** One asynchronous wait: at most one try in flight, and a timer task between tries. */
   private final class AsyncWait implements Runnable {
     final CompletableFuture<AcquireResult> result = new CompletableFuture<>();
-    /** The one wake-up object enlisted for this wait (a method reference is a new object each time). */
+
+    /**
+     * The one wake-up object enlisted for this wait (a method reference is a new object each time).
+     */
     final Runnable wakeUp = this::wake;
+
     private final LeaseKey key;
     private final long deadline;
     private final Supplier<AcquireResult> attempt;
@@ -227,7 +235,8 @@ final class AcquireWaits {
             scheduled = timer.schedule(this::submit, pause, TimeUnit.NANOSECONDS);
           } catch (RejectedExecutionException e) {
             result.completeExceptionally(
-                new IllegalStateException("could not schedule the next try (is the lease store closed?)", e));
+                new IllegalStateException(
+                    "could not schedule the next try (is the lease store closed?)", e));
             return;
           }
           next = scheduled;

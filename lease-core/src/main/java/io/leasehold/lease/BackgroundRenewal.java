@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Renews a store's kept leases in the background, all of them in one statement (per {@value
- * ChunkedRenewal#CHUNK}) every renew interval, and watches their local deadlines on a separate
- * task so that a renewal stuck on the database cannot delay the loss signal.
+ * ChunkedRenewal#CHUNK}) every renew interval, and watches their local deadlines on a separate task
+ * so that a renewal stuck on the database cannot delay the loss signal.
  *
  * <p>Thread-safe.
  */
@@ -38,6 +38,7 @@ final class BackgroundRenewal {
   private boolean stopped;
   private final Ticker ticker;
   private final LeaseStoreListener listener;
+
   /** Ticker time of the last successful renewal round (or of the start); Long.MIN_VALUE before. */
   private volatile long lastRound = Long.MIN_VALUE;
 
@@ -57,7 +58,9 @@ final class BackgroundRenewal {
   /** Time since the last successful renewal round (or since the keeper started), once started. */
   Optional<Duration> sinceLastRound() {
     long last = lastRound;
-    return last == Long.MIN_VALUE ? Optional.empty() : Optional.of(Duration.ofNanos(ticker.read() - last));
+    return last == Long.MIN_VALUE
+        ? Optional.empty()
+        : Optional.of(Duration.ofNanos(ticker.read() - last));
   }
 
   void keep(Lease lease) {
@@ -115,7 +118,8 @@ final class BackgroundRenewal {
         // Three threads at most, started as needed: renewal, the deadline watch, and the
         // second statement of a renewal of more than one chunk. The pauses of asynchronous
         // waits are timer tasks here too; they only hand the next try to the caller's executor.
-        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(3, threads = new RenewalThreads());
+        ScheduledThreadPoolExecutor own =
+            new ScheduledThreadPoolExecutor(3, threads = new RenewalThreads());
         own.setRemoveOnCancelPolicy(true);
         // A pause still pending at close must not hold close() up until it is due.
         own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -140,9 +144,11 @@ final class BackgroundRenewal {
     // renew interval (at most every millisecond).
     long watchNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), renewNanos / 10);
     renewTask =
-        scheduler.scheduleWithFixedDelay(this::renewTick, renewNanos, renewNanos, TimeUnit.NANOSECONDS);
+        scheduler.scheduleWithFixedDelay(
+            this::renewTick, renewNanos, renewNanos, TimeUnit.NANOSECONDS);
     watchTask =
-        scheduler.scheduleWithFixedDelay(this::watchTick, watchNanos, watchNanos, TimeUnit.NANOSECONDS);
+        scheduler.scheduleWithFixedDelay(
+            this::watchTick, watchNanos, watchNanos, TimeUnit.NANOSECONDS);
   }
 
   private void renewTick() {

@@ -10,25 +10,25 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Publishes a publishing store's committed changes to {@link LeaseWatcher}s, after the change's
- * own commit, from one thread per store ({@code leasehold-publisher-<table>}, started at the
- * store's first change, stopped by {@link LeaseStore#close()}) that sends what is queued in one
- * short transaction ({@link #statement}).
+ * Publishes a publishing store's committed changes to {@link LeaseWatcher}s, after the change's own
+ * commit, from one thread per store ({@code leasehold-publisher-<table>}, started at the store's
+ * first change, stopped by {@link LeaseStore#close()}) that sends what is queued in one short
+ * transaction ({@link #statement}).
  *
  * <p>Why not from the changing statement, as before: PostgreSQL serializes the commits of all
  * notifying transactions of a server behind one lock, held through each commit's WAL flush, so
- * every publishing store's acquires and releases queued behind each other. Now only the
- * publisher's transaction takes that lock, once per batch, and it does not wait for its flush.
- * A caller only queues its payload; one thread's changes are published in the order it made them.
+ * every publishing store's acquires and releases queued behind each other. Now only the publisher's
+ * transaction takes that lock, once per batch, and it does not wait for its flush. A caller only
+ * queues its payload; one thread's changes are published in the order it made them.
  *
  * <p>What this gives up, and how listeners still converge:
  *
  * <ul>
  *   <li>A process that dies between a change's commit and its publication never publishes it. Its
- *       leases then stop renewing: a watcher that missed a release re-reads the key at the
- *       lease's old deadline, a waiting acquire retries at its poll ceiling, and a missed acquire
- *       of the dead process ends by expiry. That is the same bound as a process that dies
- *       holding a lease, which is the common way to die.
+ *       leases then stop renewing: a watcher that missed a release re-reads the key at the lease's
+ *       old deadline, a waiting acquire retries at its poll ceiling, and a missed acquire of the
+ *       dead process ends by expiry. That is the same bound as a process that dies holding a lease,
+ *       which is the common way to die.
  *   <li>A batch that cannot be sent (the database or the connection failed), or changes beyond
  *       {@link #MAX_QUEUED} while the database is slow, are dropped: the thread then keeps trying,
  *       with a growing pause, to publish {@link #RESYNC}, on which every watcher re-reads all the
@@ -59,14 +59,19 @@ final class ChangePublisher implements AutoCloseable {
   private final String threadName;
   private final Duration closeWait;
   private final Object lock = new Object();
+
   /** Guarded by lock. */
   private final ArrayList<String> queued = new ArrayList<>();
+
   /** Guarded by lock: whether changes were dropped and watchers must be told to resync. */
   private boolean lost;
+
   /** Guarded by lock. */
   private boolean closed;
+
   /** Guarded by lock: null until the first change. */
   private Thread thread;
+
   private final AtomicLong failures = new AtomicLong();
 
   /**
@@ -89,7 +94,9 @@ final class ChangePublisher implements AutoCloseable {
    */
   static String statement(StatementSettings settings) {
     return settings.opening()
-        + "SELECT set_config('synchronous_commit', 'off', true), pg_notify('" + settings.schema().table() + "', p)"
+        + "SELECT set_config('synchronous_commit', 'off', true), pg_notify('"
+        + settings.schema().table()
+        + "', p)"
         + " FROM unnest(?::text[]) AS p";
   }
 
@@ -189,8 +196,12 @@ final class ChangePublisher implements AutoCloseable {
         failures.incrementAndGet();
         LOG.log(
             Level.WARNING,
-            () -> "could not publish " + batch.size() + " lease change(s) to live-status listeners (the"
-                + " changes themselves are committed); retrying with a resync for every watcher: " + e);
+            () ->
+                "could not publish "
+                    + batch.size()
+                    + " lease change(s) to live-status listeners (the"
+                    + " changes themselves are committed); retrying with a resync for every watcher: "
+                    + e);
       } finally {
         if (!delivered) {
           synchronized (lock) {
@@ -237,7 +248,12 @@ final class ChangePublisher implements AutoCloseable {
   }
 
   static String payload(Event event, LeaseKey key, long fence) {
-    return event.wire + " " + HEX.formatHex(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
-        + HEX.formatHex(key.sessionId().getBytes(StandardCharsets.UTF_8)) + " " + fence;
+    return event.wire
+        + " "
+        + HEX.formatHex(key.accountId().getBytes(StandardCharsets.UTF_8))
+        + " "
+        + HEX.formatHex(key.sessionId().getBytes(StandardCharsets.UTF_8))
+        + " "
+        + fence;
   }
 }

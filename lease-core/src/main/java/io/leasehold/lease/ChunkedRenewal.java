@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Renews leases in chunks, one {@link RenewStatement} per {@value ChunkedRenewal#CHUNK} leases,
- * for the {@link BackgroundRenewal} (every renew interval) and for {@link LeaseStore#renewAll} and
+ * Renews leases in chunks, one {@link RenewStatement} per {@value ChunkedRenewal#CHUNK} leases, for
+ * the {@link BackgroundRenewal} (every renew interval) and for {@link LeaseStore#renewAll} and
  * {@link Lease#renew()}: a lease is renewed only if its row still names its run and the access
  * policy still lets its caller renew; a lease not renewed is lost from then on.
  */
@@ -24,10 +24,10 @@ record ChunkedRenewal(RenewStatement statement, Ticker ticker, AccessPolicy acce
   static final int CHUNK = 10_000;
 
   /**
-   * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the
-   * same queue as this thread, so two statements run at once (the database does the bulk of the
-   * work and has more than one core). If the helper never gets a thread (a busy or one-thread
-   * scheduler), this thread does every chunk itself: it waits only for a helper that started.
+   * Renews in chunks; with a helper and more than one chunk, the helper takes chunks from the same
+   * queue as this thread, so two statements run at once (the database does the bulk of the work and
+   * has more than one core). If the helper never gets a thread (a busy or one-thread scheduler),
+   * this thread does every chunk itself: it waits only for a helper that started.
    */
   BatchRenewal renew(Collection<Lease> leases, boolean swallowFailures, Executor helper) {
     List<Lease> live = new ArrayList<>(leases.size());
@@ -103,9 +103,8 @@ record ChunkedRenewal(RenewStatement statement, Ticker ticker, AccessPolicy acce
   }
 
   /**
-   * Asks the access policy whether the run's caller may still renew; a refusal or
-   * a policy that throws ends the lease, which is then lost with {@link
-   * LeaseLoss.Reason#ACCESS_REVOKED}.
+   * Asks the access policy whether the run's caller may still renew; a refusal or a policy that
+   * throws ends the lease, which is then lost with {@link LeaseLoss.Reason#ACCESS_REVOKED}.
    */
   boolean mayRenew(Lease lease) {
     boolean permitted;
@@ -153,7 +152,8 @@ record ChunkedRenewal(RenewStatement statement, Ticker ticker, AccessPolicy acce
     for (int i = 0; i < chunk.size(); i++) {
       Lease l = chunk.get(i);
       if (renewed.expiries()[i] != null) {
-        l.confirmRenewal(sentAt, renewed.expiries()[i], Duration.of(renewed.ttlMicros()[i], ChronoUnit.MICROS));
+        l.confirmRenewal(
+            sentAt, renewed.expiries()[i], Duration.of(renewed.ttlMicros()[i], ChronoUnit.MICROS));
       } else {
         l.markLost(LeaseLoss.Reason.RENEWAL_REFUSED, null);
       }

@@ -3,14 +3,16 @@ package io.leasehold.lease;
 import java.util.Optional;
 
 /**
- * The body of {@link LeaseStore#runExclusive}: keeps an acquired lease alive while the work runs
- * on the calling thread, interrupts that thread if the lease is lost, and releases it at the end.
+ * The body of {@link LeaseStore#runExclusive}: keeps an acquired lease alive while the work runs on
+ * the calling thread, interrupts that thread if the lease is lost, and releases it at the end.
  */
 final class ExclusiveRun {
   private final Lease lease;
   private final Thread worker = Thread.currentThread();
+
   /** Guards the two flags: a loss listener and the worker's exit must not interleave. */
   private final Object interruptLock = new Object();
+
   private boolean workRunning = true;
   private boolean interruptedByLoss;
 
@@ -66,7 +68,10 @@ final class ExclusiveRun {
         lease.release();
       } catch (LeaseStoreException e) {
         System.getLogger(LeaseStore.class.getName())
-            .log(System.Logger.Level.WARNING, "release after exclusive run failed; it will expire", e);
+            .log(
+                System.Logger.Level.WARNING,
+                "release after exclusive run failed; it will expire",
+                e);
       }
     }
   }

@@ -36,7 +36,10 @@ final class ExitHook {
       store.close();
     } catch (RuntimeException e) {
       System.getLogger(LeaseStore.class.getName())
-          .log(System.Logger.Level.WARNING, "closing the lease store at JVM exit failed; its leases will expire", e);
+          .log(
+              System.Logger.Level.WARNING,
+              "closing the lease store at JVM exit failed; its leases will expire",
+              e);
     }
   }
 }

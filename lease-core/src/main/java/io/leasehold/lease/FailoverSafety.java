@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * Whether the store's database keeps leases and fences across a failover (see
- * docs/high-availability.md), as {@link LeaseAdmin#failoverSafety()} reads it from the server it
- * is connected to. A lease or fence the database acknowledged must survive the loss of the
- * primary, or a promoted standby can grant a session to a second run, or issue a fence twice.
+ * docs/high-availability.md), as {@link LeaseAdmin#failoverSafety()} reads it from the server it is
+ * connected to. A lease or fence the database acknowledged must survive the loss of the primary, or
+ * a promoted standby can grant a session to a second run, or issue a fence twice.
  *
  * @param fsync the server's {@code fsync}; off loses acknowledged commits in a crash
  * @param synchronousCommit the session's {@code synchronous_commit}
@@ -49,30 +49,46 @@ public record FailoverSafety(
 
   /** Judges the settings a server reported. */
   static FailoverSafety judge(
-      boolean fsync, String synchronousCommit, String standbyNames, int standbys, int syncStandbys, boolean inRecovery) {
+      boolean fsync,
+      String synchronousCommit,
+      String standbyNames,
+      int standbys,
+      int syncStandbys,
+      boolean inRecovery) {
     List<String> w = new java.util.ArrayList<>();
     if (!fsync) {
-      w.add("fsync is off: a crash can lose or corrupt acknowledged leases and fences; set fsync = on");
+      w.add(
+          "fsync is off: a crash can lose or corrupt acknowledged leases and fences; set fsync = on");
     }
     if (inRecovery) {
-      w.add("connected to a standby, which cannot grant leases: point the store at the primary"
-          + " (pgjdbc targetServerType=primary)");
+      w.add(
+          "connected to a standby, which cannot grant leases: point the store at the primary"
+              + " (pgjdbc targetServerType=primary)");
     }
     boolean waitsForStandby =
-        !standbyNames.isBlank() && (synchronousCommit.equals("on") || synchronousCommit.equals("remote_apply"));
+        !standbyNames.isBlank()
+            && (synchronousCommit.equals("on") || synchronousCommit.equals("remote_apply"));
     if (standbys > 0 && standbyNames.isBlank()) {
-      w.add(standbys + " standby(s), all asynchronous: a failover to one can lose acknowledged leases and fence"
-          + " advances; configure synchronous replication (Patroni synchronous_mode and synchronous_mode_strict)");
+      w.add(
+          standbys
+              + " standby(s), all asynchronous: a failover to one can lose acknowledged leases and fence"
+              + " advances; configure synchronous replication (Patroni synchronous_mode and synchronous_mode_strict)");
     } else if (standbys > 0 && !waitsForStandby) {
-      w.add("synchronous_commit is " + synchronousCommit + ": commits do not wait for the synchronous standby to"
-          + " flush them; use on (or remote_apply)");
+      w.add(
+          "synchronous_commit is "
+              + synchronousCommit
+              + ": commits do not wait for the synchronous standby to"
+              + " flush them; use on (or remote_apply)");
     } else if (standbys > 0 && syncStandbys < 0) {
-      w.add("this user cannot see which standbys are synchronous: grant it pg_monitor, or check"
-          + " pg_stat_replication.sync_state as a superuser");
+      w.add(
+          "this user cannot see which standbys are synchronous: grant it pg_monitor, or check"
+              + " pg_stat_replication.sync_state as a superuser");
     } else if (standbys > 0 && syncStandbys == 0) {
-      w.add("synchronous_standby_names is set, but no standby is synchronous now: commits wait, or, without"
-          + " synchronous_mode_strict, a failover may promote a standby that missed them");
+      w.add(
+          "synchronous_standby_names is set, but no standby is synchronous now: commits wait, or, without"
+              + " synchronous_mode_strict, a failover may promote a standby that missed them");
     }
-    return new FailoverSafety(fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery, w);
+    return new FailoverSafety(
+        fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery, w);
   }
 }

@@ -5,13 +5,13 @@ package io.leasehold.lease;
  * (CONTRACT C3), made once per store before its first grant and by its health probe.
  *
  * <p>Fences increase per key only if every grant on a table draws from one sequence: a store
- * configured with another sequence on the same table (an outside check had store A on the
- * defaults and store B on {@code new LeaseSchema("leasehold_lease", "other_seq")}) granted a key
- * fence 1 after A had granted it 51, and every resource then refused the newer run as stale, or
- * admitted an older one. The schema binds the sequence to the table's {@code fence} column
- * ({@code ALTER SEQUENCE ... OWNED BY}, change set 7 of the changelog, and the plain SQL script),
- * so the table itself says where its fences come from; this check compares that with the store's
- * configuration and refuses, with the repair, when they differ or the table says nothing.
+ * configured with another sequence on the same table (an outside check had store A on the defaults
+ * and store B on {@code new LeaseSchema("leasehold_lease", "other_seq")}) granted a key fence 1
+ * after A had granted it 51, and every resource then refused the newer run as stale, or admitted an
+ * older one. The schema binds the sequence to the table's {@code fence} column ({@code ALTER
+ * SEQUENCE ... OWNED BY}, change set 7 of the changelog, and the plain SQL script), so the table
+ * itself says where its fences come from; this check compares that with the store's configuration
+ * and refuses, with the repair, when they differ or the table says nothing.
  *
  * <p>A start-up check rather than a condition in the acquire statement: the hot path stays as it
  * was (one statement, no catalog lookup), and so does what a distributed PostgreSQL (Citus) must
@@ -40,12 +40,24 @@ final class FenceSource {
     // read or locked. No parameters.
     this.statement =
         settings.opening()
-            + "SELECT pg_get_serial_sequence('" + t + "', 'fence'),"
-            + " (SELECT relname FROM pg_class WHERE oid = " + bound + "),"
+            + "SELECT pg_get_serial_sequence('"
+            + t
+            + "', 'fence'),"
+            + " (SELECT relname FROM pg_class WHERE oid = "
+            + bound
+            + "),"
             + " (SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) FROM pg_class c"
-            + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('" + seq + "')),"
-            + " COALESCE(" + bound + " = to_regclass('" + seq + "'), false),"
-            + " (SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass('" + seq + "'))";
+            + " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('"
+            + seq
+            + "')),"
+            + " COALESCE("
+            + bound
+            + " = to_regclass('"
+            + seq
+            + "'), false),"
+            + " (SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass('"
+            + seq
+            + "'))";
   }
 
   /**
@@ -60,9 +72,9 @@ final class FenceSource {
   }
 
   /**
-   * Checks again even if a check passed before: the health probe's answer, so a sequence altered
-   * or rebound while the store runs shows up in the probe (the acquire itself never lets a key's
-   * fence go back, see {@link AcquireStatements#acquire}).
+   * Checks again even if a check passed before: the health probe's answer, so a sequence altered or
+   * rebound while the store runs shows up in the probe (the acquire itself never lets a key's fence
+   * go back, see {@link AcquireStatements#acquire}).
    *
    * @throws LeaseStoreException as {@link #confirm()}
    */
@@ -74,13 +86,15 @@ final class FenceSource {
             ps -> {},
             (rs, opened) -> {
               rs.next();
-              String wrongSequence = refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
+              String wrongSequence =
+                  refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
               long cache = rs.getLong(5);
               return wrongSequence != null || cache <= 1 ? wrongSequence : cacheRefusal(cache);
             });
     if (refusal != null) {
       confirmed = false; // a probe that finds it broken stops the grants too, until repaired
-      throw new LeaseStoreException(refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
+      throw new LeaseStoreException(
+          refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
     }
     confirmed = true;
   }
@@ -90,9 +104,15 @@ final class FenceSource {
    * connections can draw fences out of order: a later run of a key could get a lower fence.
    */
   private String cacheRefusal(long cache) {
-    return "the fence sequence " + schema.sequence() + " caches " + cache + " values per connection, so"
+    return "the fence sequence "
+        + schema.sequence()
+        + " caches "
+        + cache
+        + " values per connection, so"
         + " fences drawn on two connections can come out of order and a newer run could get a lower fence:"
-        + " run ALTER SEQUENCE " + schema.sequence() + " CACHE 1 (the schema creates it so)";
+        + " run ALTER SEQUENCE "
+        + schema.sequence()
+        + " CACHE 1 (the schema creates it so)";
   }
 
   /**
@@ -111,21 +131,39 @@ final class FenceSource {
       return null;
     }
     if (bound == null) {
-      return "the lease table " + t + " has no fence sequence bound to its fence column (a schema"
+      return "the lease table "
+          + t
+          + " has no fence sequence bound to its fence column (a schema"
           + " created before change set 7 of the lease changelog), so this store cannot tell that its"
-          + " sequence " + s + " is the one the table's fences come from: apply the schema again with "
-          + schema.describeApply() + ", which binds it in place, or, if you migrate with your own tool,"
-          + " run ALTER SEQUENCE " + s + " OWNED BY " + t + ".fence once you are sure every store on "
-          + t + " uses " + s;
+          + " sequence "
+          + s
+          + " is the one the table's fences come from: apply the schema again with "
+          + schema.describeApply()
+          + ", which binds it in place, or, if you migrate with your own tool,"
+          + " run ALTER SEQUENCE "
+          + s
+          + " OWNED BY "
+          + t
+          + ".fence once you are sure every store on "
+          + t
+          + " uses "
+          + s;
     }
     String other =
         new LeaseSchema(t, boundName).equals(LeaseSchema.defaults())
             ? "LeaseSchema.defaults()"
             : "new LeaseSchema(\"" + t + "\", \"" + boundName + "\")";
-    return "the lease table " + t + " draws its fences from the sequence " + bound + " (bound to "
-        + t + ".fence), but this store is configured with the sequence " + s
+    return "the lease table "
+        + t
+        + " draws its fences from the sequence "
+        + bound
+        + " (bound to "
+        + t
+        + ".fence), but this store is configured with the sequence "
+        + s
         + (configured == null ? " (which does not exist)" : " (" + configured + ")")
         + ": fences from two sequences on one table would not increase per key, so a new run could get"
-        + " a lower fence than an earlier one. Configure this store with " + other;
+        + " a lower fence than an earlier one. Configure this store with "
+        + other;
   }
 }

@@ -6,9 +6,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Every lease a store handed out and that has not ended yet: close() ends them all, kept or not.
- * Handles their runs dropped without releasing are forgotten once their local deadline passed
- * (they are lost then, and expire in the database by themselves), so the set stays as large as
- * the leases really held. Thread-safe.
+ * Handles their runs dropped without releasing are forgotten once their local deadline passed (they
+ * are lost then, and expire in the database by themselves), so the set stays as large as the leases
+ * really held. Thread-safe.
  */
 final class HandedOutLeases {
   /** Additions between two walks over the handles for ones their runs dropped. */

@@ -21,14 +21,14 @@ import java.util.function.Consumer;
  *
  * <p>Pass the lease itself to fenced resources: {@link #token()} refuses with {@link
  * LeaseLostException} once the lease is known to be lost or its local deadline has passed, so a
- * lost run's operation never reaches the resource. The local deadline is measured
- * on the store's monotonic {@link Ticker}, from the moment before the acquire (or the last
- * successful renewal) was sent, plus the TTL, minus the store's safety margin.
+ * lost run's operation never reaches the resource. The local deadline is measured on the store's
+ * monotonic {@link Ticker}, from the moment before the acquire (or the last successful renewal) was
+ * sent, plus the TTL, minus the store's safety margin.
  *
- * <p>A lease is renewed in the background once {@link #keepAlive()} hands it to the store's
- * keeper, or by calling {@link #renew()}. It ends either voluntarily, by {@link #release()} or
- * {@link #close()} (idempotent; the handle is single-use afterwards), or involuntarily, when it is
- * lost: then loss listeners are called and {@link #whenLost()} completes.
+ * <p>A lease is renewed in the background once {@link #keepAlive()} hands it to the store's keeper,
+ * or by calling {@link #renew()}. It ends either voluntarily, by {@link #release()} or {@link
+ * #close()} (idempotent; the handle is single-use afterwards), or involuntarily, when it is lost:
+ * then loss listeners are called and {@link #whenLost()} completes.
  *
  * <p>Thread-safe.
  */
@@ -37,21 +37,29 @@ public final class Lease implements Fenced, AutoCloseable {
   private static final Object RELEASED = new Object();
 
   private final LeaseControl control;
+
   /** Replaced, signed for the new window, on each renewal. */
   private volatile FencingToken token;
+
   private final String caller;
   private final String holder;
+
   /** The length of each renewal; changed only by {@link #renew(Duration)}. */
   private volatile Duration ttl;
+
   /** The ttl of the renewal (or acquire) that set the deadline; guarded by {@code this}. */
   private Duration deadlineTtl;
+
   private final boolean oneShot;
   private volatile boolean kept;
+
   /** Serializes explicit renewals, so their confirmations arrive in order. */
   private final Object renewals = new Object();
+
   private final Instant acquiredAt;
   private volatile Instant expiresAt;
   private volatile long deadlineNanos;
+
   /** Null while live; then either {@link #RELEASED} or the {@link LeaseLoss}. */
   private final AtomicReference<Object> end = new AtomicReference<>();
 
@@ -81,9 +89,9 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * The token to present to resources, if the lease is still believed held. A signed token is
-   * valid until the lease's current expiry and is replaced by a fresh one on each renewal, so
-   * present the lease (or call this at each write), rather than keep a token.
+   * The token to present to resources, if the lease is still believed held. A signed token is valid
+   * until the lease's current expiry and is replaced by a fresh one on each renewal, so present the
+   * lease (or call this at each write), rather than keep a token.
    *
    * @return the fencing token
    * @throws LeaseLostException if the lease was released, lost, or its local deadline passed
@@ -102,8 +110,8 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * The token without the local check, for logs, status screens and diagnostics. Resources must
-   * be given the lease (or {@link #token()}), not this.
+   * The token without the local check, for logs, status screens and diagnostics. Resources must be
+   * given the lease (or {@link #token()}), not this.
    *
    * @return the token this lease was granted
    */
@@ -204,8 +212,8 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * A future completed when the lease is lost involuntarily; it never completes if the run
-   * releases the lease. Each call returns a new copy, so completing it does not affect the lease.
+   * A future completed when the lease is lost involuntarily; it never completes if the run releases
+   * the lease. Each call returns a new copy, so completing it does not affect the lease.
    *
    * @return the future
    */
@@ -215,9 +223,9 @@ public final class Lease implements Fenced, AutoCloseable {
 
   /**
    * Registers a listener for involuntary loss. It is called once, on the thread that detects the
-   * loss (the keeper's, or a thread calling {@link #token()} past the deadline), or at once on
-   * this thread if the lease is already lost. Exceptions it throws are logged and ignored, so a
-   * listener cannot break renewal.
+   * loss (the keeper's, or a thread calling {@link #token()} past the deadline), or at once on this
+   * thread if the lease is already lost. Exceptions it throws are logged and ignored, so a listener
+   * cannot break renewal.
    *
    * @param listener the listener
    * @return an action that removes the listener again
@@ -250,7 +258,9 @@ public final class Lease implements Fenced, AutoCloseable {
     }
     if (oneShot) {
       throw new IllegalStateException(
-          "lease " + token + " is one-shot (AcquireRequest.oneShot): it is never kept alive. Extend it"
+          "lease "
+              + token
+              + " is one-shot (AcquireRequest.oneShot): it is never kept alive. Extend it"
               + " with renew(Duration), or acquire without oneShot to keep it alive");
     }
     kept = true;
@@ -259,8 +269,8 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * Whether this lease was acquired one-shot ({@link AcquireRequest#oneShot(Duration)}): never
-   * kept alive, extended only by {@link #renew(Duration)}.
+   * Whether this lease was acquired one-shot ({@link AcquireRequest#oneShot(Duration)}): never kept
+   * alive, extended only by {@link #renew(Duration)}.
    *
    * @return true if one-shot
    */
@@ -269,8 +279,8 @@ public final class Lease implements Fenced, AutoCloseable {
   }
 
   /**
-   * Renews the lease now. If the database no longer counts this run as the holder, or the
-   * statement fails, the lease is lost from then on.
+   * Renews the lease now. If the database no longer counts this run as the holder, or the statement
+   * fails, the lease is lost from then on.
    *
    * @return what the renewal did
    * @throws LeaseStoreException if the statement failed (the lease is then lost)
@@ -301,7 +311,9 @@ public final class Lease implements Fenced, AutoCloseable {
     Arguments.required(ttl, "ttl");
     if (kept) {
       throw new IllegalStateException(
-          "lease " + token + " is kept alive: its keeper renews it with its own length. Use"
+          "lease "
+              + token
+              + " is kept alive: its keeper renews it with its own length. Use"
               + " renew(Duration) on leases the run renews itself");
     }
     synchronized (renewals) {
@@ -312,15 +324,15 @@ public final class Lease implements Fenced, AutoCloseable {
   /**
    * Releases the lease but keeps the key unavailable until {@code until} in database time, in one
    * statement (ShedLock's {@code lockAtLeastFor}): the run's hold ends now (its token is refused
-   * locally, it cannot renew), and no run acquires the key before {@code until}. The next run
-   * still draws a higher fence. An instant already past releases as {@link #release()} does.
-   * Meanwhile the key's status is {@link LeaseStatus.State#DRAINING} with {@code acquirableAt}
-   * {@code until}. Idempotent as {@link #release()} is.
+   * locally, it cannot renew), and no run acquires the key before {@code until}. The next run still
+   * draws a higher fence. An instant already past releases as {@link #release()} does. Meanwhile
+   * the key's status is {@link LeaseStatus.State#DRAINING} with {@code acquirableAt} {@code until}.
+   * Idempotent as {@link #release()} is.
    *
    * <p>The hold ends no later than the lease would have: {@code until} may not lie after {@link
-   * #expiresAt()}. A later one would extend the lease without a renewal, past the lengths the
-   * store accepts ({@link LeaseStore#MAX_TTL}) and without asking the access policy, which every
-   * renewal does. To hold the key longer, renew the lease to a longer length first.
+   * #expiresAt()}. A later one would extend the lease without a renewal, past the lengths the store
+   * accepts ({@link LeaseStore#MAX_TTL}) and without asking the access policy, which every renewal
+   * does. To hold the key longer, renew the lease to a longer length first.
    *
    * @param until when the key may be acquired again, in database time (for instance {@link
    *     #acquiredAt()} plus the job's minimum length), at most {@link #expiresAt()}
@@ -334,7 +346,12 @@ public final class Lease implements Fenced, AutoCloseable {
     Instant expiry = expiresAt;
     if (until.isAfter(expiry)) {
       throw new IllegalArgumentException(
-          "cannot hold " + token.key() + " until " + until + ": that is after the lease's expiry " + expiry
+          "cannot hold "
+              + token.key()
+              + " until "
+              + until
+              + ": that is after the lease's expiry "
+              + expiry
               + ", and a release never holds a key longer than its lease did. Hold it until expiresAt() at"
               + " the latest, or renew(Duration) the lease to a longer length first; nothing was released");
     }
@@ -436,7 +453,14 @@ public final class Lease implements Fenced, AutoCloseable {
   public String toString() {
     Object e = end.get();
     String state = e == null ? "held" : e == RELEASED ? "released" : "lost: " + e;
-    return "Lease[" + token.key() + ", fence=" + token.fence() + ", run=" + token.runId() + ", "
-        + state + "]";
+    return "Lease["
+        + token.key()
+        + ", fence="
+        + token.fence()
+        + ", run="
+        + token.runId()
+        + ", "
+        + state
+        + "]";
   }
 }

@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * An operator's operations on a store's lease table ({@link LeaseStore#admin()}): list the held
  * leases, check the database's failover settings, end a stuck run, sweep the rows of leases long
- * ended. Apart from the run's operations on purpose: none is for a hot path, the three that read
- * or end leases are each allowed only by their own operation of the store's {@link AccessPolicy},
- * and the two that change rows are recorded in the audit table ({@code <table>_audit}).
+ * ended. Apart from the run's operations on purpose: none is for a hot path, the three that read or
+ * end leases are each allowed only by their own operation of the store's {@link AccessPolicy}, and
+ * the two that change rows are recorded in the audit table ({@code <table>_audit}).
  *
  * <p>Thread-safe. It uses the store's connections and timeouts, and works as long as the store is
  * open.
@@ -48,13 +48,13 @@ public final class LeaseAdmin {
   /**
    * The leases held now, across every process that uses this table, for an operator's view (the
    * Spring Boot starter's {@code leasehold} actuator endpoint lists them). Only keys the access
-   * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned:
-   * the statuses name run ids and fences; the policy is applied before the limit.
-   * Reads up to {@value #MAX_LISTED} live leases once.
+   * policy lets {@code caller} read ({@link AccessPolicy.Operation#READ_STATUS}) are returned: the
+   * statuses name run ids and fences; the policy is applied before the limit. Reads up to {@value
+   * #MAX_LISTED} live leases once.
    *
    * @param caller the authenticated principal, passed to the access policy for each key
-   * @param limit the most leases to return, 1 to {@value #MAX_LISTED}; those expiring soonest
-   *     come first
+   * @param limit the most leases to return, 1 to {@value #MAX_LISTED}; those expiring soonest come
+   *     first
    * @return the held leases the caller may see, soonest expiry first
    * @throws IllegalArgumentException if the limit is out of range
    * @throws IllegalStateException if the store is closed
@@ -62,7 +62,8 @@ public final class LeaseAdmin {
    */
   public List<LeaseStatus> heldLeases(String caller, int limit) {
     if (limit < 1 || limit > MAX_LISTED) {
-      throw new IllegalArgumentException("limit must be between 1 and " + MAX_LISTED + ", was " + limit);
+      throw new IllegalArgumentException(
+          "limit must be between 1 and " + MAX_LISTED + ", was " + limit);
     }
     ensureOpen.run();
     // The policy filters before the limit applies (issue 27): limiting the rows first let other
@@ -80,10 +81,10 @@ public final class LeaseAdmin {
   }
 
   /**
-   * Reads whether the database keeps leases and fences across a failover: fsync, synchronous
-   * commit and synchronous standbys (see {@link FailoverSafety} and docs/high-availability.md).
-   * For a start-up check or a health indicator; it reads settings and {@code pg_stat_replication},
-   * which shows standbys' sync state only to {@code pg_monitor}.
+   * Reads whether the database keeps leases and fences across a failover: fsync, synchronous commit
+   * and synchronous standbys (see {@link FailoverSafety} and docs/high-availability.md). For a
+   * start-up check or a health indicator; it reads settings and {@code pg_stat_replication}, which
+   * shows standbys' sync state only to {@code pg_monitor}.
    *
    * @return the settings and what is unsafe in them
    * @throws IllegalStateException if the store is closed
@@ -124,14 +125,14 @@ public final class LeaseAdmin {
 
   /**
    * Deletes the rows of leases that ended at least {@code deadFor} ago (released, or expired and
-   * never released), so the table does not grow with every session ever used. A maintenance
-   * task, for an operator's schedule (daily, say), allowed only by the access policy's {@link
-   * AccessPolicy.Operation#SWEEP} (with a null key), and recorded in the audit table after its
-   * last batch.
+   * never released), so the table does not grow with every session ever used. A maintenance task,
+   * for an operator's schedule (daily, say), allowed only by the access policy's {@link
+   * AccessPolicy.Operation#SWEEP} (with a null key), and recorded in the audit table after its last
+   * batch.
    *
-   * <p>{@code deadFor} must be at least {@link LeaseStore#MAX_TTL}, so that fences stay
-   * increasing: the argument is written next to the statement and in
-   * docs/lease-store.md. A row that an acquire takes over while the sweep runs is kept.
+   * <p>{@code deadFor} must be at least {@link LeaseStore#MAX_TTL}, so that fences stay increasing:
+   * the argument is written next to the statement and in docs/lease-store.md. A row that an acquire
+   * takes over while the sweep runs is kept.
    *
    * <p>Walks the table once in primary-key order, {@value #SWEEP_BATCH} rows per statement, each
    * statement its own short transaction with the store's timeouts; rows created meanwhile behind
@@ -147,10 +148,17 @@ public final class LeaseAdmin {
    * @throws LeaseStoreException if the database fails (batches already deleted stay deleted)
    */
   public long sweep(Duration deadFor, String caller) {
-    if (deadFor == null || deadFor.compareTo(LeaseStore.MAX_TTL) < 0 || deadFor.compareTo(MAX_SWEEP_AGE) > 0) {
+    if (deadFor == null
+        || deadFor.compareTo(LeaseStore.MAX_TTL) < 0
+        || deadFor.compareTo(MAX_SWEEP_AGE) > 0) {
       throw new IllegalArgumentException(
-          "deadFor must be between " + LeaseStore.MAX_TTL + " (the longest statement timeout or takeover delay a"
-              + " store may have) and " + MAX_SWEEP_AGE + ", was " + deadFor);
+          "deadFor must be between "
+              + LeaseStore.MAX_TTL
+              + " (the longest statement timeout or takeover delay a"
+              + " store may have) and "
+              + MAX_SWEEP_AGE
+              + ", was "
+              + deadFor);
     }
     MarkReset.checkText("caller", caller);
     ensureOpen.run();

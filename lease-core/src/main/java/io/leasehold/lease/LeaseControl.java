@@ -30,8 +30,8 @@ interface LeaseControl {
   void lost(LeaseLoss loss);
 
   /**
-   * The token for a renewed lease: signed again for its new window when the store signs tokens
-   *, the token itself otherwise.
+   * The token for a renewed lease: signed again for its new window when the store signs tokens ,
+   * the token itself otherwise.
    */
   FencingToken reissue(FencingToken token, Instant validFrom, Instant validUntil);
 }

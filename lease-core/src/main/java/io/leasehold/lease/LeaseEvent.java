@@ -1,8 +1,8 @@
 package io.leasehold.lease;
 
 /**
- * A change of a lease key, as a {@link LeaseWatcher} subscriber hears of it, with the
- * authoritative status read after the change.
+ * A change of a lease key, as a {@link LeaseWatcher} subscriber hears of it, with the authoritative
+ * status read after the change.
  *
  * @param kind what happened
  * @param status the key's status, read from the database after the change was heard of (it may
@@ -18,8 +18,8 @@ public record LeaseEvent(Kind kind, LeaseStatus status) {
     /** The holder released the key. Notified by the database. */
     RELEASED,
     /**
-     * The lease ran out without a release. The database emits nothing for this: the watcher
-     * noticed when the expiry it knew of passed and it re-read the status.
+     * The lease ran out without a release. The database emits nothing for this: the watcher noticed
+     * when the expiry it knew of passed and it re-read the status.
      */
     EXPIRED,
     /** The holder renewed; noticed the same way as an expiry (renewals are not notified). */

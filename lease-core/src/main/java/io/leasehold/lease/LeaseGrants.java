@@ -8,10 +8,10 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
- * One acquire once the caller is authorized: the fence source confirmed, the statement, the
- * signed token, the local deadline, the late answer released again, the change published, and
- * what the listeners hear; the leases it hands out are recorded in {@code handedOut}. {@link
- * LeaseStore} checks the request and the policy first.
+ * One acquire once the caller is authorized: the fence source confirmed, the statement, the signed
+ * token, the local deadline, the late answer released again, the change published, and what the
+ * listeners hear; the leases it hands out are recorded in {@code handedOut}. {@link LeaseStore}
+ * checks the request and the policy first.
  *
  * @param publisher where a publishing store's grants go, or null
  */
@@ -35,7 +35,8 @@ record LeaseGrants(
     try {
       result = acquireOnce(request, leaseTtl, holder, startedAt);
     } catch (RuntimeException | Error e) {
-      listeners.acquireEnded(LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
+      listeners.acquireEnded(
+          LeaseStoreListener.AcquireOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
       throw e;
     }
     listeners.acquireEnded(
@@ -49,7 +50,8 @@ record LeaseGrants(
   }
 
   /** One acquire; {@code sentAt}, read before sending, starts the local deadline. */
-  private AcquireResult acquireOnce(AcquireRequest request, Duration leaseTtl, String holder, long sentAt) {
+  private AcquireResult acquireOnce(
+      AcquireRequest request, Duration leaseTtl, String holder, long sentAt) {
     LeaseKey key = request.key();
     UUID runId = UUID.randomUUID();
     AcquireStatements.Answer answer;
@@ -74,7 +76,9 @@ record LeaseGrants(
     }
     if (publisher != null) {
       publisher.publish(
-          granted.tookOver() ? ChangePublisher.Event.TAKEN_OVER : ChangePublisher.Event.ACQUIRED, key, granted.fence());
+          granted.tookOver() ? ChangePublisher.Event.TAKEN_OVER : ChangePublisher.Event.ACQUIRED,
+          key,
+          granted.fence());
     }
     FencingToken unsigned = new FencingToken(key, granted.fence(), runId);
     FencingToken token = signing.sign(unsigned, granted.acquiredAt(), granted.expiresAt());
@@ -91,7 +95,15 @@ record LeaseGrants(
       return new AcquireResult.TooLate(token, released);
     }
     Lease lease =
-        new Lease(control, token, request.caller(), holder, leaseTtl, granted.acquiredAt(), granted.expiresAt(), deadline,
+        new Lease(
+            control,
+            token,
+            request.caller(),
+            holder,
+            leaseTtl,
+            granted.acquiredAt(),
+            granted.expiresAt(),
+            deadline,
             request.oneShot());
     handedOut.add(lease);
     if (closed.getAsBoolean()) {

@@ -14,7 +14,12 @@ import java.util.UUID;
  * @param releasedAt database time of a clean release, or null if not released
  */
 public record LeaseOwner(
-    UUID runId, long fence, String holder, Instant acquiredAt, Instant expiresAt, Instant releasedAt) {
+    UUID runId,
+    long fence,
+    String holder,
+    Instant acquiredAt,
+    Instant expiresAt,
+    Instant releasedAt) {
   /**
    * Checks required components.
    *

@@ -7,9 +7,9 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The store's releases once the caller is authorized: the statement, the change published, what
- * the listeners hear, and the wake-up of acquires waiting for the key. {@link LeaseStore} checks
- * the policy first.
+ * The store's releases once the caller is authorized: the statement, the change published, what the
+ * listeners hear, and the wake-up of acquires waiting for the key. {@link LeaseStore} checks the
+ * policy first.
  *
  * @param publisher where a publishing store's releases go, or null
  */
@@ -34,7 +34,8 @@ record LeaseReleases(
     try {
       result = statements.release(token, holdUntil);
     } catch (RuntimeException | Error e) {
-      listeners.releaseEnded(LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
+      listeners.releaseEnded(
+          LeaseStoreListener.ReleaseOutcome.ERROR, Duration.ofNanos(ticker.read() - startedAt));
       throw e;
     }
     if (result.outcome() == ReleaseResult.Outcome.RELEASED) {
@@ -54,7 +55,10 @@ record LeaseReleases(
     try {
       release(lease.identity());
     } catch (LeaseStoreException e) {
-      LOG.log(System.Logger.Level.WARNING, "could not release " + lease + " on close; it will expire", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "could not release " + lease + " on close; it will expire",
+          e);
     }
   }
 

@@ -33,12 +33,16 @@ import javax.sql.DataSource;
 public record LeaseSchema(String table, String sequence) {
   /** Default lease table name. */
   public static final String DEFAULT_TABLE = "leasehold_lease";
+
   /** Default fence sequence name. */
   public static final String DEFAULT_SEQUENCE = "leasehold_fence_seq";
+
   /** Longest accepted table or sequence name. */
   public static final int MAX_NAME_LENGTH = 40;
+
   /** Class-path location of the Liquibase changelog. */
   public static final String CHANGELOG = "META-INF/leasehold/lease/db.changelog.xml";
+
   /** Class-path location of the plain SQL schema (default names). */
   public static final String SQL_SCRIPT = "META-INF/leasehold/lease/leasehold-schema.sql";
 
@@ -90,7 +94,8 @@ public record LeaseSchema(String table, String sequence) {
         table + "_changelog",
         Map.of("leasehold.table", table, "leasehold.sequence", sequence),
         LeaseSchema.class.getClassLoader(),
-        (message, cause) -> new LeaseStoreException("could not apply the lease schema: " + message, cause));
+        (message, cause) ->
+            new LeaseStoreException("could not apply the lease schema: " + message, cause));
   }
 
   /**

@@ -1,14 +1,14 @@
 package io.leasehold.lease;
 
-import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.Arguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The authoritative state of one lease key, read from the database. A front end that
- * restarted, or a device that did not start the run, asks for this to learn who runs now.
+ * The authoritative state of one lease key, read from the database. A front end that restarted, or
+ * a device that did not start the run, asks for this to learn who runs now.
  *
  * @param key the lease key
  * @param state what the key's state is at {@code databaseNow}
@@ -19,7 +19,11 @@ import java.util.Optional;
  *     earlier when it already can)
  */
 public record LeaseStatus(
-    LeaseKey key, State state, Optional<LeaseOwner> owner, Instant databaseNow, Instant acquirableAt) {
+    LeaseKey key,
+    State state,
+    Optional<LeaseOwner> owner,
+    Instant databaseNow,
+    Instant acquirableAt) {
 
   /** The state of a lease key. */
   public enum State {
@@ -28,9 +32,9 @@ public record LeaseStatus(
     /** A live lease: only its run may act until it expires or is released. */
     HELD,
     /**
-     * Expired without a release, within the store's takeover delay, or released with a hold
-     * ({@link Lease#releaseHolding}) that has not passed: nobody holds it, and nobody can acquire
-     * before {@link LeaseStatus#acquirableAt()}.
+     * Expired without a release, within the store's takeover delay, or released with a hold ({@link
+     * Lease#releaseHolding}) that has not passed: nobody holds it, and nobody can acquire before
+     * {@link LeaseStatus#acquirableAt()}.
      */
     DRAINING
   }

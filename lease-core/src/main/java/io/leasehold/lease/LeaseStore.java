@@ -38,26 +38,30 @@ import javax.sql.DataSource;
  * {@link DataSource}; it borrows a connection per statement and never holds one across a run's
  * work.
  *
- * <p>Threads: the store starts none until a lease is first {@linkplain Lease#keepAlive() kept}
- * or {@link #renewAll(Collection)} is called; then, unless a scheduler was given to the builder,
- * it starts a scheduler of up to three daemon threads named {@code leasehold-keeper-*} (one
- * renews, one watches local deadlines, one runs a second renewal statement at the same time when
- * a batch holds more than 10,000 leases), stopped by {@link #close()}.
+ * <p>Threads: the store starts none until a lease is first {@linkplain Lease#keepAlive() kept} or
+ * {@link #renewAll(Collection)} is called; then, unless a scheduler was given to the builder, it
+ * starts a scheduler of up to three daemon threads named {@code leasehold-keeper-*} (one renews,
+ * one watches local deadlines, one runs a second renewal statement at the same time when a batch
+ * holds more than 10,000 leases), stopped by {@link #close()}.
  *
  * <p>Thread-safe.
  */
 public final class LeaseStore implements AutoCloseable {
   /** Shortest TTL accepted for a lease that may be kept alive. */
   public static final Duration MIN_TTL = Duration.ofMillis(50);
+
   /**
    * Shortest TTL of a one-shot lease ({@link AcquireRequest#oneShot(Duration)}): the database's
    * timestamps have microseconds, but below a millisecond no client could act on the answer.
    */
   public static final Duration MIN_ONE_SHOT_TTL = Duration.ofMillis(1);
+
   /** Longest TTL and takeover delay accepted. */
   public static final Duration MAX_TTL = Duration.ofHours(24);
+
   /** Every part of the store, wired from the builder's options. */
   private final StoreParts parts;
+
   /** The shutdown hook of {@link LeaseStoreBuilder#closeOnJvmExit}, or null. */
   private final Thread closeAtExit;
 
@@ -69,8 +73,8 @@ public final class LeaseStore implements AutoCloseable {
   /**
    * Starts a builder.
    *
-   * @param dataSource where the lease table lives; its user needs SELECT, INSERT and UPDATE on
-   *     the table and USAGE on the sequence
+   * @param dataSource where the lease table lives; its user needs SELECT, INSERT and UPDATE on the
+   *     table and USAGE on the sequence
    * @return the builder
    */
   public static LeaseStoreBuilder builder(DataSource dataSource) {
@@ -97,9 +101,10 @@ public final class LeaseStore implements AutoCloseable {
    * statement either grants this run the key (with a fresh run id and a fence higher than any
    * earlier run's) or changes nothing, because a live lease exists or an expired one is still
    * within the takeover delay; a refusal takes no row lock and draws no fence, and reports the
-   * holder's row. Contention is an answer, never an error: when a contender holds
-   * the row's lock longer than the lock timeout, the answer is {@link AcquireResult.Busy} too. The answer is checked
-   * against the local deadline: if it arrived too late, the lease is released again and {@link AcquireResult.TooLate} is returned.
+   * holder's row. Contention is an answer, never an error: when a contender holds the row's lock
+   * longer than the lock timeout, the answer is {@link AcquireResult.Busy} too. The answer is
+   * checked against the local deadline: if it arrived too late, the lease is released again and
+   * {@link AcquireResult.TooLate} is returned.
    *
    * @param request what to acquire
    * @return {@link AcquireResult.Acquired}, {@link AcquireResult.Busy} or {@link
@@ -116,7 +121,10 @@ public final class LeaseStore implements AutoCloseable {
     Duration leaseTtl = request.ttl().orElse(ttl());
     parts.timing().checkLeaseTtl(leaseTtl, request.oneShot());
     LeaseKey key = request.key();
-    if (!parts.options().accessPolicy.permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
+    if (!parts
+        .options()
+        .accessPolicy
+        .permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
       throw new AccessDeniedException(request.caller(), key);
     }
     String holder = request.holder().isEmpty() ? parts.options().defaultHolder : request.holder();
@@ -146,7 +154,8 @@ public final class LeaseStore implements AutoCloseable {
    * @throws IllegalStateException if the store is closed, or closes during the wait
    * @throws LeaseStoreException if a try fails in the database; the wait ends with it
    */
-  public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+  public AcquireResult acquire(AcquireRequest request, Duration maxWait)
+      throws InterruptedException {
     checkWait(request, maxWait);
     return parts.waits().await(request.key(), maxWait, () -> tryAcquire(request));
   }
@@ -170,11 +179,19 @@ public final class LeaseStore implements AutoCloseable {
    * @throws IllegalArgumentException if an argument is null or {@code maxWait} is out of bounds
    * @throws IllegalStateException if the store is closed
    */
-  public CompletableFuture<AcquireResult> acquireAsync(AcquireRequest request, Duration maxWait, Executor executor) {
+  public CompletableFuture<AcquireResult> acquireAsync(
+      AcquireRequest request, Duration maxWait, Executor executor) {
     checkWait(request, maxWait);
     Arguments.required(executor, "executor");
-    return parts.waits()
-        .async(request.key(), maxWait, () -> tryAcquire(request), executor, parts.background().timer(), Lease::release);
+    return parts
+        .waits()
+        .async(
+            request.key(),
+            maxWait,
+            () -> tryAcquire(request),
+            executor,
+            parts.background().timer(),
+            Lease::release);
   }
 
   /**
@@ -187,7 +204,8 @@ public final class LeaseStore implements AutoCloseable {
    * @return the answer
    * @throws InterruptedException if the thread is interrupted while it waits
    */
-  public AcquireResult acquire(LeaseKey key, String caller, Duration maxWait) throws InterruptedException {
+  public AcquireResult acquire(LeaseKey key, String caller, Duration maxWait)
+      throws InterruptedException {
     return acquire(AcquireRequest.of(key, caller), maxWait);
   }
 
@@ -221,9 +239,8 @@ public final class LeaseStore implements AutoCloseable {
   // ------------------------------------------------------------------ status
 
   /**
-   * The authoritative state of a key, read from the database, for a caller the
-   * access policy lets read it: the status names the owner's run id and fence, from
-   * which anyone could build a token.
+   * The authoritative state of a key, read from the database, for a caller the access policy lets
+   * read it: the status names the owner's run id and fence, from which anyone could build a token.
    *
    * @param key the key
    * @param caller the authenticated principal, passed to the access policy ({@link
@@ -243,15 +260,15 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   /**
-   * Reads the database clock through the lease table: a health probe, which fails if the
-   * database is unreachable, the schema is missing, this store's user may not read the table, or
-   * the store's fence sequence is not the one bound to the table (until it is confirmed, the probe
-   * checks that too, as the first acquire does: see docs/lease-store.md).
+   * Reads the database clock through the lease table: a health probe, which fails if the database
+   * is unreachable, the schema is missing, this store's user may not read the table, or the store's
+   * fence sequence is not the one bound to the table (until it is confirmed, the probe checks that
+   * too, as the first acquire does: see docs/lease-store.md).
    *
    * @return the database's current time
    * @throws IllegalStateException if the store is closed
-   * @throws LeaseStoreException if the database fails, naming the repair for a missing schema or
-   *     a fence sequence that is not the table's
+   * @throws LeaseStoreException if the database fails, naming the repair for a missing schema or a
+   *     fence sequence that is not the table's
    */
   public Instant databaseTime() {
     ensureOpen();
@@ -268,9 +285,10 @@ public final class LeaseStore implements AutoCloseable {
   // ------------------------------------------------------------------ renew
 
   /**
-   * Renews many leases of this store in as few statements as possible (one per 10,000 leases; with more than one, two run at a time, the second on the store's
-   * scheduler). Each lease that the database no longer counts as held is lost from then on; if a
-   * statement fails, every lease in it is lost, and no further statement is started.
+   * Renews many leases of this store in as few statements as possible (one per 10,000 leases; with
+   * more than one, two run at a time, the second on the store's scheduler). Each lease that the
+   * database no longer counts as held is lost from then on; if a statement fails, every lease in it
+   * is lost, and no further statement is started.
    *
    * @param leases leases acquired from this store
    * @return how many were renewed and which were lost
@@ -283,14 +301,19 @@ public final class LeaseStore implements AutoCloseable {
       parts.own().ensureOwn(l);
     }
     ensureOpen();
-    return parts.renewal().renew(leases, false, leases.size() > ChunkedRenewal.CHUNK ? parts.background().helper() : null);
+    return parts
+        .renewal()
+        .renew(
+            leases,
+            false,
+            leases.size() > ChunkedRenewal.CHUNK ? parts.background().helper() : null);
   }
 
   // ------------------------------------------------------------------ release
 
   /**
-   * Releases the lease a token names, if that run still holds it. For runs that lost their
-   * {@link Lease} handle (a restarted front end, say); a run that has its handle calls {@link
+   * Releases the lease a token names, if that run still holds it. For runs that lost their {@link
+   * Lease} handle (a restarted front end, say); a run that has its handle calls {@link
    * Lease#release()}. A stale or forged token changes nothing and yields {@link
    * ReleaseResult.Outcome#NOT_HELD}.
    *
@@ -305,7 +328,10 @@ public final class LeaseStore implements AutoCloseable {
   public ReleaseResult release(FencingToken token, String caller) {
     Arguments.required(token, "token");
     ensureOpen();
-    if (!parts.options().accessPolicy.permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
+    if (!parts
+        .options()
+        .accessPolicy
+        .permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
       throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
     }
     return parts.releases().release(token);
@@ -327,8 +353,8 @@ public final class LeaseStore implements AutoCloseable {
    *
    * <p>If the lease is lost while the work runs, this thread is interrupted (the cancellation
    * signal: blocking calls throw {@link InterruptedException}, loops should check {@link
-   * Thread#isInterrupted()} or {@link Lease#isLost()}), every later fenced operation with the
-   * lease is refused, and the outcome is {@link RunOutcome.Lost} whatever the work returned. The
+   * Thread#isInterrupted()} or {@link Lease#isLost()}), every later fenced operation with the lease
+   * is refused, and the outcome is {@link RunOutcome.Lost} whatever the work returned. The
    * interrupt this call caused is cleared before it returns.
    *
    * @param request what to acquire
@@ -352,11 +378,11 @@ public final class LeaseStore implements AutoCloseable {
 
   /**
    * Closes the store: every lease it handed out and that is still held, kept alive or not, is
-   * declared lost ({@link LeaseLoss.Reason#STORE_CLOSED}), so its work stops and its handle
-   * refuses fenced operations, and then released in the database, so the next run does not wait
-   * for the TTL; then the store's own scheduler, if it made one, is stopped. Idempotent, and safe
-   * to call from a loss listener. Afterwards every method throws {@link IllegalStateException},
-   * except {@link Lease#release()}, which answers {@code NOT_HELD}.
+   * declared lost ({@link LeaseLoss.Reason#STORE_CLOSED}), so its work stops and its handle refuses
+   * fenced operations, and then released in the database, so the next run does not wait for the
+   * TTL; then the store's own scheduler, if it made one, is stopped. Idempotent, and safe to call
+   * from a loss listener. Afterwards every method throws {@link IllegalStateException}, except
+   * {@link Lease#release()}, which answers {@code NOT_HELD}.
    */
   @Override
   public void close() {
@@ -429,8 +455,8 @@ public final class LeaseStore implements AutoCloseable {
 
   /**
    * How long ago the keeper's last renewal round succeeded: a growing value means kept leases are
-   * about to be lost (the database is slow or unreachable). A round with nothing to renew counts
-   * as a success, so the lag stays small while the store is idle.
+   * about to be lost (the database is slow or unreachable). A round with nothing to renew counts as
+   * a success, so the lag stays small while the store is idle.
    *
    * @return the time since the last successful round (since the keeper started, before its first
    *     round), by the store's ticker; empty until the first lease is kept

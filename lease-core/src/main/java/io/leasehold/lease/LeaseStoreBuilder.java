@@ -9,9 +9,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import javax.sql.DataSource;
 
 /**
- * Options of a {@link LeaseStore}. Every option has a default except the access policy, which
- * the application must choose. Not thread-safe; {@link #build()} copies the options, so the
- * builder may be reused.
+ * Options of a {@link LeaseStore}. Every option has a default except the access policy, which the
+ * application must choose. Not thread-safe; {@link #build()} copies the options, so the builder may
+ * be reused.
  */
 public final class LeaseStoreBuilder {
   final DataSource dataSource;
@@ -48,7 +48,8 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Default lease TTL, between {@link LeaseStore#MIN_TTL} and {@link LeaseStore#MAX_TTL}. Default 30 s.
+   * Default lease TTL, between {@link LeaseStore#MIN_TTL} and {@link LeaseStore#MAX_TTL}. Default
+   * 30 s.
    *
    * @param ttl the TTL
    * @return this builder
@@ -82,8 +83,8 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * PostgreSQL {@code lock_timeout} of every statement. Default the smaller of 1 s and a tenth
-   * of the TTL.
+   * PostgreSQL {@code lock_timeout} of every statement. Default the smaller of 1 s and a tenth of
+   * the TTL.
    *
    * @param lockTimeout the timeout, at least 1 ms
    * @return this builder
@@ -106,10 +107,9 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * How long a key stays unacquirable after a lease <em>expired</em> (not after a clean
-   * release), so that side effects the vanished run still has in flight can drain before the
-   * next run starts (Chubby's lock-delay). Decided in the acquire statement by database time.
-   * Default zero.
+   * How long a key stays unacquirable after a lease <em>expired</em> (not after a clean release),
+   * so that side effects the vanished run still has in flight can drain before the next run starts
+   * (Chubby's lock-delay). Decided in the acquire statement by database time. Default zero.
    *
    * @param takeoverDelay the delay, between zero and {@link LeaseStore#MAX_TTL}
    * @return this builder
@@ -120,8 +120,8 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Who may run which session. Required: choose {@link AccessPolicy#allowAll()}
-   * explicitly if access is checked before the store.
+   * Who may run which session. Required: choose {@link AccessPolicy#allowAll()} explicitly if
+   * access is checked before the store.
    *
    * @param accessPolicy the policy
    * @return this builder
@@ -143,10 +143,10 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should
-   * have at least two threads, so a renewal blocked on the database cannot delay the deadline
-   * watch, and a third lets a renewal of more than 10,000 leases run
-   * two statements at once. Default: the store creates and owns one on first use.
+   * A scheduler for the keeper, owned by the caller (the store never shuts it down). It should have
+   * at least two threads, so a renewal blocked on the database cannot delay the deadline watch, and
+   * a third lets a renewal of more than 10,000 leases run two statements at once. Default: the
+   * store creates and owns one on first use.
    *
    * @param scheduler the scheduler
    * @return this builder
@@ -178,11 +178,11 @@ public final class LeaseStoreBuilder {
    * <p>Each change is published after it committed: the caller only queues it, and the store's
    * thread {@code leasehold-publisher-<table>} (a daemon, started at the first change, stopped by
    * {@link LeaseStore#close()}) sends what is queued in one short transaction that does not wait
-   * for its WAL flush, borrowing one connection of the store's pool per batch (count it in the
-   * pool size). It is not sent from the changing statement because PostgreSQL serializes the
-   * commits of all notifying transactions of a server, each through its flush: that way cost two
-   * thirds of the throughput at 16 threads (docs/performance.md). What a watcher does about a
-   * change whose publication was lost is said at {@link LeaseWatcher}.
+   * for its WAL flush, borrowing one connection of the store's pool per batch (count it in the pool
+   * size). It is not sent from the changing statement because PostgreSQL serializes the commits of
+   * all notifying transactions of a server, each through its flush: that way cost two thirds of the
+   * throughput at 16 threads (docs/performance.md). What a watcher does about a change whose
+   * publication was lost is said at {@link LeaseWatcher}.
    *
    * @param notifyChanges true to publish changes
    * @return this builder
@@ -193,20 +193,19 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Whether the {@code DataSource} serves this store alone: no other code borrows its
-   * connections. Then the store sets {@code lock_timeout} and {@code statement_timeout} once per
-   * connection, for the session, instead of sending them with every statement (either way, every
-   * statement of the store runs under both). The measured saving is a third of
-   * a refused acquire's database time and a sixth of an acquire + release cycle's
-   * (docs/performance.md).
+   * Whether the {@code DataSource} serves this store alone: no other code borrows its connections.
+   * Then the store sets {@code lock_timeout} and {@code statement_timeout} once per connection, for
+   * the session, instead of sending them with every statement (either way, every statement of the
+   * store runs under both). The measured saving is a third of a refused acquire's database time and
+   * a sixth of an acquire + release cycle's (docs/performance.md).
    *
-   * <p>Only for a pool of the store's own, such as a small HikariCP pool made for it. On a pool
-   * the application also uses, the settings would stay on connections the application borrows
-   * next and cut off its own long queries; and behind a pooler in transaction mode (PgBouncer's
-   * {@code pool_mode = transaction}) session settings stay with a server connection that other
-   * clients get. A {@code DataSource} without a pool works, but pays one more round trip per
-   * statement. Default false: each statement carries its timeouts for its own transaction only,
-   * which is safe on any pool.
+   * <p>Only for a pool of the store's own, such as a small HikariCP pool made for it. On a pool the
+   * application also uses, the settings would stay on connections the application borrows next and
+   * cut off its own long queries; and behind a pooler in transaction mode (PgBouncer's {@code
+   * pool_mode = transaction}) session settings stay with a server connection that other clients
+   * get. A {@code DataSource} without a pool works, but pays one more round trip per statement.
+   * Default false: each statement carries its timeouts for its own transaction only, which is safe
+   * on any pool.
    *
    * @param dedicatedPool true if no one else uses the data source's connections
    * @return this builder
@@ -217,11 +216,11 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Signs every token this store issues with the key, so resources built with
-   * {@code TokenVerifier.signedBy(...)} admit them and refuse forged ones. Default: unsigned
-   * tokens, which only resources that trust every writer, or verify against the lease table,
-   * admit. To rotate, add the new key's verification key to every resource first, then
-   * restart the stores with the new signing key (docs/security.md).
+   * Signs every token this store issues with the key, so resources built with {@code
+   * TokenVerifier.signedBy(...)} admit them and refuse forged ones. Default: unsigned tokens, which
+   * only resources that trust every writer, or verify against the lease table, admit. To rotate,
+   * add the new key's verification key to every resource first, then restart the stores with the
+   * new signing key (docs/security.md).
    *
    * @param signingKey the key
    * @return this builder
@@ -233,11 +232,11 @@ public final class LeaseStoreBuilder {
 
   /**
    * The longest pause between two tries of a waiting acquire ({@link LeaseStore#acquire(
-   * AcquireRequest, Duration)}) that hears of no release. Pauses start at a fiftieth of this
-   * and double up to it; a waiter also tries when the holder's lease runs out, and at once when a release by
-   * this store or one a {@link LeaseWatcher} on this store heard of wakes it. Raise it when a
-   * watcher hears every release (fewer statements from waiters), lower it for waiters on keys
-   * released by processes that publish nothing. Default 500 ms; between 10 ms and 1 hour.
+   * AcquireRequest, Duration)}) that hears of no release. Pauses start at a fiftieth of this and
+   * double up to it; a waiter also tries when the holder's lease runs out, and at once when a
+   * release by this store or one a {@link LeaseWatcher} on this store heard of wakes it. Raise it
+   * when a watcher hears every release (fewer statements from waiters), lower it for waiters on
+   * keys released by processes that publish nothing. Default 500 ms; between 10 ms and 1 hour.
    *
    * @param ceiling the longest pause
    * @return this builder
@@ -249,13 +248,13 @@ public final class LeaseStoreBuilder {
   }
 
   /**
-   * Whether the store closes itself when the JVM exits normally (the end of {@code main},
-   * {@code System.exit}, SIGTERM or Ctrl-C; not SIGKILL or a crash): its held leases are released
-   * then, so the next process takes the sessions over at once instead of waiting out the TTL.
-   * Off by default: it registers a JVM shutdown hook, which {@link LeaseStore#close()} removes
-   * again. Shutdown hooks run in no particular order: if the store's {@code DataSource} also
-   * closes itself at exit, close the store first from your own hook instead (or let a framework
-   * order it, as the Spring Boot integration does). Default false.
+   * Whether the store closes itself when the JVM exits normally (the end of {@code main}, {@code
+   * System.exit}, SIGTERM or Ctrl-C; not SIGKILL or a crash): its held leases are released then, so
+   * the next process takes the sessions over at once instead of waiting out the TTL. Off by
+   * default: it registers a JVM shutdown hook, which {@link LeaseStore#close()} removes again.
+   * Shutdown hooks run in no particular order: if the store's {@code DataSource} also closes itself
+   * at exit, close the store first from your own hook instead (or let a framework order it, as the
+   * Spring Boot integration does). Default false.
    *
    * @param closeOnJvmExit true to release held leases at JVM exit
    * @return this builder

@@ -4,9 +4,10 @@ import java.time.Duration;
 
 /**
  * What a store reports as it works, for metrics and tracing (see {@code leasehold-micrometer}'s
- * {@code LeaseholdMetrics} and {@code LeaseholdObservations}) and logs. Register one with {@link LeaseStore#addListener}. Methods are
- * called on the thread that did the work (a caller's, or the keeper's): keep them quick. An
- * exception a listener throws is logged and ignored. Every method has an empty default.
+ * {@code LeaseholdMetrics} and {@code LeaseholdObservations}) and logs. Register one with {@link
+ * LeaseStore#addListener}. Methods are called on the thread that did the work (a caller's, or the
+ * keeper's): keep them quick. An exception a listener throws is logged and ignored. Every method
+ * has an empty default.
  */
 public interface LeaseStoreListener {
   /** How an acquire attempt ended. */
@@ -43,9 +44,9 @@ public interface LeaseStoreListener {
 
   /**
    * An operation started on this thread. Its end is reported exactly once, on the same thread,
-   * whatever happens. Operations on one thread nest (an acquire that was granted too late
-   * releases the grant before it ends) but never interleave, so a listener can keep a per-thread
-   * stack from start to end (of spans, of timer samples).
+   * whatever happens. Operations on one thread nest (an acquire that was granted too late releases
+   * the grant before it ends) but never interleave, so a listener can keep a per-thread stack from
+   * start to end (of spans, of timer samples).
    *
    * @param operation which
    */

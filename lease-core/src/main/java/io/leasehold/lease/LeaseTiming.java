@@ -3,10 +3,11 @@ package io.leasehold.lease;
 import java.time.Duration;
 
 /**
- * A store's lengths of time, and the two rules built on them: which lease lengths a request may
- * ask for, and when a lease's local deadline falls.
+ * A store's lengths of time, and the two rules built on them: which lease lengths a request may ask
+ * for, and when a lease's local deadline falls.
  */
-record LeaseTiming(Duration ttl, Duration renewInterval, Duration safetyMargin, Duration statementTimeout) {
+record LeaseTiming(
+    Duration ttl, Duration renewInterval, Duration safetyMargin, Duration statementTimeout) {
   /**
    * The local deadline of a lease whose statement was sent at {@code sentAtNanos} (by the store's
    * ticker): its length after the sending, less the safety margin.
@@ -30,12 +31,17 @@ record LeaseTiming(Duration ttl, Duration renewInterval, Duration safetyMargin, 
   void checkLeaseTtl(Duration leaseTtl, boolean oneShot) {
     if (oneShot) {
       // Never renewed, so no room for a renewal is needed; the length is what the caller asked.
-      LeaseStoreBuilder.checkRange("one-shot ttl", leaseTtl, LeaseStore.MIN_ONE_SHOT_TTL, LeaseStore.MAX_TTL);
+      LeaseStoreBuilder.checkRange(
+          "one-shot ttl", leaseTtl, LeaseStore.MIN_ONE_SHOT_TTL, LeaseStore.MAX_TTL);
       return;
     }
     if (leaseTtl != null && leaseTtl.compareTo(LeaseStore.MIN_TTL) < 0) {
       throw new IllegalArgumentException(
-          "ttl " + leaseTtl + " is shorter than " + LeaseStore.MIN_TTL + ", the shortest lease that can be kept"
+          "ttl "
+              + leaseTtl
+              + " is shorter than "
+              + LeaseStore.MIN_TTL
+              + ", the shortest lease that can be kept"
               + " alive; for a lease that is never kept alive use AcquireRequest.oneShot(ttl)");
     }
     LeaseStoreBuilder.checkRange("ttl", leaseTtl, LeaseStore.MIN_TTL, LeaseStore.MAX_TTL);

@@ -33,35 +33,35 @@ import org.postgresql.PGNotification;
  *
  * <h2>How it hears</h2>
  *
- * A store built with {@link LeaseStoreBuilder#notifyChanges(boolean) notifyChanges(true)}
- * publishes each acquire, takeover and release once it has committed, with {@code pg_notify} in
- * a short transaction of its own, so a change that rolled back is never heard of. Stores publish
- * nothing by default: build the stores whose leases are watched with it on; the changes of other
- * stores reach subscribers only as expiry, renewal or resync events. The watcher's thread ({@code
- * leasehold-watcher}) holds one connection that {@code LISTEN}s on the channel, reads the status
- * of each notified key through the store (so an event always carries the status as the database
- * has it when the event is delivered), and calls the key's subscribers in the order the
- * notifications arrive: one thread's changes in the order it made them; changes made on
- * different connections at nearly the same time may arrive in either order.
+ * A store built with {@link LeaseStoreBuilder#notifyChanges(boolean) notifyChanges(true)} publishes
+ * each acquire, takeover and release once it has committed, with {@code pg_notify} in a short
+ * transaction of its own, so a change that rolled back is never heard of. Stores publish nothing by
+ * default: build the stores whose leases are watched with it on; the changes of other stores reach
+ * subscribers only as expiry, renewal or resync events. The watcher's thread ({@code
+ * leasehold-watcher}) holds one connection that {@code LISTEN}s on the channel, reads the status of
+ * each notified key through the store (so an event always carries the status as the database has it
+ * when the event is delivered), and calls the key's subscribers in the order the notifications
+ * arrive: one thread's changes in the order it made them; changes made on different connections at
+ * nearly the same time may arrive in either order.
  *
  * <h2>What the database does not say</h2>
  *
  * <ul>
  *   <li><b>Expiry</b> is not an event: nothing happens in the database when a lease runs out. For
- *       every held key it knows of, the watcher keeps a deadline at the lease's {@code
- *       expires_at} (converted to local time through the status's database time), re-reads the
- *       status when it passes, and reports {@link LeaseEvent.Kind#EXPIRED} (or {@link
- *       LeaseEvent.Kind#RENEWED} if the holder had renewed meanwhile: renewals are not notified).
+ *       every held key it knows of, the watcher keeps a deadline at the lease's {@code expires_at}
+ *       (converted to local time through the status's database time), re-reads the status when it
+ *       passes, and reports {@link LeaseEvent.Kind#EXPIRED} (or {@link LeaseEvent.Kind#RENEWED} if
+ *       the holder had renewed meanwhile: renewals are not notified).
  *   <li><b>Notifications sent while the connection is down are lost.</b> When the listening
  *       connection drops, the watcher reconnects with a growing pause (up to 2 s), listens again,
  *       re-reads the status of every key it follows and reports each as {@link
  *       LeaseEvent.Kind#RESYNCED}, so subscribers converge to the truth.
  *   <li><b>A store that could not publish</b> (its database or connection failed after the change
- *       committed) starts its next publication with {@code resync}: the watcher then re-reads
- *       every key it follows, as after a reconnect, and wakes every waiting acquire.
+ *       committed) starts its next publication with {@code resync}: the watcher then re-reads every
+ *       key it follows, as after a reconnect, and wakes every waiting acquire.
  *   <li><b>A process that dies between a change's commit and its publication</b> never publishes
- *       it. Its leases stop renewing, so a missed release is found at the lease's old deadline
- *       (as a process that dies holding a lease would be), and a missed acquire ends by expiry.
+ *       it. Its leases stop renewing, so a missed release is found at the lease's old deadline (as
+ *       a process that dies holding a lease would be), and a missed acquire ends by expiry.
  * </ul>
  *
  * <p>Subscribers run on the watcher's thread: keep them quick; an exception they throw is logged
@@ -74,15 +74,19 @@ public final class LeaseWatcher implements AutoCloseable {
 
   private final LeaseStore store;
   private final Ticker ticker;
-  private final java.util.concurrent.atomic.AtomicLong malformed = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong malformed =
+      new java.util.concurrent.atomic.AtomicLong();
   private final DataSource listenSource;
   private final String channel;
   private final Map<LeaseKey, List<Consumer<LeaseEvent>>> byKey = new ConcurrentHashMap<>();
   private final List<Consumer<LeaseEvent>> all = new CopyOnWriteArrayList<>();
+
   /** Local deadlines (by the store's ticker) at which a held key's lease would expire. */
   private final Map<LeaseKey, Long> deadlines = new ConcurrentHashMap<>();
+
   /** Keys with a new subscriber that still needs its first status. */
   private final Set<LeaseKey> pendingFirstStatus = ConcurrentHashMap.newKeySet();
+
   private final Thread thread;
   private volatile boolean closed;
   private volatile Connection connection;
@@ -158,8 +162,8 @@ public final class LeaseWatcher implements AutoCloseable {
   }
 
   /**
-   * How many notifications on the channel were malformed and skipped (any database user can
-   * NOTIFY the channel).
+   * How many notifications on the channel were malformed and skipped (any database user can NOTIFY
+   * the channel).
    *
    * @return the count
    */
@@ -202,8 +206,8 @@ public final class LeaseWatcher implements AutoCloseable {
   }
 
   /**
-   * Ends every LISTEN of the connection and drops the notifications it had already received, so
-   * the pool's next user of the connection (another watcher, say) is not handed this watcher's
+   * Ends every LISTEN of the connection and drops the notifications it had already received, so the
+   * pool's next user of the connection (another watcher, say) is not handed this watcher's
    * leftovers; false if it cannot (the connection is then aborted instead).
    */
   private static boolean unlisten(Connection c) {
@@ -257,7 +261,8 @@ public final class LeaseWatcher implements AutoCloseable {
               handle(n.getParameter());
             } catch (IllegalArgumentException e) {
               malformed.incrementAndGet();
-              LOG.log(Level.WARNING, () -> "ignoring malformed lease notification: " + e.getMessage());
+              LOG.log(
+                  Level.WARNING, () -> "ignoring malformed lease notification: " + e.getMessage());
             }
           }
           if (resync) {
@@ -313,7 +318,8 @@ public final class LeaseWatcher implements AutoCloseable {
     String shown = payload == null ? "null" : payload.substring(0, Math.min(payload.length(), 200));
     String[] p = payload == null ? new String[0] : payload.split(" ", -1);
     if (p.length != 4) {
-      throw new IllegalArgumentException("expected '<event> <account hex> <session hex> <fence>': " + shown);
+      throw new IllegalArgumentException(
+          "expected '<event> <account hex> <session hex> <fence>': " + shown);
     }
     LeaseEvent.Kind kind =
         switch (p[0]) {
@@ -371,7 +377,8 @@ public final class LeaseWatcher implements AutoCloseable {
     LeaseKey key = status.key();
     if (status.isHeld()) {
       // The lease's end, by the database clock, as a local deadline (a few ms late on purpose).
-      Duration left = Duration.between(status.databaseNow(), status.owner().orElseThrow().expiresAt());
+      Duration left =
+          Duration.between(status.databaseNow(), status.owner().orElseThrow().expiresAt());
       deadlines.put(key, ticker.read() + left.toNanos() + 5_000_000);
     } else {
       deadlines.remove(key);

@@ -1,9 +1,9 @@
 package io.leasehold.lease;
 
 /**
- * The work {@link LeaseStore#runExclusive} runs while it holds a lease. The work is given the
- * lease explicitly: pass it (or its token) to every fenced resource, and check {@link
- * Lease#isLost()} or honour interruption between steps.
+ * The work {@link LeaseStore#runExclusive} runs while it holds a lease. The work is given the lease
+ * explicitly: pass it (or its token) to every fenced resource, and check {@link Lease#isLost()} or
+ * honour interruption between steps.
  *
  * @param <T> the result
  */

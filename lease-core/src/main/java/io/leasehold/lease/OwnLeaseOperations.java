@@ -50,7 +50,9 @@ final class OwnLeaseOperations implements LeaseControl {
     }
   }
 
-  /** @throws IllegalArgumentException if the lease is null or was acquired from another store */
+  /**
+   * @throws IllegalArgumentException if the lease is null or was acquired from another store
+   */
   void ensureOwn(Lease lease) {
     Arguments.required(lease, "lease");
     if (lease.control() != this) {
@@ -89,7 +91,8 @@ final class OwnLeaseOperations implements LeaseControl {
     newTtl.ifPresent(lease::setTtl);
     RenewStatement.Renewals renewals = renewal.renewChunk(List.of(lease));
     Instant expiresAt = renewals.expiries()[0];
-    return new RenewResult(expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
+    return new RenewResult(
+        expiresAt != null, Optional.ofNullable(expiresAt), Optional.of(renewals.databaseNow()));
   }
 
   /**

@@ -52,8 +52,8 @@ final class ReadStatements {
 
   /**
    * What failover safety depends on ({@link LeaseAdmin#failoverSafety}): fsync, the session's
-   * synchronous_commit, synchronous_standby_names, the standbys streaming from this server and
-   * how many are synchronous (sync_state is hidden, so null, from a user without pg_monitor or
+   * synchronous_commit, synchronous_standby_names, the standbys streaming from this server and how
+   * many are synchronous (sync_state is hidden, so null, from a user without pg_monitor or
    * pg_read_all_stats: counted as -1), and whether this server is itself a standby. No parameters.
    */
   final String failoverSafety;
@@ -61,7 +61,9 @@ final class ReadStatements {
   private final StatementRunner runner;
   private final Duration takeoverDelay;
 
-  /** @param runner where the statements run; null when only their texts are wanted */
+  /**
+   * @param runner where the statements run; null when only their texts are wanted
+   */
   ReadStatements(StatementRunner runner, StatementSettings settings, Duration takeoverDelay) {
     this.runner = runner;
     this.takeoverDelay = takeoverDelay;
@@ -69,11 +71,19 @@ final class ReadStatements {
     String begin = settings.opening();
     status =
         begin
-            + "SELECT " + OWNER_COLUMNS + " FROM (SELECT) AS now "
-            + "LEFT JOIN " + t + " AS l ON l.account_id = ? AND l.session_id = ?";
+            + "SELECT "
+            + OWNER_COLUMNS
+            + " FROM (SELECT) AS now "
+            + "LEFT JOIN "
+            + t
+            + " AS l ON l.account_id = ? AND l.session_id = ?";
     held =
         begin
-            + "SELECT " + OWNER_COLUMNS + ", l.account_id, l.session_id FROM " + t + " AS l"
+            + "SELECT "
+            + OWNER_COLUMNS
+            + ", l.account_id, l.session_id FROM "
+            + t
+            + " AS l"
             + " WHERE l.released_at IS NULL AND l.expires_at > statement_timestamp()"
             + " ORDER BY l.expires_at, l.account_id, l.session_id LIMIT ?";
     probe = begin + "SELECT statement_timestamp(), EXISTS (SELECT 1 FROM " + t + " WHERE false)";
@@ -124,8 +134,11 @@ final class ReadStatements {
 
   private static LeaseOwner owner(ResultSet rs) throws SQLException {
     return new LeaseOwner(
-        rs.getObject(RUN_ID, UUID.class), rs.getLong(FENCE), rs.getString(HOLDER),
-        StatementRunner.instant(rs, ACQUIRED_AT), StatementRunner.instant(rs, EXPIRES_AT),
+        rs.getObject(RUN_ID, UUID.class),
+        rs.getLong(FENCE),
+        rs.getString(HOLDER),
+        StatementRunner.instant(rs, ACQUIRED_AT),
+        StatementRunner.instant(rs, EXPIRES_AT),
         StatementRunner.instantOrNull(rs, RELEASED_AT));
   }
 
@@ -150,29 +163,37 @@ final class ReadStatements {
         (rs, opened) -> {
           rs.next();
           return FailoverSafety.judge(
-              rs.getBoolean(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5), rs.getBoolean(6));
+              rs.getBoolean(1),
+              rs.getString(2),
+              rs.getString(3),
+              rs.getInt(4),
+              rs.getInt(5),
+              rs.getBoolean(6));
         });
   }
 
   /**
-   * A key's state from its row and the database's now: free once released, held until expiry,
-   * then draining until the takeover delay has passed. The acquire's refusal reads its holder's
-   * row through this too.
+   * A key's state from its row and the database's now: free once released, held until expiry, then
+   * draining until the takeover delay has passed. The acquire's refusal reads its holder's row
+   * through this too.
    */
   LeaseStatus statusOf(LeaseKey key, LeaseOwner owner, Instant now) {
     if (owner.releasedAt() != null) {
       // A release that holds the key until an instant (releaseHolding) keeps its expiry there,
       // after the release: draining till then.
       if (owner.expiresAt().isAfter(owner.releasedAt()) && owner.expiresAt().isAfter(now)) {
-        return new LeaseStatus(key, LeaseStatus.State.DRAINING, Optional.of(owner), now, owner.expiresAt());
+        return new LeaseStatus(
+            key, LeaseStatus.State.DRAINING, Optional.of(owner), now, owner.expiresAt());
       }
-      return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.of(owner), now, owner.releasedAt());
+      return new LeaseStatus(
+          key, LeaseStatus.State.FREE, Optional.of(owner), now, owner.releasedAt());
     }
     Instant acquirable = owner.expiresAt().plus(takeoverDelay);
     if (owner.expiresAt().isAfter(now)) {
       return new LeaseStatus(key, LeaseStatus.State.HELD, Optional.of(owner), now, acquirable);
     }
-    LeaseStatus.State state = acquirable.isAfter(now) ? LeaseStatus.State.DRAINING : LeaseStatus.State.FREE;
+    LeaseStatus.State state =
+        acquirable.isAfter(now) ? LeaseStatus.State.DRAINING : LeaseStatus.State.FREE;
     return new LeaseStatus(key, state, Optional.of(owner), now, acquirable);
   }
 }

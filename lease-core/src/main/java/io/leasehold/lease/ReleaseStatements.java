@@ -25,13 +25,13 @@ final class ReleaseStatements {
    *
    * <p>Its commit does not wait for the WAL flush ({@code synchronous_commit} off for this
    * transaction alone, set in the {@code RETURNING} list, so only a release that changed the row
-   * sets it). A release only ever shortens a lease, so losing one costs availability, never
-   * safety: a server crash or failover in the few hundred milliseconds before the WAL writer
-   * flushes it leaves the row held by a run that has stopped, until that lease's own expiry, as if
-   * its process had died. No acquire can build on an unflushed release either: the acquire's own
-   * commit waits for the flush of all WAL before it, the release included, so a fence granted
-   * after a release is durable only together with that release. On a disk this takes one of the
-   * cycle's two flushes away (docs/performance.md).
+   * sets it). A release only ever shortens a lease, so losing one costs availability, never safety:
+   * a server crash or failover in the few hundred milliseconds before the WAL writer flushes it
+   * leaves the row held by a run that has stopped, until that lease's own expiry, as if its process
+   * had died. No acquire can build on an unflushed release either: the acquire's own commit waits
+   * for the flush of all WAL before it, the release included, so a fence granted after a release is
+   * durable only together with that release. On a disk this takes one of the cycle's two flushes
+   * away (docs/performance.md).
    */
   final String release;
 
@@ -40,8 +40,8 @@ final class ReleaseStatements {
    * Lease#releaseHolding}): as {@link #release}, but the expiry is kept at that instant, so no
    * lease starts before it, and the next acquire draws a higher fence as always. The hold never
    * goes past the row's own expiry: the client checks it against the expiry it knows, but a renewal
-   * that shortened the lease may have committed since (an outside check held a key an hour past
-   * a lease renewed down to 5 s), so the row's expiry bounds it here, in the statement. Its commit
+   * that shortened the lease may have committed since (an outside check held a key an hour past a
+   * lease renewed down to 5 s), so the row's expiry bounds it here, in the statement. Its commit
    * waits for the flush: losing it would end the hold at the lease's earlier expiry. Parameters:
    * the hold, account, session, run id, fence. Returns the release time if the lease was released,
    * no row otherwise.
@@ -49,13 +49,13 @@ final class ReleaseStatements {
   final String releaseHolding;
 
   /**
-   * Force release, audited in the same statement: ends whichever run holds a live lease on the
-   * key, exactly as its own release would, and appends the audit record whether or not a lease was
-   * live. The forced run learns at its next renewal, which now fails; resources still refuse it
-   * only once a newer run has written, so the operator should also stop the forced run's process
-   * if it misbehaves. Parameters: account, session, caller, account, session, reason. Returns the
-   * released run's id and fence (nulls if no lease was live), the statement's time and the count
-   * of audit rows written.
+   * Force release, audited in the same statement: ends whichever run holds a live lease on the key,
+   * exactly as its own release would, and appends the audit record whether or not a lease was live.
+   * The forced run learns at its next renewal, which now fails; resources still refuse it only once
+   * a newer run has written, so the operator should also stop the forced run's process if it
+   * misbehaves. Parameters: account, session, caller, account, session, reason. Returns the
+   * released run's id and fence (nulls if no lease was live), the statement's time and the count of
+   * audit rows written.
    */
   final String forceRelease;
 
@@ -65,6 +65,7 @@ final class ReleaseStatements {
 
   private final StatementRunner runner;
   private final ReadStatements reads;
+
   /** Whether statements go without an opening, whose time a release that changed nothing reads. */
   private final boolean noOpening;
 
@@ -83,7 +84,9 @@ final class ReleaseStatements {
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() ";
     release =
         begin
-            + "UPDATE " + t + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
+            + "UPDATE "
+            + t
+            + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
             + releasable
             + "RETURNING l.released_at, set_config('synchronous_commit', 'off', true)";
     // The hold (first parameter) keeps the key unavailable until that instant, in the same
@@ -91,18 +94,24 @@ final class ReleaseStatements {
     // only once it has passed.
     releaseHolding =
         begin
-            + "UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
+            + "UPDATE "
+            + t
+            + " AS l SET released_at = statement_timestamp(),"
             + " expires_at = GREATEST(statement_timestamp(), LEAST(?::timestamptz, l.expires_at)) "
             + releasable
             + "RETURNING l.released_at";
     forceRelease =
         begin
-            + "WITH released AS (UPDATE " + t + " AS l SET released_at = statement_timestamp(),"
+            + "WITH released AS (UPDATE "
+            + t
+            + " AS l SET released_at = statement_timestamp(),"
             + " expires_at = statement_timestamp() "
             + "WHERE l.account_id = ? AND l.session_id = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() "
             + "RETURNING l.run_id, l.fence), "
-            + "audit AS (INSERT INTO " + t + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
+            + "audit AS (INSERT INTO "
+            + t
+            + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
             + " SELECT statement_timestamp(), 'force_release', ?, ?, ?, ?,"
             + " COALESCE((SELECT 'released run ' || run_id || ' with fence ' || fence FROM released),"
             + " 'no live lease') RETURNING 1) "
@@ -111,8 +120,8 @@ final class ReleaseStatements {
   }
 
   /**
-   * Releases the token's run if it still holds the key, the key unavailable until {@code
-   * holdUntil} if one is given; NOT_HELD changes nothing.
+   * Releases the token's run if it still holds the key, the key unavailable until {@code holdUntil}
+   * if one is given; NOT_HELD changes nothing.
    */
   ReleaseResult release(FencingToken token, Optional<Instant> holdUntil) {
     OffsetDateTime hold = holdUntil.map(h -> h.atOffset(ZoneOffset.UTC)).orElse(null);
@@ -132,11 +141,14 @@ final class ReleaseStatements {
             },
             (rs, opened) -> {
               if (rs.next()) {
-                return new ReleaseResult(ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)));
+                return new ReleaseResult(
+                    ReleaseResult.Outcome.RELEASED, Optional.of(StatementRunner.instant(rs, 1)));
               }
               // A release that changed nothing answers with the opening's time; a statement sent
               // without one (session timeouts) reads the time below, off the common path.
-              return noOpening ? null : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()));
+              return noOpening
+                  ? null
+                  : new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.of(opened.get()));
             });
     return result != null
         ? result

@@ -14,7 +14,8 @@ import java.util.Optional;
  *     the lease was already known lost or released locally (a lost lease is answered without a
  *     round trip), or the access policy refused the renewal
  */
-public record RenewResult(boolean renewed, Optional<Instant> expiresAt, Optional<Instant> databaseNow) {
+public record RenewResult(
+    boolean renewed, Optional<Instant> expiresAt, Optional<Instant> databaseNow) {
   /**
    * Checks the components agree.
    *

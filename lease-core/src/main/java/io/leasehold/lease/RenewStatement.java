@@ -6,33 +6,35 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The renewal of many leases in one statement, with its binding and the reading of its row. A
- * lease is extended only if the row still names the same run and fence, was not released and has
- * not expired by database time (CONTRACT C4): a run that expired cannot come back with a late
+ * The renewal of many leases in one statement, with its binding and the reading of its row. A lease
+ * is extended only if the row still names the same run and fence, was not released and has not
+ * expired by database time (CONTRACT C4): a run that expired cannot come back with a late
  * heartbeat, even if nobody took over. The row locks taken are only those of the matching leases.
  *
  * <p>Thread-safe (it holds no mutable state).
  */
 final class RenewStatement {
   /**
-   * Parameters: arrays of account, session, run id, fence, ttl (microseconds), all of equal
-   * length. Returns one row: the statement's time, and the 1-based positions of the renewed leases
-   * (each now expires at that time plus its ttl).
+   * Parameters: arrays of account, session, run id, fence, ttl (microseconds), all of equal length.
+   * Returns one row: the statement's time, and the 1-based positions of the renewed leases (each
+   * now expires at that time plus its ttl).
    *
    * <p>The plan must fit the arrays' real length. Right after a burst of new leases the planner
-   * underestimated the table and picked a nested loop over a sequential scan that took over 5 s
-   * for 10,000 leases (the benchmark found it): without sequential scans it probes the primary
-   * key, whatever the statistics say. And a generic plan, which a server-prepared statement
-   * switches to after five executions, cannot see the arrays' length at all (it guesses 100 rows):
-   * one made a 10,000-lease renewal hit its timeout after a benchmark had bloated the table.
-   * Custom plans are planned with the arrays in hand (~7 ms per 10,000). Both settings go in an
-   * opening of the statement's own, so it has one even on a dedicated pool.
+   * underestimated the table and picked a nested loop over a sequential scan that took over 5 s for
+   * 10,000 leases (the benchmark found it): without sequential scans it probes the primary key,
+   * whatever the statistics say. And a generic plan, which a server-prepared statement switches to
+   * after five executions, cannot see the arrays' length at all (it guesses 100 rows): one made a
+   * 10,000-lease renewal hit its timeout after a benchmark had bloated the table. Custom plans are
+   * planned with the arrays in hand (~7 ms per 10,000). Both settings go in an opening of the
+   * statement's own, so it has one even on a dedicated pool.
    */
   final String renew;
 
   private final StatementRunner runner;
 
-  /** @param runner where the statement runs; null when only its text is wanted */
+  /**
+   * @param runner where the statement runs; null when only its text is wanted
+   */
   RenewStatement(StatementRunner runner, StatementSettings settings) {
     this.runner = runner;
     String t = settings.schema().table();
@@ -43,7 +45,9 @@ final class RenewStatement {
                 ", set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)")
             + "WITH req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::uuid[], ?::bigint[], ?::bigint[])"
             + " WITH ORDINALITY AS r(account_id, session_id, run_id, fence, ttl_us, i)), "
-            + "upd AS (UPDATE " + t + " AS l SET"
+            + "upd AS (UPDATE "
+            + t
+            + " AS l SET"
             + " expires_at = statement_timestamp() + req.ttl_us * interval '1 microsecond',"
             + " renewed_at = statement_timestamp() "
             + "FROM req "

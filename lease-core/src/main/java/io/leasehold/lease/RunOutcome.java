@@ -21,8 +21,7 @@ public sealed interface RunOutcome<T> {
   /**
    * The work never started: the lease was not acquired.
    *
-   * @param result the acquire answer ({@link AcquireResult.Busy} or {@link
-   *     AcquireResult.TooLate})
+   * @param result the acquire answer ({@link AcquireResult.Busy} or {@link AcquireResult.TooLate})
    * @param <T> the work's result
    */
   record NotAcquired<T>(AcquireResult result) implements RunOutcome<T> {}

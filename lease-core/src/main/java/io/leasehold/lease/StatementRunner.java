@@ -22,9 +22,9 @@ import javax.sql.DataSource;
  * statement's answer; one before it is the opening's row (database time, timeouts).
  *
  * <p>With session timeouts (a pool that serves the store alone), each physical connection gets
- * {@link StatementSettings#sessionTimeouts()} before its first statement. Connections are told apart by the
- * driver's own connection object, which pools keep for the connection's life; a pool that hands
- * out a new one per borrow only costs the setting again.
+ * {@link StatementSettings#sessionTimeouts()} before its first statement. Connections are told
+ * apart by the driver's own connection object, which pools keep for the connection's life; a pool
+ * that hands out a new one per borrow only costs the setting again.
  */
 final class StatementRunner {
   /** SQLSTATE of a lock wait that reached {@code lock_timeout}. */
@@ -35,8 +35,10 @@ final class StatementRunner {
 
   private final DataSource dataSource;
   private final LeaseSchema schema;
+
   /** The session settings to send once per connection, or null (every statement opens). */
   private final String sessionTimeouts;
+
   /** The driver connections that have the session settings; weak, so closed ones go. */
   private final Map<Object, Boolean> prepared = Collections.synchronizedMap(new WeakHashMap<>());
 
@@ -82,7 +84,8 @@ final class StatementRunner {
   /** For a statement sent without an opening. */
   private static final OpeningTime NO_OPENING =
       () -> {
-        throw new IllegalStateException("the statement was sent without an opening; read the time in it");
+        throw new IllegalStateException(
+            "the statement was sent without an opening; read the time in it");
       };
 
   /** Reads the time from the opening's result set on first use. */
@@ -153,14 +156,24 @@ final class StatementRunner {
       String repair =
           UNDEFINED_TABLE.equals(e.getSQLState())
               ? "; the lease schema is missing from this database: apply it first with "
-                  + schema.describeApply() + ", or run LeaseSchema.sqlScript()"
+                  + schema.describeApply()
+                  + ", or run LeaseSchema.sqlScript()"
               : "";
       throw new LeaseStoreException(
-          "could not " + what.get() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")" + repair, e);
+          "could not "
+              + what.get()
+              + ": "
+              + e.getMessage()
+              + " (SQLState "
+              + e.getSQLState()
+              + ")"
+              + repair,
+          e);
     }
   }
 
-  private static <T> T readWithOpening(ResultSet answer, ResultSet opening, Reader<T> reader) throws SQLException {
+  private static <T> T readWithOpening(ResultSet answer, ResultSet opening, Reader<T> reader)
+      throws SQLException {
     try (answer) {
       return reader.read(answer, new OpeningRow(opening));
     }

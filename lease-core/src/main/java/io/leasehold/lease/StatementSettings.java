@@ -4,22 +4,21 @@ import java.time.Duration;
 
 /**
  * What every statement of a store is built from: the validated table and sequence names (never
- * request data: values always travel as bind parameters) and the two timeouts every statement
- * runs under (CONTRACT C5), sent one of two ways, chosen by {@link
- * LeaseStoreBuilder#dedicatedPool}:
+ * request data: values always travel as bind parameters) and the two timeouts every statement runs
+ * under (CONTRACT C5), sent one of two ways, chosen by {@link LeaseStoreBuilder#dedicatedPool}:
  *
  * <ul>
  *   <li>A pool shared with the application (the default): each statement is sent as one pipelined
  *       string {@code SELECT statement_timestamp(), set_config('lock_timeout', ..., true),
- *       set_config('statement_timeout', ..., true); <statement>} on an auto-commit connection.
- *       The driver sends both parts in one round trip with one Sync, and PostgreSQL runs
- *       everything up to a Sync as one implicit transaction: the timeouts ({@code set_config(...,
- *       true)} is {@code SET LOCAL}) hold for the statement and end with it, so they never reach
- *       the application's own queries on the same connection.
- *   <li>A pool that serves the store alone: {@link #sessionTimeouts} sets both once per
- *       connection, for the session, and the statements go without the opening. The benchmarks
- *       measured the opening at a third of a refusal's server time (docs/performance.md), partly
- *       because every commit resets {@code SET LOCAL} settings.
+ *       set_config('statement_timeout', ..., true); <statement>} on an auto-commit connection. The
+ *       driver sends both parts in one round trip with one Sync, and PostgreSQL runs everything up
+ *       to a Sync as one implicit transaction: the timeouts ({@code set_config(..., true)} is
+ *       {@code SET LOCAL}) hold for the statement and end with it, so they never reach the
+ *       application's own queries on the same connection.
+ *   <li>A pool that serves the store alone: {@link #sessionTimeouts} sets both once per connection,
+ *       for the session, and the statements go without the opening. The benchmarks measured the
+ *       opening at a third of a refusal's server time (docs/performance.md), partly because every
+ *       commit resets {@code SET LOCAL} settings.
  * </ul>
  *
  * <p>Expiry is decided by the database clock: {@code statement_timestamp()}, the time PostgreSQL
@@ -27,16 +26,17 @@ import java.time.Duration;
  * timestamp in a statement agree without a CTE to hold the time, and it is read before the
  * statement waits for any row lock.
  *
- * <p>The statements are as small as the contract allows on purpose: the benchmarks measured a
- * CTE holding the time, a lookup subquery, check constraints and a row trigger each costing 10% to
- * 40% of the database's acquire + release throughput, and executor start-up of a four-part
- * acquire plan as much again (see docs/performance.md).
+ * <p>The statements are as small as the contract allows on purpose: the benchmarks measured a CTE
+ * holding the time, a lookup subquery, check constraints and a row trigger each costing 10% to 40%
+ * of the database's acquire + release throughput, and executor start-up of a four-part acquire plan
+ * as much again (see docs/performance.md).
  *
  * @param schema the names every statement is built from
- * @param dedicatedPool true when the store's pool serves the store alone: the timeouts are set
- *     once per connection ({@link #sessionTimeouts}) and the statements have no opening
+ * @param dedicatedPool true when the store's pool serves the store alone: the timeouts are set once
+ *     per connection ({@link #sessionTimeouts}) and the statements have no opening
  */
-record StatementSettings(LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean dedicatedPool) {
+record StatementSettings(
+    LeaseSchema schema, Duration lockTimeout, Duration statementTimeout, boolean dedicatedPool) {
   /** The opening of every statement: empty when the session carries the timeouts. */
   String opening() {
     return dedicatedPool ? "" : begin(lockTimeout, statementTimeout);
@@ -44,13 +44,16 @@ record StatementSettings(LeaseSchema schema, Duration lockTimeout, Duration stat
 
   /**
    * The session settings of a connection in a pool that serves the store alone, sent once per
-   * connection ({@code set_config(..., false)} lasts for the session), or null when every
-   * statement carries its own opening. No parameters.
+   * connection ({@code set_config(..., false)} lasts for the session), or null when every statement
+   * carries its own opening. No parameters.
    */
   String sessionTimeouts() {
     return dedicatedPool
-        ? "SELECT set_config('lock_timeout', '" + lockTimeout.toMillis() + "', false), set_config('statement_timeout', '"
-            + statementTimeout.toMillis() + "', false)"
+        ? "SELECT set_config('lock_timeout', '"
+            + lockTimeout.toMillis()
+            + "', false), set_config('statement_timeout', '"
+            + statementTimeout.toMillis()
+            + "', false)"
         : null;
   }
 
@@ -72,7 +75,8 @@ record StatementSettings(LeaseSchema schema, Duration lockTimeout, Duration stat
   }
 
   /** {@code statement} wrapped in a pipelined short transaction. */
-  static String shortTransaction(Duration lockTimeout, Duration statementTimeout, String statement) {
+  static String shortTransaction(
+      Duration lockTimeout, Duration statementTimeout, String statement) {
     return begin(lockTimeout, statementTimeout) + statement;
   }
 }

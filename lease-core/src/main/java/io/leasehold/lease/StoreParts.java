@@ -29,22 +29,30 @@ record StoreParts(
 
   /** Builds every part from options that {@link LeaseStoreBuilder#build()} validated. */
   static StoreParts assemble(LeaseStoreBuilder o) {
-    LeaseTiming timing = new LeaseTiming(o.ttl, o.renewInterval, o.safetyMargin, o.statementTimeout);
+    LeaseTiming timing =
+        new LeaseTiming(o.ttl, o.renewInterval, o.safetyMargin, o.statementTimeout);
     ListenerList listeners = new ListenerList();
     AtomicBoolean closed = new AtomicBoolean();
-    StatementSettings settings = new StatementSettings(o.schema, o.lockTimeout, o.statementTimeout, o.dedicatedPool);
-    StatementRunner runner = new StatementRunner(o.dataSource, o.schema, settings.sessionTimeouts());
+    StatementSettings settings =
+        new StatementSettings(o.schema, o.lockTimeout, o.statementTimeout, o.dedicatedPool);
+    StatementRunner runner =
+        new StatementRunner(o.dataSource, o.schema, settings.sessionTimeouts());
     ChangePublisher publisher =
-        o.notifyChanges ? new ChangePublisher(runner, settings, o.statementTimeout.plusSeconds(1)) : null;
+        o.notifyChanges
+            ? new ChangePublisher(runner, settings, o.statementTimeout.plusSeconds(1))
+            : null;
 
     ReadStatements reads = new ReadStatements(runner, settings, o.takeoverDelay);
     FenceSource fenceSource = new FenceSource(runner, settings);
     AcquireWaits waits = new AcquireWaits(o.ticker, o.takeoverDelay, o.waitPollCeiling);
     LeaseReleases releases =
-        new LeaseReleases(new ReleaseStatements(runner, settings, reads), publisher, waits, listeners, o.ticker);
+        new LeaseReleases(
+            new ReleaseStatements(runner, settings, reads), publisher, waits, listeners, o.ticker);
 
-    ChunkedRenewal renewal = new ChunkedRenewal(new RenewStatement(runner, settings), o.ticker, o.accessPolicy);
-    BackgroundRenewal background = new BackgroundRenewal(renewal, o.scheduler, o.renewInterval, listeners);
+    ChunkedRenewal renewal =
+        new ChunkedRenewal(new RenewStatement(runner, settings), o.ticker, o.accessPolicy);
+    BackgroundRenewal background =
+        new BackgroundRenewal(renewal, o.scheduler, o.renewInterval, listeners);
     TokenSigning signing = new TokenSigning(o.signingKey);
     HandedOutLeases handedOut = new HandedOutLeases();
     OwnLeaseOperations own =
@@ -52,11 +60,37 @@ record StoreParts(
     LeaseGrants grants =
         new LeaseGrants(
             new AcquireStatements(runner, settings, reads, o.notifyChanges, o.takeoverDelay),
-            reads, fenceSource, publisher, releases, listeners, o.ticker, signing, own, closed::get, handedOut);
+            reads,
+            fenceSource,
+            publisher,
+            releases,
+            listeners,
+            o.ticker,
+            signing,
+            own,
+            closed::get,
+            handedOut);
     LeaseAdmin admin =
-        new LeaseAdmin(reads, new SweepStatements(runner, settings), releases, o.accessPolicy, own::ensureOpen);
+        new LeaseAdmin(
+            reads,
+            new SweepStatements(runner, settings),
+            releases,
+            o.accessPolicy,
+            own::ensureOpen);
     return new StoreParts(
-        o, timing, listeners, reads, fenceSource, publisher, waits, releases, grants, renewal, background, own, admin,
+        o,
+        timing,
+        listeners,
+        reads,
+        fenceSource,
+        publisher,
+        waits,
+        releases,
+        grants,
+        renewal,
+        background,
+        own,
+        admin,
         closed);
   }
 }

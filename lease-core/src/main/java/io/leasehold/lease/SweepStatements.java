@@ -13,45 +13,50 @@ final class SweepStatements {
   static final int BATCH = 10_000;
 
   /**
-   * Sweep, one batch: walk the next rows in primary-key order after the given key, and delete
-   * those that ended (released, or expired without release) before a cutoff, by database time.
-   * Released rows carry their release time in {@code expires_at}, so one condition covers both.
-   * Walking the key order makes a whole sweep one pass over the table's index, whatever its
-   * size; a scan for dead rows would read the dead tuples of every earlier batch again.
+   * Sweep, one batch: walk the next rows in primary-key order after the given key, and delete those
+   * that ended (released, or expired without release) before a cutoff, by database time. Released
+   * rows carry their release time in {@code expires_at}, so one condition covers both. Walking the
+   * key order makes a whole sweep one pass over the table's index, whatever its size; a scan for
+   * dead rows would read the dead tuples of every earlier batch again.
    *
-   * <p>Why deleting keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a
-   * new row with a fence drawn from the same sequence, higher than every fence drawn before,
-   * including the deleted row's. The one hazard is an acquire that drew its fence before the
-   * deletion and inserts after it: every acquire statement is bounded by its store's statement
-   * timeout, and a row dead for longer than any statement timeout (at most {@link
-   * LeaseStore#MAX_TTL}) was not seen by an acquire still in flight. {@link LeaseAdmin#sweep}
-   * therefore requires the cutoff to lie at least {@link LeaseStore#MAX_TTL} back, which also
-   * covers every takeover delay (a row still within one must not be swept). The DELETE checks the
-   * cutoff again on the latest row version, so a row that an acquire revived while the sweep waited
-   * for its lock is kept. Parameters: the last key of the previous batch (account, session; empty
-   * strings to start), batch size, age (microseconds) twice. Returns the rows deleted, the rows
-   * walked, and the last key walked.
+   * <p>Why deleting keeps fences increasing (CONTRACT C3): a swept key's next acquire inserts a new
+   * row with a fence drawn from the same sequence, higher than every fence drawn before, including
+   * the deleted row's. The one hazard is an acquire that drew its fence before the deletion and
+   * inserts after it: every acquire statement is bounded by its store's statement timeout, and a
+   * row dead for longer than any statement timeout (at most {@link LeaseStore#MAX_TTL}) was not
+   * seen by an acquire still in flight. {@link LeaseAdmin#sweep} therefore requires the cutoff to
+   * lie at least {@link LeaseStore#MAX_TTL} back, which also covers every takeover delay (a row
+   * still within one must not be swept). The DELETE checks the cutoff again on the latest row
+   * version, so a row that an acquire revived while the sweep waited for its lock is kept.
+   * Parameters: the last key of the previous batch (account, session; empty strings to start),
+   * batch size, age (microseconds) twice. Returns the rows deleted, the rows walked, and the last
+   * key walked.
    */
   final String sweep;
 
   /**
-   * The audit record of a sweep, written after its last batch. Parameters: caller, reason,
-   * detail. Returns the statement's time.
+   * The audit record of a sweep, written after its last batch. Parameters: caller, reason, detail.
+   * Returns the statement's time.
    */
   final String auditSweep;
 
   private final StatementRunner runner;
 
-  /** @param runner where the statements run; null when only their texts are wanted */
+  /**
+   * @param runner where the statements run; null when only their texts are wanted
+   */
   SweepStatements(StatementRunner runner, StatementSettings settings) {
     this.runner = runner;
     String t = settings.schema().table();
     String begin = settings.opening();
     sweep =
         begin
-            + "WITH batch AS (SELECT account_id, session_id, expires_at FROM " + t
+            + "WITH batch AS (SELECT account_id, session_id, expires_at FROM "
+            + t
             + " WHERE (account_id, session_id) > (?, ?) ORDER BY account_id, session_id LIMIT ?), "
-            + "gone AS (DELETE FROM " + t + " AS l USING batch"
+            + "gone AS (DELETE FROM "
+            + t
+            + " AS l USING batch"
             + " WHERE l.account_id = batch.account_id AND l.session_id = batch.session_id"
             + " AND batch.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
             + " AND l.expires_at < statement_timestamp() - ? * interval '1 microsecond' RETURNING 1), "
@@ -61,14 +66,15 @@ final class SweepStatements {
             + " FROM (SELECT) AS one LEFT JOIN last ON true";
     auditSweep =
         begin
-            + "INSERT INTO " + t + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
+            + "INSERT INTO "
+            + t
+            + "_audit (at, operation, caller, account_id, session_id, reason, detail)"
             + " VALUES (statement_timestamp(), 'sweep', ?, NULL, NULL, ?, ?) RETURNING at";
   }
 
   /**
-   * Deletes rows of leases dead for at least {@code deadFor}, one batch per statement, then
-   * records the sweep in the audit table; {@link LeaseAdmin#sweep} checks the bound on {@code
-   * deadFor}.
+   * Deletes rows of leases dead for at least {@code deadFor}, one batch per statement, then records
+   * the sweep in the audit table; {@link LeaseAdmin#sweep} checks the bound on {@code deadFor}.
    *
    * @return the rows deleted
    */
@@ -109,6 +115,8 @@ final class SweepStatements {
     return total;
   }
 
-  /** One sweep statement's row: rows deleted, rows walked, and the last key walked (null if none). */
+  /**
+   * One sweep statement's row: rows deleted, rows walked, and the last key walked (null if none).
+   */
   private record Batch(long deleted, long walked, String lastAccount, String lastSession) {}
 }

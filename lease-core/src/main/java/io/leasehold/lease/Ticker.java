@@ -1,9 +1,9 @@
 package io.leasehold.lease;
 
 /**
- * A monotonic time source in nanoseconds, used only for the run's local deadline;
- * expiry itself is always decided by the database clock. Tests inject a fake ticker to move local
- * time forward without sleeping.
+ * A monotonic time source in nanoseconds, used only for the run's local deadline; expiry itself is
+ * always decided by the database clock. Tests inject a fake ticker to move local time forward
+ * without sleeping.
  */
 @FunctionalInterface
 public interface Ticker {

@@ -8,8 +8,8 @@ import java.util.UUID;
 
 /**
  * The one door from the feature packages of lease-core's tests to the store's package-private
- * parts: the statements as the store sends them, the renewal chunk size, and counters a test
- * waits on. Test code only; nothing here is a user's API.
+ * parts: the statements as the store sends them, the renewal chunk size, and counters a test waits
+ * on. Test code only; nothing here is a user's API.
  */
 public final class StoreInternals {
   /** Leases renewed per statement ({@link ChunkedRenewal#CHUNK}). */
@@ -17,7 +17,9 @@ public final class StoreInternals {
 
   private StoreInternals() {}
 
-  /** The acquire statement of a store on the default schema and a shared pool that does not publish. */
+  /**
+   * The acquire statement of a store on the default schema and a shared pool that does not publish.
+   */
   public static String acquireStatement() {
     return acquireStatements().acquire;
   }
@@ -29,25 +31,35 @@ public final class StoreInternals {
 
   private static AcquireStatements acquireStatements() {
     StatementSettings settings =
-        new StatementSettings(LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
+        new StatementSettings(
+            LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
     return new AcquireStatements(null, settings, null, false, Duration.ZERO);
   }
 
   /** Binds the acquire statement's parameters as the store does. */
   public static void bindAcquire(
-      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros, long takeoverDelayMicros)
+      PreparedStatement ps,
+      LeaseKey key,
+      UUID runId,
+      String holder,
+      long ttlMicros,
+      long takeoverDelayMicros)
       throws SQLException {
     AcquireStatements.bindAcquire(ps, key, runId, holder, ttlMicros, takeoverDelayMicros);
   }
 
   /** Binds the first-acquire statement's parameters as the store does. */
-  public static void bindAcquireNew(PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
+  public static void bindAcquireNew(
+      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
       throws SQLException {
     AcquireStatements.bindAcquireNew(ps, key, runId, holder, ttlMicros);
   }
 
-  /** {@code statement} in the pipelined short transaction every statement of a shared pool runs in. */
-  public static String shortTransaction(Duration lockTimeout, Duration statementTimeout, String statement) {
+  /**
+   * {@code statement} in the pipelined short transaction every statement of a shared pool runs in.
+   */
+  public static String shortTransaction(
+      Duration lockTimeout, Duration statementTimeout, String statement) {
     return StatementSettings.shortTransaction(lockTimeout, statementTimeout, statement);
   }
 
@@ -69,7 +81,8 @@ public final class StoreInternals {
       int standbys,
       int syncStandbys,
       boolean inRecovery) {
-    return FailoverSafety.judge(fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery);
+    return FailoverSafety.judge(
+        fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery);
   }
 
   /** The backend process id of the watcher's listening connection. */

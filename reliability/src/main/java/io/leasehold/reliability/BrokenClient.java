@@ -14,9 +14,9 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * A deliberately broken lease store on the same table, to prove the checker can fail: its
- * release deletes by key only, not by run, so a stale run's late clean-up removes the next run's
- * lease. (Otherwise it behaves: conditional UPSERT by database time, renew by run.) Never use it.
+ * A deliberately broken lease store on the same table, to prove the checker can fail: its release
+ * deletes by key only, not by run, so a stale run's late clean-up removes the next run's lease.
+ * (Otherwise it behaves: conditional UPSERT by database time, renew by run.) Never use it.
  */
 final class BrokenClient implements LeaseClient {
   private final DataSource ds;
@@ -42,12 +42,17 @@ final class BrokenClient implements LeaseClient {
             + " RETURNING l.fence, l.acquired_at, l.expires_at";
     return query(
         sql,
-        rs -> rs.next()
-            ? new BrokenHeld(
-                new Grant(new FencingToken(key, rs.getLong(1), run), instant(rs, 2), instant(rs, 3)),
-                sent + ttl.toNanos() * 9 / 10)
-            : null,
-        key.accountId(), key.sessionId(), run, ttl.toMillis());
+        rs ->
+            rs.next()
+                ? new BrokenHeld(
+                    new Grant(
+                        new FencingToken(key, rs.getLong(1), run), instant(rs, 2), instant(rs, 3)),
+                    sent + ttl.toNanos() * 9 / 10)
+                : null,
+        key.accountId(),
+        key.sessionId(),
+        run,
+        ttl.toMillis());
   }
 
   @FunctionalInterface
@@ -126,7 +131,10 @@ final class BrokenClient implements LeaseClient {
               deadline = sent + ttl.toNanos() * 9 / 10;
               return new Answer(true, expiresAt, now);
             },
-            ttl.toMillis(), token.key().accountId(), token.key().sessionId(), token.runId());
+            ttl.toMillis(),
+            token.key().accountId(),
+            token.key().sessionId(),
+            token.runId());
       } catch (IllegalStateException e) {
         lost = true;
         throw e;
@@ -147,7 +155,8 @@ final class BrokenClient implements LeaseClient {
             rs.next();
             return new Answer(rs.getBoolean(2), null, instant(rs, 1));
           },
-          token.key().accountId(), token.key().sessionId());
+          token.key().accountId(),
+          token.key().sessionId());
     }
 
     @Override

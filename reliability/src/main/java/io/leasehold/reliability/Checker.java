@@ -127,11 +127,18 @@ final class Checker {
         out.add(
             new Violation(
                 "C4",
-                op.type() + " by run " + run.token.runId() + " changed its lease although it "
-                    + (run.releasedAt != null ? "had released it" : "had expired at " + run.knownEnd),
+                op.type()
+                    + " by run "
+                    + run.token.runId()
+                    + " changed its lease although it "
+                    + (run.releasedAt != null
+                        ? "had released it"
+                        : "had expired at " + run.knownEnd),
                 List.copyOf(run.ops)));
       }
-      if (op.type() == Op.Type.RENEW && op.dbExpires() != null && op.dbExpires().isAfter(run.knownEnd)) {
+      if (op.type() == Op.Type.RENEW
+          && op.dbExpires() != null
+          && op.dbExpires().isAfter(run.knownEnd)) {
         run.knownEnd = op.dbExpires();
       } else if (op.type() == Op.Type.RELEASE) {
         run.releasedAt = op.dbNow();
@@ -170,16 +177,32 @@ final class Checker {
           out.add(
               new Violation(
                   "C1",
-                  "run " + r.token.runId() + " (fence " + r.token.fence() + ") acquired " + r.token.key() + " at "
-                      + r.start() + " while run " + reachesFurthest.token.runId() + " (fence "
-                      + reachesFurthest.token.fence() + ") held it until at least " + reachesFurthest.endLowerBound(),
+                  "run "
+                      + r.token.runId()
+                      + " (fence "
+                      + r.token.fence()
+                      + ") acquired "
+                      + r.token.key()
+                      + " at "
+                      + r.start()
+                      + " while run "
+                      + reachesFurthest.token.runId()
+                      + " (fence "
+                      + reachesFurthest.token.fence()
+                      + ") held it until at least "
+                      + reachesFurthest.endLowerBound(),
                   concat(reachesFurthest.ops, r.ops)));
         }
         if (previous != null && r.token.fence() <= previous.token.fence()) {
           out.add(
               new Violation(
                   "C3",
-                  "fence " + r.token.fence() + " acquired after fence " + previous.token.fence() + " on " + r.token.key(),
+                  "fence "
+                      + r.token.fence()
+                      + " acquired after fence "
+                      + previous.token.fence()
+                      + " on "
+                      + r.token.key(),
                   concat(previous.ops, r.ops)));
         }
         previous = r;
@@ -207,11 +230,16 @@ final class Checker {
           lossKnown.putIfAbsent(op.token().runId(), op);
         } else if (op.type() == Op.Type.WRITE && !op.inFlight()) {
           Op loss = lossKnown.get(op.token().runId());
-          if (loss != null && op.invokeNanos() > loss.completeNanos() && op.outcome() != Op.Outcome.LOCAL_REFUSED) {
+          if (loss != null
+              && op.invokeNanos() > loss.completeNanos()
+              && op.outcome() != Op.Outcome.LOCAL_REFUSED) {
             out.add(
                 new Violation(
                     "C6",
-                    "a write of run " + op.token().runId() + " reached the " + op.adapter()
+                    "a write of run "
+                        + op.token().runId()
+                        + " reached the "
+                        + op.adapter()
                         + " after the worker knew its lease was lost",
                     List.of(loss, op)));
           }
@@ -220,9 +248,13 @@ final class Checker {
     }
   }
 
-  /** C9/C10: each resource's own log of admissions never goes back, and matches what workers saw. */
-  private static void checkResources(List<Op> history, TortureResources.Logs logs, List<Violation> out) {
-    for (Map.Entry<String, Map<LeaseKey, List<TortureResources.Admitted>>> adapter : logs.admitted().entrySet()) {
+  /**
+   * C9/C10: each resource's own log of admissions never goes back, and matches what workers saw.
+   */
+  private static void checkResources(
+      List<Op> history, TortureResources.Logs logs, List<Violation> out) {
+    for (Map.Entry<String, Map<LeaseKey, List<TortureResources.Admitted>>> adapter :
+        logs.admitted().entrySet()) {
       for (Map.Entry<LeaseKey, List<TortureResources.Admitted>> e : adapter.getValue().entrySet()) {
         List<TortureResources.Admitted> log = e.getValue();
         for (int i = 1; i < log.size(); i++) {
@@ -232,7 +264,14 @@ final class Checker {
             out.add(
                 new Violation(
                     "C9",
-                    "the " + adapter.getKey() + " admitted fence " + now + " after fence " + before + " on " + e.getKey(),
+                    "the "
+                        + adapter.getKey()
+                        + " admitted fence "
+                        + now
+                        + " after fence "
+                        + before
+                        + " on "
+                        + e.getKey(),
                     writesOf(history, log.get(i).token(), log.get(i - 1).token())));
             break;
           }
@@ -240,20 +279,40 @@ final class Checker {
       }
     }
     // What each resource holds at the end is the last admitted write's (C10).
-    logs.finalFileWriter().forEach((key, writer) -> {
-      Object last = lastAdmitted(logs, "file", key, TortureResources.Admitted::token);
-      if (!writer.equals(last)) {
-        out.add(new Violation("C10", "the file of " + key + " was written by " + writer
-            + ", but the last admitted file write was " + last, List.of()));
-      }
-    });
-    logs.finalJdbcValue().forEach((key, value) -> {
-      Object last = lastAdmitted(logs, "jdbc", key, TortureResources.Admitted::id);
-      if (!value.equals(last)) {
-        out.add(new Violation("C10", "the register of " + key + " holds " + value
-            + ", but the last admitted database write was " + last, List.of()));
-      }
-    });
+    logs.finalFileWriter()
+        .forEach(
+            (key, writer) -> {
+              Object last = lastAdmitted(logs, "file", key, TortureResources.Admitted::token);
+              if (!writer.equals(last)) {
+                out.add(
+                    new Violation(
+                        "C10",
+                        "the file of "
+                            + key
+                            + " was written by "
+                            + writer
+                            + ", but the last admitted file write was "
+                            + last,
+                        List.of()));
+              }
+            });
+    logs.finalJdbcValue()
+        .forEach(
+            (key, value) -> {
+              Object last = lastAdmitted(logs, "jdbc", key, TortureResources.Admitted::id);
+              if (!value.equals(last)) {
+                out.add(
+                    new Violation(
+                        "C10",
+                        "the register of "
+                            + key
+                            + " holds "
+                            + value
+                            + ", but the last admitted database write was "
+                            + last,
+                        List.of()));
+              }
+            });
     Map<FencingToken, Integer> okFileWrites = new HashMap<>();
     for (Op op : history) {
       if (op.type() != Op.Type.WRITE || op.outcome() != Op.Outcome.OK) {
@@ -264,16 +323,31 @@ final class Checker {
       } else {
         Set<String> acked = logs.acknowledgedIds().get(op.adapter());
         if (!acked.contains(op.writeId())) {
-          out.add(new Violation("C10", "an acknowledged " + op.adapter() + " write is missing from its log", List.of(op)));
+          out.add(
+              new Violation(
+                  "C10",
+                  "an acknowledged " + op.adapter() + " write is missing from its log",
+                  List.of(op)));
         }
       }
     }
     Map<FencingToken, Integer> logged = new HashMap<>();
-    logs.admitted().get("file").values().forEach(l -> l.forEach(a -> logged.merge(a.token(), 1, Integer::sum)));
+    logs.admitted()
+        .get("file")
+        .values()
+        .forEach(l -> l.forEach(a -> logged.merge(a.token(), 1, Integer::sum)));
     for (Map.Entry<FencingToken, Integer> e : okFileWrites.entrySet()) {
       if (logged.getOrDefault(e.getKey(), 0) < e.getValue()) {
-        out.add(new Violation("C10", e.getValue() + " acknowledged file writes of " + e.getKey()
-            + " but only " + logged.getOrDefault(e.getKey(), 0) + " in the audit log", writesOf(history, e.getKey())));
+        out.add(
+            new Violation(
+                "C10",
+                e.getValue()
+                    + " acknowledged file writes of "
+                    + e.getKey()
+                    + " but only "
+                    + logged.getOrDefault(e.getKey(), 0)
+                    + " in the audit log",
+                writesOf(history, e.getKey())));
       }
     }
   }
@@ -282,14 +356,21 @@ final class Checker {
   private static void checkLiveness(List<Op> history, List<Violation> out) {
     for (Op op : history) {
       if (op.type() == Op.Type.LIVENESS && op.outcome() != Op.Outcome.OK) {
-        out.add(new Violation("liveness", op.key() + " could not be acquired after the faults stopped", List.of(op)));
+        out.add(
+            new Violation(
+                "liveness",
+                op.key() + " could not be acquired after the faults stopped",
+                List.of(op)));
       }
     }
   }
 
   /** What the last admitted write of {@code adapter} for the key says, or null if none was. */
   private static Object lastAdmitted(
-      TortureResources.Logs logs, String adapter, LeaseKey key, java.util.function.Function<TortureResources.Admitted, ?> what) {
+      TortureResources.Logs logs,
+      String adapter,
+      LeaseKey key,
+      java.util.function.Function<TortureResources.Admitted, ?> what) {
     List<TortureResources.Admitted> log = logs.admitted().get(adapter).get(key);
     return log == null || log.isEmpty() ? null : what.apply(log.get(log.size() - 1));
   }

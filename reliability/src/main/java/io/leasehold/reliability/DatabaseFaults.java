@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * Faults of a database the torture run does not own: failovers and switchovers of an HA cluster
- * (see {@link FailoverRun}). The run calls {@link #inject} once per {@link #every} while its workers
- * run, on the injector's thread; an injection may take as long as the fault lasts.
+ * (see {@link FailoverRun}). The run calls {@link #inject} once per {@link #every} while its
+ * workers run, on the injector's thread; an injection may take as long as the fault lasts.
  */
 interface DatabaseFaults {
   /**

@@ -58,7 +58,8 @@ public final class FailoverMain {
       }
       TortureConfig config = TortureConfig.parse(torture.toArray(String[]::new));
       if (expectLoss && synchronous) {
-        throw new IllegalArgumentException("expect-loss=true is the asynchronous negative control: add replication=async");
+        throw new IllegalArgumentException(
+            "expect-loss=true is the asynchronous negative control: add replication=async");
       }
       FailoverRun.Report r = FailoverRun.run(synchronous, faults, every, config, System.out);
       FailoverVerdict verdict = FailoverVerdict.of(r, bound, expectLoss);
@@ -66,8 +67,9 @@ public final class FailoverMain {
       System.exit(verdict.exitStatus());
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
-      System.err.println("settings: replication=sync|async failovers= every= bound= expect-loss= and the torture run's"
-          + " (seed= threads= ...)");
+      System.err.println(
+          "settings: replication=sync|async failovers= every= bound= expect-loss= and the torture run's"
+              + " (seed= threads= ...)");
       System.exit(2);
     }
   }

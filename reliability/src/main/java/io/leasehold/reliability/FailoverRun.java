@@ -84,7 +84,8 @@ final class FailoverRun implements DatabaseFaults {
    * @param out where the report goes
    * @return the report
    */
-  static Report run(boolean synchronous, int faults, Duration every, TortureConfig torture, PrintStream out) {
+  static Report run(
+      boolean synchronous, int faults, Duration every, TortureConfig torture, PrintStream out) {
     try (PatroniCluster cluster = PatroniCluster.start(synchronous, out)) {
       return run(cluster, faults, every, torture, out);
     }
@@ -100,17 +101,32 @@ final class FailoverRun implements DatabaseFaults {
    * @param out where the report goes
    * @return the report
    */
-  static Report run(PatroniCluster cluster, int faults, Duration every, TortureConfig torture, PrintStream out) {
+  static Report run(
+      PatroniCluster cluster, int faults, Duration every, TortureConfig torture, PrintStream out) {
     FailoverRun run = new FailoverRun(cluster, every, out);
     out.println("failover safety as the store sees it: " + safety(cluster));
     // Workers run through the last fault and its recovery (one more interval).
     Duration duration = every.multipliedBy(faults + 1L);
     TortureConfig config =
         new TortureConfig(
-            torture.seed(), duration, torture.threads(), torture.processes(), torture.workersPerProcess(),
-            torture.keys(), torture.ttl(), torture.faults(), torture.broken(), Optional.of(cluster.jdbcUrl()));
-    out.println("failover run: " + (cluster.synchronous() ? "synchronous" : "asynchronous") + " replication, "
-        + faults + " database faults every " + every.toSeconds() + " s");
+            torture.seed(),
+            duration,
+            torture.threads(),
+            torture.processes(),
+            torture.workersPerProcess(),
+            torture.keys(),
+            torture.ttl(),
+            torture.faults(),
+            torture.broken(),
+            Optional.of(cluster.jdbcUrl()));
+    out.println(
+        "failover run: "
+            + (cluster.synchronous() ? "synchronous" : "asynchronous")
+            + " replication, "
+            + faults
+            + " database faults every "
+            + every.toSeconds()
+            + " s");
     AckProbe probe = new AckProbe(cluster.jdbcUrl());
     Thread writer = new Thread(probe, "failover-ack-probe");
     writer.start();
@@ -127,20 +143,42 @@ final class FailoverRun implements DatabaseFaults {
     }
     int lost = probe.lost();
     Report r =
-        new Report(report, run.failovers, run.switchovers, List.copyOf(run.unavailable), List.copyOf(run.jumps),
-            probe.acknowledged.size(), lost);
-    out.println("failovers: " + r.failovers() + ", switchovers: " + r.switchovers() + ", unavailable p50 "
-        + r.p50() + " ms, max " + r.max() + " ms; fence sequence moved by " + r.sequenceJumps()
-        + "; probe writes acknowledged " + r.acknowledgedWrites() + ", lost " + lost
-        + "; violations: " + report.violations().size());
+        new Report(
+            report,
+            run.failovers,
+            run.switchovers,
+            List.copyOf(run.unavailable),
+            List.copyOf(run.jumps),
+            probe.acknowledged.size(),
+            lost);
+    out.println(
+        "failovers: "
+            + r.failovers()
+            + ", switchovers: "
+            + r.switchovers()
+            + ", unavailable p50 "
+            + r.p50()
+            + " ms, max "
+            + r.max()
+            + " ms; fence sequence moved by "
+            + r.sequenceJumps()
+            + "; probe writes acknowledged "
+            + r.acknowledgedWrites()
+            + ", lost "
+            + lost
+            + "; violations: "
+            + report.violations().size());
     return r;
   }
 
   /** What {@link io.leasehold.lease.LeaseAdmin#failoverSafety} says about the cluster's primary. */
   static io.leasehold.lease.FailoverSafety safety(PatroniCluster cluster) {
-    try (com.zaxxer.hikari.HikariDataSource ds = WorkerProcess.pool(cluster.jdbcUrl(), "safety", 1);
+    try (com.zaxxer.hikari.HikariDataSource ds =
+            WorkerProcess.pool(cluster.jdbcUrl(), "safety", 1);
         io.leasehold.lease.LeaseStore store =
-            io.leasehold.lease.LeaseStore.builder(ds).accessPolicy(io.leasehold.lease.AccessPolicy.allowAll()).build()) {
+            io.leasehold.lease.LeaseStore.builder(ds)
+                .accessPolicy(io.leasehold.lease.AccessPolicy.allowAll())
+                .build()) {
       return store.admin().failoverSafety();
     }
   }
@@ -173,8 +211,16 @@ final class FailoverRun implements DatabaseFaults {
     unavailable.add(ms);
     long after = lastFence();
     jumps.add(after - before);
-    String detail = what + ", writes back after " + ms + " ms, now led by " + cluster.leader().orElse("?")
-        + ", fence sequence " + before + " -> " + after;
+    String detail =
+        what
+            + ", writes back after "
+            + ms
+            + " ms, now led by "
+            + cluster.leader().orElse("?")
+            + ", fence sequence "
+            + before
+            + " -> "
+            + after;
     out.println("ha: " + detail);
     return detail.replace(':', ' ');
   }
@@ -197,11 +243,13 @@ final class FailoverRun implements DatabaseFaults {
     public void run() {
       long next = 1;
       while (!stop) {
-        try (Connection c = DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD)) {
+        try (Connection c =
+            DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD)) {
           try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS ha_acks (id bigint PRIMARY KEY)");
           }
-          try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO ha_acks VALUES (?)")) {
+          try (java.sql.PreparedStatement ps =
+              c.prepareStatement("INSERT INTO ha_acks VALUES (?)")) {
             while (!stop) {
               ps.setLong(1, next);
               ps.executeUpdate();
@@ -224,7 +272,8 @@ final class FailoverRun implements DatabaseFaults {
     /** How many acknowledged ids the primary lacks now. */
     int lost() {
       java.util.Set<Long> present = new java.util.HashSet<>();
-      try (Connection c = DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD);
+      try (Connection c =
+              DriverManager.getConnection(url, PatroniCluster.USER, PatroniCluster.PASSWORD);
           Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT id FROM ha_acks")) {
         while (rs.next()) {
@@ -244,7 +293,9 @@ final class FailoverRun implements DatabaseFaults {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     SQLException last = null;
     while (System.nanoTime() < deadline) {
-      try (Connection c = DriverManager.getConnection(cluster.jdbcUrl(), PatroniCluster.USER, PatroniCluster.PASSWORD);
+      try (Connection c =
+              DriverManager.getConnection(
+                  cluster.jdbcUrl(), PatroniCluster.USER, PatroniCluster.PASSWORD);
           Statement s = c.createStatement()) {
         s.execute("CREATE TABLE IF NOT EXISTS ha_probe (at timestamptz)");
         s.execute("INSERT INTO ha_probe VALUES (clock_timestamp())");
@@ -264,7 +315,9 @@ final class FailoverRun implements DatabaseFaults {
 
   /** The fence sequence's last value on the primary (0 before the schema exists). */
   private long lastFence() {
-    try (Connection c = DriverManager.getConnection(cluster.jdbcUrl(), PatroniCluster.USER, PatroniCluster.PASSWORD);
+    try (Connection c =
+            DriverManager.getConnection(
+                cluster.jdbcUrl(), PatroniCluster.USER, PatroniCluster.PASSWORD);
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT last_value FROM leasehold_fence_seq")) {
       rs.next();

@@ -7,8 +7,8 @@ import java.util.List;
 /**
  * The failover run's one verdict (issue 33): a run fails when an acknowledged write is lost, the
  * checker finds a violation, the fence sequence goes back, or a failover does not complete within
- * its bound. The asynchronous negative control is run expecting loss, and passes only if a loss
- * was detected: a control that cannot fail shows nothing.
+ * its bound. The asynchronous negative control is run expecting loss, and passes only if a loss was
+ * detected: a control that cannot fail shows nothing.
  *
  * @param violations the checker's violations
  * @param acknowledgedWrites probe writes acknowledged
@@ -28,8 +28,14 @@ record FailoverVerdict(
     boolean expectLoss) {
 
   static FailoverVerdict of(FailoverRun.Report r, Duration bound, boolean expectLoss) {
-    return new FailoverVerdict(r.torture().violations().size(), r.acknowledgedWrites(), r.lostWrites(),
-        r.sequenceJumps(), r.unavailableMillis(), bound, expectLoss);
+    return new FailoverVerdict(
+        r.torture().violations().size(),
+        r.acknowledgedWrites(),
+        r.lostWrites(),
+        r.sequenceJumps(),
+        r.unavailableMillis(),
+        bound,
+        expectLoss);
   }
 
   long backwards() {
@@ -45,8 +51,11 @@ record FailoverVerdict(
     List<String> why = new ArrayList<>();
     if (expectLoss) {
       if (lostWrites == 0) {
-        why.add("the negative control detected no loss (" + acknowledgedWrites + " acknowledged writes, none"
-            + " lost): it shows nothing; run longer or with more failovers");
+        why.add(
+            "the negative control detected no loss ("
+                + acknowledgedWrites
+                + " acknowledged writes, none"
+                + " lost): it shows nothing; run longer or with more failovers");
       }
       return why;
     }
@@ -71,10 +80,21 @@ record FailoverVerdict(
 
   /** The summary line: each count, and the verdict with its reason. */
   String summary() {
-    return "VERDICT: " + (passed() ? "PASS" : "FAIL (" + String.join("; ", failures()) + ")")
+    return "VERDICT: "
+        + (passed() ? "PASS" : "FAIL (" + String.join("; ", failures()) + ")")
         + (expectLoss ? " [negative control: loss expected]" : "")
-        + " | lost " + lostWrites + " of " + acknowledgedWrites + " acknowledged, violations " + violations
-        + ", sequence back " + backwards() + ", failovers over " + bound.toSeconds() + " s " + slow();
+        + " | lost "
+        + lostWrites
+        + " of "
+        + acknowledgedWrites
+        + " acknowledged, violations "
+        + violations
+        + ", sequence back "
+        + backwards()
+        + ", failovers over "
+        + bound.toSeconds()
+        + " s "
+        + slow();
   }
 
   int exitStatus() {

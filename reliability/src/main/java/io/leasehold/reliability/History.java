@@ -12,7 +12,8 @@ import java.util.List;
 
 /**
  * The operations one process recorded, appended to a file as JSON lines as they complete, so a
- * process killed with SIGKILL leaves everything it recorded up to its last flushed line. Thread-safe.
+ * process killed with SIGKILL leaves everything it recorded up to its last flushed line.
+ * Thread-safe.
  */
 final class History implements AutoCloseable {
   private final BufferedWriter out;
@@ -20,7 +21,8 @@ final class History implements AutoCloseable {
   History(Path file) {
     try {
       this.out =
-          Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          Files.newBufferedWriter(
+              file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

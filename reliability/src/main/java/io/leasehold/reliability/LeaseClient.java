@@ -6,9 +6,9 @@ import io.leasehold.fencing.LeaseKey;
 import java.time.Instant;
 
 /**
- * What a worker needs of a lease store. Two implementations: {@link RealClient} (the lease
- * store under test) and {@link BrokenClient} (a deliberately broken one, to prove the checker
- * catches breaks).
+ * What a worker needs of a lease store. Two implementations: {@link RealClient} (the lease store
+ * under test) and {@link BrokenClient} (a deliberately broken one, to prove the checker catches
+ * breaks).
  */
 interface LeaseClient extends AutoCloseable {
   /** A granted lease; null if someone else holds the key. Throws on database errors. */

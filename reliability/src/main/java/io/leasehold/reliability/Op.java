@@ -11,8 +11,8 @@ import java.time.Instant;
 
 /**
  * One operation of the history: what a worker did, with which token, and what came back. Local
- * times are a process's monotonic nanoseconds (comparable only within one process); database
- * times are what the lease store's answers carried.
+ * times are a process's monotonic nanoseconds (comparable only within one process); database times
+ * are what the lease store's answers carried.
  *
  * @param process the process that ran it
  * @param worker the worker (thread) within the process
@@ -49,7 +49,10 @@ public record Op(
 
   /** Kinds of operation. */
   public enum Type {
-    ACQUIRE, RENEW, RELEASE, WRITE,
+    ACQUIRE,
+    RENEW,
+    RELEASE,
+    WRITE,
     /** The worker learned that its lease is lost. */
     LOSS_KNOWN,
     /** A fault the injector caused. */
@@ -82,7 +85,10 @@ public record Op(
 
   String toJson() {
     ObjectNode n = JSON.createObjectNode();
-    n.put("process", process).put("worker", worker).put("type", type.name()).put("outcome", outcome.name());
+    n.put("process", process)
+        .put("worker", worker)
+        .put("type", type.name())
+        .put("outcome", outcome.name());
     if (key != null) {
       n.put("account", key.accountId()).put("session", key.sessionId());
     }
@@ -111,7 +117,9 @@ public record Op(
           n.get("process").asText(),
           n.get("worker").asText(),
           Type.valueOf(n.get("type").asText()),
-          n.has("account") ? LeaseKey.of(n.get("account").asText(), n.get("session").asText()) : null,
+          n.has("account")
+              ? LeaseKey.of(n.get("account").asText(), n.get("session").asText())
+              : null,
           n.has("token") ? FencingToken.parse(n.get("token").asText()) : null,
           Outcome.valueOf(n.get("outcome").asText()),
           text(n, "adapter"),
@@ -145,12 +153,21 @@ public record Op(
   @Override
   public String toString() {
     StringBuilder b = new StringBuilder();
-    b.append(process).append('/').append(worker).append(' ').append(type).append(' ').append(outcome);
+    b.append(process)
+        .append('/')
+        .append(worker)
+        .append(' ')
+        .append(type)
+        .append(' ')
+        .append(outcome);
     if (key != null) {
       b.append(' ').append(key);
     }
     if (token != null) {
-      b.append(" fence=").append(token.fence()).append(" run=").append(token.runId().toString(), 0, 8);
+      b.append(" fence=")
+          .append(token.fence())
+          .append(" run=")
+          .append(token.runId().toString(), 0, 8);
     }
     if (adapter != null) {
       b.append(' ').append(adapter).append(inFlight ? " (in flight)" : "");

@@ -6,9 +6,9 @@ import java.nio.file.Path;
 
 /**
  * Where a run keeps its histories and logs: a fresh directory under {@code target/runs} of the
- * working directory (the module's, under Maven), or under the system property {@value #PROPERTY}
- * or the environment variable {@value #ENV}; never the system temp directory, so nothing is left
- * there after a run (issue 33).
+ * working directory (the module's, under Maven), or under the system property {@value #PROPERTY} or
+ * the environment variable {@value #ENV}; never the system temp directory, so nothing is left there
+ * after a run (issue 33).
  */
 public final class RunDirectory {
   /** The system property naming another base directory. */

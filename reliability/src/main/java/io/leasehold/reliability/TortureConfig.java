@@ -38,7 +38,16 @@ public record TortureConfig(
 
   /** The CI profile: 30 s, 4 threads and 2 JVMs of 2 workers over 3 keys, every fault. */
   static TortureConfig ci(long seed) {
-    return new TortureConfig(seed, Duration.ofSeconds(30), 4, 2, 2, 3, Duration.ofMillis(1200), ALL_FAULTS, false,
+    return new TortureConfig(
+        seed,
+        Duration.ofSeconds(30),
+        4,
+        2,
+        2,
+        3,
+        Duration.ofMillis(1200),
+        ALL_FAULTS,
+        false,
         Optional.empty());
   }
 
@@ -90,7 +99,8 @@ public record TortureConfig(
     if (threads < 1 || processes < 0 || keys < 1 || perProcess < 1) {
       throw new IllegalArgumentException("threads, keys and workers-per-process must be positive");
     }
-    return new TortureConfig(seed, duration, threads, processes, perProcess, keys, ttl, faults, broken, url);
+    return new TortureConfig(
+        seed, duration, threads, processes, perProcess, keys, ttl, faults, broken, url);
   }
 
   static Duration duration(String v) {

@@ -23,7 +23,8 @@ public final class TortureMain {
       config = TortureConfig.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
-      System.err.println("settings: seed= duration= threads= processes= workers-per-process= keys= ttl= faults=pause,kill,conn,lock,restart broken= jdbc-url=");
+      System.err.println(
+          "settings: seed= duration= threads= processes= workers-per-process= keys= ttl= faults=pause,kill,conn,lock,restart broken= jdbc-url=");
       System.exit(2);
       return;
     }

@@ -1,6 +1,5 @@
 package io.leasehold.reliability;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -15,6 +14,7 @@ import io.leasehold.adapters.tool.FileToolJournal;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -45,11 +45,23 @@ final class TortureResources {
   private final FencedJdbcWriter db;
 
   TortureResources(Path dir, DataSource ds) {
-    this.files = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
+    this.files =
+        FencedFileStore.builder(dir.resolve("files"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .auditLog(true)
+            .open();
     FencedTool set = FencedTool.of("set", args -> JsonNodeFactory.instance.textNode("ok"));
     this.tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(dir.resolve("tools.jsonl"))).tool(set).build();
-    this.db = FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(java.time.Duration.ofMillis(500)).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
+            .tool(set)
+            .build();
+    this.db =
+        FencedJdbcWriter.builder(ds)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .lockTimeout(java.time.Duration.ofMillis(500))
+            .build();
   }
 
   static void createSchema(DataSource ds) {
@@ -57,9 +69,10 @@ final class TortureResources {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       // The register each write sets, and a log of every admitted write (the checker's evidence).
-      s.execute("CREATE TABLE IF NOT EXISTS torture_register (account_id text, session_id text, value text,"
-          + " PRIMARY KEY (account_id, session_id)); CREATE TABLE IF NOT EXISTS torture_log (seq bigserial PRIMARY KEY,"
-          + " account_id text, session_id text, fence bigint, run_id uuid, write_id text)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS torture_register (account_id text, session_id text, value text,"
+              + " PRIMARY KEY (account_id, session_id)); CREATE TABLE IF NOT EXISTS torture_log (seq bigserial PRIMARY KEY,"
+              + " account_id text, session_id text, fence bigint, run_id uuid, write_id text)");
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
@@ -135,10 +148,15 @@ final class TortureResources {
   static Logs read(Path dir, DataSource ds, Set<LeaseKey> keys) {
     Map<String, Map<LeaseKey, List<Admitted>>> admitted = new HashMap<>();
     Map<String, Set<String>> acked = new HashMap<>();
-    FencedFileStore files = FencedFileStore.builder(dir.resolve("files")).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
+    FencedFileStore files =
+        FencedFileStore.builder(dir.resolve("files"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .auditLog(true)
+            .open();
     Map<LeaseKey, List<Admitted>> fileLog = new HashMap<>();
     for (FileOperation op : files.auditLog()) {
-      fileLog.computeIfAbsent(op.admission().token().key(), k -> new ArrayList<>())
+      fileLog
+          .computeIfAbsent(op.admission().token().key(), k -> new ArrayList<>())
           .add(new Admitted(op.admission().token(), null));
     }
     admitted.put("file", fileLog);
@@ -157,7 +175,9 @@ final class TortureResources {
         String event = n.get("event").asText();
         if (event.equals("started")) {
           FencingToken t = FencingToken.parse(n.get("token").asText());
-          toolLog.computeIfAbsent(t.key(), k -> new ArrayList<>()).add(new Admitted(t, n.get("call").asText()));
+          toolLog
+              .computeIfAbsent(t.key(), k -> new ArrayList<>())
+              .add(new Admitted(t, n.get("call").asText()));
         } else if (event.equals("finished")) {
           finished.add(n.get("call").asText());
         }
@@ -174,15 +194,18 @@ final class TortureResources {
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
       try (ResultSet rs =
-          s.executeQuery("SELECT account_id, session_id, fence, run_id, write_id FROM torture_log ORDER BY seq")) {
+          s.executeQuery(
+              "SELECT account_id, session_id, fence, run_id, write_id FROM torture_log ORDER BY seq")) {
         while (rs.next()) {
           LeaseKey k = LeaseKey.of(rs.getString(1), rs.getString(2));
-          FencingToken t = new FencingToken(k, rs.getLong(3), rs.getObject(4, java.util.UUID.class));
+          FencingToken t =
+              new FencingToken(k, rs.getLong(3), rs.getObject(4, java.util.UUID.class));
           jdbcLog.computeIfAbsent(k, x -> new ArrayList<>()).add(new Admitted(t, rs.getString(5)));
           jdbcIds.add(rs.getString(5));
         }
       }
-      try (ResultSet rs = s.executeQuery("SELECT account_id, session_id, value FROM torture_register")) {
+      try (ResultSet rs =
+          s.executeQuery("SELECT account_id, session_id, value FROM torture_register")) {
         while (rs.next()) {
           jdbcValues.put(LeaseKey.of(rs.getString(1), rs.getString(2)), rs.getString(3));
         }

@@ -24,9 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * One torture run: starts the database, the worker threads and the worker JVMs, injects the
- * seeded fault schedule, stops, checks liveness, and runs the {@link Checker} over every history
- * and the resources' logs.
+ * One torture run: starts the database, the worker threads and the worker JVMs, injects the seeded
+ * fault schedule, stops, checks liveness, and runs the {@link Checker} over every history and the
+ * resources' logs.
  */
 final class TortureRun {
   /**
@@ -53,7 +53,8 @@ final class TortureRun {
   private record Fault(long atMillis, String kind, int target) {}
 
   // JUL loggers are held weakly: keep a reference so the level sticks.
-  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+  private static final java.util.logging.Logger LIQUIBASE =
+      java.util.logging.Logger.getLogger("liquibase");
 
   private final TortureConfig config;
   private final PrintStream out;
@@ -92,15 +93,19 @@ final class TortureRun {
     out.println("torture run: " + String.join(" ", config.describe()));
     out.println("(replay with seed=" + config.seed() + ")");
     // Without fsync: the run is about interleavings and faults, not commit cost.
-    LocalPostgres pg = config.jdbcUrl().isEmpty() ? LocalPostgres.builder().durable(false).start() : null;
+    LocalPostgres pg =
+        config.jdbcUrl().isEmpty() ? LocalPostgres.builder().durable(false).start() : null;
     String url = config.jdbcUrl().orElseGet(() -> pg.jdbcUrl());
     try (HikariDataSource admin = WorkerProcess.pool(url, "injector", 4);
         History faults = new History(dir.resolve("history-injector.jsonl"))) {
       LeaseSchema.defaults().apply(admin);
       TortureResources.createSchema(admin);
       List<Fault> schedule = schedule(pg != null);
-      out.println("fault schedule: " + schedule.size() + " faults, first: "
-          + schedule.stream().limit(6).map(f -> f.kind() + "@" + f.atMillis() + "ms").toList());
+      out.println(
+          "fault schedule: "
+              + schedule.size()
+              + " faults, first: "
+              + schedule.stream().limit(6).map(f -> f.kind() + "@" + f.atMillis() + "ms").toList());
 
       for (int i = 0; i < config.processes(); i++) {
         childNames.add(null);
@@ -111,8 +116,17 @@ final class TortureRun {
           new Thread(
               () -> {
                 try {
-                  WorkerProcess.run(url, dir, "main", config.threads(), config.seed(), config.ttl(), config.duration(),
-                      config.keys(), config.broken(), dir.resolve("history-main.jsonl"));
+                  WorkerProcess.run(
+                      url,
+                      dir,
+                      "main",
+                      config.threads(),
+                      config.seed(),
+                      config.ttl(),
+                      config.duration(),
+                      config.keys(),
+                      config.broken(),
+                      dir.resolve("history-main.jsonl"));
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                 }
@@ -153,7 +167,9 @@ final class TortureRun {
     }
     List<Fault> faults = new ArrayList<>();
     long end = config.duration().toMillis() * 8 / 10;
-    for (long t = 500 + random.nextInt(1000); t < end && !kinds.isEmpty(); t += 400 + random.nextInt(1200)) {
+    for (long t = 500 + random.nextInt(1000);
+        t < end && !kinds.isEmpty();
+        t += 400 + random.nextInt(1200)) {
       faults.add(new Fault(t, kinds.get(random.nextInt(kinds.size())), random.nextInt(1 << 16)));
     }
     if (databaseFaults != null) {
@@ -171,7 +187,8 @@ final class TortureRun {
     return faults;
   }
 
-  private void inject(List<Fault> schedule, HikariDataSource admin, LocalPostgres pg, String url, History h)
+  private void inject(
+      List<Fault> schedule, HikariDataSource admin, LocalPostgres pg, String url, History h)
       throws InterruptedException {
     for (Fault f : schedule) {
       long wait = f.atMillis() - elapsedMillis();
@@ -181,22 +198,38 @@ final class TortureRun {
       long t = System.nanoTime();
       String detail;
       try {
-        detail = switch (f.kind()) {
-          case "conn" -> killConnection(admin, f.target());
-          case "lock" -> holdRowLock(url, f.target());
-          case "kill" -> killProcess(f.target(), url);
-          case "database" -> databaseFaults.inject(f.target());
-          case "restart" -> {
-            pg.restart();
-            yield "restarted PostgreSQL";
-          }
-          default -> throw new IllegalStateException(f.kind());
-        };
+        detail =
+            switch (f.kind()) {
+              case "conn" -> killConnection(admin, f.target());
+              case "lock" -> holdRowLock(url, f.target());
+              case "kill" -> killProcess(f.target(), url);
+              case "database" -> databaseFaults.inject(f.target());
+              case "restart" -> {
+                pg.restart();
+                yield "restarted PostgreSQL";
+              }
+              default -> throw new IllegalStateException(f.kind());
+            };
       } catch (RuntimeException e) {
         detail = f.kind() + " failed: " + e;
       }
-      h.record(new Op("injector", f.kind(), Op.Type.FAULT, null, null, Op.Outcome.OK, null, null, false, null, null,
-          null, t, System.nanoTime(), f.kind() + ": " + detail));
+      h.record(
+          new Op(
+              "injector",
+              f.kind(),
+              Op.Type.FAULT,
+              null,
+              null,
+              Op.Outcome.OK,
+              null,
+              null,
+              false,
+              null,
+              null,
+              null,
+              t,
+              System.nanoTime(),
+              f.kind() + ": " + detail));
     }
     long rest = config.duration().toMillis() - elapsedMillis();
     if (rest > 0) {
@@ -231,7 +264,9 @@ final class TortureRun {
     }
   }
 
-  /** Holds one lease row locked past the lock timeout, from a side connection, in the background. */
+  /**
+   * Holds one lease row locked past the lock timeout, from a side connection, in the background.
+   */
   private String holdRowLock(String url, int target) {
     LeaseKey key = WorkerProcess.keys(config.keys()).get(target % config.keys());
     long holdMillis = Math.max(300, config.ttl().toMillis() / 2);
@@ -323,13 +358,42 @@ final class TortureRun {
         long waited = (System.nanoTime() - t) / 1_000_000;
         if (held != null) {
           LeaseClient.Grant g = held.grant();
-          h.record(new Op("injector", "liveness", Op.Type.LIVENESS, key, g.identity(), Op.Outcome.OK, null, null,
-              false, g.acquiredAt(), g.expiresAt(), g.acquiredAt(), t, System.nanoTime(),
-              "acquired after " + waited + " ms"));
+          h.record(
+              new Op(
+                  "injector",
+                  "liveness",
+                  Op.Type.LIVENESS,
+                  key,
+                  g.identity(),
+                  Op.Outcome.OK,
+                  null,
+                  null,
+                  false,
+                  g.acquiredAt(),
+                  g.expiresAt(),
+                  g.acquiredAt(),
+                  t,
+                  System.nanoTime(),
+                  "acquired after " + waited + " ms"));
           held.release();
         } else {
-          h.record(new Op("injector", "liveness", Op.Type.LIVENESS, key, null, Op.Outcome.ERROR, null, null, false,
-              null, null, null, t, System.nanoTime(), "not acquired within " + waited + " ms"));
+          h.record(
+              new Op(
+                  "injector",
+                  "liveness",
+                  Op.Type.LIVENESS,
+                  key,
+                  null,
+                  Op.Outcome.ERROR,
+                  null,
+                  null,
+                  false,
+                  null,
+                  null,
+                  null,
+                  t,
+                  System.nanoTime(),
+                  "not acquired within " + waited + " ms"));
         }
       }
     }
@@ -344,13 +408,17 @@ final class TortureRun {
     }
     List<Op> history = History.read(files);
     TortureResources.Logs logs =
-        TortureResources.read(dir, admin, new java.util.HashSet<>(WorkerProcess.keys(config.keys())));
+        TortureResources.read(
+            dir, admin, new java.util.HashSet<>(WorkerProcess.keys(config.keys())));
     List<Checker.Violation> violations = Checker.check(history, logs);
     Map<String, Integer> counts = new TreeMap<>();
     Map<String, Integer> faults = new TreeMap<>();
     for (Op op : history) {
       if (op.type() == Op.Type.FAULT) {
-        String kind = op.detail().startsWith("pause") ? "pause" : op.detail().substring(0, op.detail().indexOf(':'));
+        String kind =
+            op.detail().startsWith("pause")
+                ? "pause"
+                : op.detail().substring(0, op.detail().indexOf(':'));
         faults.merge(kind, 1, Integer::sum);
       } else {
         counts.merge(op.type() + " " + op.outcome(), 1, Integer::sum);
@@ -362,8 +430,16 @@ final class TortureRun {
   }
 
   private void print(Report r) {
-    out.println("operations: " + r.operations() + " in " + elapsedMillis() / 1000 + " s, from "
-        + (children.size() + 1) + " live process slots (" + spawned + " worker JVMs started)");
+    out.println(
+        "operations: "
+            + r.operations()
+            + " in "
+            + elapsedMillis() / 1000
+            + " s, from "
+            + (children.size() + 1)
+            + " live process slots ("
+            + spawned
+            + " worker JVMs started)");
     r.counts().forEach((k, v) -> out.println("  " + k + ": " + v));
     out.println("faults: " + r.faults());
     if (r.passed()) {

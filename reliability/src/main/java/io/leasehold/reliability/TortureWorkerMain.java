@@ -8,7 +8,8 @@ import java.time.Duration;
  * workers, seed, TTL ms, duration ms, keys, broken, history file.
  */
 public final class TortureWorkerMain {
-  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+  private static final java.util.logging.Logger LIQUIBASE =
+      java.util.logging.Logger.getLogger("liquibase");
 
   private TortureWorkerMain() {}
 
@@ -21,8 +22,15 @@ public final class TortureWorkerMain {
   public static void main(String[] args) throws InterruptedException {
     LIQUIBASE.setLevel(java.util.logging.Level.WARNING);
     WorkerProcess.run(
-        args[0], Path.of(args[1]), args[2], Integer.parseInt(args[3]), Long.parseLong(args[4]),
-        Duration.ofMillis(Long.parseLong(args[5])), Duration.ofMillis(Long.parseLong(args[6])),
-        Integer.parseInt(args[7]), Boolean.parseBoolean(args[8]), Path.of(args[9]));
+        args[0],
+        Path.of(args[1]),
+        args[2],
+        Integer.parseInt(args[3]),
+        Long.parseLong(args[4]),
+        Duration.ofMillis(Long.parseLong(args[5])),
+        Duration.ofMillis(Long.parseLong(args[6])),
+        Integer.parseInt(args[7]),
+        Boolean.parseBoolean(args[8]),
+        Path.of(args[9]));
   }
 }

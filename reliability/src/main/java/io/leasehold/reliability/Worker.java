@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * One worker: acquires a random key, writes through the three adapters with its lease, renews,
- * and then releases or just stops; sometimes it freezes past its TTL (a scheduled pause) and
- * then delivers a write it had built before the freeze. Every operation goes into the history.
+ * One worker: acquires a random key, writes through the three adapters with its lease, renews, and
+ * then releases or just stops; sometimes it freezes past its TTL (a scheduled pause) and then
+ * delivers a write it had built before the freeze. Every operation goes into the history.
  */
 final class Worker implements Runnable {
   private static final String[] ADAPTERS = {"file", "tool", "jdbc"};
@@ -27,8 +27,10 @@ final class Worker implements Runnable {
   private final Duration ttl;
   private final long stopAtNanos;
   private final PauseSchedule pauses;
+
   /** Leases this worker's runs left without releasing: the store releases them when it closes. */
   private final java.util.Map<FencingToken, LeaseKey> unreleased = new java.util.LinkedHashMap<>();
+
   private int writes;
 
   Worker(
@@ -75,8 +77,22 @@ final class Worker implements Runnable {
       LeaseClient.Grant grant = held.grant();
       FencingToken token = grant.identity();
       history.record(
-          new Op(process, name, Op.Type.ACQUIRE, key, token, Op.Outcome.OK, null, null, false,
-              grant.acquiredAt(), grant.expiresAt(), grant.acquiredAt(), t0, System.nanoTime(), null));
+          new Op(
+              process,
+              name,
+              Op.Type.ACQUIRE,
+              key,
+              token,
+              Op.Outcome.OK,
+              null,
+              null,
+              false,
+              grant.acquiredAt(),
+              grant.expiresAt(),
+              grant.acquiredAt(),
+              t0,
+              System.nanoTime(),
+              null));
       work(key, held, token);
     }
   }
@@ -89,7 +105,16 @@ final class Worker implements Runnable {
         long t = System.nanoTime();
         Duration pause = ttl.multipliedBy(16).dividedBy(10);
         sleep(pause);
-        record(Op.Type.FAULT, key, token, Op.Outcome.OK, null, null, false, t, "pause " + pause.toMillis() + " ms");
+        record(
+            Op.Type.FAULT,
+            key,
+            token,
+            Op.Outcome.OK,
+            null,
+            null,
+            false,
+            t,
+            "pause " + pause.toMillis() + " ms");
         // A request the run had built before it froze arrives now, carrying the bare token.
         write(key, token, token, true);
       }
@@ -106,8 +131,22 @@ final class Worker implements Runnable {
         try {
           LeaseClient.Answer a = held.renew();
           history.record(
-              new Op(process, name, Op.Type.RENEW, key, token, a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD, null,
-                  null, false, null, a.expiresAt(), a.databaseNow(), t, System.nanoTime(), null));
+              new Op(
+                  process,
+                  name,
+                  Op.Type.RENEW,
+                  key,
+                  token,
+                  a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
+                  null,
+                  null,
+                  false,
+                  null,
+                  a.expiresAt(),
+                  a.databaseNow(),
+                  t,
+                  System.nanoTime(),
+                  null));
           if (!a.ok()) {
             lossKnown(key, token, "renewal refused");
             lost = true;
@@ -130,8 +169,22 @@ final class Worker implements Runnable {
       try {
         LeaseClient.Answer a = held.release();
         history.record(
-            new Op(process, name, Op.Type.RELEASE, key, token, a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD, null,
-                null, false, null, null, a.databaseNow(), t, System.nanoTime(), null));
+            new Op(
+                process,
+                name,
+                Op.Type.RELEASE,
+                key,
+                token,
+                a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
+                null,
+                null,
+                false,
+                null,
+                null,
+                a.databaseNow(),
+                t,
+                System.nanoTime(),
+                null));
       } catch (RuntimeException e) {
         record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
       }
@@ -162,7 +215,8 @@ final class Worker implements Runnable {
   }
 
   private void lossKnown(LeaseKey key, FencingToken token, String why) {
-    record(Op.Type.LOSS_KNOWN, key, token, Op.Outcome.OK, null, null, false, System.nanoTime(), why);
+    record(
+        Op.Type.LOSS_KNOWN, key, token, Op.Outcome.OK, null, null, false, System.nanoTime(), why);
   }
 
   /**
@@ -171,18 +225,47 @@ final class Worker implements Runnable {
    */
   void recordReleaseOnClose() {
     for (java.util.Map.Entry<FencingToken, LeaseKey> e : unreleased.entrySet()) {
-      record(Op.Type.RELEASE, e.getValue(), e.getKey(), Op.Outcome.PENDING, null, null, false, System.nanoTime(),
+      record(
+          Op.Type.RELEASE,
+          e.getValue(),
+          e.getKey(),
+          Op.Outcome.PENDING,
+          null,
+          null,
+          false,
+          System.nanoTime(),
           "the store's close() releases it");
     }
     unreleased.clear();
   }
 
   private void record(
-      Op.Type type, LeaseKey key, FencingToken token, Op.Outcome outcome, String adapter, String writeId,
-      boolean inFlight, long invokeNanos, String detail) {
+      Op.Type type,
+      LeaseKey key,
+      FencingToken token,
+      Op.Outcome outcome,
+      String adapter,
+      String writeId,
+      boolean inFlight,
+      long invokeNanos,
+      String detail) {
     history.record(
-        new Op(process, name, type, key, token, outcome, adapter, writeId, inFlight, null, null, null, invokeNanos,
-            System.nanoTime(), detail));
+        new Op(
+            process,
+            name,
+            type,
+            key,
+            token,
+            outcome,
+            adapter,
+            writeId,
+            inFlight,
+            null,
+            null,
+            null,
+            invokeNanos,
+            System.nanoTime(),
+            detail));
   }
 
   private static void sleep(Duration d) {

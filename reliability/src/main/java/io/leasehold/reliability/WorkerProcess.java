@@ -38,13 +38,23 @@ final class WorkerProcess {
 
   /** Runs {@code workers} workers until {@code duration} has passed; blocks until they end. */
   static void run(
-      String jdbcUrl, Path dir, String process, int workers, long seed, Duration ttl, Duration duration,
-      int keyCount, boolean broken, Path historyFile) throws InterruptedException {
+      String jdbcUrl,
+      Path dir,
+      String process,
+      int workers,
+      long seed,
+      Duration ttl,
+      Duration duration,
+      int keyCount,
+      boolean broken,
+      Path historyFile)
+      throws InterruptedException {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < workers; i++) {
       names.add("w" + i);
     }
-    PauseSchedule pauses = new PauseSchedule(seed, names, duration.toMillis(), Math.max(ttl.toMillis() * 4, 3000));
+    PauseSchedule pauses =
+        new PauseSchedule(seed, names, duration.toMillis(), Math.max(ttl.toMillis() * 4, 3000));
     long stopAt = System.nanoTime() + duration.toNanos();
     try (HikariDataSource ds = pool(jdbcUrl, process, workers * 2 + 2);
         LeaseClient client = broken ? new BrokenClient(ds, ttl) : new RealClient(ds, ttl);
@@ -53,8 +63,18 @@ final class WorkerProcess {
       List<Thread> threads = new ArrayList<>();
       List<Worker> running = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
-        Worker w = new Worker(process, names.get(i), client, resources, keys(keyCount), seed * 31 + i, history, ttl,
-            stopAt, pauses);
+        Worker w =
+            new Worker(
+                process,
+                names.get(i),
+                client,
+                resources,
+                keys(keyCount),
+                seed * 31 + i,
+                history,
+                ttl,
+                stopAt,
+                pauses);
         running.add(w);
         Thread t = new Thread(w, "torture-" + process + "-" + names.get(i));
         t.start();

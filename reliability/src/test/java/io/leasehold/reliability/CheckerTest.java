@@ -28,42 +28,116 @@ class CheckerTest {
   }
 
   private Op acquire(String worker, long fence, long startMs, long ttlMs) {
-    return new Op("p", worker, Op.Type.ACQUIRE, KEY, token(fence), Op.Outcome.OK, null, null, false, at(startMs),
-        at(startMs + ttlMs), at(startMs), ++clock, ++clock, null);
+    return new Op(
+        "p",
+        worker,
+        Op.Type.ACQUIRE,
+        KEY,
+        token(fence),
+        Op.Outcome.OK,
+        null,
+        null,
+        false,
+        at(startMs),
+        at(startMs + ttlMs),
+        at(startMs),
+        ++clock,
+        ++clock,
+        null);
   }
 
   private Op renew(String worker, long fence, long nowMs, Long newExpiryMs, Op.Outcome outcome) {
-    return new Op("p", worker, Op.Type.RENEW, KEY, token(fence), outcome, null, null, false, null,
-        newExpiryMs == null ? null : at(newExpiryMs), outcome == Op.Outcome.ERROR ? null : at(nowMs), ++clock, ++clock,
+    return new Op(
+        "p",
+        worker,
+        Op.Type.RENEW,
+        KEY,
+        token(fence),
+        outcome,
+        null,
+        null,
+        false,
+        null,
+        newExpiryMs == null ? null : at(newExpiryMs),
+        outcome == Op.Outcome.ERROR ? null : at(nowMs),
+        ++clock,
+        ++clock,
         null);
   }
 
   private Op release(String worker, long fence, long nowMs) {
-    return new Op("p", worker, Op.Type.RELEASE, KEY, token(fence), Op.Outcome.OK, null, null, false, null, null,
-        at(nowMs), ++clock, ++clock, null);
+    return new Op(
+        "p",
+        worker,
+        Op.Type.RELEASE,
+        KEY,
+        token(fence),
+        Op.Outcome.OK,
+        null,
+        null,
+        false,
+        null,
+        null,
+        at(nowMs),
+        ++clock,
+        ++clock,
+        null);
   }
 
-  private Op write(String worker, long fence, String adapter, String id, Op.Outcome outcome, boolean inFlight) {
-    return new Op("p", worker, Op.Type.WRITE, KEY, token(fence), outcome, adapter, id, inFlight, null, null, null,
-        ++clock, ++clock, null);
+  private Op write(
+      String worker, long fence, String adapter, String id, Op.Outcome outcome, boolean inFlight) {
+    return new Op(
+        "p",
+        worker,
+        Op.Type.WRITE,
+        KEY,
+        token(fence),
+        outcome,
+        adapter,
+        id,
+        inFlight,
+        null,
+        null,
+        null,
+        ++clock,
+        ++clock,
+        null);
   }
 
   private Op lossKnown(String worker, long fence) {
-    return new Op("p", worker, Op.Type.LOSS_KNOWN, KEY, token(fence), Op.Outcome.OK, null, null, false, null, null,
-        null, ++clock, ++clock, "test");
+    return new Op(
+        "p",
+        worker,
+        Op.Type.LOSS_KNOWN,
+        KEY,
+        token(fence),
+        Op.Outcome.OK,
+        null,
+        null,
+        false,
+        null,
+        null,
+        null,
+        ++clock,
+        ++clock,
+        "test");
   }
 
   /** Resource logs consistent with the given admissions (jdbc ids, file tokens). */
-  private static TortureResources.Logs logs(List<TortureResources.Admitted> jdbc, List<TortureResources.Admitted> file) {
+  private static TortureResources.Logs logs(
+      List<TortureResources.Admitted> jdbc, List<TortureResources.Admitted> file) {
     Map<String, Map<LeaseKey, List<TortureResources.Admitted>>> admitted = new HashMap<>();
     admitted.put("jdbc", Map.of(KEY, jdbc));
     admitted.put("file", Map.of(KEY, file));
     admitted.put("tool", Map.of());
     Set<String> ids = new java.util.HashSet<>();
     jdbc.forEach(a -> ids.add(a.id()));
-    Map<LeaseKey, FencingToken> fileWriter = file.isEmpty() ? Map.of() : Map.of(KEY, file.get(file.size() - 1).token());
-    Map<LeaseKey, String> value = jdbc.isEmpty() ? Map.of() : Map.of(KEY, jdbc.get(jdbc.size() - 1).id());
-    return new TortureResources.Logs(admitted, Map.of("jdbc", ids, "tool", Set.of()), fileWriter, value);
+    Map<LeaseKey, FencingToken> fileWriter =
+        file.isEmpty() ? Map.of() : Map.of(KEY, file.get(file.size() - 1).token());
+    Map<LeaseKey, String> value =
+        jdbc.isEmpty() ? Map.of() : Map.of(KEY, jdbc.get(jdbc.size() - 1).id());
+    return new TortureResources.Logs(
+        admitted, Map.of("jdbc", ids, "tool", Set.of()), fileWriter, value);
   }
 
   private static TortureResources.Logs noResources() {
@@ -88,13 +162,19 @@ class CheckerTest {
             write("b", 2, "jdbc", "x2", Op.Outcome.OK, false),
             write("a", 1, "jdbc", "x3", Op.Outcome.STALE, true));
     List<TortureResources.Admitted> jdbc =
-        List.of(new TortureResources.Admitted(token(1), "x1"), new TortureResources.Admitted(token(2), "x2"));
+        List.of(
+            new TortureResources.Admitted(token(1), "x1"),
+            new TortureResources.Admitted(token(2), "x2"));
     assertThat(Checker.check(h, logs(jdbc, List.of()))).isEmpty();
   }
 
   @Test
   void overlappingLeasesAreC1() {
-    List<Op> h = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 800, 1800L, Op.Outcome.OK), acquire("b", 2, 1200, 1000));
+    List<Op> h =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            renew("a", 1, 800, 1800L, Op.Outcome.OK),
+            acquire("b", 2, 1200, 1000));
     List<Checker.Violation> v = Checker.check(h, noResources());
     assertThat(rules(v)).containsExactly("C1");
     assertThat(v.get(0).context()).hasSizeGreaterThanOrEqualTo(3);
@@ -105,39 +185,66 @@ class CheckerTest {
   void anUnconfirmedRenewalNeverCausesAFalseReport() {
     // a's renewal failed with an unknown outcome; b acquiring after a's confirmed expiry is fine.
     List<Op> h =
-        List.of(acquire("a", 1, 0, 1000), renew("a", 1, 0, null, Op.Outcome.ERROR), acquire("b", 2, 1000, 1000));
+        List.of(
+            acquire("a", 1, 0, 1000),
+            renew("a", 1, 0, null, Op.Outcome.ERROR),
+            acquire("b", 2, 1000, 1000));
     assertThat(Checker.check(h, noResources())).isEmpty();
   }
 
   /**
    * Regression: the long run's first false report. A worker JVM was killed after sending its
-   * release and before recording the answer; the next run's acquire was then flagged as an
-   * overlap. A release that was sent but never answered ends the lease no earlier than the run's
-   * last confirmed answer.
+   * release and before recording the answer; the next run's acquire was then flagged as an overlap.
+   * A release that was sent but never answered ends the lease no earlier than the run's last
+   * confirmed answer.
    */
   @Test
   void aReleaseKilledBeforeItsAnswerWasRecordedIsNoOverlap() {
     Op pending =
-        new Op("p", "a", Op.Type.RELEASE, KEY, token(1), Op.Outcome.PENDING, null, null, false, null, null, null,
-            ++clock, ++clock, null);
-    List<Op> h = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 100, 1100L, Op.Outcome.OK), pending,
-        acquire("b", 2, 150, 1000));
+        new Op(
+            "p",
+            "a",
+            Op.Type.RELEASE,
+            KEY,
+            token(1),
+            Op.Outcome.PENDING,
+            null,
+            null,
+            false,
+            null,
+            null,
+            null,
+            ++clock,
+            ++clock,
+            null);
+    List<Op> h =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            renew("a", 1, 100, 1100L, Op.Outcome.OK),
+            pending,
+            acquire("b", 2, 150, 1000));
     assertThat(Checker.check(h, noResources())).isEmpty();
     // Before the acquire of b, the run's last confirmed answer: still an overlap.
-    List<Op> early = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 100, 1100L, Op.Outcome.OK), pending,
-        acquire("b", 2, 50, 1000));
+    List<Op> early =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            renew("a", 1, 100, 1100L, Op.Outcome.OK),
+            pending,
+            acquire("b", 2, 50, 1000));
     assertThat(rules(Checker.check(early, noResources()))).containsExactly("C1");
   }
 
   @Test
   void aLowerFenceAfterAHigherOneIsC3() {
-    List<Op> h = List.of(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000));
+    List<Op> h =
+        List.of(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000));
     assertThat(rules(Checker.check(h, noResources()))).containsExactly("C3");
   }
 
   @Test
   void aRenewalOrReleaseAfterExpiryIsC4() {
-    List<Op> renewLate = List.of(acquire("a", 1, 0, 1000), renew("a", 1, 1500, 2500L, Op.Outcome.OK));
+    List<Op> renewLate =
+        List.of(acquire("a", 1, 0, 1000), renew("a", 1, 1500, 2500L, Op.Outcome.OK));
     assertThat(rules(Checker.check(renewLate, noResources()))).containsExactly("C4");
     List<Op> releaseLate = List.of(acquire("a", 1, 0, 1000), release("a", 1, 1200));
     assertThat(rules(Checker.check(releaseLate, noResources()))).containsExactly("C4");
@@ -163,9 +270,12 @@ class CheckerTest {
 
   @Test
   void aResourceAdmittingALowerFenceIsC9() {
-    List<Op> h = List.of(acquire("a", 1, 0, 1000), release("a", 1, 100), acquire("b", 2, 200, 1000));
+    List<Op> h =
+        List.of(acquire("a", 1, 0, 1000), release("a", 1, 100), acquire("b", 2, 200, 1000));
     List<TortureResources.Admitted> jdbc =
-        List.of(new TortureResources.Admitted(token(2), "x2"), new TortureResources.Admitted(token(1), "x1"));
+        List.of(
+            new TortureResources.Admitted(token(2), "x2"),
+            new TortureResources.Admitted(token(1), "x1"));
     assertThat(rules(Checker.check(h, logs(jdbc, List.of())))).contains("C9");
   }
 
@@ -175,22 +285,41 @@ class CheckerTest {
     List<TortureResources.Admitted> jdbc = List.of(new TortureResources.Admitted(token(1), "x1"));
     TortureResources.Logs good = logs(jdbc, List.of());
     TortureResources.Logs bad =
-        new TortureResources.Logs(good.admitted(), good.acknowledgedIds(), good.finalFileWriter(), Map.of(KEY, "other"));
+        new TortureResources.Logs(
+            good.admitted(), good.acknowledgedIds(), good.finalFileWriter(), Map.of(KEY, "other"));
     assertThat(rules(Checker.check(h, bad))).containsExactly("C10");
   }
 
   @Test
   void anAcknowledgedWriteMissingFromTheResourceIsC10() {
-    List<Op> h = List.of(acquire("a", 1, 0, 1000), write("a", 1, "jdbc", "lost-write", Op.Outcome.OK, false),
-        write("a", 1, "file", "f1", Op.Outcome.OK, false));
+    List<Op> h =
+        List.of(
+            acquire("a", 1, 0, 1000),
+            write("a", 1, "jdbc", "lost-write", Op.Outcome.OK, false),
+            write("a", 1, "file", "f1", Op.Outcome.OK, false));
     List<Checker.Violation> v = Checker.check(h, noResources());
     assertThat(rules(v)).containsExactlyInAnyOrder("C10", "C10");
   }
 
   @Test
   void aKeyThatStaysBlockedAfterTheFaultsIsALivenessFailure() {
-    Op stuck = new Op("injector", "liveness", Op.Type.LIVENESS, KEY, null, Op.Outcome.ERROR, null, null, false, null,
-        null, null, 1, 2, "not acquired");
+    Op stuck =
+        new Op(
+            "injector",
+            "liveness",
+            Op.Type.LIVENESS,
+            KEY,
+            null,
+            Op.Outcome.ERROR,
+            null,
+            null,
+            false,
+            null,
+            null,
+            null,
+            1,
+            2,
+            "not acquired");
     assertThat(rules(Checker.check(List.of(stuck), noResources()))).containsExactly("liveness");
   }
 

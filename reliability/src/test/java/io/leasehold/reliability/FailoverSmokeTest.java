@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * CI's failover smoke on a real Patroni cluster with a synchronous standby (three PostgreSQL 15
- * nodes and etcd on loopback): the store's safety report, the library across one failover, and
- * the torture workload with its checker across another. Needs root and reliability/ha/install.sh,
- * which the build runs; -Dleasehold.skipHaTest skips this class, and only it, loudly.
+ * nodes and etcd on loopback): the store's safety report, the library across one failover, and the
+ * torture workload with its checker across another. Needs root and reliability/ha/install.sh, which
+ * the build runs; -Dleasehold.skipHaTest skips this class, and only it, loudly.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -67,13 +67,17 @@ class FailoverSmokeTest {
                 .renewInterval(Duration.ofMillis(500))
                 .build()) {
       LeaseSchema.defaults().apply(ds);
-      Lease kept = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("ha", "kept"), "ha")).lease().keepAlive();
+      Lease kept =
+          ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("ha", "kept"), "ha"))
+              .lease()
+              .keepAlive();
       long before = kept.fence();
 
       String killed = cluster.killLeader();
       // C6: the renewal that meets no primary fails, and the lease is lost, never kept silently.
       LeaseLoss loss = kept.whenLost().get(60, TimeUnit.SECONDS);
-      assertThat(loss.reason()).isIn(LeaseLoss.Reason.RENEWAL_FAILED, LeaseLoss.Reason.DEADLINE_PASSED);
+      assertThat(loss.reason())
+          .isIn(LeaseLoss.Reason.RENEWAL_FAILED, LeaseLoss.Reason.DEADLINE_PASSED);
 
       // The pool and the store recover on the promoted standby: a new run gets a higher fence,
       // and its renewals succeed.
@@ -85,7 +89,8 @@ class FailoverSmokeTest {
             .as("no acquire succeeded after the failover; last error: %s", lastError)
             .isLessThan(deadline);
         try {
-          if (store.tryAcquire(LeaseKey.of("ha", "after"), "ha") instanceof AcquireResult.Acquired a) {
+          if (store.tryAcquire(LeaseKey.of("ha", "after"), "ha")
+              instanceof AcquireResult.Acquired a) {
             next = a.lease();
           }
         } catch (RuntimeException e) {
@@ -97,7 +102,8 @@ class FailoverSmokeTest {
       assertThat(next.fence()).isGreaterThan(before);
       next.keepAlive();
       long renewDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (store.keeperLag().orElseThrow().compareTo(Duration.ofMillis(400)) > 0 || next.isLost()) {
+      while (store.keeperLag().orElseThrow().compareTo(Duration.ofMillis(400)) > 0
+          || next.isLost()) {
         assertThat(next.isLost()).as("the new run's lease was lost").isFalse();
         assertThat(System.nanoTime()).as("renewals did not resume").isLessThan(renewDeadline);
         Thread.sleep(50);
@@ -115,16 +121,21 @@ class FailoverSmokeTest {
   void theTortureWorkloadKeepsEveryGuaranteeAcrossAFailover() {
     FailoverRun.Report r =
         FailoverRun.run(
-            cluster, 1, Duration.ofSeconds(20),
-            TortureConfig.parse("seed=20261202", "faults=pause,kill,conn,lock", "ttl=2s"), System.out);
+            cluster,
+            1,
+            Duration.ofSeconds(20),
+            TortureConfig.parse("seed=20261202", "faults=pause,kill,conn,lock", "ttl=2s"),
+            System.out);
     assertThat(r.torture().violations()).as("violations").isEmpty();
     assertThat(r.acknowledgedWrites()).isPositive();
     assertThat(r.lostWrites()).as("acknowledged writes missing after the failover").isZero();
     assertThat(r.failovers()).isEqualTo(1);
     assertThat(r.unavailableMillis()).hasSize(1);
-    assertThat(r.sequenceJumps()).allSatisfy(j -> assertThat(j).as("the fence sequence went back").isNotNegative());
+    assertThat(r.sequenceJumps())
+        .allSatisfy(j -> assertThat(j).as("the fence sequence went back").isNotNegative());
     assertThat(r.torture().counts().getOrDefault("ACQUIRE OK", 0)).isGreaterThan(10);
     assertThat(r.torture().counts().getOrDefault("WRITE OK", 0)).isGreaterThan(20);
-    assertThat(r.torture().counts().getOrDefault("LIVENESS OK", 0)).isEqualTo(r.torture().config().keys());
+    assertThat(r.torture().counts().getOrDefault("LIVENESS OK", 0))
+        .isEqualTo(r.torture().config().keys());
   }
 }

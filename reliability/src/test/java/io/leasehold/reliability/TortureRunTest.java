@@ -17,20 +17,32 @@ import org.junit.jupiter.api.Test;
 class TortureRunTest {
   private static TortureRun.Report run(TortureConfig config) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    TortureRun.Report report = TortureRun.run(config, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    TortureRun.Report report =
+        TortureRun.run(config, new PrintStream(bytes, true, StandardCharsets.UTF_8));
     System.out.println(bytes.toString(StandardCharsets.UTF_8));
     return report;
   }
 
   private static TortureConfig ci(long seed, boolean broken) {
     TortureConfig c = TortureConfig.ci(seed);
-    return new TortureConfig(seed, Duration.ofSeconds(25), c.threads(), c.processes(), c.workersPerProcess(), c.keys(),
-        c.ttl(), c.faults(), broken, Optional.empty());
+    return new TortureConfig(
+        seed,
+        Duration.ofSeconds(25),
+        c.threads(),
+        c.processes(),
+        c.workersPerProcess(),
+        c.keys(),
+        c.ttl(),
+        c.faults(),
+        broken,
+        Optional.empty());
   }
 
   private static void assertClean(TortureRun.Report r) {
     assertThat(r.violations()).as("violations with seed %d", r.config().seed()).isEmpty();
-    assertThat(r.faults().keySet()).as("fault kinds injected").containsAll(Set.of("pause", "kill", "conn", "lock", "restart"));
+    assertThat(r.faults().keySet())
+        .as("fault kinds injected")
+        .containsAll(Set.of("pause", "kill", "conn", "lock", "restart"));
     assertThat(r.counts().getOrDefault("ACQUIRE OK", 0)).isGreaterThan(20);
     assertThat(r.counts().getOrDefault("WRITE OK", 0)).isGreaterThan(50);
     assertThat(r.counts().getOrDefault("LIVENESS OK", 0)).isEqualTo(r.config().keys());

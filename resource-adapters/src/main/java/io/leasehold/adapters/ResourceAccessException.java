@@ -3,8 +3,8 @@ package io.leasehold.adapters;
 import io.leasehold.fencing.LeaseholdException;
 
 /**
- * A resource could not be read or written (an I/O or database failure). The resource is left in
- * its state before the operation or, for a file store, possibly with the operation complete but
+ * A resource could not be read or written (an I/O or database failure). The resource is left in its
+ * state before the operation or, for a file store, possibly with the operation complete but
  * unacknowledged; never torn. Retrying may help if the cause is transient.
  */
 public class ResourceAccessException extends LeaseholdException {

@@ -17,16 +17,16 @@ import io.leasehold.testkit.GuardHarness;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The published guard contract ({@code leasehold-guard-testkit}), plus what needs a lease
- * database: the online verification mode (CONTRACT C15). Each adapter's test class extends it.
+ * The published guard contract ({@code leasehold-guard-testkit}), plus what needs a lease database:
+ * the online verification mode (CONTRACT C15). Each adapter's test class extends it.
  */
 public abstract class FencedResourceContract extends FenceGuardContract {
   /** A lease database for the online verification mode (adapters may use their own instead). */

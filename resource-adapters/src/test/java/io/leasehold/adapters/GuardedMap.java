@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A map written only through an in-memory guard: the resource the in-memory guard's contract
- * tests guard. Its state lives as long as the process, so "reopening" it hands back the same map.
- * A subclass may do something before each write and reset ({@link #beforeOperation()}).
+ * A map written only through an in-memory guard: the resource the in-memory guard's contract tests
+ * guard. Its state lives as long as the process, so "reopening" it hands back the same map. A
+ * subclass may do something before each write and reset ({@link #beforeOperation()}).
  */
 class GuardedMap implements GuardHarness {
   private final InMemoryFenceGuard guard;

@@ -3,11 +3,11 @@ package io.leasehold.adapters;
 import io.leasehold.adapters.file.FileHarness;
 import io.leasehold.adapters.jdbc.RegisterHarness;
 import io.leasehold.adapters.tool.ToolHarness;
+import io.leasehold.testing.TestDatabase;
 import io.leasehold.testkit.GuardHarness;
 import io.leasehold.testkit.GuardHarnessFactory;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
-import io.leasehold.testing.TestDatabase;
 import javax.sql.DataSource;
 
 /** How a child JVM opens each adapter on shared storage (CrossProcessGuardContract). */

@@ -1,10 +1,10 @@
 package io.leasehold.adapters;
 
-import io.leasehold.testkit.GuardHarness;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testkit.GuardHarness;
 import java.util.Set;
 
 /**
@@ -12,11 +12,13 @@ import java.util.Set;
  * GuardedMap}).
  */
 class InMemoryGuardContractTest extends FencedResourceContract
-    implements io.leasehold.testkit.ThrownErrorContract, io.leasehold.testkit.AccountIsolationContract {
+    implements io.leasehold.testkit.ThrownErrorContract,
+        io.leasehold.testkit.AccountIsolationContract {
   /** The smallest memory that still holds a few keys: the flood of 300 overflows it (issue 27). */
   @Override
   public GuardHarness isolationHarness() {
-    InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(50).build();
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(50).build();
     return new GuardedMap(guard);
   }
 
@@ -26,16 +28,27 @@ class InMemoryGuardContractTest extends FencedResourceContract
   }
 
   @Override
-  public void writeThrowing(GuardHarness harness, LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
-    ((GuardedMap) harness).guard().runFenced(token, () -> {
-      throw Sneaky.raise(thrown);
-    });
+  public void writeThrowing(
+      GuardHarness harness,
+      LeaseKey key,
+      io.leasehold.fencing.FencingToken token,
+      Throwable thrown) {
+    ((GuardedMap) harness)
+        .guard()
+        .runFenced(
+            token,
+            () -> {
+              throw Sneaky.raise(thrown);
+            });
   }
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
     InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(verifier).adminPolicy(AdminPolicy.operators(Set.of("ops"))).build();
+        InMemoryFenceGuard.builder()
+            .verifier(verifier)
+            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
+            .build();
     return new GuardedMap(guard);
   }
 }

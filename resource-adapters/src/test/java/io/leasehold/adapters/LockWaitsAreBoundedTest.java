@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 27, finding 5 (CONTRACT C21): a file store write or a tool journal call waited without
  * limit while another process held the resource's lock file (still blocked after 8 s). Now each
- * wait ends at its timeout with an error that names the lock file and the holder's pid, and
- * nothing changed. A real second JVM holds the lock, as a stuck peer would.
+ * wait ends at its timeout with an error that names the lock file and the holder's pid, and nothing
+ * changed. A real second JVM holds the lock, as a stuck peer would.
  */
 @Timeout(60)
 class LockWaitsAreBoundedTest {
@@ -42,12 +42,19 @@ class LockWaitsAreBoundedTest {
             .verifier(TokenVerifier.trustEveryWriter())
             .lockTimeout(Duration.ofMillis(300))
             .open();
-    store.write(new FencingToken(key, 1, UUID.randomUUID()), "a.txt", "one".getBytes(StandardCharsets.UTF_8));
+    store.write(
+        new FencingToken(key, 1, UUID.randomUUID()),
+        "a.txt",
+        "one".getBytes(StandardCharsets.UTF_8));
     Path lockFile = root.toRealPath().resolve(FencedFileStore.META_DIR).resolve("lock");
     try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, lockFile.toString())) {
       String pid = holder.awaitLine("LOCKED ", 30).substring("LOCKED ".length());
       assertThatThrownBy(
-              () -> store.write(new FencingToken(key, 2, UUID.randomUUID()), "a.txt", "two".getBytes(StandardCharsets.UTF_8)))
+              () ->
+                  store.write(
+                      new FencingToken(key, 2, UUID.randomUUID()),
+                      "a.txt",
+                      "two".getBytes(StandardCharsets.UTF_8)))
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining(lockFile.toString())
           .hasMessageContaining("process " + pid)
@@ -55,13 +62,18 @@ class LockWaitsAreBoundedTest {
       holder.kill();
     }
     assertThat(store.highWaterMark(key)).hasValue(1);
-    assertThat(store.read("a.txt").orElseThrow().content()).isEqualTo("one".getBytes(StandardCharsets.UTF_8));
-    store.write(new FencingToken(key, 2, UUID.randomUUID()), "a.txt", "two".getBytes(StandardCharsets.UTF_8));
+    assertThat(store.read("a.txt").orElseThrow().content())
+        .isEqualTo("one".getBytes(StandardCharsets.UTF_8));
+    store.write(
+        new FencingToken(key, 2, UUID.randomUUID()),
+        "a.txt",
+        "two".getBytes(StandardCharsets.UTF_8));
     assertThat(store.highWaterMark(key)).hasValue(2);
   }
 
   @Test
-  void aToolJournalCallWaitsAtMostItsLockTimeoutAndTheToolDoesNotRun(@TempDir Path dir) throws Exception {
+  void aToolJournalCallWaitsAtMostItsLockTimeoutAndTheToolDoesNotRun(@TempDir Path dir)
+      throws Exception {
     Path journalFile = dir.toRealPath().resolve("tools.jsonl");
     AtomicInteger ran = new AtomicInteger();
     FencedTool tool =
@@ -80,14 +92,20 @@ class LockWaitsAreBoundedTest {
     Path lockFile = journalFile.resolveSibling("tools.jsonl.lock");
     try (ChildJvm holder = ChildJvm.start(LockHolderMain.class, lockFile.toString())) {
       String pid = holder.awaitLine("LOCKED ", 30).substring("LOCKED ".length());
-      assertThatThrownBy(() -> tools.call(new FencingToken(key, 1, UUID.randomUUID()), "send", JsonNodeFactory.instance.objectNode()))
+      assertThatThrownBy(
+              () ->
+                  tools.call(
+                      new FencingToken(key, 1, UUID.randomUUID()),
+                      "send",
+                      JsonNodeFactory.instance.objectNode()))
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining(lockFile.toString())
           .hasMessageContaining("process " + pid);
       holder.kill();
     }
     assertThat(ran).hasValue(0);
-    tools.call(new FencingToken(key, 1, UUID.randomUUID()), "send", JsonNodeFactory.instance.objectNode());
+    tools.call(
+        new FencingToken(key, 1, UUID.randomUUID()), "send", JsonNodeFactory.instance.objectNode());
     assertThat(ran).hasValue(1);
   }
 
@@ -95,7 +113,8 @@ class LockWaitsAreBoundedTest {
   void absurdLockTimeoutsAreRefused(@TempDir Path root) {
     assertThatThrownBy(() -> FencedFileStore.builder(root).lockTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FileToolJournal.open(root.resolve("j"), Clock.systemUTC(), Duration.ofDays(2)))
+    assertThatThrownBy(
+            () -> FileToolJournal.open(root.resolve("j"), Clock.systemUTC(), Duration.ofDays(2)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

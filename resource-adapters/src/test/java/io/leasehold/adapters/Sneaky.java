@@ -1,6 +1,8 @@
 package io.leasehold.adapters;
 
-/** Throws any throwable, checked ones included, without declaring it: what misbehaving code does. */
+/**
+ * Throws any throwable, checked ones included, without declaring it: what misbehaving code does.
+ */
 public final class Sneaky {
   private Sneaky() {}
 

@@ -1,11 +1,11 @@
 package io.leasehold.adapters;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.PathScope;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT C16 for the state files the file store and the tool journal open under their lock.
- * What broke: a named pipe in place of one of them (a mark, the lock file, the audit log, the
- * journal or its marks) made the next operation block forever in open(2), holding the lock that
- * every thread and process of the resource waits for. Each is now refused, naming the repair, and the
- * resource is untouched.
+ * CONTRACT C16 for the state files the file store and the tool journal open under their lock. What
+ * broke: a named pipe in place of one of them (a mark, the lock file, the audit log, the journal or
+ * its marks) made the next operation block forever in open(2), holding the lock that every thread
+ * and process of the resource waits for. Each is now refused, naming the repair, and the resource
+ * is untouched.
  */
 class SpecialStateFilesTest {
   private static final LeaseKey KEY = LeaseKey.of("acct", "chat-1");
@@ -71,7 +71,11 @@ class SpecialStateFilesTest {
   }
 
   private static FencedFileStore store(Path root) {
-    return FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).auditLog(true).open();
+    return FencedFileStore.builder(root)
+        .verifier(TokenVerifier.trustEveryWriter())
+        .pathScope(PathScope.anyPath())
+        .auditLog(true)
+        .open();
   }
 
   @Test
@@ -118,14 +122,18 @@ class SpecialStateFilesTest {
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journal))
-            .tool(FencedTool.of("count", a -> JsonNodeFactory.instance.numberNode(runs.incrementAndGet())))
+            .tool(
+                FencedTool.of(
+                    "count", a -> JsonNodeFactory.instance.numberNode(runs.incrementAndGet())))
             .build();
     tools.call(token(3), "count", JsonNodeFactory.instance.objectNode());
     Path mark = journal.resolveSibling("tools.jsonl.marks.d/marks/" + FileMarkStore.fileName(KEY));
     for (Path fifo : new Path[] {mark, journal}) {
       Path saved = Files.move(fifo, fifo.resolveSibling(fifo.getFileName() + ".saved"));
       mkfifo(fifo);
-      assertThat(refusal(fifo, () -> tools.call(token(4), "count", JsonNodeFactory.instance.objectNode())))
+      assertThat(
+              refusal(
+                  fifo, () -> tools.call(token(4), "count", JsonNodeFactory.instance.objectNode())))
           .as(fifo.getFileName().toString())
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining("not a regular file");

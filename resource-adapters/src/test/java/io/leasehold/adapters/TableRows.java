@@ -13,17 +13,20 @@ public final class TableRows {
   private TableRows() {}
 
   public static long total(DataSource ds) {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
       List<String> tables = new ArrayList<>();
       try (ResultSet rs =
-          st.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")) {
+          st.executeQuery(
+              "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")) {
         while (rs.next()) {
           tables.add(rs.getString(1));
         }
       }
       long rows = 0;
       for (String t : tables) {
-        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM public.\"" + t.replace("\"", "\"\"") + "\"")) {
+        try (ResultSet rs =
+            st.executeQuery("SELECT count(*) FROM public.\"" + t.replace("\"", "\"\"") + "\"")) {
           rs.next();
           rows += rs.getLong(1);
         }
@@ -38,7 +41,8 @@ public final class TableRows {
    * A transaction on another connection that holds {@code sql}'s row lock until closed: a stuck
    * peer.
    */
-  public static AutoCloseable holdRowLock(DataSource ds, String sql, String... params) throws SQLException {
+  public static AutoCloseable holdRowLock(DataSource ds, String sql, String... params)
+      throws SQLException {
     Connection c = ds.getConnection();
     try {
       c.setAutoCommit(false);

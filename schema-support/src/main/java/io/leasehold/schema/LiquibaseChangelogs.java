@@ -25,8 +25,8 @@ import liquibase.ui.LoggerUIService;
 
 /**
  * The one way Leasehold's schema classes ({@code LeaseSchema}, {@code HighWaterSchema}, {@code
- * ToolJournalSchema}) apply their Liquibase changelogs. Support for them, not an API: it may
- * change in any release. Its module brings {@code liquibase-core} 4.x.
+ * ToolJournalSchema}) apply their Liquibase changelogs. Support for them, not an API: it may change
+ * in any release. Its module brings {@code liquibase-core} 4.x.
  *
  * <p>Quiet by default: Liquibase's own messages (about 125 lines per apply) go to the {@code
  * java.util.logging} logger {@value #LOGGER} at level {@code FINE}, warnings and errors at their
@@ -74,7 +74,8 @@ public final class LiquibaseChangelogs {
               Scope.Attr.resourceAccessor.name(), new ClassLoaderResourceAccessor(loader)),
           () -> {
             Database database =
-                DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
+                DatabaseFactory.getInstance()
+                    .findCorrectDatabaseImplementation(new JdbcConnection(connection));
             database.setDatabaseChangeLogTableName(historyTable);
             database.setDatabaseChangeLogLockTableName(historyTable + "_lock");
             ChangeLogParameters params = new ChangeLogParameters(database);
@@ -83,7 +84,8 @@ public final class LiquibaseChangelogs {
                 .addArgumentValue(UpdateCommandStep.CHANGELOG_FILE_ARG, changelog)
                 .addArgumentValue(DbUrlConnectionArgumentsCommandStep.DATABASE_ARG, database)
                 .addArgumentValue(DatabaseChangelogCommandStep.CHANGELOG_PARAMETERS, params)
-                .addArgumentValue(ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
+                .addArgumentValue(
+                    ShowSummaryArgument.SHOW_SUMMARY_OUTPUT, UpdateSummaryOutputEnum.LOG)
                 .execute();
           });
     } catch (Exception e) {
@@ -94,8 +96,8 @@ public final class LiquibaseChangelogs {
   private static final LogService QUIET = new QuietLogService();
 
   /**
-   * Liquibase's messages below WARNING, at FINE on {@link #LOGGER}. (Liquibase's interface takes
-   * a raw {@code Class}, and its loggers are {@code AutoCloseable} with a broad {@code close()}.)
+   * Liquibase's messages below WARNING, at FINE on {@link #LOGGER}. (Liquibase's interface takes a
+   * raw {@code Class}, and its loggers are {@code AutoCloseable} with a broad {@code close()}.)
    */
   @SuppressWarnings({"rawtypes", "try"})
   private static final class QuietLogService extends AbstractLogService {

@@ -20,11 +20,16 @@ import javax.sql.DataSource;
 public final class PostgresServer {
   /** Environment variable with a JDBC URL of an external server (any database on it). */
   public static final String URL_ENV = "LEASEHOLD_TEST_JDBC_URL";
+
   /** Environment variable with the user for {@link #URL_ENV}. */
   public static final String USER_ENV = "LEASEHOLD_TEST_JDBC_USER";
+
   /** Environment variable with the password for {@link #URL_ENV}. */
   public static final String PASSWORD_ENV = "LEASEHOLD_TEST_JDBC_PASSWORD";
-  /** System property choosing the server kind: {@code embedded} (default) or {@code testcontainers}. */
+
+  /**
+   * System property choosing the server kind: {@code embedded} (default) or {@code testcontainers}.
+   */
   public static final String KIND_PROPERTY = "leasehold.test.db";
 
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
@@ -150,10 +155,10 @@ public final class PostgresServer {
   /**
    * Creates a fresh, empty database, or a copy of a template prepared once per JVM.
    *
-   * @param templateName null for an empty database, else a name (lower-case identifier) under
-   *     which {@code initializer} prepares a template the first time it is asked for
-   * @param initializer applies the schema to the template's data source; ignored when the
-   *     template already exists
+   * @param templateName null for an empty database, else a name (lower-case identifier) under which
+   *     {@code initializer} prepares a template the first time it is asked for
+   * @param initializer applies the schema to the template's data source; ignored when the template
+   *     already exists
    * @return the new database; close it to drop it
    */
   public TestDatabase createDatabase(String templateName, Consumer<DataSource> initializer) {

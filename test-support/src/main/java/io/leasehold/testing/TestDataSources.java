@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
-/** Data sources with one behaviour changed, for tests of what a store or a framework does with them. */
+/**
+ * Data sources with one behaviour changed, for tests of what a store or a framework does with them.
+ */
 public final class TestDataSources {
   private TestDataSources() {}
 
@@ -46,16 +48,17 @@ public final class TestDataSources {
   }
 
   /**
-   * A data source whose connections refuse to prepare a statement containing {@code marker}
-   * while {@code failing} says so (SQLState 08006, as a connection that broke), and pass
-   * everything else to {@code dataSource}: one step of an operation fails and the others run.
+   * A data source whose connections refuse to prepare a statement containing {@code marker} while
+   * {@code failing} says so (SQLState 08006, as a connection that broke), and pass everything else
+   * to {@code dataSource}: one step of an operation fails and the others run.
    *
    * @param dataSource the real data source
    * @param marker text of the statements to fail
    * @param failing whether to fail them now
    * @return the data source
    */
-  public static DataSource failingStatements(DataSource dataSource, String marker, BooleanSupplier failing) {
+  public static DataSource failingStatements(
+      DataSource dataSource, String marker, BooleanSupplier failing) {
     if (dataSource == null || marker == null || failing == null) {
       throw new IllegalArgumentException("dataSource, marker and failing must not be null");
     }
@@ -65,11 +68,14 @@ public final class TestDataSources {
             new Class<?>[] {DataSource.class},
             (proxy, method, args) -> {
               Object result = forward(method, dataSource, args);
-              return result instanceof Connection c ? failingConnection(c, marker, failing) : result;
+              return result instanceof Connection c
+                  ? failingConnection(c, marker, failing)
+                  : result;
             });
   }
 
-  private static Connection failingConnection(Connection connection, String marker, BooleanSupplier failing) {
+  private static Connection failingConnection(
+      Connection connection, String marker, BooleanSupplier failing) {
     return (Connection)
         Proxy.newProxyInstance(
             Connection.class.getClassLoader(),
@@ -80,13 +86,15 @@ public final class TestDataSources {
                   && args[0] instanceof String sql
                   && sql.contains(marker)
                   && failing.getAsBoolean()) {
-                throw new SQLException("test: the connection broke before '" + marker + "'", "08006");
+                throw new SQLException(
+                    "test: the connection broke before '" + marker + "'", "08006");
               }
               return forward(method, connection, args);
             });
   }
 
-  private static Object forward(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+  private static Object forward(java.lang.reflect.Method method, Object target, Object[] args)
+      throws Throwable {
     try {
       return method.invoke(target, args);
     } catch (InvocationTargetException e) {

@@ -103,8 +103,8 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /**
-   * A new unpooled connection, for tests that need a connection of their own (to hold a lock, to
-   * be terminated).
+   * A new unpooled connection, for tests that need a connection of their own (to hold a lock, to be
+   * terminated).
    *
    * @return the connection; the caller closes it
    * @throws SQLException if the database cannot be reached
@@ -128,8 +128,8 @@ public final class TestDatabase implements AutoCloseable {
   }
 
   /**
-   * Runs one query in its own connection and returns its rows, each a list of the column values
-   * as the driver gives them.
+   * Runs one query in its own connection and returns its rows, each a list of the column values as
+   * the driver gives them.
    *
    * @param sql the query
    * @return the rows

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *     TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
  * }</pre>
  *
- * <p>With a template, the schema is applied once per JVM to a template database and each class
- * gets a copy ({@code CREATE DATABASE ... TEMPLATE}), which is much faster than migrating anew.
+ * <p>With a template, the schema is applied once per JVM to a template database and each class gets
+ * a copy ({@code CREATE DATABASE ... TEMPLATE}), which is much faster than migrating anew.
  */
 public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllCallback {
   private final String templateName;

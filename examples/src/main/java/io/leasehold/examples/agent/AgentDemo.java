@@ -48,7 +48,9 @@ import java.util.logging.Logger;
  *
  * <p>Exits with 1 if a call of the superseded run reached the world.
  *
- * <pre>mvn -q -pl examples -am -DskipTests -Pdemo verify -Ddemo.main=io.leasehold.examples.agent.AgentDemo</pre>
+ * <pre>
+ * mvn -q -pl examples -am -DskipTests -Pdemo verify -Ddemo.main=io.leasehold.examples.agent.AgentDemo
+ * </pre>
  */
 public final class AgentDemo {
   private static final Logger LIQUIBASE = Logger.getLogger("liquibase");
@@ -87,7 +89,9 @@ public final class AgentDemo {
    */
   public static void main(String[] args) {
     Optional<DemoOptions> parsed =
-        DemoOptions.fromCommandLine(args, "Agent demo: a LangChain4j agent on two devices, the superseded run's tools refused.");
+        DemoOptions.fromCommandLine(
+            args,
+            "Agent demo: a LangChain4j agent on two devices, the superseded run's tools refused.");
     if (parsed.isEmpty()) {
       return;
     }
@@ -106,13 +110,14 @@ public final class AgentDemo {
   }
 
   /**
-   * Runs the demo; with {@code fenced} false the tools are given to LangChain4j undecorated, as
-   * an application without Leasehold would, so the verdict shows what the fence prevents.
+   * Runs the demo; with {@code fenced} false the tools are given to LangChain4j undecorated, as an
+   * application without Leasehold would, so the verdict shows what the fence prevents.
    */
   static Verdict run(DemoOptions options, PrintStream out, boolean fenced) {
     LIQUIBASE.setLevel(Level.WARNING);
-    out.println("Leasehold agent demo: one conversation, two devices, a scripted model (no network)"
-        + (fenced ? "" : " -- tools NOT fenced"));
+    out.println(
+        "Leasehold agent demo: one conversation, two devices, a scripted model (no network)"
+            + (fenced ? "" : " -- tools NOT fenced"));
     Path dir;
     try {
       dir = Files.createTempDirectory("leasehold-agent-demo");
@@ -133,7 +138,13 @@ public final class AgentDemo {
     }
   }
 
-  private static Verdict play(Device desktop, Device browser, World world, PrintStream out, JdbcToolJournal journal, boolean fenced) {
+  private static Verdict play(
+      Device desktop,
+      Device browser,
+      World world,
+      PrintStream out,
+      JdbcToolJournal journal,
+      boolean fenced) {
     Lease desktopLease = desktop.acquire();
     long[] browserFence = {0};
     int[] takeoverAt = {Integer.MAX_VALUE};
@@ -148,7 +159,9 @@ public final class AgentDemo {
               new ScriptedAgentModel()
                   .call("sendMessage", "{\"text\":\"Continuing here; your desktop stopped.\"}")
                   .call("bookTable", "{\"name\":\"Ada\",\"time\":\"19:00\"}")
-                  .call("writeFile", "{\"name\":\"plan.md\",\"content\":\"Day 1: Alfama. Dinner booked, 19:00.\"}")
+                  .call(
+                      "writeFile",
+                      "{\"name\":\"plan.md\",\"content\":\"Day 1: Alfama. Dinner booked, 19:00.\"}")
                   .answer("Your trip is planned and dinner is booked.");
           browser.runAgent(browserLease, model, "Continue planning my Lisbon trip");
           browserLease.close();
@@ -160,7 +173,8 @@ public final class AgentDemo {
             .callAfter(browserTakesOver, "bookTable", "{\"name\":\"Ada\",\"time\":\"19:00\"}")
             .call("sendMessage", "{\"text\":\"Dinner booked for 19:00.\"}")
             .answer("Your trip is planned.");
-    Optional<String> stopped = desktop.runAgent(desktopLease, desktopModel, "Plan my Lisbon trip and book dinner");
+    Optional<String> stopped =
+        desktop.runAgent(desktopLease, desktopModel, "Plan my Lisbon trip and book dinner");
     desktopLease.close();
 
     List<String> problems = new ArrayList<>();
@@ -169,29 +183,40 @@ public final class AgentDemo {
     out.println("What reached the world:");
     for (World.Effect e : world.effects()) {
       boolean stale = e.device().equals("desktop") && e.seq() > takeoverAt[0];
-      String line = String.format("%-8s fence %-3d %-8s %s", e.device(), e.fence(), e.kind(), e.what());
+      String line =
+          String.format("%-8s fence %-3d %-8s %s", e.device(), e.fence(), e.kind(), e.what());
       reached.add(line);
       out.println("  " + line + (stale ? "   <-- STALE: the desktop run had been superseded" : ""));
       if (stale) {
-        problems.add("a call of the superseded desktop run reached the world: " + e.kind() + " " + e.what());
+        problems.add(
+            "a call of the superseded desktop run reached the world: " + e.kind() + " " + e.what());
       }
     }
     if (fenced) {
       out.println();
       out.println("The session's tool journal:");
       for (ToolCall c : journal.calls(SESSION)) {
-        out.printf("  fence %-3d %-12s %-9s %s%n", c.token().fence(), c.tool(), c.state(), c.error().orElse(""));
+        out.printf(
+            "  fence %-3d %-12s %-9s %s%n",
+            c.token().fence(), c.tool(), c.state(), c.error().orElse(""));
       }
       out.println("  (a superseded run's refused calls add nothing to the journal)");
     }
     out.println();
     if (problems.isEmpty()) {
-      out.println("PASS: no call of the superseded desktop run reached the world"
-          + stopped.map(s -> "; it stopped (" + s + ")").orElse(""));
+      out.println(
+          "PASS: no call of the superseded desktop run reached the world"
+              + stopped.map(s -> "; it stopped (" + s + ")").orElse(""));
     } else {
       problems.forEach(p -> out.println("FAIL: " + p));
     }
-    return new Verdict(problems.isEmpty(), List.copyOf(problems), desktopLease.fence(), browserFence[0], List.copyOf(reached), stopped);
+    return new Verdict(
+        problems.isEmpty(),
+        List.copyOf(problems),
+        desktopLease.fence(),
+        browserFence[0],
+        List.copyOf(reached),
+        stopped);
   }
 
   /** One device: its own lease store and tool fence, as if in its own process. */
@@ -204,7 +229,13 @@ public final class AgentDemo {
     final TripTools tools;
     final boolean fenced;
 
-    Device(String name, HikariDataSource pool, Path dir, World world, DemoOptions options, boolean fenced) {
+    Device(
+        String name,
+        HikariDataSource pool,
+        Path dir,
+        World world,
+        DemoOptions options,
+        boolean fenced) {
       this.name = name;
       this.world = world;
       this.fenced = fenced;
@@ -220,14 +251,24 @@ public final class AgentDemo {
               .build();
       this.agentFence =
           AgentToolFence.builder(executor)
-              .listener(stop -> world.log(name, "tool " + stop.tool() + " REFUSED: " + stop.reason(), stop.token().fence()))
+              .listener(
+                  stop ->
+                      world.log(
+                          name,
+                          "tool " + stop.tool() + " REFUSED: " + stop.reason(),
+                          stop.token().fence()))
               .build();
       this.toolFence = LangChain4jToolFence.builder(agentFence).build();
-      this.tools = new TripTools(name, world, FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter()));
+      this.tools =
+          new TripTools(
+              name,
+              world,
+              FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter()));
     }
 
     Lease acquire() {
-      AcquireResult r = store.tryAcquire(AcquireRequest.of(SESSION, SESSION.accountId()).withHolder(name));
+      AcquireResult r =
+          store.tryAcquire(AcquireRequest.of(SESSION, SESSION.accountId()).withHolder(name));
       if (!(r instanceof AcquireResult.Acquired acquired)) {
         throw new IllegalStateException(name + " could not acquire " + SESSION + ": " + r);
       }
@@ -235,8 +276,11 @@ public final class AgentDemo {
       world.log(name, "acquired session " + SESSION, lease.fence());
       if (fenced) {
         FencedToolExecutor.RunStart start = agentFence.startRun(lease);
-        world.log(name, "run started; unconfirmed calls of earlier runs: "
-            + (start.inDoubt().isEmpty() ? "none" : start.inDoubt().size()), lease.fence());
+        world.log(
+            name,
+            "run started; unconfirmed calls of earlier runs: "
+                + (start.inDoubt().isEmpty() ? "none" : start.inDoubt().size()),
+            lease.fence());
       }
       return lease;
     }
@@ -254,7 +298,10 @@ public final class AgentDemo {
         world.log(name, "agent answered: " + answer, lease.fence());
         return Optional.empty();
       } catch (RunStoppedException e) {
-        world.log(name, "run stopped: " + e.stop().reason() + ", its remaining steps never ran", lease.fence());
+        world.log(
+            name,
+            "run stopped: " + e.stop().reason() + ", its remaining steps never ran",
+            lease.fence());
         return Optional.of(e.stop().reason().toString());
       }
     }

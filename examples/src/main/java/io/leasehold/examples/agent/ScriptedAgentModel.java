@@ -9,10 +9,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * A deterministic stand-in for a language model: each turn returns the next scripted step (one
- * tool call, or the final answer), so the demo runs with no network and no API key. A step may
- * first run a hook, which is how the demo lets the browser take over while the desktop's model is
- * "thinking".
+ * A deterministic stand-in for a language model: each turn returns the next scripted step (one tool
+ * call, or the final answer), so the demo runs with no network and no API key. A step may first run
+ * a hook, which is how the demo lets the browser take over while the desktop's model is "thinking".
  */
 final class ScriptedAgentModel implements ChatModel {
   private record Step(Runnable before, AiMessage reply) {}
@@ -26,7 +25,11 @@ final class ScriptedAgentModel implements ChatModel {
 
   ScriptedAgentModel callAfter(Runnable before, String tool, String argumentsJson) {
     ToolExecutionRequest request =
-        ToolExecutionRequest.builder().id("call-" + (++ids)).name(tool).arguments(argumentsJson).build();
+        ToolExecutionRequest.builder()
+            .id("call-" + (++ids))
+            .name(tool)
+            .arguments(argumentsJson)
+            .build();
     steps.add(new Step(before, AiMessage.from(request)));
     return this;
   }

@@ -13,8 +13,8 @@ import java.util.Optional;
  * The agent's side-effecting tools, as an application would write them: plain LangChain4j
  * {@code @Tool} methods. Two of them act on systems that never see a token (a message service, a
  * restaurant's booking API), so only the fence around the tool call protects them; the file tool
- * forwards the token to a fenced file store as well (without Leasehold there is no token, and
- * this demo's unfenced variant records the effect only).
+ * forwards the token to a fenced file store as well (without Leasehold there is no token, and this
+ * demo's unfenced variant records the effect only).
  */
 public final class TripTools {
   private final String device;
@@ -49,11 +49,14 @@ public final class TripTools {
    * @return what happened
    */
   @Tool("Writes a file of the conversation")
-  public String writeFile(@P("file name") String name, @P("content") String content, InvocationParameters parameters) {
+  public String writeFile(
+      @P("file name") String name, @P("content") String content, InvocationParameters parameters) {
     Optional<FencingToken> token = LangChain4jToolFence.token(parameters);
     if (token.isPresent()) {
       // The admitted token is forwarded: the file store checks the fence again, next to the data.
-      files.write(token.get(), token.get().key().accountId() + "/" + token.get().key().sessionId() + "/" + name,
+      files.write(
+          token.get(),
+          token.get().key().accountId() + "/" + token.get().key().sessionId() + "/" + name,
           content.getBytes(StandardCharsets.UTF_8));
     }
     world.effect(device, fence(parameters), "file", name + ": " + content);
@@ -69,7 +72,8 @@ public final class TripTools {
    * @return what happened
    */
   @Tool("Books a restaurant table")
-  public String bookTable(@P("guest name") String name, @P("time") String time, InvocationParameters parameters) {
+  public String bookTable(
+      @P("guest name") String name, @P("time") String time, InvocationParameters parameters) {
     world.effect(device, fence(parameters), "booking", name + " at " + time);
     return "booked";
   }

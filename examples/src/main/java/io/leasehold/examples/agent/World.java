@@ -7,8 +7,10 @@ import java.util.List;
 /** What reached the outside world, in order, and the demo's timeline. */
 final class World {
   private final List<Effect> effects = new ArrayList<>();
+
   /** The story's clock: effects are numbered, log lines timed from the start. */
   private int seq;
+
   private final long start = System.nanoTime();
   private final PrintStream out;
 

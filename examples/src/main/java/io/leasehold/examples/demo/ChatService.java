@@ -1,9 +1,9 @@
 package io.leasehold.examples.demo;
 
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.TokenTransport;
+import io.leasehold.fencing.TokenVerifier;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,7 +17,8 @@ final class ChatService {
   /** A posted message. */
   record Message(String text, FencingToken writer) {}
 
-  private final InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
+  private final InMemoryFenceGuard guard =
+      InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
   private final List<Message> messages = Collections.synchronizedList(new ArrayList<>());
 
   /** Handles "POST /messages" with the given header; throws StaleFenceException for a stale run. */

@@ -107,7 +107,8 @@ public record DemoOptions(
         return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
       }
       if (t.endsWith("s")) {
-        return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+        return Duration.ofMillis(
+            Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
       }
       if (t.endsWith("m")) {
         return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);

@@ -1,6 +1,5 @@
 package io.leasehold.examples.demo;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
@@ -10,6 +9,7 @@ import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +49,8 @@ final class DemoResources {
               return JsonNodeFactory.instance.textNode("posted");
             });
     this.tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tool-journal.jsonl")))
             .tool(postMessage)
             .build();
@@ -62,7 +63,8 @@ final class DemoResources {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
-    this.db = FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
+    this.db =
+        FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
   }
 
   void writeFile(Fenced writer, String text) {
@@ -101,7 +103,8 @@ final class DemoResources {
     List<Row> rows = new ArrayList<>();
     try (Connection c = resourceDb.getConnection();
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT id, device, fence, body FROM agent_messages ORDER BY id")) {
+        ResultSet rs =
+            s.executeQuery("SELECT id, device, fence, body FROM agent_messages ORDER BY id")) {
       while (rs.next()) {
         rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
       }

@@ -7,7 +7,10 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** A data source that can be cut off, to simulate a network partition between a device and the database. */
+/**
+ * A data source that can be cut off, to simulate a network partition between a device and the
+ * database.
+ */
 public final class PartitionableDataSource implements DataSource {
   private final DataSource delegate;
   private volatile boolean partitioned;

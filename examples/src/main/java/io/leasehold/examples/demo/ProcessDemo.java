@@ -1,11 +1,11 @@
 package io.leasehold.examples.demo;
 
-import io.leasehold.testkit.ChildJvm;
-import io.leasehold.fencing.TokenVerifier;
+import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileOperation;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.LeaseSchema;
-import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.testkit.ChildJvm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -21,11 +21,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The two-process demo: two JVMs ("desktop" and "browser", see {@link DeviceMain}) contend for
- * one session; the one that wins is killed with SIGKILL while it holds the lease and is halfway
- * through its answer; the other takes over after the expiry and writes its own. Exits 0 only if
- * the killed run's partial work was never extended: no write of its fence was admitted after the
- * takeover.
+ * The two-process demo: two JVMs ("desktop" and "browser", see {@link DeviceMain}) contend for one
+ * session; the one that wins is killed with SIGKILL while it holds the lease and is halfway through
+ * its answer; the other takes over after the expiry and writes its own. Exits 0 only if the killed
+ * run's partial work was never extended: no write of its fence was admitted after the takeover.
  *
  * <p>Run it with {@code mvn -q -pl examples -am -DskipTests -Pdemo verify
  * -Ddemo.main=io.leasehold.examples.demo.ProcessDemo}.
@@ -45,7 +44,9 @@ public final class ProcessDemo {
    * @param args options, see {@code --help}
    */
   public static void main(String[] args) {
-    java.util.Optional<DemoOptions> parsed = DemoOptions.fromCommandLine(args, "Two-process demo: a device killed with SIGKILL while holding the lease.");
+    java.util.Optional<DemoOptions> parsed =
+        DemoOptions.fromCommandLine(
+            args, "Two-process demo: a device killed with SIGKILL while holding the lease.");
     if (parsed.isEmpty()) {
       return;
     }
@@ -68,7 +69,11 @@ public final class ProcessDemo {
     try (DemoDatabase pg = DemoDatabase.start(options);
         HikariDataSource pool = pg.pool("setup", 1)) {
       LeaseSchema.defaults().apply(pool);
-      FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).auditLog(true).open();
+      FencedFileStore files =
+          FencedFileStore.builder(root)
+              .verifier(TokenVerifier.trustEveryWriter())
+              .auditLog(true)
+              .open();
       BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
       List<Process> devices = new ArrayList<>();
       try {
@@ -80,7 +85,9 @@ public final class ProcessDemo {
         long loserFence = 0;
         long winnerFence = 0;
         int winnerParts = 0;
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).plus(options.ttl().multipliedBy(10)).toNanos();
+        long deadline =
+            System.nanoTime()
+                + Duration.ofSeconds(60).plus(options.ttl().multipliedBy(10)).toNanos();
         boolean loserDone = false;
         while (!loserDone) {
           Line line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -100,7 +107,11 @@ public final class ProcessDemo {
               Process p = devices.get(winner.equals("desktop") ? 0 : 1);
               p.destroyForcibly();
               p.waitFor(30, TimeUnit.SECONDS);
-              print(out, start, winner, "KILLED with SIGKILL while holding the lease, after part 2 of " + PARTS);
+              print(
+                  out,
+                  start,
+                  winner,
+                  "KILLED with SIGKILL while holding the lease, after part 2 of " + PARTS);
             }
           } else if (line.device().equals(loser) && line.text().startsWith("RELEASED")) {
             loserDone = true;
@@ -118,7 +129,8 @@ public final class ProcessDemo {
     }
   }
 
-  private static boolean verdict(PrintStream out, FencedFileStore files, String winner, long winnerFence, long loserFence) {
+  private static boolean verdict(
+      PrintStream out, FencedFileStore files, String winner, long winnerFence, long loserFence) {
     List<FileOperation> log = files.auditLog();
     boolean takenOver = false;
     int extended = 0;
@@ -129,24 +141,43 @@ public final class ProcessDemo {
       takenOver |= fence == loserFence;
       boolean late = takenOver && fence == winnerFence;
       extended += late ? 1 : 0;
-      out.println(String.format(Locale.ROOT, "  %-6s %-16s fence %d%s", op.kind(), op.path(), fence,
-          late ? "   <- the killed run, after the takeover!" : ""));
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "  %-6s %-16s fence %d%s",
+              op.kind(),
+              op.path(),
+              fence,
+              late ? "   <- the killed run, after the takeover!" : ""));
     }
     boolean passed = loserFence > winnerFence && extended == 0 && takenOver;
     out.println();
-    out.println(passed
-        ? "VERDICT: PASS. The killed " + winner + " (fence " + winnerFence + ") never wrote again; the other device"
-            + " took over with fence " + loserFence + " after the expiry."
-        : "VERDICT: FAIL (" + extended + " writes of the killed run after the takeover)");
+    out.println(
+        passed
+            ? "VERDICT: PASS. The killed "
+                + winner
+                + " (fence "
+                + winnerFence
+                + ") never wrote again; the other device"
+                + " took over with fence "
+                + loserFence
+                + " after the expiry."
+            : "VERDICT: FAIL (" + extended + " writes of the killed run after the takeover)");
     return passed;
   }
 
   private static void print(PrintStream out, long start, String device, String text) {
-    out.println(String.format(Locale.ROOT, "%9s  %-8s %s",
-        Timeline.seconds(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)), device, text));
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "%9s  %-8s %s",
+            Timeline.seconds(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)),
+            device,
+            text));
   }
 
-  private static Process spawn(String device, DemoDatabase pg, Path root, Duration ttl, BlockingQueue<Line> lines) {
+  private static Process spawn(
+      String device, DemoDatabase pg, Path root, Duration ttl, BlockingQueue<Line> lines) {
     try {
       ChildJvm child =
           ChildJvm.start(

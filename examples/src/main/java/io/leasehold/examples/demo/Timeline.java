@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The demo's record of what happened, printed as it happens: time since start, device, run,
- * fence, event. Database instants are shown relative to the same start, by the database clock.
+ * The demo's record of what happened, printed as it happens: time since start, device, run, fence,
+ * event. Database instants are shown relative to the same start, by the database clock.
  */
 final class Timeline {
   /** One line of the timeline. */
@@ -66,7 +66,13 @@ final class Timeline {
     String run = e.token() == null ? "-" : e.token().runId().toString().substring(0, 8);
     String fence = e.token() == null ? "-" : Long.toString(e.token().fence());
     return String.format(
-        Locale.ROOT, "%9s  %-8s run %-8s  fence %-4s %-9s %s", seconds(e.atMillis()), e.device(), run, fence,
-        e.kind(), e.text());
+        Locale.ROOT,
+        "%9s  %-8s run %-8s  fence %-4s %-9s %s",
+        seconds(e.atMillis()),
+        e.device(),
+        run,
+        fence,
+        e.kind(),
+        e.text());
   }
 }

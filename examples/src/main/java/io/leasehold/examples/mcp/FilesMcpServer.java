@@ -55,22 +55,26 @@ public final class FilesMcpServer {
 
   private static SyncToolSpecification writeFile(Path root, McpJsonMapper mapper) {
     return SyncToolSpecification.builder()
-        .tool(McpSchema.Tool.builder("write_file", mapper,
-                "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-                    + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
-            .description("Writes a text file")
-            .build())
-        .callHandler((exchange, request) -> {
-          String path = String.valueOf(request.arguments().get("path"));
-          try {
-            Path target = root.resolve(path).normalize();
-            Files.createDirectories(target.getParent());
-            Files.writeString(target, String.valueOf(request.arguments().get("content")));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-          return McpSchema.CallToolResult.builder().addTextContent("wrote " + path).build();
-        })
+        .tool(
+            McpSchema.Tool.builder(
+                    "write_file",
+                    mapper,
+                    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+                        + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
+                .description("Writes a text file")
+                .build())
+        .callHandler(
+            (exchange, request) -> {
+              String path = String.valueOf(request.arguments().get("path"));
+              try {
+                Path target = root.resolve(path).normalize();
+                Files.createDirectories(target.getParent());
+                Files.writeString(target, String.valueOf(request.arguments().get("content")));
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+              return McpSchema.CallToolResult.builder().addTextContent("wrote " + path).build();
+            })
         .build();
   }
 }

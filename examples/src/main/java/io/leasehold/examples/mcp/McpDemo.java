@@ -33,11 +33,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The MCP demo: a file-writing MCP server runs as a child process; a desktop run and then a
- * browser run of one session call it. The browser takes the session over while the desktop is
- * still running, so the desktop's next call is superseded: the server refuses it, the desktop's
- * fence stops the run, and the file holds the browser's words. Exits 1 if a superseded call
- * reached the world.
+ * The MCP demo: a file-writing MCP server runs as a child process; a desktop run and then a browser
+ * run of one session call it. The browser takes the session over while the desktop is still
+ * running, so the desktop's next call is superseded: the server refuses it, the desktop's fence
+ * stops the run, and the file holds the browser's words. Exits 1 if a superseded call reached the
+ * world.
  */
 public final class McpDemo {
   private static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
@@ -59,12 +59,14 @@ public final class McpDemo {
    */
   public static void main(String[] args) {
     Optional<DemoOptions> parsed =
-        DemoOptions.fromCommandLine(args, "MCP demo: a superseded run's call refused by an MCP server in another process.");
+        DemoOptions.fromCommandLine(
+            args, "MCP demo: a superseded run's call refused by an MCP server in another process.");
     if (parsed.isEmpty()) {
       return;
     }
     Verdict v = run(parsed.get(), System.out);
-    System.out.println(v.passed() ? "VERDICT: PASS (no superseded call reached the world)" : "VERDICT: FAIL");
+    System.out.println(
+        v.passed() ? "VERDICT: PASS (no superseded call reached the world)" : "VERDICT: FAIL");
     System.exit(v.passed() ? 0 : 1);
   }
 
@@ -78,13 +80,15 @@ public final class McpDemo {
     SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "demo-1");
     try (DemoDatabase pg = DemoDatabase.start(options);
         HikariDataSource pool = pg.pool("devices", 4);
-        LeaseStore store = LeaseStore.builder(pool)
-            .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of("ops")))
-            .ttl(options.ttl())
-            .tokenSigningKey(signing)
-            .build()) {
+        LeaseStore store =
+            LeaseStore.builder(pool)
+                .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of("ops")))
+                .ttl(options.ttl())
+                .tokenSigningKey(signing)
+                .build()) {
       LeaseSchema.defaults().apply(pool);
-      out.println("MCP demo: files MCP server as a child process over stdio; database " + pg.describe());
+      out.println(
+          "MCP demo: files MCP server as a child process over stdio; database " + pg.describe());
       McpSyncClient mcp = startServer(dir, TokenKeySet.of(signing.verificationKey()).toText());
       try {
         Lease desktopLease = store.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
@@ -98,7 +102,13 @@ public final class McpDemo {
         call(out, "browser", browserLease.fence(), browser, mcp, "browser: 2 days in Lisbon");
 
         // The desktop has not noticed yet (its next renewal would tell it) and calls again.
-        call(out, "desktop", desktopLease.fence(), desktop, mcp, "desktop: add a day trip to Sintra");
+        call(
+            out,
+            "desktop",
+            desktopLease.fence(),
+            desktop,
+            mcp,
+            "desktop: add a day trip to Sintra");
         call(out, "desktop", desktopLease.fence(), desktop, mcp, "desktop: book the train");
         String content = Files.readString(dir.resolve("world").resolve(FILE));
         out.println("world: " + FILE + " = \"" + content + "\"");
@@ -112,34 +122,61 @@ public final class McpDemo {
     }
   }
 
-  private static void call(PrintStream out, String device, long fence, McpRunFence run, McpSyncClient mcp, String content) {
-    CallToolRequest request = CallToolRequest.builder("write_file").arguments(Map.of("path", FILE, "content", content)).build();
+  private static void call(
+      PrintStream out,
+      String device,
+      long fence,
+      McpRunFence run,
+      McpSyncClient mcp,
+      String content) {
+    CallToolRequest request =
+        CallToolRequest.builder("write_file")
+            .arguments(Map.of("path", FILE, "content", content))
+            .build();
     boolean stoppedBefore = run.stopped().isPresent();
     try {
       // region mcp-client
       // McpRunFence run = McpRunFence.of(lease): one per run; the token rides in _meta
       CallToolResult r = run.callTool(mcp, request); // RunStoppedException: stop the run
       // endregion
-      String text = r.content().stream()
-          .filter(c -> c instanceof McpSchema.TextContent).map(c -> ((McpSchema.TextContent) c).text())
-          .findFirst().orElse("(no text)");
+      String text =
+          r.content().stream()
+              .filter(c -> c instanceof McpSchema.TextContent)
+              .map(c -> ((McpSchema.TextContent) c).text())
+              .findFirst()
+              .orElse("(no text)");
       out.println(device + " (fence " + fence + "): write \"" + content + "\" -> " + text);
     } catch (RunStoppedException e) {
-      out.println(device + " (fence " + fence + "): write \"" + content + "\" -> REFUSED " + e.stop().reason()
-          + (stoppedBefore || e.stop().detail().contains("refused locally")
-              ? ", locally: the run was already stopped, nothing was sent"
-              : " by the server; the tool did not run, and the run stops"));
+      out.println(
+          device
+              + " (fence "
+              + fence
+              + "): write \""
+              + content
+              + "\" -> REFUSED "
+              + e.stop().reason()
+              + (stoppedBefore || e.stop().detail().contains("refused locally")
+                  ? ", locally: the run was already stopped, nothing was sent"
+                  : " by the server; the tool did not run, and the run stops"));
     }
   }
 
   private static McpSyncClient startServer(Path dir, String keys) {
-    ServerParameters server = ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
-        .args("-cp", System.getProperty("java.class.path"), FilesMcpServer.class.getName(),
-            dir.resolve("world").toString(), dir.resolve("tools.jsonl").toString(), keys)
-        .build();
-    McpSyncClient client = McpClient.sync(new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
-        .requestTimeout(Duration.ofSeconds(60))
-        .build();
+    ServerParameters server =
+        ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
+            .args(
+                "-cp",
+                System.getProperty("java.class.path"),
+                FilesMcpServer.class.getName(),
+                dir.resolve("world").toString(),
+                dir.resolve("tools.jsonl").toString(),
+                keys)
+            .build();
+    McpSyncClient client =
+        McpClient.sync(
+                new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     client.initialize();
     return client;
   }

@@ -9,13 +9,18 @@ import java.util.function.Consumer;
 /**
  * One device's server-side agent job under its lease: a write through each adapter every step,
  * until it is done, frozen, or its lease is lost. Frozen, it holds the token its next requests
- * carry; woken, it delivers them: a resource the newer run has already written to refuses them,
- * one it has not written to yet has not seen the newer fence and admits them (CONTRACT C9 orders
- * the writes each resource admits, not the writes it has yet to see).
+ * carry; woken, it delivers them: a resource the newer run has already written to refuses them, one
+ * it has not written to yet has not seen the newer fence and admits them (CONTRACT C9 orders the
+ * writes each resource admits, not the writes it has yet to see).
  */
 final class DeviceRun implements Runnable {
   /** What a device's page shows about its own run. */
-  enum State { RUNNING, FROZEN, LOST, DONE }
+  enum State {
+    RUNNING,
+    FROZEN,
+    LOST,
+    DONE
+  }
 
   private final String device;
   private final Lease lease;
@@ -109,8 +114,13 @@ final class DeviceRun implements Runnable {
   }
 
   private void write(String adapter, Fenced fenced, String what, boolean late) {
-    resources.attempt(adapter, fenced, fenced instanceof FencingToken t ? t.fence() : lease.fence(), device,
-        device + " " + what, late);
+    resources.attempt(
+        adapter,
+        fenced,
+        fenced instanceof FencingToken t ? t.fence() : lease.fence(),
+        device,
+        device + " " + what,
+        late);
   }
 
   private void awaitWake() {

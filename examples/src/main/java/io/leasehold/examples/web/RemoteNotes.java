@@ -12,10 +12,10 @@ import java.nio.file.Path;
 import java.util.regex.Pattern;
 
 /**
- * A remote resource owner's service, as a team that does not run the lease store would write it:
- * it receives writes over HTTP with the writer's token in the {@code Leasehold-Token} header,
- * verifies the token against the lease store's public keys, and lets its own fenced file store
- * refuse stale writers. The guard is the few lines of {@link #put}.
+ * A remote resource owner's service, as a team that does not run the lease store would write it: it
+ * receives writes over HTTP with the writer's token in the {@code Leasehold-Token} header, verifies
+ * the token against the lease store's public keys, and lets its own fenced file store refuse stale
+ * writers. The guard is the few lines of {@link #put}.
  */
 final class RemoteNotes {
   private static final Pattern NAME = Pattern.compile("[a-z0-9-]{1,40}");

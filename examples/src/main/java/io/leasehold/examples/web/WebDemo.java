@@ -11,15 +11,15 @@ import io.leasehold.examples.demo.DemoDatabase;
 import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.examples.demo.PartitionableDataSource;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SignatureScheme;
+import io.leasehold.fencing.SigningKey;
+import io.leasehold.fencing.TokenKeySet;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessDeniedException;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseEvent;
-import io.leasehold.fencing.SignatureScheme;
-import io.leasehold.fencing.SigningKey;
-import io.leasehold.fencing.TokenKeySet;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
@@ -36,13 +36,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The two-device web demo: one page per device ({@code /?device=desktop}, {@code
- * /?device=browser}) of one account on one session. Every page shows the authoritative lease
- * status, pushed live over server-sent events from a {@link LeaseWatcher}, and enables its Run
- * button from that status only. Run starts a server-side agent job under a lease; Freeze cuts the
- * device's run off from the database and stalls it; Wake lets it try to finish, and shows which
- * of its late writes each resource refused (every resource the newer run has written to) or
- * admitted (one it has not written to yet), in the order the resources decided.
+ * The two-device web demo: one page per device ({@code /?device=desktop}, {@code /?device=browser})
+ * of one account on one session. Every page shows the authoritative lease status, pushed live over
+ * server-sent events from a {@link LeaseWatcher}, and enables its Run button from that status only.
+ * Run starts a server-side agent job under a lease; Freeze cuts the device's run off from the
+ * database and stalls it; Wake lets it try to finish, and shows which of its late writes each
+ * resource refused (every resource the newer run has written to) or admitted (one it has not
+ * written to yet), in the order the resources decided.
  *
  * <p>Run it with {@code mvn -q -pl examples -am -DskipTests -Pdemo verify
  * -Ddemo.main=io.leasehold.examples.web.WebDemo} and open the two URLs it prints.
@@ -51,13 +51,15 @@ public final class WebDemo implements AutoCloseable {
   static final List<String> DEVICES = List.of("desktop", "browser");
   static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final java.util.logging.Logger LIQUIBASE = java.util.logging.Logger.getLogger("liquibase");
+  private static final java.util.logging.Logger LIQUIBASE =
+      java.util.logging.Logger.getLogger("liquibase");
 
   private final DemoDatabase db;
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final Map<String, PartitionableDataSource> nets = new ConcurrentHashMap<>();
   private final Map<String, LeaseStore> stores = new ConcurrentHashMap<>();
   private final Map<String, DeviceRun> runs = new ConcurrentHashMap<>();
+
   /** The demo has no authentication, so it listens on loopback unless told otherwise. */
   static final String LOOPBACK = "127.0.0.1";
 
@@ -92,7 +94,11 @@ public final class WebDemo implements AutoCloseable {
               .tokenSigningKey(signing)
               .build());
     }
-    statusStore = LeaseStore.builder(shared).accessPolicy(AccessPolicy.callerOwnsAccount()).ttl(options.ttl()).build();
+    statusStore =
+        LeaseStore.builder(shared)
+            .accessPolicy(AccessPolicy.callerOwnsAccount())
+            .ttl(options.ttl())
+            .build();
     try {
       Path dir = Files.createTempDirectory("leasehold-web-");
       resources = new WebResources(dir, shared, verifier, this::pushWrite);
@@ -132,8 +138,8 @@ public final class WebDemo implements AutoCloseable {
    * Starts the demo server.
    *
    * @param options database and TTL options
-   * @param host the interface to listen on: {@code 127.0.0.1} by default, {@code 0.0.0.0} for
-   *     every interface (the demo has no authentication: only for a trusted network)
+   * @param host the interface to listen on: {@code 127.0.0.1} by default, {@code 0.0.0.0} for every
+   *     interface (the demo has no authentication: only for a trusted network)
    * @param port the HTTP port, 0 for any free one
    * @return the running server; close it to stop
    */
@@ -227,7 +233,8 @@ public final class WebDemo implements AutoCloseable {
     try {
       now = statusStore.status(SESSION, SESSION.accountId());
     } catch (io.leasehold.lease.LeaseStoreException e) {
-      System.err.println("status read for a new page failed, sending the last one seen: " + e.getMessage());
+      System.err.println(
+          "status read for a new page failed, sending the last one seen: " + e.getMessage());
     }
     if (now != null) {
       client.sendEvent("status", statusJson(now).put("event", "CURRENT").toString());
@@ -248,21 +255,25 @@ public final class WebDemo implements AutoCloseable {
       return;
     }
     DeviceRun current = runs.get(device);
-    if (current != null && (current.state() == DeviceRun.State.RUNNING || current.state() == DeviceRun.State.FROZEN)) {
+    if (current != null
+        && (current.state() == DeviceRun.State.RUNNING
+            || current.state() == DeviceRun.State.FROZEN)) {
       ctx.status(409).result(device + " is already running");
       return;
     }
     AcquireResult result;
     try {
       // The store asks the access policy first: another account never touches the lease table.
-      result = stores.get(device).tryAcquire(AcquireRequest.of(SESSION, account).withHolder(device));
+      result =
+          stores.get(device).tryAcquire(AcquireRequest.of(SESSION, account).withHolder(device));
     } catch (AccessDeniedException e) {
       ctx.status(403).result(e.getMessage());
       return;
     }
     ObjectNode answer = JSON.createObjectNode();
     if (result instanceof AcquireResult.Acquired a) {
-      DeviceRun run = new DeviceRun(device, a.lease().keepAlive(), resources, r -> pushDevice(r.device()));
+      DeviceRun run =
+          new DeviceRun(device, a.lease().keepAlive(), resources, r -> pushDevice(r.device()));
       runs.put(device, run);
       Thread t = new Thread(run, "web-run-" + device);
       t.setDaemon(true);
@@ -324,8 +335,13 @@ public final class WebDemo implements AutoCloseable {
     n.put("state", s.state().name());
     n.put("databaseNow", s.databaseNow().toEpochMilli());
     n.put("acquirableAt", s.acquirableAt().toEpochMilli());
-    s.owner().ifPresent(o -> n.put("holder", o.holder()).put("runId", o.runId().toString())
-        .put("fence", o.fence()).put("expiresAt", o.expiresAt().toEpochMilli()));
+    s.owner()
+        .ifPresent(
+            o ->
+                n.put("holder", o.holder())
+                    .put("runId", o.runId().toString())
+                    .put("fence", o.fence())
+                    .put("expiresAt", o.expiresAt().toEpochMilli()));
     return n;
   }
 
@@ -335,14 +351,22 @@ public final class WebDemo implements AutoCloseable {
     if (run == null) {
       return n.put("state", "IDLE").put("message", "").put("frozen", false);
     }
-    return n.put("state", run.state().name()).put("fence", run.token().fence()).put("message", run.message())
+    return n.put("state", run.state().name())
+        .put("fence", run.token().fence())
+        .put("message", run.message())
         .put("frozen", run.frozen());
   }
 
   private static ObjectNode writeJson(WebResources.WriteLog w) {
-    return JSON.createObjectNode().put("seq", w.seq()).put("device", w.device()).put("adapter", w.adapter())
-        .put("fence", w.fence()).put("admitted", w.admitted()).put("late", w.late())
-        .put("highestBefore", w.highestBefore()).put("outcome", w.outcome());
+    return JSON.createObjectNode()
+        .put("seq", w.seq())
+        .put("device", w.device())
+        .put("adapter", w.adapter())
+        .put("fence", w.fence())
+        .put("admitted", w.admitted())
+        .put("late", w.late())
+        .put("highestBefore", w.highestBefore())
+        .put("outcome", w.outcome());
   }
 
   private HikariDataSource pool(String name, int size) {

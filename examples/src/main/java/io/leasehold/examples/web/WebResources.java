@@ -31,12 +31,11 @@ import javax.sql.DataSource;
 /**
  * The web demo's three fenced resources, and the log of every write attempt the pages show.
  *
- * <p>Issue 46: the log used to be appended after a write returned, so two devices' entries could
- * be listed in another order than the one a resource admitted them in, and a late write a resource
- * rightly admitted (the new run had not written there yet) looked like a stale write admitted
- * after a newer one. Each attempt is now presented and numbered under a lock of its resource: the
- * number ({@link WriteLog#seq()}) is the order in which the resources decided, and the page sorts
- * by it.
+ * <p>Issue 46: the log used to be appended after a write returned, so two devices' entries could be
+ * listed in another order than the one a resource admitted them in, and a late write a resource
+ * rightly admitted (the new run had not written there yet) looked like a stale write admitted after
+ * a newer one. Each attempt is now presented and numbered under a lock of its resource: the number
+ * ({@link WriteLog#seq()}) is the order in which the resources decided, and the page sorts by it.
  */
 final class WebResources {
   static final List<String> ADAPTERS = List.of("file store", "tool", "database");
@@ -57,7 +56,13 @@ final class WebResources {
    * @param outcome the words the page shows
    */
   record WriteLog(
-      long seq, String device, String adapter, long fence, boolean admitted, boolean late, long highestBefore,
+      long seq,
+      String device,
+      String adapter,
+      long fence,
+      boolean admitted,
+      boolean late,
+      long highestBefore,
       String outcome) {}
 
   private final FencedFileStore files;
@@ -67,21 +72,28 @@ final class WebResources {
   private final DataSource ds;
   private final List<WriteLog> log = new ArrayList<>();
   private final Consumer<WriteLog> onLog;
+
   /** Per resource: its lock, and the highest fence it admitted (guarded by that lock). */
-  private final Map<String, long[]> highest = Map.of("file store", new long[1], "tool", new long[1], "database", new long[1]);
+  private final Map<String, long[]> highest =
+      Map.of("file store", new long[1], "tool", new long[1], "database", new long[1]);
+
   private long seq;
 
   WebResources(Path dir, DataSource ds, TokenVerifier verifier, Consumer<WriteLog> onLog) {
     this.onLog = onLog;
     this.ds = ds;
     // The audit log is the file store's own record of its admissions, in order.
-    this.files = FencedFileStore.builder(dir.resolve("files")).verifier(verifier).auditLog(true).open();
-    FencedTool post = FencedTool.of("post_message", args -> JsonNodeFactory.instance.textNode("posted"));
-    this.tools = FencedToolExecutor.builder().verifier(verifier).journal(journal).tool(post).build();
+    this.files =
+        FencedFileStore.builder(dir.resolve("files")).verifier(verifier).auditLog(true).open();
+    FencedTool post =
+        FencedTool.of("post_message", args -> JsonNodeFactory.instance.textNode("posted"));
+    this.tools =
+        FencedToolExecutor.builder().verifier(verifier).journal(journal).tool(post).build();
     HighWaterSchema.defaults().apply(ds);
     try (Connection c = ds.getConnection();
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS web_messages (id bigserial PRIMARY KEY, device text, fence bigint, body text)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS web_messages (id bigserial PRIMARY KEY, device text, fence bigint, body text)");
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
@@ -97,7 +109,8 @@ final class WebResources {
    * @param fence the fence {@code fenced} carries, for the log
    * @return the entry
    */
-  WriteLog attempt(String adapter, Fenced fenced, long fence, String device, String text, boolean late) {
+  WriteLog attempt(
+      String adapter, Fenced fenced, long fence, String device, String text, boolean late) {
     WriteLog entry;
     long[] mark = highest.get(adapter);
     synchronized (mark) {
@@ -108,18 +121,25 @@ final class WebResources {
         write(adapter, fenced, device, text);
         admitted = true;
         mark[0] = Math.max(before, fence);
-        outcome = !late
-            ? "admitted"
-            : "late write admitted: the " + adapter + " had admitted no newer fence (highest " + before
-                + "), because the new run has not written to it yet";
+        outcome =
+            !late
+                ? "admitted"
+                : "late write admitted: the "
+                    + adapter
+                    + " had admitted no newer fence (highest "
+                    + before
+                    + "), because the new run has not written to it yet";
       } catch (StaleFenceException e) {
-        outcome = "REFUSED: presented fence " + e.presentedFence() + " < highest " + e.highestFence();
+        outcome =
+            "REFUSED: presented fence " + e.presentedFence() + " < highest " + e.highestFence();
       } catch (LeaseLostException e) {
         outcome = "REFUSED locally: the lease is known lost";
       } catch (TokenVerificationException e) {
         // A late token can also have outlived its validity window (a run's first token, held
         // frozen for longer than the TTL and the allowed clock skew).
-        outcome = "REFUSED: token " + e.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        outcome =
+            "REFUSED: token "
+                + e.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
       } catch (RuntimeException e) {
         outcome = "failed: " + e.getMessage();
       }
@@ -135,13 +155,16 @@ final class WebResources {
   private void write(String adapter, Fenced fenced, String device, String text) {
     switch (adapter) {
       case "file store" -> files.write(fenced, FILE, text.getBytes(StandardCharsets.UTF_8));
-      case "tool" -> tools.call(fenced, "post_message", JsonNodeFactory.instance.objectNode().put("text", text));
+      case "tool" ->
+          tools.call(
+              fenced, "post_message", JsonNodeFactory.instance.objectNode().put("text", text));
       default ->
           db.write(
               fenced,
               (c, token) -> {
                 try (PreparedStatement ps =
-                    c.prepareStatement("INSERT INTO web_messages (device, fence, body) VALUES (?, ?, ?)")) {
+                    c.prepareStatement(
+                        "INSERT INTO web_messages (device, fence, body) VALUES (?, ?, ?)")) {
                   ps.setString(1, device);
                   ps.setLong(2, token.fence());
                   ps.setString(3, text);
@@ -164,8 +187,8 @@ final class WebResources {
    * The fences each resource admitted, in its own order, from its own records: the file store's
    * audit log (appended under the store's lock), the tool journal's admitted calls (listed in the
    * order they were recorded, which is their admission order because this class presents one call
-   * at a time), the database rows by their sequence number (taken inside the admitted
-   * transaction, which holds the mark's row lock). For tests.
+   * at a time), the database rows by their sequence number (taken inside the admitted transaction,
+   * which holds the mark's row lock). For tests.
    */
   Map<String, List<Long>> admittedByResource() {
     List<Long> file = new ArrayList<>();

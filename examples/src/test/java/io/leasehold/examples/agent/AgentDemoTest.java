@@ -18,14 +18,22 @@ class AgentDemoTest {
 
   private static DemoOptions options(TestDatabase db) {
     return DemoOptions.parse(
-        "--jdbc-url", db.jdbcUrl(), "--user", db.server().user(), "--password", db.server().password(), "--ttl", "10s");
+        "--jdbc-url",
+        db.jdbcUrl(),
+        "--user",
+        db.server().user(),
+        "--password",
+        db.server().password(),
+        "--ttl",
+        "10s");
   }
 
   @Test
   void theSupersededDesktopRunIsStoppedAndNoneOfItsLaterCallsReachTheWorld() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     AgentDemo.Verdict verdict =
-        AgentDemo.run(options(fencedDb.database()), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        AgentDemo.run(
+            options(fencedDb.database()), new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(verdict.passed()).as(out).isTrue();
@@ -35,12 +43,21 @@ class AgentDemoTest {
         .containsExactly(
             line("desktop", verdict.desktopFence(), "message", "On it: planning your Lisbon trip."),
             line("desktop", verdict.desktopFence(), "file", "plan.md: Day 1: Alfama."),
-            line("browser", verdict.browserFence(), "message", "Continuing here; your desktop stopped."),
+            line(
+                "browser",
+                verdict.browserFence(),
+                "message",
+                "Continuing here; your desktop stopped."),
             line("browser", verdict.browserFence(), "booking", "Ada at 19:00"),
-            line("browser", verdict.browserFence(), "file", "plan.md: Day 1: Alfama. Dinner booked, 19:00."));
+            line(
+                "browser",
+                verdict.browserFence(),
+                "file",
+                "plan.md: Day 1: Alfama. Dinner booked, 19:00."));
     assertThat(out)
         .contains("tool bookTable REFUSED: SUPERSEDED")
-        .doesNotContain("fence 1   bookTable") // issue 27: the refused call added nothing to the journal
+        .doesNotContain(
+            "fence 1   bookTable") // issue 27: the refused call added nothing to the journal
         .contains("refused calls add nothing to the journal")
         .contains("PASS: no call of the superseded desktop run reached the world");
   }
@@ -49,7 +66,10 @@ class AgentDemoTest {
   void withoutTheFenceTheStaleBookingGetsThroughAndTheDemoFails() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     AgentDemo.Verdict verdict =
-        AgentDemo.run(options(unfencedDb.database()), new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
+        AgentDemo.run(
+            options(unfencedDb.database()),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            false);
     String out = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(verdict.passed()).as(out).isFalse();

@@ -39,10 +39,12 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 class AgentExamplesTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("agent_examples", ds -> {
-        LeaseSchema.defaults().apply(ds);
-        ToolJournalSchema.defaults().apply(ds);
-      });
+      TestDatabaseExtension.withTemplate(
+          "agent_examples",
+          ds -> {
+            LeaseSchema.defaults().apply(ds);
+            ToolJournalSchema.defaults().apply(ds);
+          });
 
   private LeaseStore store;
   private AgentToolFence fence;
@@ -50,10 +52,17 @@ class AgentExamplesTest {
 
   @BeforeEach
   void setUp() {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll().withAdministrators(Set.of("ops"))).build();
-    fence = AgentToolFence.builder(
-            FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(JdbcToolJournal.create(db.dataSource())).build())
-        .build();
+    store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(Set.of("ops")))
+            .build();
+    fence =
+        AgentToolFence.builder(
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .journal(JdbcToolJournal.create(db.dataSource()))
+                    .build())
+            .build();
   }
 
   @AfterEach
@@ -69,17 +78,30 @@ class AgentExamplesTest {
   void langChain4jForwardsTheTokenAndStopsASupersededRun() {
     Lease desktop = acquire();
     AgentExamples.BookingTools tools = new AgentExamples.BookingTools();
-    String answer = AgentExamples.langChain4j(db.dataSource(),
-        new ScriptedAgentModel().call("bookTable", "{\"name\":\"Ada\"}").answer("booked"), tools, desktop);
+    String answer =
+        AgentExamples.langChain4j(
+            db.dataSource(),
+            new ScriptedAgentModel().call("bookTable", "{\"name\":\"Ada\"}").answer("booked"),
+            tools,
+            desktop);
     assertThat(answer).isEqualTo("booked");
-    assertThat(tools.sent()).singleElement().satisfies(r ->
-        assertThat(r.headers().firstValue(TokenTransport.HTTP_HEADER)).contains(desktop.token().toText()));
+    assertThat(tools.sent())
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.headers().firstValue(TokenTransport.HTTP_HEADER))
+                    .contains(desktop.token().toText()));
 
     store.admin().forceRelease(key, "ops", "browser took over");
     Lease browser = acquire();
     fence.startRun(browser);
-    assertThat(AgentExamples.langChain4j(db.dataSource(),
-        new ScriptedAgentModel().call("bookTable", "{\"name\":\"Bob\"}").answer("booked"), tools, desktop)).isNull();
+    assertThat(
+            AgentExamples.langChain4j(
+                db.dataSource(),
+                new ScriptedAgentModel().call("bookTable", "{\"name\":\"Bob\"}").answer("booked"),
+                tools,
+                desktop))
+        .isNull();
     assertThat(tools.sent()).hasSize(1);
   }
 
@@ -87,8 +109,13 @@ class AgentExamplesTest {
   void langChain4jFindsTheRunByItsMemoryId() {
     Lease desktop = acquire();
     AgentExamples.BookingTools tools = new AgentExamples.BookingTools();
-    assertThat(AgentExamples.langChain4jBySession(fence,
-        new ScriptedAgentModel().call("bookTable", "{\"name\":\"Ada\"}").answer("booked"), tools, desktop)).isEqualTo("booked");
+    assertThat(
+            AgentExamples.langChain4jBySession(
+                fence,
+                new ScriptedAgentModel().call("bookTable", "{\"name\":\"Ada\"}").answer("booked"),
+                tools,
+                desktop))
+        .isEqualTo("booked");
     assertThat(tools.sent()).hasSize(1);
   }
 
@@ -96,22 +123,31 @@ class AgentExamplesTest {
   void springAiToolsSeeTheToken() {
     Lease desktop = acquire();
     AgentExamples.SpringBookingTools tools = new AgentExamples.SpringBookingTools();
-    Deque<AssistantMessage> script = new ArrayDeque<>(List.of(
-        AssistantMessage.builder().content("")
-            .toolCalls(List.of(new AssistantMessage.ToolCall("1", "function", "bookTable", "{\"name\":\"Ada\"}"))).build(),
-        new AssistantMessage("booked")));
-    ChatModel model = new ChatModel() {
-      @Override
-      public ChatResponse call(Prompt prompt) {
-        return new ChatResponse(List.of(new Generation(script.poll())));
-      }
+    Deque<AssistantMessage> script =
+        new ArrayDeque<>(
+            List.of(
+                AssistantMessage.builder()
+                    .content("")
+                    .toolCalls(
+                        List.of(
+                            new AssistantMessage.ToolCall(
+                                "1", "function", "bookTable", "{\"name\":\"Ada\"}")))
+                    .build(),
+                new AssistantMessage("booked")));
+    ChatModel model =
+        new ChatModel() {
+          @Override
+          public ChatResponse call(Prompt prompt) {
+            return new ChatResponse(List.of(new Generation(script.poll())));
+          }
 
-      @Override
-      public ChatOptions getOptions() {
-        return ToolCallingChatOptions.builder().build();
-      }
-    };
-    assertThat(AgentExamples.springAi(fence, ChatClient.builder(model).build(), tools, desktop)).isEqualTo("booked");
+          @Override
+          public ChatOptions getOptions() {
+            return ToolCallingChatOptions.builder().build();
+          }
+        };
+    assertThat(AgentExamples.springAi(fence, ChatClient.builder(model).build(), tools, desktop))
+        .isEqualTo("booked");
     assertThat(tools.tokens()).containsExactly(desktop.token());
   }
 
@@ -119,22 +155,33 @@ class AgentExamplesTest {
   void thePlainLoopStopsWhenItsRunIsSuperseded() {
     Lease desktop = acquire();
     List<String> effects = new java.util.concurrent.CopyOnWriteArrayList<>();
-    Map<String, java.util.function.Function<String, String>> tools = Map.of("send", args -> {
-      effects.add(args);
-      return "sent";
-    });
-    Deque<AgentExamples.ModelReply> replies = new ArrayDeque<>(List.of(
-        new AgentExamples.ModelReply(List.of(new AgentExamples.ModelToolCall("send", "{\"n\":1}")), null),
-        new AgentExamples.ModelReply(List.of(), "done")));
-    assertThat(AgentExamples.plainLoop(fence, desktop, results -> replies.poll(), tools)).isEqualTo("done");
+    Map<String, java.util.function.Function<String, String>> tools =
+        Map.of(
+            "send",
+            args -> {
+              effects.add(args);
+              return "sent";
+            });
+    Deque<AgentExamples.ModelReply> replies =
+        new ArrayDeque<>(
+            List.of(
+                new AgentExamples.ModelReply(
+                    List.of(new AgentExamples.ModelToolCall("send", "{\"n\":1}")), null),
+                new AgentExamples.ModelReply(List.of(), "done")));
+    assertThat(AgentExamples.plainLoop(fence, desktop, results -> replies.poll(), tools))
+        .isEqualTo("done");
     assertThat(effects).containsExactly("{\"n\":1}");
 
     store.admin().forceRelease(key, "ops", "browser took over");
     fence.startRun(acquire());
-    Deque<AgentExamples.ModelReply> stale = new ArrayDeque<>(List.of(
-        new AgentExamples.ModelReply(List.of(new AgentExamples.ModelToolCall("send", "{\"n\":2}")), null)));
+    Deque<AgentExamples.ModelReply> stale =
+        new ArrayDeque<>(
+            List.of(
+                new AgentExamples.ModelReply(
+                    List.of(new AgentExamples.ModelToolCall("send", "{\"n\":2}")), null)));
     // The stale run's own startRun is refused first, as a newer run has started.
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> AgentExamples.plainLoop(fence, desktop, results -> stale.poll(), tools))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> AgentExamples.plainLoop(fence, desktop, results -> stale.poll(), tools))
         .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
     assertThat(effects).hasSize(1);
   }

@@ -36,7 +36,8 @@ class DemosTest {
     Path mermaid = dir.resolve("timeline.mmd");
     StaleWriterDemo.Verdict verdict =
         StaleWriterDemo.run(
-            DemoOptions.parse(args(staleDb.database(), "--ttl", "1s", "--mermaid", mermaid.toString())),
+            DemoOptions.parse(
+                args(staleDb.database(), "--ttl", "1s", "--mermaid", mermaid.toString())),
             new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(verdict.problems()).isEmpty();
@@ -45,7 +46,8 @@ class DemosTest {
     assertThat(verdict.staleRefused()).isEqualTo(4);
     assertThat(verdict.newerFence()).isGreaterThan(verdict.olderFence());
     assertThat(out)
-        .contains("BUSY", "LOST", "REFUSED   locally", "RENEW     not renewed", "RELEASE   NOT_HELD")
+        .contains(
+            "BUSY", "LOST", "REFUSED   locally", "RENEW     not renewed", "RELEASE   NOT_HELD")
         .contains("VERDICT: PASS");
     assertThat(Files.readString(mermaid)).startsWith("sequenceDiagram").contains("-xR:", "REFUSED");
   }
@@ -56,7 +58,8 @@ class DemosTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     boolean passed =
         ProcessDemo.run(
-            DemoOptions.parse(args(db, "--ttl", "3s")), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            DemoOptions.parse(args(db, "--ttl", "3s")),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(out).contains("KILLED with SIGKILL").contains("VERDICT: PASS");
     assertThat(passed).isTrue();
@@ -68,9 +71,11 @@ class DemosTest {
     assertThat(DemoOptions.parse("--ttl", "1500ms").ttl()).isEqualTo(Duration.ofMillis(1500));
     assertThat(DemoOptions.parse("--ttl", "1m").ttl()).isEqualTo(Duration.ofMinutes(1));
     assertThat(DemoOptions.parse("--help").help()).isTrue();
-    assertThatThrownBy(() -> DemoOptions.parse("--ttl", "soon")).hasMessageContaining("not a duration");
+    assertThatThrownBy(() -> DemoOptions.parse("--ttl", "soon"))
+        .hasMessageContaining("not a duration");
     assertThatThrownBy(() -> DemoOptions.parse("--ttl", "100ms")).hasMessageContaining("between");
-    assertThatThrownBy(() -> DemoOptions.parse("--frobnicate", "x")).hasMessageContaining("unknown option");
+    assertThatThrownBy(() -> DemoOptions.parse("--frobnicate", "x"))
+        .hasMessageContaining("unknown option");
     assertThatThrownBy(() -> DemoOptions.parse("--ttl")).hasMessageContaining("missing value");
   }
 }

@@ -19,14 +19,23 @@ class McpDemoTest {
   void theSupersededDesktopCallIsRefusedByTheServerAndTheFileHoldsTheBrowsersWords() {
     TestDatabase d = db.database();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    McpDemo.Verdict verdict = McpDemo.run(
-        DemoOptions.parse("--jdbc-url", d.jdbcUrl(), "--user", d.server().user(), "--password", d.server().password()),
-        new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    McpDemo.Verdict verdict =
+        McpDemo.run(
+            DemoOptions.parse(
+                "--jdbc-url",
+                d.jdbcUrl(),
+                "--user",
+                d.server().user(),
+                "--password",
+                d.server().password()),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(verdict.passed()).as(out).isTrue();
     assertThat(out)
-        .contains("desktop (fence 1): write \"desktop: add a day trip to Sintra\" -> REFUSED SUPERSEDED by the server")
-        .contains("desktop (fence 1): write \"desktop: book the train\" -> REFUSED SUPERSEDED, locally")
+        .contains(
+            "desktop (fence 1): write \"desktop: add a day trip to Sintra\" -> REFUSED SUPERSEDED by the server")
+        .contains(
+            "desktop (fence 1): write \"desktop: book the train\" -> REFUSED SUPERSEDED, locally")
         .contains("world: acct-7/chat-1/plan.md = \"browser: 2 days in Lisbon\"");
   }
 }

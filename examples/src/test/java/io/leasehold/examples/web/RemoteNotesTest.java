@@ -1,9 +1,5 @@
 package io.leasehold.examples.web;
 
-import java.time.Duration;
-
-import java.time.Clock;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.FencingToken;
@@ -17,6 +13,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,7 +31,8 @@ class RemoteNotesTest {
 
   private static int put(String note, Optional<String> header) throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + web.demo().port() + "/api/notes/" + note))
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + web.demo().port() + "/api/notes/" + note))
             .PUT(HttpRequest.BodyPublishers.ofString("hello"));
     header.ifPresent(h -> b.header(TokenTransport.HTTP_HEADER, h));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
@@ -42,22 +41,32 @@ class RemoteNotesTest {
   @Test
   void onlyTheCurrentRunsSignedTokenWrites() throws Exception {
     Lease desktop =
-        web.demo().store("desktop").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
+        web.demo()
+            .store("desktop")
+            .tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7"))
+            .acquiredLease()
+            .orElseThrow();
     FencingToken token = desktop.token();
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(204);
 
     assertThat(put("plan", Optional.empty())).isEqualTo(401);
     assertThat(put("plan", Optional.of("lh2.garbage"))).isEqualTo(400);
     assertThat(put("plan", Optional.of(token.unsigned().toText()))).isEqualTo(401);
-    FencingToken forged = new FencingToken(token.key(), Long.MAX_VALUE, token.runId(), token.signature());
+    FencingToken forged =
+        new FencingToken(token.key(), Long.MAX_VALUE, token.runId(), token.signature());
     assertThat(put("plan", Optional.of(forged.toText()))).isEqualTo(401);
     FencingToken otherKey =
-        SigningKey.generate(SignatureScheme.ED25519, "web-demo-1").sign(forged.unsigned(), Clock.systemUTC(), Duration.ofMinutes(5));
+        SigningKey.generate(SignatureScheme.ED25519, "web-demo-1")
+            .sign(forged.unsigned(), Clock.systemUTC(), Duration.ofMinutes(5));
     assertThat(put("plan", Optional.of(otherKey.toText()))).isEqualTo(401);
 
     desktop.release();
     Lease browser =
-        web.demo().store("browser").tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7")).acquiredLease().orElseThrow();
+        web.demo()
+            .store("browser")
+            .tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7"))
+            .acquiredLease()
+            .orElseThrow();
     assertThat(put("plan", Optional.of(browser.token().toText()))).isEqualTo(204);
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(409); // the superseded run
     browser.release();

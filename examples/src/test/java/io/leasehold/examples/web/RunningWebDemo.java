@@ -23,7 +23,14 @@ final class RunningWebDemo implements BeforeAllCallback, AfterAllCallback {
   static WebDemo startOn(TestDatabase d) {
     return WebDemo.start(
         DemoOptions.parse(
-            "--jdbc-url", d.jdbcUrl(), "--user", d.server().user(), "--password", d.server().password(), "--ttl", "2s"),
+            "--jdbc-url",
+            d.jdbcUrl(),
+            "--user",
+            d.server().user(),
+            "--password",
+            d.server().password(),
+            "--ttl",
+            "2s"),
         0);
   }
 

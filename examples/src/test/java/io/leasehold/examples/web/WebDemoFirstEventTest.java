@@ -34,15 +34,15 @@ class WebDemoFirstEventTest {
   @Timeout(60)
   void theFirstEventOfEveryStreamIsTheStatusAsOfTheConnection() throws Exception {
     TestDatabase d = db.database();
-    try (WebDemo demo =
-        RunningWebDemo.startOn(d)) {
+    try (WebDemo demo = RunningWebDemo.startOn(d)) {
       // A first page: its stream must start with a status.
       JsonNode first = firstStatus(demo);
       assertThat(first.get("state").asText()).isEqualTo("FREE");
       // A second page, later: its first status is read at its connection, not the one kept
       // since the first page (or the server's start), on this quiet session.
       Instant before;
-      try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+      try (Connection c = db.dataSource().getConnection();
+          Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT clock_timestamp()")) {
         rs.next();
         before = rs.getTimestamp(1).toInstant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
@@ -61,7 +61,8 @@ class WebDemoFirstEventTest {
                 .header("Accept", "text/event-stream") // as EventSource sends it
                 .build(),
             HttpResponse.BodyHandlers.ofInputStream());
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
       String event = null;
       String data = null;
       for (String line; data == null && (line = in.readLine()) != null; ) {

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * could not tell a stale write admitted (a CONTRACT C9 violation) from a list in the wrong order.
  * It was the list: each resource admits the late write only while the new run has not written to
  * it, and the log was appended after the write returned, in any order. This drives the demo's own
- * HTTP API through many takeovers, each woken at once, and checks every resource's own record
- * (no fence admitted below one admitted before) against what the page is sent (the same
- * admissions, in the same order, by the number the page sorts by).
+ * HTTP API through many takeovers, each woken at once, and checks every resource's own record (no
+ * fence admitted below one admitted before) against what the page is sent (the same admissions, in
+ * the same order, by the number the page sorts by).
  */
 class WebDemoLateWritesTest {
   private static final int TAKEOVERS = 8;
@@ -42,7 +42,8 @@ class WebDemoLateWritesTest {
   @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.empty();
   @RegisterExtension static final RunningWebDemo web = new RunningWebDemo(db);
 
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @Test
   @Timeout(180)
@@ -59,7 +60,11 @@ class WebDemoLateWritesTest {
       long before = resources.entries().stream().filter(w -> w.device().equals(woken)).count();
       post("/api/wake", woken); // right after the takeover
       // The woken run delivers its three late writes, then its next step is refused locally.
-      await("the woken run's writes", () -> resources.entries().stream().filter(w -> w.device().equals(woken)).count() >= before + 4);
+      await(
+          "the woken run's writes",
+          () ->
+              resources.entries().stream().filter(w -> w.device().equals(woken)).count()
+                  >= before + 4);
       runner = other;
       other = woken;
     }
@@ -70,14 +75,17 @@ class WebDemoLateWritesTest {
       List<Long> own = recorded.get(adapter);
       // CONTRACT C9, from the resource's own record: never a fence below one admitted before.
       for (int i = 1; i < own.size(); i++) {
-        assertThat(own.get(i)).as("%s admission %d of %s", adapter, i, own).isGreaterThanOrEqualTo(own.get(i - 1));
+        assertThat(own.get(i))
+            .as("%s admission %d of %s", adapter, i, own)
+            .isGreaterThanOrEqualTo(own.get(i - 1));
       }
       // The page, sorted by its numbers, lists the resource's admissions in the resource's order.
       List<Long> shown = new ArrayList<>();
       for (JsonNode w : page) {
         if (w.get("adapter").asText().equals(adapter) && w.get("admitted").asBoolean()) {
           shown.add(w.get("fence").asLong());
-          assertThat(w.get("highestBefore").asLong()).as("an admitted write's highest before: %s", w)
+          assertThat(w.get("highestBefore").asLong())
+              .as("an admitted write's highest before: %s", w)
               .isLessThanOrEqualTo(w.get("fence").asLong());
         }
       }
@@ -90,13 +98,22 @@ class WebDemoLateWritesTest {
         assertThat(w.get("outcome").asText()).contains("has not written to it yet");
       }
     }
-    long lateAdmitted = page.stream().filter(w -> w.get("late").asBoolean() && w.get("admitted").asBoolean()).count();
-    System.out.println("late writes admitted by a resource the new run had not written to yet: " + lateAdmitted
-        + " in " + TAKEOVERS + " takeovers");
+    long lateAdmitted =
+        page.stream()
+            .filter(w -> w.get("late").asBoolean() && w.get("admitted").asBoolean())
+            .count();
+    System.out.println(
+        "late writes admitted by a resource the new run had not written to yet: "
+            + lateAdmitted
+            + " in "
+            + TAKEOVERS
+            + " takeovers");
   }
 
   private static long admittedBy(WebResources resources, String device) {
-    return resources.entries().stream().filter(w -> w.device().equals(device) && w.admitted()).count();
+    return resources.entries().stream()
+        .filter(w -> w.device().equals(device) && w.admitted())
+        .count();
   }
 
   /** Presses Run until the device acquires the lease (it is busy until the other's expires). */
@@ -107,7 +124,9 @@ class WebDemoLateWritesTest {
       if (r.statusCode() == 200 && JSON.readTree(r.body()).get("acquired").asBoolean()) {
         return;
       }
-      assertThat(Instant.now()).as("%s acquires: %s %s", device, r.statusCode(), r.body()).isBefore(deadline);
+      assertThat(Instant.now())
+          .as("%s acquires: %s %s", device, r.statusCode(), r.body())
+          .isBefore(deadline);
       Thread.sleep(5); // polling the lease status, like a page's button
     }
   }
@@ -134,12 +153,14 @@ class WebDemoLateWritesTest {
   private List<JsonNode> pageWrites(int count) throws Exception {
     HttpResponse<InputStream> response =
         http.send(
-            HttpRequest.newBuilder(URI.create("http://localhost:" + web.demo().port() + "/api/events"))
+            HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + web.demo().port() + "/api/events"))
                 .header("Accept", "text/event-stream")
                 .build(),
             HttpResponse.BodyHandlers.ofInputStream());
     Map<Long, JsonNode> writes = new LinkedHashMap<>();
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
       String event = null;
       for (String line; writes.size() < count && (line = in.readLine()) != null; ) {
         if (line.startsWith("event:")) {

@@ -25,7 +25,12 @@ class WebDemoStopTest {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Process demo =
         new ProcessBuilder(
-                java.toString(), "-cp", System.getProperty("java.class.path"), WebDemo.class.getName(), "--port", "0")
+                java.toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                WebDemo.class.getName(),
+                "--port",
+                "0")
             .redirectErrorStream(true)
             .start();
     List<String> output = new CopyOnWriteArrayList<>();
@@ -34,7 +39,8 @@ class WebDemoStopTest {
         new Thread(
             () -> {
               try (BufferedReader out =
-                  new BufferedReader(new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(
+                      new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = out.readLine(); line != null; line = out.readLine()) {
                   output.add(line);
                   if (line.startsWith("Ctrl-C")) {
@@ -49,8 +55,12 @@ class WebDemoStopTest {
     reader.start();
     try {
       assertThat(started.await(120, TimeUnit.SECONDS)).as("started; output: %s", output).isTrue();
-      assertThat(output).filteredOn(l -> l.contains("?device=")).hasSize(2).allMatch(l -> l.contains("http://127.0.0.1:"));
-      // SIGTERM on Linux and macOS; the stream stays open until the process has written its last line.
+      assertThat(output)
+          .filteredOn(l -> l.contains("?device="))
+          .hasSize(2)
+          .allMatch(l -> l.contains("http://127.0.0.1:"));
+      // SIGTERM on Linux and macOS; the stream stays open until the process has written its last
+      // line.
       demo.toHandle().destroy();
       assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("stopped within a minute").isTrue();
       reader.join(10_000);
@@ -59,6 +69,7 @@ class WebDemoStopTest {
     }
     assertThat(demo.exitValue()).as("exit status; output:%n%s", String.join("\n", output)).isZero();
     assertThat(output).contains("Web demo stopped.");
-    assertThat(output).noneMatch(l -> l.contains("Exception") || l.contains("WARN") || l.startsWith("\tat "));
+    assertThat(output)
+        .noneMatch(l -> l.contains("Exception") || l.contains("WARN") || l.startsWith("\tat "));
   }
 }

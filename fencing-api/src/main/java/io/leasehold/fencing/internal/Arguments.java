@@ -31,8 +31,8 @@ public final class Arguments {
    * @param min the smallest it may be
    * @param name its name, as the caller wrote it
    * @return {@code value}
-   * @throws IllegalArgumentException "{@code name} must be at least {@code min}, was ...", if it
-   *     is smaller
+   * @throws IllegalArgumentException "{@code name} must be at least {@code min}, was ...", if it is
+   *     smaller
    */
   public static long atLeast(long value, long min, String name) {
     if (value < min) {

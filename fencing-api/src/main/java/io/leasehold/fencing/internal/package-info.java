@@ -1,5 +1,5 @@
 /**
- * What the Leasehold modules share and do not offer to applications: the checks of their
- * builders' and records' arguments. Not an API; it may change in any release.
+ * What the Leasehold modules share and do not offer to applications: the checks of their builders'
+ * and records' arguments. Not an API; it may change in any release.
  */
 package io.leasehold.fencing.internal;

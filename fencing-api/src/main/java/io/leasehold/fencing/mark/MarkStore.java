@@ -11,20 +11,20 @@ import java.util.OptionalLong;
 
 /**
  * A durable high-water mark per lease key, kept in one medium (memory, files or SQL tables): the
- * half of every guard that decides, as opposed to the half that writes. A guard is its effect,
- * its scope and one of these; the tool journals keep theirs the same way.
+ * half of every guard that decides, as opposed to the half that writes. A guard is its effect, its
+ * scope and one of these; the tool journals keep theirs the same way.
  *
- * <p>Every rule that makes a guard fail closed (CONTRACT C16) about its marks lives in the
- * medium's implementation, once: a mark that cannot be read or trusted refuses the key's
- * admissions with a {@link MarkStoreException} that says how to repair, and changes nothing.
+ * <p>Every rule that makes a guard fail closed (CONTRACT C16) about its marks lives in the medium's
+ * implementation, once: a mark that cannot be read or trusted refuses the key's admissions with a
+ * {@link MarkStoreException} that says how to repair, and changes nothing.
  *
  * <p>Each call runs inside a unit of work the guard opened and will close: the caller's open
- * transaction for SQL (so an admission commits or rolls back with the write it admits), the
- * store's cross-process lock for files, nothing in memory. The store never commits, opens or
- * closes the unit itself.
+ * transaction for SQL (so an admission commits or rolls back with the write it admits), the store's
+ * cross-process lock for files, nothing in memory. The store never commits, opens or closes the
+ * unit itself.
  *
- * @param <U> the unit of work: a {@link java.sql.Connection} with a transaction under way for
- *     SQL, the file store's locked operation for files, {@link Void} (pass null) in memory
+ * @param <U> the unit of work: a {@link java.sql.Connection} with a transaction under way for SQL,
+ *     the file store's locked operation for files, {@link Void} (pass null) in memory
  */
 public interface MarkStore<U> {
   /**

@@ -18,42 +18,46 @@ import java.util.function.Function;
 
 /**
  * The memory medium of {@link MarkStore}: marks and resets that live in this process and are lost
- * with it. The in-memory guard and the tool journals keep their marks here (the file journal
- * loads its own into one as it reads its files), so the memory medium's rules are written once.
+ * with it. The in-memory guard and the tool journals keep their marks here (the file journal loads
+ * its own into one as it reads its files), so the memory medium's rules are written once.
  *
  * <p>Each key's mark has its own lock; keys never contend. {@link #admitThen} runs the caller's
- * effect under it, so no lower fence can be admitted between the check and the effect. The unit
- * of work is that lock, which the store takes itself: pass null as the unit.
+ * effect under it, so no lower fence can be admitted between the check and the effect. The unit of
+ * work is that lock, which the store takes itself: pass null as the unit.
  *
  * <h2>Bounded memory</h2>
  *
- * A store made by {@link #bounded(int)} keeps at most that many keys. Past it, it forgets keys,
- * and forgetting is safe (CONTRACT C16): per account it keeps a <em>floor</em>, the highest mark
- * it ever forgot of that account, and a key it does not remember starts at its account's floor,
- * so a stale writer of a forgotten key is still refused (an old but live run may be refused too,
- * the safe side). A new key is made room for by forgetting up to a tenth of the bound's worth of
- * keys of its own account, or, for an account with no key remembered, of the account that holds
- * the most (CONTRACT C19: one account's traffic never raises another's floor, unless that other
- * is the largest), those held longest first; the choice is O(1) amortised ({@link
- * RememberedKeys}). A key whose effect is running on the admitting thread is never forgotten
- * under it (the key stays, past the bound if need be), and under concurrent admissions of new
- * keys the bound may be passed, for a moment, by one key per thread making room. The floors take
- * one entry per account that ever had a key forgotten, which the bound does not limit. A store
- * made by {@link #unbounded()} forgets nothing.
+ * A store made by {@link #bounded(int)} keeps at most that many keys. Past it, it forgets keys, and
+ * forgetting is safe (CONTRACT C16): per account it keeps a <em>floor</em>, the highest mark it
+ * ever forgot of that account, and a key it does not remember starts at its account's floor, so a
+ * stale writer of a forgotten key is still refused (an old but live run may be refused too, the
+ * safe side). A new key is made room for by forgetting up to a tenth of the bound's worth of keys
+ * of its own account, or, for an account with no key remembered, of the account that holds the most
+ * (CONTRACT C19: one account's traffic never raises another's floor, unless that other is the
+ * largest), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). A key
+ * whose effect is running on the admitting thread is never forgotten under it (the key stays, past
+ * the bound if need be), and under concurrent admissions of new keys the bound may be passed, for a
+ * moment, by one key per thread making room. The floors take one entry per account that ever had a
+ * key forgotten, which the bound does not limit. A store made by {@link #unbounded()} forgets
+ * nothing.
  *
  * <p>A reset to 0 keeps the key, with a mark of 0: {@link #read} shows none, and a journal that
- * writes {@link #snapshot()} keeps the 0 (so older fences of the calls it keeps never come back
- * as the key's mark). The floor of the key's account still applies to keys forgotten later.
+ * writes {@link #snapshot()} keeps the 0 (so older fences of the calls it keeps never come back as
+ * the key's mark). The floor of the key's account still applies to keys forgotten later.
  *
  * <p>Thread-safe.
  */
 public final class MemoryMarkStore implements MarkStore<Void> {
   private final ConcurrentHashMap<LeaseKey, Mark> marks = new ConcurrentHashMap<>();
+
   /** Per account: the highest mark forgotten. */
   private final ConcurrentHashMap<String, AtomicLong> floors = new ConcurrentHashMap<>();
+
   /** Which keys are remembered, per account in order; guarded by its own monitor. */
   private final RememberedKeys book = new RememberedKeys();
+
   private final int maxKeys;
+
   /** Guarded by its own monitor. */
   private final List<MarkReset> resets = new ArrayList<>();
 
@@ -62,8 +66,8 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * A store that remembers at most {@code maxKeys} keys, forgetting the oldest of an account
-   * behind a floor past that (see the class documentation).
+   * A store that remembers at most {@code maxKeys} keys, forgetting the oldest of an account behind
+   * a floor past that (see the class documentation).
    *
    * @param maxKeys at least 1
    * @return the store
@@ -83,9 +87,9 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * Admits a token and, while no other token of its key can be admitted, runs {@code effect}
-   * with the admission. If the effect throws, the mark stays raised: a newer run has shown up,
-   * and the older one must not come back.
+   * Admits a token and, while no other token of its key can be admitted, runs {@code effect} with
+   * the admission. If the effect throws, the mark stays raised: a newer run has shown up, and the
+   * older one must not come back.
    *
    * @param token a verified token
    * @param effect what to do once admitted, under the key's lock
@@ -94,14 +98,16 @@ public final class MemoryMarkStore implements MarkStore<Void> {
    * @throws StaleFenceException if the fence is below the key's mark; the effect did not run
    */
   public <T> T admitThen(FencingToken token, Function<Admission, T> effect) {
-    return withMark(token.key(), mark -> {
-      if (token.fence() < mark.highest) {
-        throw new StaleFenceException(token, mark.highest);
-      }
-      Admission admission = new Admission(token, mark.highest);
-      mark.highest = token.fence();
-      return effect.apply(admission);
-    });
+    return withMark(
+        token.key(),
+        mark -> {
+          if (token.fence() < mark.highest) {
+            throw new StaleFenceException(token, mark.highest);
+          }
+          Admission admission = new Admission(token, mark.highest);
+          mark.highest = token.fence();
+          return effect.apply(admission);
+        });
   }
 
   /** {@inheritDoc} The unit is ignored (pass null): the store takes the key's lock itself. */
@@ -135,14 +141,17 @@ public final class MemoryMarkStore implements MarkStore<Void> {
    * {@inheritDoc} The mark it replaced is the key's, or its account's floor if it was forgotten.
    */
   @Override
-  public MarkReset reset(Void unit, LeaseKey key, long newMark, String operator, String reason, Instant at) {
+  public MarkReset reset(
+      Void unit, LeaseKey key, long newMark, String operator, String reason, Instant at) {
     Arguments.required(key, "key");
-    return withMark(key, mark -> {
-      MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, at);
-      mark.highest = newMark;
-      record(reset);
-      return reset;
-    });
+    return withMark(
+        key,
+        mark -> {
+          MarkReset reset = new MarkReset(key, mark.highest, newMark, operator, reason, at);
+          mark.highest = newMark;
+          record(reset);
+          return reset;
+        });
   }
 
   @Override
@@ -160,16 +169,18 @@ public final class MemoryMarkStore implements MarkStore<Void> {
    */
   public void restore(MarkReset reset) {
     Arguments.required(reset, "reset");
-    withMark(reset.key(), mark -> {
-      mark.highest = reset.newMark();
-      record(reset);
-      return reset;
-    });
+    withMark(
+        reset.key(),
+        mark -> {
+          mark.highest = reset.newMark();
+          record(reset);
+          return reset;
+        });
   }
 
   /**
-   * Sets a key's mark as a durable medium recorded it, without checking it against the mark
-   * here and without recording a reset: for a journal loading what it admitted before.
+   * Sets a key's mark as a durable medium recorded it, without checking it against the mark here
+   * and without recording a reset: for a journal loading what it admitted before.
    *
    * @param key the key
    * @param mark the mark, 0 or more
@@ -215,8 +226,8 @@ public final class MemoryMarkStore implements MarkStore<Void> {
 
   /**
    * Runs {@code body} on the key's mark under the key's lock, on a mark created at the account's
-   * floor if the key is not remembered. A mark forgotten between the lookup and the lock is
-   * dropped and looked up again, so the body never changes a mark that has left the store.
+   * floor if the key is not remembered. A mark forgotten between the lookup and the lock is dropped
+   * and looked up again, so the body never changes a mark that has left the store.
    */
   private <T> T withMark(LeaseKey key, Function<Mark, T> body) {
     while (true) {
@@ -237,10 +248,10 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * The key's mark, created at its account's floor if the key is not remembered. When the store
-   * is full, some keys are forgotten first ({@link RememberedKeys#take}). Their locks are taken
-   * outside the bookkeeping's lock: an effect running under one of them holds up only this
-   * thread, never the store's other admissions.
+   * The key's mark, created at its account's floor if the key is not remembered. When the store is
+   * full, some keys are forgotten first ({@link RememberedKeys#take}). Their locks are taken
+   * outside the bookkeeping's lock: an effect running under one of them holds up only this thread,
+   * never the store's other admissions.
    */
   private Mark remember(LeaseKey key) {
     RememberedKeys.Node victims;
@@ -293,13 +304,15 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * Forgets a key taken from the bookkeeping: raises its account's floor to the key's mark
-   * before the mark leaves the map, so whoever recreates the key starts at or above it.
+   * Forgets a key taken from the bookkeeping: raises its account's floor to the key's mark before
+   * the mark leaves the map, so whoever recreates the key starts at or above it.
    */
   private void forget(Mark m) {
     synchronized (m) {
       if (!m.forgotten) {
-        floors.computeIfAbsent(m.key.accountId(), a -> new AtomicLong()).accumulateAndGet(m.highest, Math::max);
+        floors
+            .computeIfAbsent(m.key.accountId(), a -> new AtomicLong())
+            .accumulateAndGet(m.highest, Math::max);
         m.forgotten = true;
       }
       marks.remove(m.key, m);

@@ -5,16 +5,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The bookkeeping behind {@link MemoryMarkStore}'s bounded memory: which keys it remembers,
- * per account in the order they were remembered, and which account remembers the most. Every
- * operation is O(1), or O(keys taken) for {@link #take}, so admitting a key into a full guard is
- * O(1) amortised (issue 46: the in-memory guard used to scan every account and every mark to
- * forget one).
+ * The bookkeeping behind {@link MemoryMarkStore}'s bounded memory: which keys it remembers, per
+ * account in the order they were remembered, and which account remembers the most. Every operation
+ * is O(1), or O(keys taken) for {@link #take}, so admitting a key into a full guard is O(1)
+ * amortised (issue 46: the in-memory guard used to scan every account and every mark to forget
+ * one).
  *
  * <p>Each account is a queue of its keys, linked through the keys' own {@link Node}s, so a key
- * costs no object beyond its mark. Accounts are filed by how many keys they hold, in buckets
- * kept in the order accounts entered them; the largest account is found from the highest bucket,
- * which only falls by the keys taken, so finding it is O(1) amortised too. An account leaves the
+ * costs no object beyond its mark. Accounts are filed by how many keys they hold, in buckets kept
+ * in the order accounts entered them; the largest account is found from the highest bucket, which
+ * only falls by the keys taken, so finding it is O(1) amortised too. An account leaves the
  * bookkeeping when its last key is taken: nothing here outlives the keys remembered.
  *
  * <p>Not thread-safe: the store calls it under one lock, and never waits for a key's lock while
@@ -24,6 +24,7 @@ final class RememberedKeys {
   /** A remembered key, as its account's queue links it. */
   abstract static class Node {
     final LeaseKey key;
+
     /** The next key of the same account, remembered after this one. */
     private Node next;
 
@@ -47,8 +48,10 @@ final class RememberedKeys {
     Node first;
     Node last;
     int keys;
+
     /** Neighbours in the bucket of accounts with as many keys. */
     Account before;
+
     Account after;
 
     Account(String id) {
@@ -64,8 +67,10 @@ final class RememberedKeys {
 
   private final Map<String, Account> accounts = new HashMap<>();
   private final Map<Integer, Bucket> buckets = new HashMap<>();
+
   /** At least the key count of the largest account; lowered lazily by {@link #largest()}. */
   private int highest;
+
   /** Keys remembered plus keys taken whose forgetting is not yet {@link #settle settled}. */
   private int total;
 
@@ -102,9 +107,9 @@ final class RememberedKeys {
 
   /**
    * Takes up to {@code most} keys to forget, the oldest first: of {@code account} if it has keys
-   * remembered, otherwise of the account that has the most (the one that reached that count
-   * first). They leave the bookkeeping but stay counted in {@link #total()} until {@link
-   * #settle(int)} is called for them.
+   * remembered, otherwise of the account that has the most (the one that reached that count first).
+   * They leave the bookkeeping but stay counted in {@link #total()} until {@link #settle(int)} is
+   * called for them.
    *
    * @param account the account that needs room
    * @param most at least 1

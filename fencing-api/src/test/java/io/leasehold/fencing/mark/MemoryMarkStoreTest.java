@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 47: the memory medium of the mark store, which the in-memory guard and the tool journals
- * share. Its eviction under load is tested through the guard ({@code InMemoryFenceGuardTest});
- * here are the rules every user of the medium relies on.
+ * share. Its eviction under load is tested through the guard ({@code InMemoryFenceGuardTest}); here
+ * are the rules every user of the medium relies on.
  */
 class MemoryMarkStoreTest {
   private static final LeaseKey KEY = LeaseKey.of("acct", "sess");
@@ -32,7 +32,8 @@ class MemoryMarkStoreTest {
     assertThat(marks.admit(null, token(KEY, 5)).previousMark()).isZero();
     assertThat(marks.admit(null, token(KEY, 5)).raisedMark()).isFalse();
     assertThatThrownBy(() -> marks.admit(null, token(KEY, 4)))
-        .isInstanceOfSatisfying(StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(5));
+        .isInstanceOfSatisfying(
+            StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(5));
     assertThat(marks.read(null, KEY)).hasValue(5);
   }
 
@@ -40,10 +41,15 @@ class MemoryMarkStoreTest {
   void theEffectRunsUnderTheKeysLockAndAFailedEffectKeepsTheMarkRaised() {
     MemoryMarkStore marks = MemoryMarkStore.unbounded();
     AtomicBoolean ran = new AtomicBoolean();
-    assertThatThrownBy(() -> marks.admitThen(token(KEY, 3), admission -> {
-      ran.set(true);
-      throw new IllegalStateException("the write failed");
-    })).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                marks.admitThen(
+                    token(KEY, 3),
+                    admission -> {
+                      ran.set(true);
+                      throw new IllegalStateException("the write failed");
+                    }))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(ran).isTrue();
     assertThat(marks.read(null, KEY)).hasValue(3);
 
@@ -90,8 +96,11 @@ class MemoryMarkStoreTest {
     assertThat(marks.rememberedKeys()).isLessThanOrEqualTo(10);
     assertThat(marks.snapshot()).doesNotContainKey(KEY);
     assertThat(marks.read(null, KEY)).as("the account's floor").hasValue(50);
-    assertThatThrownBy(() -> marks.admit(null, token(KEY, 49))).isInstanceOf(StaleFenceException.class);
-    assertThat(marks.read(null, LeaseKey.of("elsewhere", "sess"))).as("another account's floor").isEmpty();
+    assertThatThrownBy(() -> marks.admit(null, token(KEY, 49)))
+        .isInstanceOf(StaleFenceException.class);
+    assertThat(marks.read(null, LeaseKey.of("elsewhere", "sess")))
+        .as("another account's floor")
+        .isEmpty();
   }
 
   @Test
@@ -106,7 +115,8 @@ class MemoryMarkStoreTest {
 
   @Test
   void badArgumentsAreRefused() {
-    assertThatThrownBy(() -> MemoryMarkStore.bounded(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MemoryMarkStore.bounded(0))
+        .isInstanceOf(IllegalArgumentException.class);
     MemoryMarkStore marks = MemoryMarkStore.unbounded();
     assertThatThrownBy(() -> marks.admit(null, null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> marks.read(null, null)).isInstanceOf(IllegalArgumentException.class);

@@ -31,12 +31,12 @@ import java.util.UUID;
  * <p>A signed token adds four members: {@code "validFrom"} and {@code "validUntil"} (integer Unix
  * milliseconds), {@code "keyId"} and {@code "signature"}, all four or none.
  *
- * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type,
- * a non-integral or non-positive fence, or a non-canonical run id is an error, never a partial
- * token, and so is JSON {@code null} where a token is expected. Content after the token is
- * something only the mapper can refuse: for a document that is a token and nothing else, use
- * {@link #readToken(String)}, or enable {@code DeserializationFeature.FAIL_ON_TRAILING_TOKENS} on
- * your mapper. It is in the {@code leasehold-fencing-json} artifact, which brings {@code
+ * <p>Reading is strict: a missing, duplicated or unknown member, a member of the wrong JSON type, a
+ * non-integral or non-positive fence, or a non-canonical run id is an error, never a partial token,
+ * and so is JSON {@code null} where a token is expected. Content after the token is something only
+ * the mapper can refuse: for a document that is a token and nothing else, use {@link
+ * #readToken(String)}, or enable {@code DeserializationFeature.FAIL_ON_TRAILING_TOKENS} on your
+ * mapper. It is in the {@code leasehold-fencing-json} artifact, which brings {@code
  * jackson-databind} 2.x.
  */
 public final class FencingJsonModule extends SimpleModule {
@@ -100,8 +100,8 @@ public final class FencingJsonModule extends SimpleModule {
   private static final class TokenDeserializer extends JsonDeserializer<FencingToken> {
     /** JSON null where a token is expected is an error, never a null token. */
     @Override
-    public FencingToken getNullValue(DeserializationContext ctxt) throws
-        com.fasterxml.jackson.databind.JsonMappingException {
+    public FencingToken getNullValue(DeserializationContext ctxt)
+        throws com.fasterxml.jackson.databind.JsonMappingException {
       throw com.fasterxml.jackson.databind.exc.MismatchedInputException.from(
           ctxt.getParser(), FencingToken.class, "a fencing token must not be null");
     }
@@ -135,13 +135,17 @@ public final class FencingJsonModule extends SimpleModule {
         }
       }
       if (accountId == null || sessionId == null || fence == null || runId == null) {
-        throw ctxt.instantiationException(FencingToken.class,
-            "a fencing token needs accountId, sessionId, fence and runId");
+        throw ctxt.instantiationException(
+            FencingToken.class, "a fencing token needs accountId, sessionId, fence and runId");
       }
-      int signedParts = (keyId == null ? 0 : 1) + (signature == null ? 0 : 1)
-          + (validFrom == null ? 0 : 1) + (validUntil == null ? 0 : 1);
+      int signedParts =
+          (keyId == null ? 0 : 1)
+              + (signature == null ? 0 : 1)
+              + (validFrom == null ? 0 : 1)
+              + (validUntil == null ? 0 : 1);
       if (signedParts != 0 && signedParts != 4) {
-        throw ctxt.instantiationException(FencingToken.class,
+        throw ctxt.instantiationException(
+            FencingToken.class,
             "a signed fencing token needs all of validFrom, validUntil, keyId and signature");
       }
       try {
@@ -152,8 +156,12 @@ public final class FencingJsonModule extends SimpleModule {
         FencingToken token = new FencingToken(new LeaseKey(accountId, sessionId), fence, id);
         return keyId == null
             ? token
-            : token.withSignature(new TokenSignature(keyId, java.time.Instant.ofEpochMilli(validFrom),
-                java.time.Instant.ofEpochMilli(validUntil), signature));
+            : token.withSignature(
+                new TokenSignature(
+                    keyId,
+                    java.time.Instant.ofEpochMilli(validFrom),
+                    java.time.Instant.ofEpochMilli(validUntil),
+                    signature));
       } catch (IllegalArgumentException e) {
         throw ctxt.instantiationException(FencingToken.class, e.getMessage());
       }
@@ -165,8 +173,8 @@ public final class FencingJsonModule extends SimpleModule {
       expect(p, ctxt, name, value, previous, JsonToken.VALUE_NUMBER_INT, "an integer");
       if (p.getNumberType() != JsonParser.NumberType.INT
           && p.getNumberType() != JsonParser.NumberType.LONG) {
-        throw ctxt.weirdNumberException(p.getNumberValue(), FencingToken.class,
-            name + " is out of range");
+        throw ctxt.weirdNumberException(
+            p.getNumberValue(), FencingToken.class, name + " is out of range");
       }
       return p.getLongValue();
     }
@@ -180,7 +188,12 @@ public final class FencingJsonModule extends SimpleModule {
 
     /** Refuses a member seen before, and a value of another JSON type than {@code expected}. */
     private static void expect(
-        JsonParser p, DeserializationContext ctxt, String name, JsonToken value, Object previous, JsonToken expected,
+        JsonParser p,
+        DeserializationContext ctxt,
+        String name,
+        JsonToken value,
+        Object previous,
+        JsonToken expected,
         String what)
         throws IOException {
       if (previous != null) {

@@ -12,9 +12,9 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class FencingJsonModuleTest {
   private final ObjectMapper mapper = new ObjectMapper().registerModule(new FencingJsonModule());
@@ -22,11 +22,13 @@ class FencingJsonModuleTest {
 
   @Test
   void writesDocumentedShapeAndReadsItBack() throws IOException {
-    FencingToken token = new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN));
+    FencingToken token =
+        new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN));
     String json = mapper.writeValueAsString(token);
     assertThat(json)
         .isEqualTo(
-            "{\"accountId\":\"acct-7\",\"sessionId\":\"chat-1\",\"fence\":42,\"runId\":\"" + RUN
+            "{\"accountId\":\"acct-7\",\"sessionId\":\"chat-1\",\"fence\":42,\"runId\":\""
+                + RUN
                 + "\"}");
     assertThat(mapper.readValue(json, FencingToken.class)).isEqualTo(token);
   }
@@ -39,11 +41,15 @@ class FencingJsonModuleTest {
         "{}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":42,\"runId\":\"" + RUN + "\",\"x\":1}",
-        "{\"accountId\":\"a\",\"accountId\":\"b\",\"sessionId\":\"s\",\"fence\":4,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"accountId\":\"b\",\"sessionId\":\"s\",\"fence\":4,\"runId\":\""
+            + RUN
+            + "\"}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":\"42\",\"runId\":\"" + RUN + "\"}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":4.5,\"runId\":\"" + RUN + "\"}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":0,\"runId\":\"" + RUN + "\"}",
-        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":99999999999999999999,\"runId\":\"" + RUN + "\"}",
+        "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":99999999999999999999,\"runId\":\""
+            + RUN
+            + "\"}",
         "{\"accountId\":\"\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}",
         "{\"accountId\":7,\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}",
         "{\"accountId\":\"a\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"1-1-1-1-1\"}",
@@ -58,17 +64,22 @@ class FencingJsonModuleTest {
   @org.junit.jupiter.api.Test
   void nullAndTrailingContentAreRefused() throws Exception {
     com.fasterxml.jackson.databind.ObjectMapper mapper =
-        new com.fasterxml.jackson.databind.ObjectMapper().registerModule(new io.leasehold.fencing.json.FencingJsonModule());
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .registerModule(new io.leasehold.fencing.json.FencingJsonModule());
     FencingToken t = new FencingToken(LeaseKey.of("a", "b"), 3, java.util.UUID.randomUUID());
     String json = mapper.writeValueAsString(t);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> mapper.readValue("null", FencingToken.class))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> mapper.readValue("null", FencingToken.class))
         .hasMessageContaining("must not be null");
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> io.leasehold.fencing.json.FencingJsonModule.readToken(json + " {\"x\":1}"))
         .isInstanceOf(IllegalArgumentException.class);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.leasehold.fencing.json.FencingJsonModule.readToken("null"))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> io.leasehold.fencing.json.FencingJsonModule.readToken("null"))
         .isInstanceOf(IllegalArgumentException.class);
-    org.assertj.core.api.Assertions.assertThat(io.leasehold.fencing.json.FencingJsonModule.readToken(json)).isEqualTo(t);
+    org.assertj.core.api.Assertions.assertThat(
+            io.leasehold.fencing.json.FencingJsonModule.readToken(json))
+        .isEqualTo(t);
   }
 
   /** CONTRACT C15: a signed token's four signature members travel together, or not at all. */
@@ -76,7 +87,9 @@ class FencingJsonModuleTest {
   void signedTokensRoundTripAndAHalfSignedOneIsRefused() throws Exception {
     SigningKey key = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
     FencingToken signed =
-        key.sign(new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN)), Clock.systemUTC(),
+        key.sign(
+            new FencingToken(LeaseKey.of("acct-7", "chat-1"), 42, UUID.fromString(RUN)),
+            Clock.systemUTC(),
             Duration.ofMinutes(5));
     String js = mapper.writeValueAsString(signed);
     assertThat(js).contains("\"keyId\":\"k1\"");
@@ -88,7 +101,11 @@ class FencingJsonModuleTest {
 
   @Test
   void aLoneSurrogateInAKeyIsRefused() {
-    String bad = "{\"accountId\":\"acct\\ud800x\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\"" + RUN + "\"}";
-    assertThatThrownBy(() -> mapper.readValue(bad, FencingToken.class)).hasMessageContaining("lone surrogate");
+    String bad =
+        "{\"accountId\":\"acct\\ud800x\",\"sessionId\":\"s\",\"fence\":1,\"runId\":\""
+            + RUN
+            + "\"}";
+    assertThatThrownBy(() -> mapper.readValue(bad, FencingToken.class))
+        .hasMessageContaining("lone surrogate");
   }
 }

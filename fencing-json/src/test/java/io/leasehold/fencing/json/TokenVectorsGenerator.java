@@ -1,12 +1,12 @@
 package io.leasehold.fencing.json;
 
-import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.SigningKey;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.SigningKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -14,15 +14,16 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Writes docs/token-vectors.json, the shared test vectors of docs/token-spec.md. The keys are
- * fixed and both schemes are deterministic, so a run writes the same file; the expected verdicts
- * are written here by hand from the spec, not computed by the implementation under test.
- * {@code TokenVectorsTest.theCommittedFileIsWhatTheGeneratorWrites} runs it and compares, so a
- * change to a case is made here and the file is rewritten with {@code -Dleasehold.writeVectors=true}
- * on that test.
+ * Writes docs/token-vectors.json, the shared test vectors of docs/token-spec.md. The keys are fixed
+ * and both schemes are deterministic, so a run writes the same file; the expected verdicts are
+ * written here by hand from the spec, not computed by the implementation under test. {@code
+ * TokenVectorsTest.theCommittedFileIsWhatTheGeneratorWrites} runs it and compares, so a change to a
+ * case is made here and the file is rewritten with {@code -Dleasehold.writeVectors=true} on that
+ * test.
  */
 public final class TokenVectorsGenerator {
-  static final String HMAC = "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+  static final String HMAC =
+      "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
   static final String HMAC_OTHER_SECRET =
       "leasehold-verify-key:v1:hmac-sha256:hmac-2026-12:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8";
   static final String ED =
@@ -55,7 +56,11 @@ public final class TokenVectorsGenerator {
   }
 
   String sign(SigningKey key, LeaseKey k, long fence, long from, long until) {
-    return key.sign(new FencingToken(k, fence, RUN), Instant.ofEpochMilli(from), Instant.ofEpochMilli(until)).toText();
+    return key.sign(
+            new FencingToken(k, fence, RUN),
+            Instant.ofEpochMilli(from),
+            Instant.ofEpochMilli(until))
+        .toText();
   }
 
   String hmacToken() {
@@ -85,8 +90,11 @@ public final class TokenVectorsGenerator {
       out.put("runId", t.runId().toString());
       out.put("accountId", t.key().accountId());
       out.put("sessionId", t.key().sessionId());
-      out.put("validFromMillis", Long.toString(t.signature().orElseThrow().validFrom().toEpochMilli()));
-      out.put("validUntilMillis", Long.toString(t.signature().orElseThrow().validUntil().toEpochMilli()));
+      out.put(
+          "validFromMillis", Long.toString(t.signature().orElseThrow().validFrom().toEpochMilli()));
+      out.put(
+          "validUntilMillis",
+          Long.toString(t.signature().orElseThrow().validUntil().toEpochMilli()));
       out.put("keyId", t.signature().orElseThrow().keyId());
     }
   }
@@ -121,33 +129,108 @@ public final class TokenVectorsGenerator {
     add("valid HMAC-SHA-256 token", h, "valid");
     add("valid Ed25519 token", e, "valid");
     add("valid with only its own key in the set", e, List.of(edKey()), INSIDE, SKEW, "valid");
-    add("valid at the start of the window less the skew", e, List.of(edKey()), FROM - SKEW, SKEW, "valid");
-    add("valid at the end of the window plus the skew", h, List.of(hmacKey()), UNTIL + SKEW, SKEW, "valid");
+    add(
+        "valid at the start of the window less the skew",
+        e,
+        List.of(edKey()),
+        FROM - SKEW,
+        SKEW,
+        "valid");
+    add(
+        "valid at the end of the window plus the skew",
+        h,
+        List.of(hmacKey()),
+        UNTIL + SKEW,
+        SKEW,
+        "valid");
     add("valid with zero skew at the last millisecond", h, List.of(hmacKey()), UNTIL, 0, "valid");
-    add("valid with non-ASCII key ids", sign(ed, LeaseKey.of("Zo\u00eb / \u00fcn\u00efcode.with.dots", "s\u00e9ance:1 2"), 7, FROM, UNTIL), "valid");
+    add(
+        "valid with non-ASCII key ids",
+        sign(
+            ed,
+            LeaseKey.of("Zo\u00eb / \u00fcn\u00efcode.with.dots", "s\u00e9ance:1 2"),
+            7,
+            FROM,
+            UNTIL),
+        "valid");
     add("valid with the largest fence", sign(hmac, KEY, Long.MAX_VALUE, FROM, UNTIL), "valid");
-    add("valid with an empty window", sign(ed, KEY, 3, FROM, FROM), List.of(edKey()), FROM, SKEW, "valid");
-    add("valid with a window starting at zero", sign(hmac, KEY, 3, 0, UNTIL), List.of(hmacKey()), INSIDE, SKEW, "valid");
+    add(
+        "valid with an empty window",
+        sign(ed, KEY, 3, FROM, FROM),
+        List.of(edKey()),
+        FROM,
+        SKEW,
+        "valid");
+    add(
+        "valid with a window starting at zero",
+        sign(hmac, KEY, 3, 0, UNTIL),
+        List.of(hmacKey()),
+        INSIDE,
+        SKEW,
+        "valid");
 
     // Time.
     add("expired HMAC token", h, List.of(hmacKey()), UNTIL + SKEW + 1, SKEW, "EXPIRED");
     add("expired Ed25519 token", e, List.of(edKey()), UNTIL + SKEW + 1, SKEW, "EXPIRED");
-    add("expired with zero skew one millisecond after the window", h, List.of(hmacKey()), UNTIL + 1, 0, "EXPIRED");
+    add(
+        "expired with zero skew one millisecond after the window",
+        h,
+        List.of(hmacKey()),
+        UNTIL + 1,
+        0,
+        "EXPIRED");
     add("not yet valid", e, List.of(edKey()), FROM - SKEW - 1, SKEW, "NOT_YET_VALID");
     add("not yet valid with zero skew", h, List.of(hmacKey()), FROM - 1, 0, "NOT_YET_VALID");
-    add("expired even with a forged signature is reported as expired (window checked first)",
-        part(e, 8, get(edOther.sign(new FencingToken(KEY, 42, RUN), Instant.ofEpochMilli(FROM), Instant.ofEpochMilli(UNTIL)).toText(), 8)),
-        List.of(edKey()), UNTIL + SKEW + 1, SKEW, "EXPIRED");
+    add(
+        "expired even with a forged signature is reported as expired (window checked first)",
+        part(
+            e,
+            8,
+            get(
+                edOther
+                    .sign(
+                        new FencingToken(KEY, 42, RUN),
+                        Instant.ofEpochMilli(FROM),
+                        Instant.ofEpochMilli(UNTIL))
+                    .toText(),
+                8)),
+        List.of(edKey()),
+        UNTIL + SKEW + 1,
+        SKEW,
+        "EXPIRED");
 
     // Keys.
-    add("unsigned token where signatures are required", new FencingToken(KEY, 42, RUN).toText(), "UNSIGNED");
+    add(
+        "unsigned token where signatures are required",
+        new FencingToken(KEY, 42, RUN).toText(),
+        "UNSIGNED");
     add("unknown key id", sign(edOther, KEY, 42, FROM, UNTIL), "UNKNOWN_KEY");
-    add("key id known only under the other scheme: HMAC token, Ed25519 key of that id",
-        h, List.of(edKeyNamed("hmac-2026-12")), INSIDE, SKEW, "BAD_SIGNATURE");
-    add("key id known only under the other scheme: Ed25519 token, HMAC key of that id",
-        e, List.of(hmacKeyNamed("ed-2026-12")), INSIDE, SKEW, "BAD_SIGNATURE");
-    add("same key id, another HMAC secret", h, List.of(HMAC_OTHER_SECRET), INSIDE, SKEW, "BAD_SIGNATURE");
-    add("signed by another Ed25519 key under the same id", sign(SigningKey.parse(ED_OTHER.replace(":ed-other:", ":ed-2026-12:")), KEY, 42, FROM, UNTIL), "BAD_SIGNATURE");
+    add(
+        "key id known only under the other scheme: HMAC token, Ed25519 key of that id",
+        h,
+        List.of(edKeyNamed("hmac-2026-12")),
+        INSIDE,
+        SKEW,
+        "BAD_SIGNATURE");
+    add(
+        "key id known only under the other scheme: Ed25519 token, HMAC key of that id",
+        e,
+        List.of(hmacKeyNamed("ed-2026-12")),
+        INSIDE,
+        SKEW,
+        "BAD_SIGNATURE");
+    add(
+        "same key id, another HMAC secret",
+        h,
+        List.of(HMAC_OTHER_SECRET),
+        INSIDE,
+        SKEW,
+        "BAD_SIGNATURE");
+    add(
+        "signed by another Ed25519 key under the same id",
+        sign(
+            SigningKey.parse(ED_OTHER.replace(":ed-other:", ":ed-2026-12:")), KEY, 42, FROM, UNTIL),
+        "BAD_SIGNATURE");
 
     // Tampered fields (each is still canonical).
     add("tampered fence", part(h, 1, "43"), "BAD_SIGNATURE");
@@ -156,10 +239,21 @@ public final class TokenVectorsGenerator {
     add("tampered account id", part(h, 3, "YWNjdC04"), "BAD_SIGNATURE");
     add("tampered session id", part(e, 4, "Y2hhdC0y"), "BAD_SIGNATURE");
     add("tampered window start", part(e, 5, Long.toString(FROM - 1)), "BAD_SIGNATURE");
-    add("tampered window end (extended)", part(h, 6, Long.toString(UNTIL + 3_600_000)), "BAD_SIGNATURE");
-    add("signature moved to another known key id", part(e, 7, "ed-other"),
-        List.of(edKey(), edOther.verificationKey().toText()), INSIDE, SKEW, "BAD_SIGNATURE");
-    add("signature of another token", part(h, 8, get(sign(hmac, KEY, 41, FROM, UNTIL), 8)), "BAD_SIGNATURE");
+    add(
+        "tampered window end (extended)",
+        part(h, 6, Long.toString(UNTIL + 3_600_000)),
+        "BAD_SIGNATURE");
+    add(
+        "signature moved to another known key id",
+        part(e, 7, "ed-other"),
+        List.of(edKey(), edOther.verificationKey().toText()),
+        INSIDE,
+        SKEW,
+        "BAD_SIGNATURE");
+    add(
+        "signature of another token",
+        part(h, 8, get(sign(hmac, KEY, 41, FROM, UNTIL), 8)),
+        "BAD_SIGNATURE");
     add("signature with one character changed", part(e, 8, flip(get(e, 8))), "BAD_SIGNATURE");
     add("HMAC signature of the wrong length", part(h, 8, "AAAA"), "BAD_SIGNATURE");
     add("Ed25519 signature cut short", part(e, 8, get(e, 8).substring(0, 84)), "BAD_SIGNATURE");
@@ -188,7 +282,10 @@ public final class TokenVectorsGenerator {
     add("key id with a forbidden character", part(h, 7, "hmac!2026"), "MALFORMED");
     add("key id longer than 64 characters", part(h, 7, "k".repeat(65)), "MALFORMED");
     add("padding on the signature", part(h, 8, get(h, 8) + "="), "MALFORMED");
-    add("non-zero trailing bits in the signature", part(h, 8, trailingBits(get(h, 8))), "MALFORMED");
+    add(
+        "non-zero trailing bits in the signature",
+        part(h, 8, trailingBits(get(h, 8))),
+        "MALFORMED");
     add("leading space", " " + h, "MALFORMED");
     add("trailing newline", h + "\n", "MALFORMED");
     add("six parts", h.substring(0, h.indexOf('.', h.indexOf(get(h, 5)))), "MALFORMED");
@@ -202,13 +299,15 @@ public final class TokenVectorsGenerator {
     root.put("spec", "docs/token-spec.md");
     root.put("format", "lh2");
     root.put("specVersion", "1.1");
-    root.put("comment", "Each case has a 'kind' (docs/token-spec.md section 9). 'token': verify"
-        + " 'token' with the verifier (its verification keys, its clock skew allowance) at time"
-        + " 'nowMillis'; 'expect' is 'valid' or the error class of the first failed step. 'header':"
-        + " the same through the Leasehold-Token header, whose value is 'header' (null: absent)."
-        + " 'input': a verifier given the JSON value 'input' instead of text. 'verificationKey',"
-        + " 'signingKey', 'keySet': parse 'text'; 'expect' is 'valid' or 'refused'. 'skew': build a"
-        + " verifier with 'clockSkewMillis'. Signing keys, for implementations that also issue tokens:");
+    root.put(
+        "comment",
+        "Each case has a 'kind' (docs/token-spec.md section 9). 'token': verify"
+            + " 'token' with the verifier (its verification keys, its clock skew allowance) at time"
+            + " 'nowMillis'; 'expect' is 'valid' or the error class of the first failed step. 'header':"
+            + " the same through the Leasehold-Token header, whose value is 'header' (null: absent)."
+            + " 'input': a verifier given the JSON value 'input' instead of text. 'verificationKey',"
+            + " 'signingKey', 'keySet': parse 'text'; 'expect' is 'valid' or 'refused'. 'skew': build a"
+            + " verifier with 'clockSkewMillis'. Signing keys, for implementations that also issue tokens:");
     ObjectNode signing = root.putObject("signingKeys");
     signing.put("hmac", HMAC);
     signing.put("ed25519", ED);

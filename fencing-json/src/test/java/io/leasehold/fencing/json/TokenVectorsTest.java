@@ -2,6 +2,8 @@ package io.leasehold.fencing.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.SignedTokenVerifier;
 import io.leasehold.fencing.SigningKey;
@@ -10,8 +12,6 @@ import io.leasehold.fencing.TokenTransport;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.VerificationKey;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -55,10 +55,17 @@ class TokenVectorsTest {
       case "token" -> parsedVerdict(c, () -> FencingToken.parse(c.get("token").asText()));
       case "header" -> headerVerdict(c);
       // Java's entry for a token that is not text is its strict JSON reader (the object form).
-      case "input" -> parsedVerdict(c, () -> FencingJsonModule.readToken(c.get("input").toString()));
-      case "skew" -> refusedOrValid(() -> TokenVerifier.signedBy(TokenKeySet.of(keys(List.of(
-          TokenVectorsGenerator.HMAC.replace("signing", "verify")))))
-          .withClockSkew(exactMillis(c.get("clockSkewMillis"))));
+      case "input" ->
+          parsedVerdict(c, () -> FencingJsonModule.readToken(c.get("input").toString()));
+      case "skew" ->
+          refusedOrValid(
+              () ->
+                  TokenVerifier.signedBy(
+                          TokenKeySet.of(
+                              keys(
+                                  List.of(
+                                      TokenVectorsGenerator.HMAC.replace("signing", "verify")))))
+                      .withClockSkew(exactMillis(c.get("clockSkewMillis"))));
       case "verificationKey" -> refusedOrValid(() -> VerificationKey.parse(c.get("text").asText()));
       case "signingKey" -> refusedOrValid(() -> SigningKey.parse(c.get("text").asText()));
       case "keySet" -> keySetVerdict(c);
@@ -114,7 +121,10 @@ class TokenVectorsTest {
     if (verdict.equals("valid")) {
       List<String> ids = new ArrayList<>();
       c.get("ids").forEach(i -> ids.add(i.asText()));
-      List<String> loaded = TokenKeySet.parse(c.get("text").asText()).keys().stream().map(VerificationKey::keyId).toList();
+      List<String> loaded =
+          TokenKeySet.parse(c.get("text").asText()).keys().stream()
+              .map(VerificationKey::keyId)
+              .toList();
       assertThat(loaded).isEqualTo(ids);
     }
     return verdict;
@@ -148,10 +158,20 @@ class TokenVectorsTest {
     List<JsonNode> all = cases().map(a -> (JsonNode) a.get()[1]).toList();
     List<String> verdicts = all.stream().map(c -> c.get("expect").asText()).toList();
     assertThat(verdicts).hasSizeGreaterThanOrEqualTo(40);
-    assertThat(verdicts).contains("valid", "refused", "MISSING", "MALFORMED", "UNSIGNED", "UNKNOWN_KEY",
-        "BAD_SIGNATURE", "EXPIRED", "NOT_YET_VALID");
+    assertThat(verdicts)
+        .contains(
+            "valid",
+            "refused",
+            "MISSING",
+            "MALFORMED",
+            "UNSIGNED",
+            "UNKNOWN_KEY",
+            "BAD_SIGNATURE",
+            "EXPIRED",
+            "NOT_YET_VALID");
     assertThat(all.stream().map(c -> c.get("kind").asText()).distinct().sorted().toList())
-        .containsExactly("header", "input", "keySet", "signingKey", "skew", "token", "verificationKey");
+        .containsExactly(
+            "header", "input", "keySet", "signingKey", "skew", "token", "verificationKey");
   }
 
   @Test

@@ -195,7 +195,8 @@ public final class LangChain4jToolFence {
     }
     return new ToolProvider() {
       @Override
-      public ToolProviderResult provideTools(dev.langchain4j.service.tool.ToolProviderRequest request) {
+      public ToolProviderResult provideTools(
+          dev.langchain4j.service.tool.ToolProviderRequest request) {
         ToolProviderResult result = provider.provideTools(request);
         if (result == null) {
           return null;
@@ -262,8 +263,8 @@ public final class LangChain4jToolFence {
 
   /**
    * An error handler for {@code AiServices.toolExecutionErrorHandler(...)} that lets {@link
-   * RunStoppedException} and {@link UnresolvedSessionException} end the service call, and hands
-   * any other tool failure to the model as text (as LangChain4j does by default, or as the {@link
+   * RunStoppedException} and {@link UnresolvedSessionException} end the service call, and hands any
+   * other tool failure to the model as text (as LangChain4j does by default, or as the {@link
    * Builder#errorHandler fallback} decides).
    *
    * @return the handler
@@ -289,11 +290,13 @@ public final class LangChain4jToolFence {
 
     @Override
     public String execute(ToolExecutionRequest request, Object memoryId) {
-      return executeWithContext(request, InvocationContext.builder().chatMemoryId(memoryId).build()).resultText();
+      return executeWithContext(request, InvocationContext.builder().chatMemoryId(memoryId).build())
+          .resultText();
     }
 
     @Override
-    public ToolExecutionResult executeWithContext(ToolExecutionRequest request, InvocationContext context) {
+    public ToolExecutionResult executeWithContext(
+        ToolExecutionRequest request, InvocationContext context) {
       return core.call(
           context,
           request.name(),
@@ -305,15 +308,16 @@ public final class LangChain4jToolFence {
             return delegate.executeWithContext(request, context);
           },
           result -> result == null ? null : result.resultText(),
-          journaled -> ToolExecutionResult.builder().resultText(journaled == null ? "" : journaled).build(),
+          journaled ->
+              ToolExecutionResult.builder().resultText(journaled == null ? "" : journaled).build(),
           message -> ToolExecutionResult.builder().isError(true).resultText(message).build());
     }
   }
 
   /**
    * Options of a {@link LangChain4jToolFence}: those of every framework fence ({@link
-   * FrameworkToolFence.Builder}; the session resolver is given the invocation, usually read
-   * through {@code context.chatMemoryId()}) and the error handler's fallback. Not thread-safe.
+   * FrameworkToolFence.Builder}; the session resolver is given the invocation, usually read through
+   * {@code context.chatMemoryId()}) and the error handler's fallback. Not thread-safe.
    */
   public static final class Builder extends FrameworkToolFence.Builder<Builder, InvocationContext> {
     private ToolExecutionErrorHandler fallbackErrors =
@@ -328,7 +332,6 @@ public final class LangChain4jToolFence {
     private Builder(AgentToolFence fence) {
       super(fence);
     }
-
 
     private FrameworkToolFence<InvocationContext> fenceCore() {
       return core(CARRIER, context -> context);

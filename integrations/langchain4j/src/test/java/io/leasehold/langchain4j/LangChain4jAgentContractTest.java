@@ -17,12 +17,16 @@ class LangChain4jAgentContractTest implements AgentFrameworkContract {
 
   /** The harness, whose one tool LangChain4j finds by its annotation. */
   public static class Harness extends RecordingAgentHarness {
-    private final LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).build(); // a refusal ends the run
+    private final LangChain4jToolFence fence =
+        LangChain4jToolFence.builder(agentFence).build(); // a refusal ends the run
 
     @Override
     public void call(Fenced run, String text, Optional<String> idempotencyKey) {
       AiServices.builder(Assistant.class)
-          .chatModel(new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done"))
+          .chatModel(
+              new ScriptedChatModel()
+                  .callTools("record", recordArguments(text, idempotencyKey))
+                  .answer("done"))
           .tools(fence.wrapObjects(this))
           .toolExecutionErrorHandler(fence.errorHandler())
           .build()

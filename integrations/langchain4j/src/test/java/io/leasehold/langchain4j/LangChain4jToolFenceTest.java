@@ -26,9 +26,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * LangChain4j AI services with fenced tools: the shared agent-tool scenarios through an AI
- * service, and what is LangChain4j's own (concurrent tool execution, memory ids, tool maps and
- * providers).
+ * LangChain4j AI services with fenced tools: the shared agent-tool scenarios through an AI service,
+ * and what is LangChain4j's own (concurrent tool execution, memory ids, tool maps and providers).
  */
 class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   interface Assistant {
@@ -44,7 +43,8 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   @Override
   protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
     ScriptedChatModel model = new ScriptedChatModel().callTools(toolCalls).answer(answer);
-    LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
+    LangChain4jToolFence fence =
+        LangChain4jToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
     String said = assistant(model, fence, false).chat("go", parameters(lease));
     return new Turn(said, model.toolResultsSeen());
   }
@@ -79,7 +79,8 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
     return lease == null ? new InvocationParameters() : LangChain4jToolFence.parameters(lease);
   }
 
-  private Assistant assistant(ScriptedChatModel model, LangChain4jToolFence fence, boolean concurrently) {
+  private Assistant assistant(
+      ScriptedChatModel model, LangChain4jToolFence fence, boolean concurrently) {
     AiServices<Assistant> b =
         AiServices.builder(Assistant.class)
             .chatModel(model)
@@ -103,13 +104,18 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
                 "sendMessage", "{\"text\":\"c\"}",
                 "bookTable", "{\"name\":\"d\"}")
             .answer("stopped");
-    LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).endRunOnRefusal(false).build();
+    LangChain4jToolFence fence =
+        LangChain4jToolFence.builder(agentFence).endRunOnRefusal(false).build();
 
-    assertThat(assistant(model, fence, true).chat("all at once", LangChain4jToolFence.parameters(desktop)))
+    assertThat(
+            assistant(model, fence, true)
+                .chat("all at once", LangChain4jToolFence.parameters(desktop)))
         .isEqualTo("stopped");
 
     assertThat(world.effects).isEmpty();
-    assertThat(model.toolResultsSeen()).hasSize(4).allSatisfy(r -> assertThat(r).contains("was NOT run"));
+    assertThat(model.toolResultsSeen())
+        .hasSize(4)
+        .allSatisfy(r -> assertThat(r).contains("was NOT run"));
     assertThat(stops).hasSize(1);
     assertThat(callsOf(desktop)).isEmpty(); // issue 27: refused calls add nothing
   }
@@ -130,7 +136,9 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
                 .chat("all at once", LangChain4jToolFence.parameters(desktop)))
         .isEqualTo("ok");
     assertThat(world.effects).containsExactlyInAnyOrder("sent:a", "booked:b", "sent:c");
-    assertThat(callsOf(desktop)).hasSize(3).allSatisfy(c -> assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED));
+    assertThat(callsOf(desktop))
+        .hasSize(3)
+        .allSatisfy(c -> assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED));
   }
 
   @Test
@@ -140,14 +148,16 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
         LangChain4jToolFence.builder(agentFence)
             .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.chatMemoryId()), sessions)
             .build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
     // Each conversation's memory is keyed by its memory id, which the resolver maps to a session.
     MemoryAssistant assistant =
         AiServices.builder(MemoryAssistant.class)
             .chatModel(model)
             .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
             .tools(fence.wrapObjects(tools))
-            .toolExecutionErrorHandler(fence.errorHandler()).build();
+            .toolExecutionErrorHandler(fence.errorHandler())
+            .build();
 
     try (SessionLeases.Registration r = sessions.register(desktop)) {
       assertThat(assistant.chat(key.sessionId(), "greet")).isEqualTo("done");
@@ -160,9 +170,11 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
     acquire("desktop");
     LangChain4jToolFence fence =
         LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 
-    assertThatThrownBy(() -> assistant(model, fence, false).chat("greet", new InvocationParameters()))
+    assertThatThrownBy(
+            () -> assistant(model, fence, false).chat("greet", new InvocationParameters()))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("mapped conversation")
         .hasMessageContaining("to no session");
@@ -176,8 +188,12 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
         LangChain4jToolFence.builder(agentFence)
             .sessions(ctx -> LeaseKey.of("acct-7", "some-other-chat"), sessions)
             .build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
-    assertThatThrownBy(() -> assistant(model, fence, false).chat("greet", LangChain4jToolFence.parameters(desktop)))
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    assertThatThrownBy(
+            () ->
+                assistant(model, fence, false)
+                    .chat("greet", LangChain4jToolFence.parameters(desktop)))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("some-other-chat");
     assertThat(world.effects).isEmpty();
@@ -187,14 +203,16 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   void toolsGivenAsAMapOrThroughAProviderAreFencedToo() throws Exception {
     Lease desktop = acquire("desktop");
     takeOver();
-    Method send = RecordingTools.class.getMethod("sendMessage", String.class, InvocationParameters.class);
+    Method send =
+        RecordingTools.class.getMethod("sendMessage", String.class, InvocationParameters.class);
     ToolSpecification spec = ToolSpecifications.toolSpecificationFrom(send);
     Map<ToolSpecification, ToolExecutor> plain = Map.of(spec, new DefaultToolExecutor(tools, send));
     LangChain4jToolFence fence = LangChain4jToolFence.builder(agentFence).build();
 
     Assistant viaMap =
         AiServices.builder(Assistant.class)
-            .chatModel(new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"map\"}").answer("x"))
+            .chatModel(
+                new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"map\"}").answer("x"))
             .tools(fence.wrap(plain))
             .toolExecutionErrorHandler(fence.errorHandler())
             .build();
@@ -203,7 +221,10 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
 
     Assistant viaProvider =
         AiServices.builder(Assistant.class)
-            .chatModel(new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"provider\"}").answer("x"))
+            .chatModel(
+                new ScriptedChatModel()
+                    .callTools("sendMessage", "{\"text\":\"provider\"}")
+                    .answer("x"))
             .toolProvider(fence.wrap(request -> new ToolProviderResult(plain)))
             .toolExecutionErrorHandler(fence.errorHandler())
             .build();

@@ -40,7 +40,9 @@ final class ScriptedChatModel implements ChatModel {
   @Override
   public synchronized ChatResponse doChat(ChatRequest request) {
     List<ChatMessage> messages = request.messages();
-    for (int i = messages.size() - 1; i >= 0 && messages.get(i) instanceof ToolExecutionResultMessage r; i--) {
+    for (int i = messages.size() - 1;
+        i >= 0 && messages.get(i) instanceof ToolExecutionResultMessage r;
+        i--) {
       toolResultsSeen.add(0, r.text());
     }
     AiMessage next = script.poll();

@@ -3,9 +3,7 @@ package io.leasehold.mcp;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/**
- * The names Leasehold uses in MCP messages (docs/mcp.md, docs/token-spec.md section 8).
- */
+/** The names Leasehold uses in MCP messages (docs/mcp.md, docs/token-spec.md section 8). */
 public final class McpFencing {
   private McpFencing() {}
 
@@ -33,15 +31,17 @@ public final class McpFencing {
    * @return the note
    */
   public static String toolNote(boolean tokenRequired) {
-    return "Fenced by Leasehold: " + (tokenRequired ? "every call must carry" : "a call should carry")
+    return "Fenced by Leasehold: "
+        + (tokenRequired ? "every call must carry" : "a call should carry")
         + " the calling run's lease token (its text form, lh2.…) as a JSON string in params._meta[\""
-        + TOKEN_META_KEY + "\"]; " + (tokenRequired ? "a call without one, or" : "a call")
+        + TOKEN_META_KEY
+        + "\"]; "
+        + (tokenRequired ? "a call without one, or" : "a call")
         + " with a stale or invalid token is refused and the tool does not run.";
   }
 
   /**
-   * The {@value #FENCE_META_KEY} member of a fenced tool's {@code _meta}, for clients that read
-   * it.
+   * The {@value #FENCE_META_KEY} member of a fenced tool's {@code _meta}, for clients that read it.
    *
    * @param tokenRequired false while the server's migration switch lets calls without a token run
    * @return {@code {"tokenRequired", "tokenMetaKey", "idempotencyMetaKey", "refusalMetaKey"}}

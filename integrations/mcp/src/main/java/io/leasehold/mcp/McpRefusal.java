@@ -23,33 +23,47 @@ public final class McpRefusal {
   /** The most characters of an idempotency key. */
   public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 
-  static final String MISSING_MESSAGE = "the call carries no Leasehold token. This tool needs the calling run's"
-      + " lease token, in its text form (lh2.…), as a JSON string in params._meta[\"" + McpFencing.TOKEN_META_KEY
-      + "\"] of every tools/call; the lease store that granted the run's lease issues it (docs/token-spec.md)";
-  static final String TOKEN_NOT_A_STRING_MESSAGE = "the token in params._meta[\"" + McpFencing.TOKEN_META_KEY
-      + "\"] must be a JSON string holding the token's text form (lh2.…)";
-  static final String BAD_IDEMPOTENCY_KEY_MESSAGE = "the idempotency key in params._meta[\""
-      + McpFencing.IDEMPOTENCY_META_KEY + "\"] must be a JSON string of 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH
-      + " characters";
+  static final String MISSING_MESSAGE =
+      "the call carries no Leasehold token. This tool needs the calling run's"
+          + " lease token, in its text form (lh2.…), as a JSON string in params._meta[\""
+          + McpFencing.TOKEN_META_KEY
+          + "\"] of every tools/call; the lease store that granted the run's lease issues it (docs/token-spec.md)";
+  static final String TOKEN_NOT_A_STRING_MESSAGE =
+      "the token in params._meta[\""
+          + McpFencing.TOKEN_META_KEY
+          + "\"] must be a JSON string holding the token's text form (lh2.…)";
+  static final String BAD_IDEMPOTENCY_KEY_MESSAGE =
+      "the idempotency key in params._meta[\""
+          + McpFencing.IDEMPOTENCY_META_KEY
+          + "\"] must be a JSON string of 1 to "
+          + MAX_IDEMPOTENCY_KEY_LENGTH
+          + " characters";
 
   /**
    * The refusal of a call, in MCP's words where the wire has its own: {@link
    * Refusal.Reason#MISSING} says where the token goes in {@code _meta}; the other reasons are
    * {@link Refusal#of(Refusal.Reason, FencingToken, OptionalLong, String)}.
    */
-  static Refusal of(Refusal.Reason reason, FencingToken token, OptionalLong highestSeen, String detail) {
-    return Refusal.of(reason, token, highestSeen, reason == Refusal.Reason.MISSING ? MISSING_MESSAGE : detail);
+  static Refusal of(
+      Refusal.Reason reason, FencingToken token, OptionalLong highestSeen, String detail) {
+    return Refusal.of(
+        reason, token, highestSeen, reason == Refusal.Reason.MISSING ? MISSING_MESSAGE : detail);
   }
 
   /**
-   * The refusal's text content: {@code Refused by Leasehold (<reason>): <message>. The tool was
-   * NOT run.}
+   * The refusal's text content: {@code Refused by Leasehold (<reason>): <message>. The tool was NOT
+   * run.}
    *
    * @param refusal the refusal
    * @return the text
    */
   public static String text(Refusal refusal) {
-    return "Refused by Leasehold (" + refusal.reason().wireName() + "): " + refusal.message() + ". " + NOT_RUN;
+    return "Refused by Leasehold ("
+        + refusal.reason().wireName()
+        + "): "
+        + refusal.message()
+        + ". "
+        + NOT_RUN;
   }
 
   /**
@@ -76,7 +90,9 @@ public final class McpRefusal {
    * @return the refusal, or empty for an ordinary result
    */
   public static Optional<Refusal> from(CallToolResult result) {
-    if (result == null || !Boolean.TRUE.equals(result.isError()) || result.meta() == null
+    if (result == null
+        || !Boolean.TRUE.equals(result.isError())
+        || result.meta() == null
         || !(result.meta().get(McpFencing.REFUSAL_META_KEY) instanceof Map<?, ?> m)) {
       return Optional.empty();
     }

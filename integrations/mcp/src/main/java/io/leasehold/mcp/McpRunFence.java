@@ -19,8 +19,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * One agent run's side of a fenced MCP server (CONTRACT C22): attaches the run's current token to
- * every {@code tools/call} it sends, through the SDK's sync or async client, and stops the run
- * the moment it must stop.
+ * every {@code tools/call} it sends, through the SDK's sync or async client, and stops the run the
+ * moment it must stop.
  *
  * <pre>{@code
  * McpRunFence run = McpRunFence.of(lease);          // one per run
@@ -80,8 +80,8 @@ public final class McpRunFence {
    * @return the tool's result, or an error result for a refusal that does not stop the run
    * @throws RunStoppedException if the run is stopped, before or by this call; a call refused
    *     locally never reached the server
-   * @throws IllegalArgumentException if the request's idempotency key is not a string of 1 to
-   *     200 characters; nothing was sent
+   * @throws IllegalArgumentException if the request's idempotency key is not a string of 1 to 200
+   *     characters; nothing was sent
    */
   public CallToolResult callTool(McpSyncClient client, CallToolRequest request) {
     if (client == null) {
@@ -92,9 +92,9 @@ public final class McpRunFence {
   }
 
   /**
-   * Calls a tool through an async client, with the run's token attached. The returned {@code
-   * Mono} fails with {@link RunStoppedException} as {@link #callTool(McpSyncClient,
-   * CallToolRequest)} throws it.
+   * Calls a tool through an async client, with the run's token attached. The returned {@code Mono}
+   * fails with {@link RunStoppedException} as {@link #callTool(McpSyncClient, CallToolRequest)}
+   * throws it.
    *
    * @param client the SDK's client, initialized
    * @param request the call
@@ -104,10 +104,11 @@ public final class McpRunFence {
     if (client == null) {
       throw new IllegalArgumentException("client must not be null");
     }
-    return Mono.defer(() -> {
-      Attached a = attach(request);
-      return client.callTool(a.request()).map(r -> checked(a, r));
-    });
+    return Mono.defer(
+        () -> {
+          Attached a = attach(request);
+          return client.callTool(a.request()).map(r -> checked(a, r));
+        });
   }
 
   private record Attached(CallToolRequest request, FencingToken token) {}
@@ -116,10 +117,15 @@ public final class McpRunFence {
     if (request == null) {
       throw new IllegalArgumentException("request must not be null");
     }
-    Object key = request.meta() == null ? null : request.meta().get(McpFencing.IDEMPOTENCY_META_KEY);
-    if (key != null && !(key instanceof String k && !k.isEmpty() && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    Object key =
+        request.meta() == null ? null : request.meta().get(McpFencing.IDEMPOTENCY_META_KEY);
+    if (key != null
+        && !(key instanceof String k
+            && !k.isEmpty()
+            && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
       // Refused here, before anything is sent: a fenced server would refuse it as malformed.
-      throw new IllegalArgumentException(McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE + "; nothing was sent");
+      throw new IllegalArgumentException(
+          McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE + "; nothing was sent");
     }
     RunStop already = stop.get();
     if (already != null) {
@@ -129,15 +135,23 @@ public final class McpRunFence {
     try {
       token = Fenced.present(run);
     } catch (LeaseLostException e) {
-      throw stopped(new RunStop(e.token(), request.name(), Refusal.of(Refusal.Reason.LEASE_LOST, e.token(),
-          OptionalLong.empty(), "refused locally, before the call was sent: " + e.getMessage())));
+      throw stopped(
+          new RunStop(
+              e.token(),
+              request.name(),
+              Refusal.of(
+                  Refusal.Reason.LEASE_LOST,
+                  e.token(),
+                  OptionalLong.empty(),
+                  "refused locally, before the call was sent: " + e.getMessage())));
     }
     Map<String, Object> meta = new HashMap<>(request.meta() == null ? Map.of() : request.meta());
     meta.put(McpFencing.TOKEN_META_KEY, token.toText());
-    CallToolRequest fenced = CallToolRequest.builder(request.name())
-        .arguments(request.arguments() == null ? Map.of() : request.arguments())
-        .meta(meta)
-        .build();
+    CallToolRequest fenced =
+        CallToolRequest.builder(request.name())
+            .arguments(request.arguments() == null ? Map.of() : request.arguments())
+            .meta(meta)
+            .build();
     return new Attached(fenced, token);
   }
 

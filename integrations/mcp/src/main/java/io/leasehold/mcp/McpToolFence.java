@@ -30,8 +30,8 @@ import reactor.core.scheduler.Schedulers;
  * runs only if the server's {@link FencedToolExecutor} verifies it, finds it in scope and admits
  * its fence against the durable high-water mark in its journal. A call takes the same path as an
  * in-process agent framework's: this fence reads {@code _meta}, the agent-tool core ({@link
- * AgentToolFence}) does the rest. Otherwise the caller gets an
- * {@code isError} result carrying an {@link McpRefusal}, and the tool body does not run.
+ * AgentToolFence}) does the rest. Otherwise the caller gets an {@code isError} result carrying an
+ * {@link McpRefusal}, and the tool body does not run.
  *
  * <pre>{@code
  * FencedToolExecutor executor = FencedToolExecutor.builder()
@@ -43,21 +43,20 @@ import reactor.core.scheduler.Schedulers;
  * McpServer.sync(transport).tools(fence.fence(writeFileSpec)).build();
  * }</pre>
  *
- * <p>The executor is what makes the fence hold: its verifier (signed tokens for a server anyone
- * can reach), its journal (a {@code FileToolJournal} or {@code JdbcToolJournal} keeps the highest
- * fence per key across restarts), and its {@code ToolScope} (C19). A call carrying {@value
+ * <p>The executor is what makes the fence hold: its verifier (signed tokens for a server anyone can
+ * reach), its journal (a {@code FileToolJournal} or {@code JdbcToolJournal} keeps the highest fence
+ * per key across restarts), and its {@code ToolScope} (C19). A call carrying {@value
  * McpFencing#IDEMPOTENCY_META_KEY} runs once per run and key: the same run's retry gets the first
  * result, a duplicate of a call still running is refused as {@code duplicate}, and a newer run
- * reusing the key runs its own call (the journal records the key as {@code <run id>:<key>}). A
- * key that is not a JSON string of 1 to 200 characters is refused as {@code malformed}. A
- * result passes through Jackson once on its way into the journal, and a replayed one once on its
- * way back, so a tool's result must survive a JSON round trip (text, images and structured
- * content do).
+ * reusing the key runs its own call (the journal records the key as {@code <run id>:<key>}). A key
+ * that is not a JSON string of 1 to 200 characters is refused as {@code malformed}. A result passes
+ * through Jackson once on its way into the journal, and a replayed one once on its way back, so a
+ * tool's result must survive a JSON round trip (text, images and structured content do).
  *
- * <p>Every failure of the fence's own machinery before the tool ran (the verifier, the journal,
- * the marks; any throwable) is refused as {@code unavailable}, with a message that names no table
- * and no SQL state; the detail is logged at WARNING. A failure after the tool ran leaves the
- * tool's own outcome as the answer (the call stays in doubt in the journal).
+ * <p>Every failure of the fence's own machinery before the tool ran (the verifier, the journal, the
+ * marks; any throwable) is refused as {@code unavailable}, with a message that names no table and
+ * no SQL state; the detail is logged at WARNING. A failure after the tool ran leaves the tool's own
+ * outcome as the answer (the call stays in doubt in the journal).
  *
  * <p>Thread-safe. The async form runs the journal's blocking I/O and the tool on Reactor's
  * bounded-elastic scheduler.
@@ -65,7 +64,9 @@ import reactor.core.scheduler.Schedulers;
 public final class McpToolFence {
   private static final System.Logger LOG = System.getLogger(McpToolFence.class.getName());
 
-  /** Writes and reads the SDK's result types as its own Jackson binding does (mcp-json-jackson2). */
+  /**
+   * Writes and reads the SDK's result types as its own Jackson binding does (mcp-json-jackson2).
+   */
   private final ObjectMapper json = new ObjectMapper();
 
   private final AgentToolFence core;
@@ -90,9 +91,9 @@ public final class McpToolFence {
   }
 
   /**
-   * A tool specification whose calls are fenced. Its {@code tools/list} entry tells clients so:
-   * its description ends with a note saying a token is needed and where it goes, and its {@code
-   * _meta} holds {@value McpFencing#FENCE_META_KEY} ({@link #announced}).
+   * A tool specification whose calls are fenced. Its {@code tools/list} entry tells clients so: its
+   * description ends with a note saying a token is needed and where it goes, and its {@code _meta}
+   * holds {@value McpFencing#FENCE_META_KEY} ({@link #announced}).
    *
    * @param spec the tool as written
    * @return the fenced tool
@@ -103,28 +104,39 @@ public final class McpToolFence {
     }
     return SyncToolSpecification.builder()
         .tool(announced(spec.tool()))
-        .callHandler((exchange, request) -> call(spec.tool().name(), request,
-            () -> spec.callHandler().apply(exchange, request)))
+        .callHandler(
+            (exchange, request) ->
+                call(
+                    spec.tool().name(), request, () -> spec.callHandler().apply(exchange, request)))
         .build();
   }
 
   /**
    * The tool as a fenced server lists it: the description ends with {@link
    * McpFencing#toolNote(boolean)}, and {@code _meta} gains {@value McpFencing#FENCE_META_KEY},
-   * {@code {"tokenRequired": ..., "tokenMetaKey": ..., "idempotencyMetaKey": ...,
-   * "refusalMetaKey": ...}}, for clients that read it. Everything else is unchanged.
+   * {@code {"tokenRequired": ..., "tokenMetaKey": ..., "idempotencyMetaKey": ..., "refusalMetaKey":
+   * ...}}, for clients that read it. Everything else is unchanged.
    *
    * @param tool the tool as written
    * @return the tool as listed
    */
   Tool announced(Tool tool) {
     String note = McpFencing.toolNote(!acceptUnfencedCalls);
-    String description = tool.description() == null || tool.description().isBlank()
-        ? note : tool.description() + "\n\n" + note;
+    String description =
+        tool.description() == null || tool.description().isBlank()
+            ? note
+            : tool.description() + "\n\n" + note;
     Map<String, Object> meta = new LinkedHashMap<>(tool.meta() == null ? Map.of() : tool.meta());
     meta.put(McpFencing.FENCE_META_KEY, McpFencing.fenceMeta(!acceptUnfencedCalls));
-    return new Tool(tool.name(), tool.title(), description, tool.inputSchema(), tool.outputSchema(),
-        tool.annotations(), meta, tool.icons());
+    return new Tool(
+        tool.name(),
+        tool.title(),
+        description,
+        tool.inputSchema(),
+        tool.outputSchema(),
+        tool.annotations(),
+        meta,
+        tool.icons());
   }
 
   /**
@@ -139,26 +151,34 @@ public final class McpToolFence {
     }
     return AsyncToolSpecification.builder()
         .tool(announced(spec.tool()))
-        .callHandler((exchange, request) ->
-            Mono.fromCallable(() -> call(spec.tool().name(), request,
-                    () -> spec.callHandler().apply(exchange, request).block()))
-                .subscribeOn(Schedulers.boundedElastic()))
+        .callHandler(
+            (exchange, request) ->
+                Mono.fromCallable(
+                        () ->
+                            call(
+                                spec.tool().name(),
+                                request,
+                                () -> spec.callHandler().apply(exchange, request).block()))
+                    .subscribeOn(Schedulers.boundedElastic()))
         .build();
   }
 
   /**
-   * One call: read the token and the idempotency key from {@code _meta}, then the agent-tool
-   * core (present, verify, scope, admit, run), as for every agent framework; or the refusal, with
-   * the body not run. Every throwable of the fence's own machinery (verifier, journal, marks)
-   * before the body ran is an {@code unavailable} refusal that names no table and no SQL state;
-   * the detail goes to the log. Once the body ran, its own outcome is the answer.
+   * One call: read the token and the idempotency key from {@code _meta}, then the agent-tool core
+   * (present, verify, scope, admit, run), as for every agent framework; or the refusal, with the
+   * body not run. Every throwable of the fence's own machinery (verifier, journal, marks) before
+   * the body ran is an {@code unavailable} refusal that names no table and no SQL state; the detail
+   * goes to the log. Once the body ran, its own outcome is the answer.
    */
-  private CallToolResult call(String toolName, CallToolRequest request, Supplier<CallToolResult> body) {
+  private CallToolResult call(
+      String toolName, CallToolRequest request, Supplier<CallToolResult> body) {
     Map<String, Object> meta = request.meta() == null ? Map.of() : request.meta();
     Object text = meta.get(McpFencing.TOKEN_META_KEY);
     if (text == null) {
       if (acceptUnfencedCalls) {
-        LOG.log(System.Logger.Level.WARNING, "unfenced call of " + toolName + " accepted (migration switch on)");
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "unfenced call of " + toolName + " accepted (migration switch on)");
         return body.get();
       }
       return refusal(Refusal.Reason.MISSING, null, null);
@@ -173,20 +193,29 @@ public final class McpToolFence {
       return refusal(Refusal.Reason.MALFORMED, null, e.getMessage());
     }
     Object key = meta.get(McpFencing.IDEMPOTENCY_META_KEY);
-    if (key != null && !(key instanceof String k && !k.isEmpty() && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    if (key != null
+        && !(key instanceof String k
+            && !k.isEmpty()
+            && k.length() <= McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH)) {
       return refusal(Refusal.Reason.MALFORMED, token, McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE);
     }
     AtomicBoolean ran = new AtomicBoolean();
     AgentToolOutcome<CallToolResult> outcome;
     try {
       // One Jackson pass in: the arguments become the tree the journal records and scopes read.
-      JsonNode arguments = json.valueToTree(request.arguments() == null ? Map.of() : request.arguments());
-      outcome = core.call(token, toolName, arguments, Optional.ofNullable((String) key),
-          invocation -> {
-            ran.set(true);
-            return body.get();
-          },
-          json::valueToTree);
+      JsonNode arguments =
+          json.valueToTree(request.arguments() == null ? Map.of() : request.arguments());
+      outcome =
+          core.call(
+              token,
+              toolName,
+              arguments,
+              Optional.ofNullable((String) key),
+              invocation -> {
+                ran.set(true);
+                return body.get();
+              },
+              json::valueToTree);
     } catch (ToolCallFailedException e) {
       // The tool itself threw: let the SDK answer as it would without the fence.
       throw e.getCause() instanceof RuntimeException r ? r : e;
@@ -203,7 +232,8 @@ public final class McpToolFence {
       // One Jackson pass out: the journaled tree back into the first call's result.
       return fromJson(replayed.journaled());
     }
-    return McpRefusal.toResult(((AgentToolOutcome.Refused<CallToolResult>) outcome).stop().refusal());
+    return McpRefusal.toResult(
+        ((AgentToolOutcome.Refused<CallToolResult>) outcome).stop().refusal());
   }
 
   private static CallToolResult refusal(Refusal.Reason reason, FencingToken token, String detail) {
@@ -214,11 +244,18 @@ public final class McpToolFence {
    * The answer to a call whose fence threw before the body ran: a duplicate, or the fence's own
    * failure, which is logged and answered as {@code unavailable}.
    */
-  private static CallToolResult unavailableOrRefused(String toolName, FencingToken token, Throwable t) {
+  private static CallToolResult unavailableOrRefused(
+      String toolName, FencingToken token, Throwable t) {
     Refusal refusal = Refusal.of(t, token);
     if (refusal.reason() == Refusal.Reason.UNAVAILABLE) {
-      LOG.log(System.Logger.Level.WARNING, "refused a call of " + toolName + " for " + token.unsigned()
-          + " as unavailable: the fence could not check it", t);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "refused a call of "
+              + toolName
+              + " for "
+              + token.unsigned()
+              + " as unavailable: the fence could not check it",
+          t);
     }
     return McpRefusal.toResult(refusal);
   }
@@ -241,9 +278,9 @@ public final class McpToolFence {
     }
 
     /**
-     * The migration switch: whether a call without any token runs unfenced (logged at WARNING
-     * each time) rather than being refused as {@link Refusal.Reason#MISSING}. Default false.
-     * A call with a token is fenced either way.
+     * The migration switch: whether a call without any token runs unfenced (logged at WARNING each
+     * time) rather than being refused as {@link Refusal.Reason#MISSING}. Default false. A call with
+     * a token is fenced either way.
      *
      * @param accept true to let token-less calls through
      * @return this builder
@@ -260,7 +297,8 @@ public final class McpToolFence {
      */
     public McpToolFence build() {
       if (acceptUnfencedCalls) {
-        LOG.log(System.Logger.Level.WARNING,
+        LOG.log(
+            System.Logger.Level.WARNING,
             "MCP tool fence accepts calls without a token: superseded runs of old clients are not refused");
       }
       return new McpToolFence(this);

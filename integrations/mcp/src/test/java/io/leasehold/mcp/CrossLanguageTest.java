@@ -1,6 +1,5 @@
 package io.leasehold.mcp;
 
-import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +9,7 @@ import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.StaleFenceException;
@@ -44,16 +44,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 29's cross-language tests (CONTRACT C22), against the TypeScript package the build has
- * just compiled ({@code typescript/dist}) on the machine's Node: a Java MCP client calls a Node
- * MCP server over stdio, and Java and Node writers interleave on one PostgreSQL high-water table.
+ * Issue 29's cross-language tests (CONTRACT C22), against the TypeScript package the build has just
+ * compiled ({@code typescript/dist}) on the machine's Node: a Java MCP client calls a Node MCP
+ * server over stdio, and Java and Node writers interleave on one PostgreSQL high-water table.
  * (Java-issued tokens verified by Node: the package's vector test runs docs/token-vectors.json,
  * whose tokens the Java library signed.)
  */
 class CrossLanguageTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("high_water_cross", ds -> HighWaterSchema.defaults().apply(ds));
+      TestDatabaseExtension.withTemplate(
+          "high_water_cross", ds -> HighWaterSchema.defaults().apply(ds));
 
   static final Path PACKAGE = Path.of("..", "..", "typescript").toAbsolutePath().normalize();
   private static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
@@ -62,12 +63,17 @@ class CrossLanguageTest {
   @Test
   void aJavaClientsSupersededCallIsRefusedByANodeServerAndItsBodyDoesNotRun() throws Exception {
     SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
-    ServerParameters node = ServerParameters.builder("node")
-        .args(PACKAGE.resolve("fixtures/files-server.mjs").toString(), dir.resolve("world").toString(),
-            TokenKeySet.of(signing.verificationKey()).toText())
-        .build();
-    McpSyncClient client = McpClient.sync(new StdioClientTransport(node, new JacksonMcpJsonMapper(new ObjectMapper())))
-        .requestTimeout(Duration.ofSeconds(60)).build();
+    ServerParameters node =
+        ServerParameters.builder("node")
+            .args(
+                PACKAGE.resolve("fixtures/files-server.mjs").toString(),
+                dir.resolve("world").toString(),
+                TokenKeySet.of(signing.verificationKey()).toText())
+            .build();
+    McpSyncClient client =
+        McpClient.sync(new StdioClientTransport(node, new JacksonMcpJsonMapper(new ObjectMapper())))
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     try {
       client.initialize();
       McpRunFence desktop = McpRunFence.of(sign(signing, 1));
@@ -75,51 +81,73 @@ class CrossLanguageTest {
       desktop.callTool(client, write("desktop draft"));
       browser.callTool(client, write("browser plan"));
       assertThatThrownBy(() -> desktop.callTool(client, write("desktop late")))
-          .isInstanceOfSatisfying(RunStoppedException.class, e -> {
-            assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
-            assertThat(e.stop().newerFence()).hasValue(2);
-          });
-      FencingToken forged = SigningKey.generate(SignatureScheme.ED25519, "store-1")
-          .sign(new FencingToken(SESSION, 9, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+          .isInstanceOfSatisfying(
+              RunStoppedException.class,
+              e -> {
+                assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
+                assertThat(e.stop().newerFence()).hasValue(2);
+              });
+      FencingToken forged =
+          SigningKey.generate(SignatureScheme.ED25519, "store-1")
+              .sign(
+                  new FencingToken(SESSION, 9, UUID.randomUUID()),
+                  Clock.systemUTC(),
+                  Duration.ofMinutes(5));
       assertThatThrownBy(() -> McpRunFence.of(forged).callTool(client, write("forged")))
-          .isInstanceOfSatisfying(RunStoppedException.class,
+          .isInstanceOfSatisfying(
+              RunStoppedException.class,
               e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.FORGED));
     } finally {
       client.closeGracefully();
     }
-    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
+    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md")))
+        .isEqualTo("browser plan");
     assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
-        .containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+        .containsExactly(
+            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
   }
 
   /**
-   * CONTRACT C21 for the Node guard: a table lock held elsewhere (a migration's ALTER TABLE) ends
-   * a write at the guard's lock timeout, and the next write goes through once the lock is gone.
+   * CONTRACT C21 for the Node guard: a table lock held elsewhere (a migration's ALTER TABLE) ends a
+   * write at the guard's lock timeout, and the next write goes through once the lock is gone.
    * Before, the timeout was set inside the admission, after the statements that wait for the
    * table's lock, and the write waited as long as the lock was held.
    */
   @Test
   void aTableLockEndsANodeWriteAtItsLockTimeout() throws Exception {
     TestDatabase d = db.database();
-    d.execute("CREATE TABLE IF NOT EXISTS writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
-    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
+    d.execute(
+        "CREATE TABLE IF NOT EXISTS writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    String url =
+        d.jdbcUrl()
+            .replace(
+                "jdbc:postgresql://",
+                "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
     LeaseKey key = LeaseKey.of("acct-7", "locked-" + UUID.randomUUID());
-    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url, "200")
-        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+    Process node =
+        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url, "200")
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode =
+            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode =
+            new BufferedReader(
+                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
         Connection migration = d.newConnection()) {
       migration.setAutoCommit(false);
       try (Statement st = migration.createStatement()) {
         st.execute("LOCK TABLE leasehold_high_water IN ACCESS EXCLUSIVE MODE");
       }
       toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
-      String answer = reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      String answer =
+          reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS);
       assertThat(answer).startsWith("error ").contains("lock timeout");
       migration.rollback();
       toNode.println(new FencingToken(key, 2, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("admitted 2");
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("admitted 2");
     } finally {
       reader.shutdownNow();
       node.destroy();
@@ -128,34 +156,52 @@ class CrossLanguageTest {
 
   /**
    * Issue 46 item 2: the Node guard named its table unqualified, so a look-alike {@code
-   * leasehold_high_water} in a schema named after the database user (first on PostgreSQL's
-   * default search_path) took Node's marks: after Java admitted fence 50 in {@code public}, Node
-   * admitted a stale fence 5 in the look-alike, and the marks split. Now every name is
-   * schema-qualified ({@code public} by default, as the Java writer's).
+   * leasehold_high_water} in a schema named after the database user (first on PostgreSQL's default
+   * search_path) took Node's marks: after Java admitted fence 50 in {@code public}, Node admitted a
+   * stale fence 5 in the look-alike, and the marks split. Now every name is schema-qualified
+   * ({@code public} by default, as the Java writer's).
    */
   @Test
   void aLookAlikeHighWaterTableFirstOnTheSearchPathNeverTakesNodesMarks() throws Exception {
     TestDatabase d = db.database();
     String user = d.server().user();
-    d.execute("CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    d.execute(
+        "CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
     d.execute("CREATE SCHEMA IF NOT EXISTS \"" + user + "\"");
-    d.execute("CREATE TABLE \"" + user + "\".leasehold_high_water (LIKE public.leasehold_high_water INCLUDING ALL)");
+    d.execute(
+        "CREATE TABLE \""
+            + user
+            + "\".leasehold_high_water (LIKE public.leasehold_high_water INCLUDING ALL)");
     LeaseKey key = LeaseKey.of("acct-7", "lookalike-" + UUID.randomUUID());
-    FencedJdbcWriter javaWriter = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter javaWriter =
+        FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
     javaWriter.admit(new FencingToken(key, 50, UUID.randomUUID()));
-    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + user + ":" + d.server().password() + "@");
-    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    String url =
+        d.jdbcUrl()
+            .replace(
+                "jdbc:postgresql://", "postgresql://" + user + ":" + d.server().password() + "@");
+    Process node =
+        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode =
+            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode =
+            new BufferedReader(
+                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
       toNode.println(new FencingToken(key, 5, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("stale 50");
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("stale 50");
       toNode.println(new FencingToken(key, 51, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("admitted 51");
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("admitted 51");
       assertThat(javaWriter.highWaterMark(key)).hasValue(51);
-      try (Connection c = d.newConnection(); Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT count(*) FROM \"" + user + "\".leasehold_high_water")) {
+      try (Connection c = d.newConnection();
+          Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery("SELECT count(*) FROM \"" + user + "\".leasehold_high_water")) {
         rs.next();
         assertThat(rs.getLong(1)).as("rows in the look-alike table").isZero();
       }
@@ -170,42 +216,63 @@ class CrossLanguageTest {
   }
 
   /**
-   * Red team, issue 46: qualifying the table was not enough. With a search_path that lists a
-   * schema before an explicit pg_catalog (a role's setting, a connection option), a look-alike
-   * {@code <=} there made the Node guard admit a stale fence 1 after fence 5 and lower the mark.
-   * Both writers now name pg_catalog's operators.
+   * Red team, issue 46: qualifying the table was not enough. With a search_path that lists a schema
+   * before an explicit pg_catalog (a role's setting, a connection option), a look-alike {@code <=}
+   * there made the Node guard admit a stale fence 1 after fence 5 and lower the mark. Both writers
+   * now name pg_catalog's operators.
    */
   @Test
   void aLookAlikeOperatorBeforePgCatalogOnTheSearchPathNeverAdmitsAStaleWrite() throws Exception {
     TestDatabase d = db.database();
-    d.execute("CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    d.execute(
+        "CREATE TABLE IF NOT EXISTS public.writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
     d.execute("CREATE SCHEMA evil");
-    d.execute("CREATE FUNCTION evil.yes(bigint, bigint) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
+    d.execute(
+        "CREATE FUNCTION evil.yes(bigint, bigint) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
     d.execute("CREATE OPERATOR evil.<= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.yes)");
-    d.execute("CREATE FUNCTION evil.same(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
+    d.execute(
+        "CREATE FUNCTION evil.same(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'");
     d.execute("CREATE OPERATOR evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.same)");
     LeaseKey key = LeaseKey.of("acct-7", "operator-" + UUID.randomUUID());
     LeaseKey other = LeaseKey.of("acct-7", "other-" + UUID.randomUUID());
-    FencedJdbcWriter honest = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter honest =
+        FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
     honest.admit(new FencingToken(other, 90, UUID.randomUUID()));
     honest.admit(new FencingToken(key, 5, UUID.randomUUID()));
     String evilPath = "-c search_path=evil,pg_catalog,public";
-    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@")
-        + (d.jdbcUrl().contains("?") ? "&" : "?") + "options=" + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20");
-    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+    String url =
+        d.jdbcUrl()
+                .replace(
+                    "jdbc:postgresql://",
+                    "postgresql://" + d.server().user() + ":" + d.server().password() + "@")
+            + (d.jdbcUrl().contains("?") ? "&" : "?")
+            + "options="
+            + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20");
+    Process node =
+        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    java.util.concurrent.ExecutorService reader =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (PrintWriter toNode =
+            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode =
+            new BufferedReader(
+                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
         com.zaxxer.hikari.HikariDataSource evilPool = new com.zaxxer.hikari.HikariDataSource()) {
       toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("stale 5");
-      evilPool.setJdbcUrl(d.jdbcUrl() + (d.jdbcUrl().contains("?") ? "&" : "?") + "options="
-          + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20"));
+      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("stale 5");
+      evilPool.setJdbcUrl(
+          d.jdbcUrl()
+              + (d.jdbcUrl().contains("?") ? "&" : "?")
+              + "options="
+              + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20"));
       evilPool.setUsername(d.server().user());
       evilPool.setPassword(d.server().password());
       evilPool.setMaximumPoolSize(2);
-      FencedJdbcWriter javaOnEvilPath = FencedJdbcWriter.builder(evilPool).verifier(TokenVerifier.trustEveryWriter()).build();
+      FencedJdbcWriter javaOnEvilPath =
+          FencedJdbcWriter.builder(evilPool).verifier(TokenVerifier.trustEveryWriter()).build();
       assertThatThrownBy(() -> javaOnEvilPath.admit(new FencingToken(key, 2, UUID.randomUUID())))
           .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
       assertThat(javaOnEvilPath.highWaterMark(key)).hasValue(5);
@@ -222,20 +289,32 @@ class CrossLanguageTest {
   @Test
   void javaAndNodeWritersShareOneMarkAndEveryStaleWriteIsRefused() throws Exception {
     TestDatabase d = db.database();
-    try (Connection c = d.dataSource().getConnection(); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
+    try (Connection c = d.dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
     }
-    FencedJdbcWriter java = FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
-    String url = d.jdbcUrl().replace("jdbc:postgresql://", "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
-    Process node = new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    FencedJdbcWriter java =
+        FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+    String url =
+        d.jdbcUrl()
+            .replace(
+                "jdbc:postgresql://",
+                "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
+    Process node =
+        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     Random random = new Random(29);
     long next = 1;
     long highest = 0;
     int stale = 0;
     List<Long> admitted = new ArrayList<>();
-    try (PrintWriter toNode = new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    try (PrintWriter toNode =
+            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
+        BufferedReader fromNode =
+            new BufferedReader(
+                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
       for (int i = 0; i < 80; i++) {
         boolean staleOne = highest > 1 && random.nextInt(3) == 0;
         long fence = staleOne ? 1 + random.nextInt((int) highest - 1) : next++;
@@ -245,22 +324,30 @@ class CrossLanguageTest {
         if (viaNode) {
           toNode.println(token.toText());
           String answer = fromNode.readLine();
-          assertThat(answer).as("node's answer to fence %d", fence).matches("admitted \\d+|stale \\d+");
+          assertThat(answer)
+              .as("node's answer to fence %d", fence)
+              .matches("admitted \\d+|stale \\d+");
           ok = answer.startsWith("admitted");
         } else {
           try {
-            java.write(token, (conn, t) -> {
-              try (var ps = conn.prepareStatement("INSERT INTO writes (fence, writer) VALUES (?, 'java')")) {
-                ps.setLong(1, t.fence());
-                return ps.executeUpdate();
-              }
-            });
+            java.write(
+                token,
+                (conn, t) -> {
+                  try (var ps =
+                      conn.prepareStatement(
+                          "INSERT INTO writes (fence, writer) VALUES (?, 'java')")) {
+                    ps.setLong(1, t.fence());
+                    return ps.executeUpdate();
+                  }
+                });
             ok = true;
           } catch (StaleFenceException e) {
             ok = false;
           }
         }
-        assertThat(ok).as("fence %d (highest %d) via %s", fence, highest, viaNode ? "node" : "java").isEqualTo(!staleOne);
+        assertThat(ok)
+            .as("fence %d (highest %d) via %s", fence, highest, viaNode ? "node" : "java")
+            .isEqualTo(!staleOne);
         if (ok) {
           admitted.add(fence);
           highest = fence;
@@ -273,7 +360,8 @@ class CrossLanguageTest {
     }
     List<Long> rows = new ArrayList<>();
     List<String> writers = new ArrayList<>();
-    try (Connection c = d.dataSource().getConnection(); Statement st = c.createStatement();
+    try (Connection c = d.dataSource().getConnection();
+        Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT fence, writer FROM writes ORDER BY id")) {
       while (rs.next()) {
         rows.add(rs.getLong(1));
@@ -287,10 +375,15 @@ class CrossLanguageTest {
   }
 
   private static FencingToken sign(SigningKey key, long fence) {
-    return key.sign(new FencingToken(SESSION, fence, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+    return key.sign(
+        new FencingToken(SESSION, fence, UUID.randomUUID()),
+        Clock.systemUTC(),
+        Duration.ofMinutes(5));
   }
 
   private static CallToolRequest write(String content) {
-    return CallToolRequest.builder("write_file").arguments(Map.of("path", "acct-7/chat-1/plan.md", "content", content)).build();
+    return CallToolRequest.builder("write_file")
+        .arguments(Map.of("path", "acct-7/chat-1/plan.md", "content", content))
+        .build();
   }
 }

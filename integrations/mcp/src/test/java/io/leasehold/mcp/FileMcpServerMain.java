@@ -19,9 +19,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A file-writing MCP server over stdio, fenced: the world is the directory {@code root}, and
- * {@code root/../body-runs.log} gets one line each time the tool body runs. Arguments: root,
- * journal file, and the verification key set text (or {@code trust} for trustEveryWriter).
+ * A file-writing MCP server over stdio, fenced: the world is the directory {@code root}, and {@code
+ * root/../body-runs.log} gets one line each time the tool body runs. Arguments: root, journal file,
+ * and the verification key set text (or {@code trust} for trustEveryWriter).
  */
 public final class FileMcpServerMain {
   private FileMcpServerMain() {}
@@ -31,11 +31,15 @@ public final class FileMcpServerMain {
     Path journal = Path.of(args[1]);
     Files.createDirectories(root);
     McpJsonMapper mapper = new JacksonMcpJsonMapper(new ObjectMapper());
-    FencedToolExecutor executor = FencedToolExecutor.builder()
-        .verifier(args[2].equals("trust") ? TokenVerifier.trustEveryWriter() : TokenVerifier.signedBy(TokenKeySet.parse(args[2])))
-        .journal(FileToolJournal.open(journal))
-        .scope(ToolScope.argumentUnderKey("path"))
-        .build();
+    FencedToolExecutor executor =
+        FencedToolExecutor.builder()
+            .verifier(
+                args[2].equals("trust")
+                    ? TokenVerifier.trustEveryWriter()
+                    : TokenVerifier.signedBy(TokenKeySet.parse(args[2])))
+            .journal(FileToolJournal.open(journal))
+            .scope(ToolScope.argumentUnderKey("path"))
+            .build();
     McpToolFence fence = McpToolFence.builder(executor).build();
     SyncToolSpecification writeFile = writeFile(root, mapper);
     McpServer.sync(new StdioServerTransportProvider(mapper))
@@ -48,27 +52,35 @@ public final class FileMcpServerMain {
 
   /** The tool as an MCP server author writes it, knowing nothing of fences. */
   static SyncToolSpecification writeFile(Path root, McpJsonMapper mapper) {
-    McpSchema.Tool tool = McpSchema.Tool.builder("write_file", mapper,
-            "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-                + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
-        .description("Writes a file under the server's root")
-        .build();
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(
+                "write_file",
+                mapper,
+                "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+                    + "\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}")
+            .description("Writes a file under the server's root")
+            .build();
     return SyncToolSpecification.builder()
         .tool(tool)
-        .callHandler((exchange, request) -> {
-          String path = (String) request.arguments().get("path");
-          String content = (String) request.arguments().get("content");
-          try {
-            Path target = root.resolve(path).normalize();
-            Files.createDirectories(target.getParent());
-            Files.writeString(target, content);
-            Files.writeString(root.resolveSibling("body-runs.log"), path + " " + content + "\n",
-                StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-          return McpSchema.CallToolResult.builder().addTextContent("wrote " + path).build();
-        })
+        .callHandler(
+            (exchange, request) -> {
+              String path = (String) request.arguments().get("path");
+              String content = (String) request.arguments().get("content");
+              try {
+                Path target = root.resolve(path).normalize();
+                Files.createDirectories(target.getParent());
+                Files.writeString(target, content);
+                Files.writeString(
+                    root.resolveSibling("body-runs.log"),
+                    path + " " + content + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              return McpSchema.CallToolResult.builder().addTextContent("wrote " + path).build();
+            })
         .build();
   }
 }

@@ -26,8 +26,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The testkit's agent-framework contract over MCP: a fenced MCP server on streamable HTTP
- * (loopback, an embedded Jetty), called through {@link McpRunFence} by the SDK's sync client.
- * The idempotency key travels in {@code _meta} under {@value McpFencing#IDEMPOTENCY_META_KEY}.
+ * (loopback, an embedded Jetty), called through {@link McpRunFence} by the SDK's sync client. The
+ * idempotency key travels in {@code _meta} under {@value McpFencing#IDEMPOTENCY_META_KEY}.
  */
 class McpAgentContractTest implements AgentFrameworkContract {
   @Override
@@ -48,21 +48,30 @@ class McpAgentContractTest implements AgentFrameworkContract {
 
     McpHarness() throws Exception {
       HttpServletStreamableServerTransportProvider transport =
-          HttpServletStreamableServerTransportProvider.builder().jsonMapper(mapper).mcpEndpoint("/mcp").build();
+          HttpServletStreamableServerTransportProvider.builder()
+              .jsonMapper(mapper)
+              .mcpEndpoint("/mcp")
+              .build();
       FencedToolExecutor executor =
-          FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(new MemoryToolJournal()).build();
+          FencedToolExecutor.builder()
+              .verifier(TokenVerifier.trustEveryWriter())
+              .journal(new MemoryToolJournal())
+              .build();
       McpSchema.Tool tool =
-          McpSchema.Tool.builder("record", mapper,
+          McpSchema.Tool.builder(
+                  "record",
+                  mapper,
                   "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}")
               .description("Records a text")
               .build();
       SyncToolSpecification record =
           SyncToolSpecification.builder()
               .tool(tool)
-              .callHandler((exchange, request) -> {
-                effects.add((String) request.arguments().get("text"));
-                return McpSchema.CallToolResult.builder().addTextContent("recorded").build();
-              })
+              .callHandler(
+                  (exchange, request) -> {
+                    effects.add((String) request.arguments().get("text"));
+                    return McpSchema.CallToolResult.builder().addTextContent("recorded").build();
+                  })
               .build();
       server =
           McpServer.sync(transport)
@@ -86,7 +95,8 @@ class McpAgentContractTest implements AgentFrameworkContract {
     public void call(Fenced run, String text, Optional<String> idempotencyKey) {
       Map<String, Object> meta = new HashMap<>();
       idempotencyKey.ifPresent(k -> meta.put(McpFencing.IDEMPOTENCY_META_KEY, k));
-      CallToolRequest request = CallToolRequest.builder("record").arguments(Map.of("text", text)).meta(meta).build();
+      CallToolRequest request =
+          CallToolRequest.builder("record").arguments(Map.of("text", text)).meta(meta).build();
       McpSchema.CallToolResult result = McpRunFence.of(run).callTool(client, request);
       if (Boolean.TRUE.equals(result.isError())) {
         throw new IllegalStateException("refused: " + McpRefusal.from(result));

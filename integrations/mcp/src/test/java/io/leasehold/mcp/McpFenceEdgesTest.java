@@ -1,6 +1,5 @@
 package io.leasehold.mcp;
 
-import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,6 +11,7 @@ import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.adapters.tool.ToolScope;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.modelcontextprotocol.client.McpClient;
@@ -73,23 +73,34 @@ class McpFenceEdgesTest {
     return start(verifier, journal, FileMcpServerMain.writeFile(dir.resolve("world"), mapper));
   }
 
-  private McpSyncClient start(TokenVerifier verifier, ToolJournal journal, SyncToolSpecification tool) throws Exception {
+  private McpSyncClient start(
+      TokenVerifier verifier, ToolJournal journal, SyncToolSpecification tool) throws Exception {
     HttpServletStreamableServerTransportProvider transport =
-        HttpServletStreamableServerTransportProvider.builder().jsonMapper(mapper).mcpEndpoint("/mcp").build();
-    FencedToolExecutor executor = FencedToolExecutor.builder()
-        .verifier(verifier)
-        .journal(journal)
-        .scope(ToolScope.argumentUnderKey("path"))
-        .build();
-    server = McpServer.sync(transport)
-        .serverInfo("leasehold-files", "1")
-        .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-        .tools(McpToolFence.builder(executor).build().fence(tool))
-        .build();
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(mapper)
+            .mcpEndpoint("/mcp")
+            .build();
+    FencedToolExecutor executor =
+        FencedToolExecutor.builder()
+            .verifier(verifier)
+            .journal(journal)
+            .scope(ToolScope.argumentUnderKey("path"))
+            .build();
+    server =
+        McpServer.sync(transport)
+            .serverInfo("leasehold-files", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(McpToolFence.builder(executor).build().fence(tool))
+            .build();
     jetty = new LoopbackJetty(transport);
-    client = McpClient.sync(HttpClientStreamableHttpTransport.builder(jetty.url()).jsonMapper(mapper).endpoint("/mcp").build())
-        .requestTimeout(Duration.ofSeconds(30))
-        .build();
+    client =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder(jetty.url())
+                    .jsonMapper(mapper)
+                    .endpoint("/mcp")
+                    .build())
+            .requestTimeout(Duration.ofSeconds(30))
+            .build();
     client.initialize();
     return client;
   }
@@ -99,7 +110,10 @@ class McpFenceEdgesTest {
   }
 
   private static CallToolRequest write(String path, String content, Map<String, Object> meta) {
-    return CallToolRequest.builder("write_file").arguments(Map.of("path", path, "content", content)).meta(meta).build();
+    return CallToolRequest.builder("write_file")
+        .arguments(Map.of("path", path, "content", content))
+        .meta(meta)
+        .build();
   }
 
   private static Map<String, Object> meta(FencingToken token, Object idempotencyKey) {
@@ -127,8 +141,11 @@ class McpFenceEdgesTest {
    */
   @Test
   void aJournalThatCannotRecordIsRefusedAsUnavailableNamingNoTable() throws Exception {
-    McpSyncClient mcp = start(TokenVerifier.trustEveryWriter(),
-        JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), Duration.ofMillis(300)));
+    McpSyncClient mcp =
+        start(
+            TokenVerifier.trustEveryWriter(),
+            JdbcToolJournal.create(
+                db.dataSource(), ToolJournalSchema.defaults(), Duration.ofMillis(300)));
     FencingToken run = new FencingToken(SESSION, 1, UUID.randomUUID());
     CallToolResult r;
     try (Connection migration = db.database().newConnection()) {
@@ -142,53 +159,74 @@ class McpFenceEdgesTest {
     Refusal refused = refusal(r);
     assertThat(refused.reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
     String wire = r.toString();
-    assertThat(wire).doesNotContain("leasehold_tool").doesNotContain("55P03").doesNotContain("SQLState");
+    assertThat(wire)
+        .doesNotContain("leasehold_tool")
+        .doesNotContain("55P03")
+        .doesNotContain("SQLState");
     assertThat(bodyRuns()).isEmpty();
     // Once the lock is gone the same run goes on: unavailable did not stop it.
-    assertThat(McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null)).isError()).isNotEqualTo(true);
+    assertThat(McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null)).isError())
+        .isNotEqualTo(true);
   }
 
   /**
    * The journal fails after the tool ran (its table locked while the tool works, past the lock
-   * timeout): the caller gets the tool's own result, not a refusal saying it did not run, and
-   * the call stays in doubt.
+   * timeout): the caller gets the tool's own result, not a refusal saying it did not run, and the
+   * call stays in doubt.
    */
   @Test
   void aJournalThatCannotRecordTheOutcomeAnswersWithTheToolsOwnResult() throws Exception {
-    JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource(), ToolJournalSchema.defaults(), Duration.ofMillis(300));
+    JdbcToolJournal journal =
+        JdbcToolJournal.create(
+            db.dataSource(), ToolJournalSchema.defaults(), Duration.ofMillis(300));
     try (Connection migration = db.database().newConnection()) {
       migration.setAutoCommit(false);
       SyncToolSpecification writeFile = FileMcpServerMain.writeFile(dir.resolve("world"), mapper);
-      SyncToolSpecification locking = SyncToolSpecification.builder()
-          .tool(writeFile.tool())
-          .callHandler((exchange, request) -> {
-            CallToolResult wrote = writeFile.callHandler().apply(exchange, request);
-            try (Statement st = migration.createStatement()) {
-              st.execute("LOCK TABLE leasehold_tool_call IN ACCESS EXCLUSIVE MODE");
-            } catch (java.sql.SQLException e) {
-              throw new IllegalStateException(e);
-            }
-            return wrote;
-          })
-          .build();
+      SyncToolSpecification locking =
+          SyncToolSpecification.builder()
+              .tool(writeFile.tool())
+              .callHandler(
+                  (exchange, request) -> {
+                    CallToolResult wrote = writeFile.callHandler().apply(exchange, request);
+                    try (Statement st = migration.createStatement()) {
+                      st.execute("LOCK TABLE leasehold_tool_call IN ACCESS EXCLUSIVE MODE");
+                    } catch (java.sql.SQLException e) {
+                      throw new IllegalStateException(e);
+                    }
+                    return wrote;
+                  })
+              .build();
       McpSyncClient mcp = start(TokenVerifier.trustEveryWriter(), journal, locking);
       FencingToken run = new FencingToken(SESSION, 1, UUID.randomUUID());
       CallToolResult r = McpRunFence.of(run).callTool(mcp, write("acct-7/chat-1/a.md", "x", null));
       migration.rollback();
       assertThat(McpRefusal.from(r)).isEmpty();
-      assertThat(((McpSchema.TextContent) r.content().get(0)).text()).isEqualTo("wrote acct-7/chat-1/a.md");
+      assertThat(((McpSchema.TextContent) r.content().get(0)).text())
+          .isEqualTo("wrote acct-7/chat-1/a.md");
       assertThat(bodyRuns()).containsExactly("acct-7/chat-1/a.md x");
-      assertThat(journal.calls(SESSION)).singleElement().satisfies(c -> assertThat(c.inDoubt()).isTrue());
+      assertThat(journal.calls(SESSION))
+          .singleElement()
+          .satisfies(c -> assertThat(c.inDoubt()).isTrue());
     }
   }
 
-  /** Any throwable of the verifier (here an Error) is an unavailable refusal, not a JSON-RPC error. */
+  /**
+   * Any throwable of the verifier (here an Error) is an unavailable refusal, not a JSON-RPC error.
+   */
   @Test
   void aVerifierThatThrowsAnErrorIsRefusedAsUnavailable() throws Exception {
-    McpSyncClient mcp = start(token -> {
-      throw new LinkageError("lease table leasehold_lease unreachable (SQLState 08006)");
-    }, new MemoryToolJournal());
-    CallToolResult r = mcp.callTool(write("acct-7/chat-1/a.md", "x", meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
+    McpSyncClient mcp =
+        start(
+            token -> {
+              throw new LinkageError("lease table leasehold_lease unreachable (SQLState 08006)");
+            },
+            new MemoryToolJournal());
+    CallToolResult r =
+        mcp.callTool(
+            write(
+                "acct-7/chat-1/a.md",
+                "x",
+                meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
     assertThat(refusal(r).reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
     assertThat(r.toString()).doesNotContain("leasehold_lease").doesNotContain("08006");
     assertThat(bodyRuns()).isEmpty();
@@ -203,12 +241,22 @@ class McpFenceEdgesTest {
     McpSyncClient mcp = start();
     FencingToken desktop = new FencingToken(SESSION, 1, UUID.randomUUID());
     FencingToken browser = new FencingToken(SESSION, 2, UUID.randomUUID());
-    assertThat(mcp.callTool(write("acct-7/chat-1/plan.md", "desktop", meta(desktop, "save-plan"))).isError()).isNotEqualTo(true);
-    assertThat(mcp.callTool(write("acct-7/chat-1/plan.md", "desktop", meta(desktop, "save-plan"))).isError())
-        .as("the same run's retry is replayed").isNotEqualTo(true);
-    assertThat(mcp.callTool(write("acct-7/chat-1/plan.md", "browser", meta(browser, "save-plan"))).isError()).isNotEqualTo(true);
+    assertThat(
+            mcp.callTool(write("acct-7/chat-1/plan.md", "desktop", meta(desktop, "save-plan")))
+                .isError())
+        .isNotEqualTo(true);
+    assertThat(
+            mcp.callTool(write("acct-7/chat-1/plan.md", "desktop", meta(desktop, "save-plan")))
+                .isError())
+        .as("the same run's retry is replayed")
+        .isNotEqualTo(true);
+    assertThat(
+            mcp.callTool(write("acct-7/chat-1/plan.md", "browser", meta(browser, "save-plan")))
+                .isError())
+        .isNotEqualTo(true);
     assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md"))).isEqualTo("browser");
-    assertThat(bodyRuns()).containsExactly("acct-7/chat-1/plan.md desktop", "acct-7/chat-1/plan.md browser");
+    assertThat(bodyRuns())
+        .containsExactly("acct-7/chat-1/plan.md desktop", "acct-7/chat-1/plan.md browser");
   }
 
   /** A non-string idempotency key was silently ignored (the call ran, unprotected). */
@@ -216,7 +264,8 @@ class McpFenceEdgesTest {
   void aNonStringIdempotencyKeyIsRefusedAsMalformed() throws Exception {
     McpSyncClient mcp = start();
     FencingToken run = new FencingToken(SESSION, 1, UUID.randomUUID());
-    for (Object bad : List.of(42, "", "k".repeat(McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH + 1), List.of("k"))) {
+    for (Object bad :
+        List.of(42, "", "k".repeat(McpRefusal.MAX_IDEMPOTENCY_KEY_LENGTH + 1), List.of("k"))) {
       Refusal r = refusal(mcp.callTool(write("acct-7/chat-1/a.md", "x", meta(run, bad))));
       assertThat(r.reason()).as("key %s", bad).isEqualTo(Refusal.Reason.MALFORMED);
       assertThat(r.message()).isEqualTo(McpRefusal.BAD_IDEMPOTENCY_KEY_MESSAGE);
@@ -231,11 +280,17 @@ class McpFenceEdgesTest {
   @Test
   void aDotDotPathIsOutOfScopeWithoutNamingTheCallersOwnKeyAsOwner() throws Exception {
     McpSyncClient mcp = start();
-    CallToolResult r = mcp.callTool(write("acct-7/chat-1/../../victim/s/a.md", "x",
-        meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
+    CallToolResult r =
+        mcp.callTool(
+            write(
+                "acct-7/chat-1/../../victim/s/a.md",
+                "x",
+                meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
     Refusal refused = refusal(r);
     assertThat(refused.reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
-    assertThat(refused.message()).doesNotContain("belongs to session acct-7/chat-1").contains("'..'");
+    assertThat(refused.message())
+        .doesNotContain("belongs to session acct-7/chat-1")
+        .contains("'..'");
     String text = ((McpSchema.TextContent) r.content().get(0)).text();
     assertThat(text).containsOnlyOnce("NOT run").doesNotContain("did not run");
     assertThat(bodyRuns()).isEmpty();
@@ -245,12 +300,16 @@ class McpFenceEdgesTest {
   @Test
   void aFencedToolSaysInToolsListThatItNeedsATokenAndWhereItGoes() throws Exception {
     McpSchema.Tool listed = start().listTools().tools().get(0);
-    assertThat(listed.description()).startsWith("Writes a file under the server's root")
-        .endsWith(McpFencing.toolNote(true)).contains(McpFencing.TOKEN_META_KEY);
+    assertThat(listed.description())
+        .startsWith("Writes a file under the server's root")
+        .endsWith(McpFencing.toolNote(true))
+        .contains(McpFencing.TOKEN_META_KEY);
     assertThat(listed.meta()).containsKey(McpFencing.FENCE_META_KEY);
     @SuppressWarnings("unchecked")
     Map<String, Object> fence = (Map<String, Object>) listed.meta().get(McpFencing.FENCE_META_KEY);
-    assertThat(fence).containsEntry("tokenRequired", true).containsEntry("tokenMetaKey", McpFencing.TOKEN_META_KEY);
+    assertThat(fence)
+        .containsEntry("tokenRequired", true)
+        .containsEntry("tokenMetaKey", McpFencing.TOKEN_META_KEY);
   }
 
   /** The missing refusal pointed to a Java class, of no use to a TypeScript or Inspector user. */
@@ -258,7 +317,9 @@ class McpFenceEdgesTest {
   void theMissingRefusalSaysHowToGetATokenInAnyLanguage() throws Exception {
     Refusal r = refusal(start().callTool(write("acct-7/chat-1/a.md", "x", Map.of())));
     assertThat(r.reason()).isEqualTo(Refusal.Reason.MISSING);
-    assertThat(r.message()).doesNotContain("McpRunFence").contains("params._meta[\"io.leasehold/token\"]")
+    assertThat(r.message())
+        .doesNotContain("McpRunFence")
+        .contains("params._meta[\"io.leasehold/token\"]")
         .contains("lease token");
     assertThat(bodyRuns()).isEmpty();
   }

@@ -1,6 +1,5 @@
 package io.leasehold.mcp;
 
-import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
@@ -38,12 +38,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 28 over stdio: a fenced file-writing MCP server runs as a child process, and two runs of
- * one session (a desktop and a browser) call it through {@link McpRunFence}. The superseded
- * run's calls never reach the tool body, also after the server restarts on its journal.
+ * one session (a desktop and a browser) call it through {@link McpRunFence}. The superseded run's
+ * calls never reach the tool body, also after the server restarts on its journal.
  */
 class McpStdioTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("lease", ds -> LeaseSchema.defaults().apply(ds));
 
   private static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
   private final SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
@@ -65,23 +66,34 @@ class McpStdioTest {
     if (client != null) {
       client.closeGracefully();
     }
-    ServerParameters server = ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
-        .args("-cp", System.getProperty("java.class.path"), FileMcpServerMain.class.getName(),
-            root().toString(), dir.resolve("tools.jsonl").toString(), TokenKeySet.of(signing.verificationKey()).toText())
-        .build();
-    client = McpClient.sync(new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
-        .requestTimeout(Duration.ofSeconds(60))
-        .build();
+    ServerParameters server =
+        ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
+            .args(
+                "-cp",
+                System.getProperty("java.class.path"),
+                FileMcpServerMain.class.getName(),
+                root().toString(),
+                dir.resolve("tools.jsonl").toString(),
+                TokenKeySet.of(signing.verificationKey()).toText())
+            .build();
+    client =
+        McpClient.sync(
+                new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
     client.initialize();
     return client;
   }
 
   private FencingToken token(LeaseKey key, long fence) {
-    return signing.sign(new FencingToken(key, fence, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+    return signing.sign(
+        new FencingToken(key, fence, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
   }
 
   private static CallToolRequest write(String path, String content) {
-    return CallToolRequest.builder("write_file").arguments(Map.of("path", path, "content", content)).build();
+    return CallToolRequest.builder("write_file")
+        .arguments(Map.of("path", path, "content", content))
+        .build();
   }
 
   private static CallToolRequest withMeta(CallToolRequest r, Map<String, Object> meta) {
@@ -103,13 +115,17 @@ class McpStdioTest {
     McpRunFence desktop = McpRunFence.of(token(SESSION, 1));
     McpRunFence browser = McpRunFence.of(token(SESSION, 2));
 
-    assertThat(desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop draft")).isError()).isNotEqualTo(Boolean.TRUE);
-    assertThat(browser.callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan")).isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop draft")).isError())
+        .isNotEqualTo(Boolean.TRUE);
+    assertThat(browser.callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan")).isError())
+        .isNotEqualTo(Boolean.TRUE);
     assertThatThrownBy(() -> desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop late")))
-        .isInstanceOfSatisfying(RunStoppedException.class, e -> {
-          assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
-          assertThat(e.stop().newerFence()).hasValue(2);
-        });
+        .isInstanceOfSatisfying(
+            RunStoppedException.class,
+            e -> {
+              assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
+              assertThat(e.stop().newerFence()).hasValue(2);
+            });
     // Stopped for good: the next call is refused here, without a round trip.
     assertThatThrownBy(() -> desktop.callTool(mcp, write("acct-7/chat-1/other.md", "x")))
         .isInstanceOf(RunStoppedException.class);
@@ -117,7 +133,9 @@ class McpStdioTest {
 
     assertThat(Files.readString(root().resolve("acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
     assertThat(Files.exists(root().resolve("acct-7/chat-1/other.md"))).isFalse();
-    assertThat(bodyRuns()).containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+    assertThat(bodyRuns())
+        .containsExactly(
+            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
   }
 
   @Test
@@ -127,8 +145,11 @@ class McpStdioTest {
     McpRunFence.of(browser).callTool(startServer(), write("acct-7/chat-1/a.md", "browser"));
 
     McpSyncClient restarted = startServer();
-    CallToolResult refused = restarted.callTool(withMeta(write("acct-7/chat-1/a.md", "desktop"),
-        Map.of(McpFencing.TOKEN_META_KEY, desktop.toText())));
+    CallToolResult refused =
+        restarted.callTool(
+            withMeta(
+                write("acct-7/chat-1/a.md", "desktop"),
+                Map.of(McpFencing.TOKEN_META_KEY, desktop.toText())));
     Refusal r = refusal(refused);
     assertThat(r.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
     assertThat(r.fence()).hasValue(1);
@@ -139,22 +160,44 @@ class McpStdioTest {
   }
 
   @Test
-  void forgedExpiredMalformedMissingAndOutOfScopeTokensAreRefusedAndTheBodyNeverRuns() throws Exception {
+  void forgedExpiredMalformedMissingAndOutOfScopeTokensAreRefusedAndTheBodyNeverRuns()
+      throws Exception {
     McpSyncClient mcp = startServer();
     SigningKey other = SigningKey.generate(SignatureScheme.ED25519, "store-1");
-    FencingToken forged = other.sign(new FencingToken(SESSION, 99, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
-    FencingToken expired = signing.sign(new FencingToken(SESSION, 5, UUID.randomUUID()),
-        Instant.now().minusSeconds(600), Instant.now().minusSeconds(300));
+    FencingToken forged =
+        other.sign(
+            new FencingToken(SESSION, 99, UUID.randomUUID()),
+            Clock.systemUTC(),
+            Duration.ofMinutes(5));
+    FencingToken expired =
+        signing.sign(
+            new FencingToken(SESSION, 5, UUID.randomUUID()),
+            Instant.now().minusSeconds(600),
+            Instant.now().minusSeconds(300));
     FencingToken mallory = token(LeaseKey.of("mallory", "own"), 50);
     CallToolRequest victimsFile = write("acct-7/chat-1/notes.md", "overwritten");
 
-    assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, forged.toText())))).reason())
+    assertThat(
+            refusal(
+                    mcp.callTool(
+                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, forged.toText()))))
+                .reason())
         .isEqualTo(Refusal.Reason.FORGED);
-    assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, expired.toText())))).reason())
+    assertThat(
+            refusal(
+                    mcp.callTool(
+                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, expired.toText()))))
+                .reason())
         .isEqualTo(Refusal.Reason.EXPIRED);
-    assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, "lh2.garbage")))).reason())
+    assertThat(
+            refusal(
+                    mcp.callTool(
+                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, "lh2.garbage"))))
+                .reason())
         .isEqualTo(Refusal.Reason.MALFORMED);
-    assertThat(refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, 42)))).reason())
+    assertThat(
+            refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, 42))))
+                .reason())
         .isEqualTo(Refusal.Reason.MALFORMED);
     assertThat(refusal(mcp.callTool(victimsFile)).reason()).isEqualTo(Refusal.Reason.MISSING);
     CallToolResult outOfScope = McpRunFence.of(mallory).callTool(mcp, victimsFile);
@@ -169,7 +212,10 @@ class McpStdioTest {
   void aRetriedCallWithTheSameIdempotencyKeyRunsOnce() throws Exception {
     McpSyncClient mcp = startServer();
     McpRunFence run = McpRunFence.of(token(SESSION, 3));
-    CallToolRequest once = withMeta(write("acct-7/chat-1/sent.md", "hello"), Map.of(McpFencing.IDEMPOTENCY_META_KEY, "msg-1"));
+    CallToolRequest once =
+        withMeta(
+            write("acct-7/chat-1/sent.md", "hello"),
+            Map.of(McpFencing.IDEMPOTENCY_META_KEY, "msg-1"));
     CallToolResult first = run.callTool(mcp, once);
     CallToolResult retry = run.callTool(mcp, once);
     assertThat(retry.content()).isEqualTo(first.content());
@@ -179,14 +225,18 @@ class McpStdioTest {
   @Test
   void aLeaseLostInTheMiddleOfATurnStopsTheRemainingCalls() throws Exception {
     McpSyncClient mcp = startServer();
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll())
-        .tokenSigningKey(signing).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .tokenSigningKey(signing)
+            .build()) {
       Lease lease = store.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
       McpRunFence run = McpRunFence.of(lease);
       run.callTool(mcp, write("acct-7/chat-1/step-1.md", "one"));
       lease.release(); // the turn goes on, but the run no longer holds the session
       assertThatThrownBy(() -> run.callTool(mcp, write("acct-7/chat-1/step-2.md", "two")))
-          .isInstanceOfSatisfying(RunStoppedException.class,
+          .isInstanceOfSatisfying(
+              RunStoppedException.class,
               e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.LEASE_LOST));
       assertThatThrownBy(() -> run.callTool(mcp, write("acct-7/chat-1/step-3.md", "three")))
           .isInstanceOf(RunStoppedException.class);

@@ -1,6 +1,5 @@
 package io.leasehold.mcp;
 
-import io.leasehold.fencing.Refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,6 +10,7 @@ import io.leasehold.adapters.tool.FileToolJournal;
 import io.leasehold.adapters.tool.ToolScope;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Mono;
 
 /**
- * Issue 28 over streamable HTTP on loopback: the SDK's servlet transport on an embedded Jetty,
- * with the async tool specification fenced, called through the async client.
+ * Issue 28 over streamable HTTP on loopback: the SDK's servlet transport on an embedded Jetty, with
+ * the async tool specification fenced, called through the async client.
  */
 class McpStreamableHttpTest {
   private static final LeaseKey SESSION = LeaseKey.of("acct-7", "chat-1");
@@ -66,37 +66,54 @@ class McpStreamableHttpTest {
 
   private McpAsyncClient start() throws Exception {
     HttpServletStreamableServerTransportProvider transport =
-        HttpServletStreamableServerTransportProvider.builder().jsonMapper(mapper).mcpEndpoint("/mcp").build();
-    FencedToolExecutor executor = FencedToolExecutor.builder()
-        .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())))
-        .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
-        .scope(ToolScope.argumentUnderKey("path"))
-        .build();
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(mapper)
+            .mcpEndpoint("/mcp")
+            .build();
+    FencedToolExecutor executor =
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())))
+            .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
+            .scope(ToolScope.argumentUnderKey("path"))
+            .build();
     SyncToolSpecification sync = FileMcpServerMain.writeFile(dir.resolve("world"), mapper);
-    AsyncToolSpecification async = AsyncToolSpecification.builder()
-        .tool(sync.tool())
-        .callHandler((exchange, request) -> Mono.fromCallable(() -> sync.callHandler().apply(null, request)))
-        .build();
-    mcpServer = McpServer.async(transport)
-        .serverInfo("leasehold-files", "1")
-        .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-        .tools(McpToolFence.builder(executor).build().fence(async))
-        .build();
+    AsyncToolSpecification async =
+        AsyncToolSpecification.builder()
+            .tool(sync.tool())
+            .callHandler(
+                (exchange, request) ->
+                    Mono.fromCallable(() -> sync.callHandler().apply(null, request)))
+            .build();
+    mcpServer =
+        McpServer.async(transport)
+            .serverInfo("leasehold-files", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(McpToolFence.builder(executor).build().fence(async))
+            .build();
     jetty = new LoopbackJetty(transport);
-    client = McpClient.async(HttpClientStreamableHttpTransport.builder(jetty.url())
-            .jsonMapper(mapper).endpoint("/mcp").build())
-        .requestTimeout(Duration.ofSeconds(30))
-        .build();
+    client =
+        McpClient.async(
+                HttpClientStreamableHttpTransport.builder(jetty.url())
+                    .jsonMapper(mapper)
+                    .endpoint("/mcp")
+                    .build())
+            .requestTimeout(Duration.ofSeconds(30))
+            .build();
     client.initialize().block(Duration.ofSeconds(30));
     return client;
   }
 
   private FencingToken token(long fence) {
-    return signing.sign(new FencingToken(SESSION, fence, UUID.randomUUID()), Clock.systemUTC(), Duration.ofMinutes(5));
+    return signing.sign(
+        new FencingToken(SESSION, fence, UUID.randomUUID()),
+        Clock.systemUTC(),
+        Duration.ofMinutes(5));
   }
 
   private static CallToolRequest write(String path, String content) {
-    return CallToolRequest.builder("write_file").arguments(Map.of("path", path, "content", content)).build();
+    return CallToolRequest.builder("write_file")
+        .arguments(Map.of("path", path, "content", content))
+        .build();
   }
 
   @Test
@@ -104,23 +121,39 @@ class McpStreamableHttpTest {
     McpAsyncClient mcp = start();
     McpRunFence desktop = McpRunFence.of(token(1));
     McpRunFence browser = McpRunFence.of(token(2));
-    desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop draft")).block(Duration.ofSeconds(30));
-    browser.callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan")).block(Duration.ofSeconds(30));
-    assertThatThrownBy(() -> desktop.callTool(mcp, write("acct-7/chat-1/plan.md", "desktop late")).block(Duration.ofSeconds(30)))
-        .isInstanceOfSatisfying(RunStoppedException.class,
+    desktop
+        .callTool(mcp, write("acct-7/chat-1/plan.md", "desktop draft"))
+        .block(Duration.ofSeconds(30));
+    browser
+        .callTool(mcp, write("acct-7/chat-1/plan.md", "browser plan"))
+        .block(Duration.ofSeconds(30));
+    assertThatThrownBy(
+            () ->
+                desktop
+                    .callTool(mcp, write("acct-7/chat-1/plan.md", "desktop late"))
+                    .block(Duration.ofSeconds(30)))
+        .isInstanceOfSatisfying(
+            RunStoppedException.class,
             e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
-    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
+    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md")))
+        .isEqualTo("browser plan");
     assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
-        .containsExactly("acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+        .containsExactly(
+            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
   }
 
   @Test
   void aTokenOfAnotherKeyIsRefusedOverHttp() throws Exception {
     McpAsyncClient mcp = start();
-    FencingToken mallory = signing.sign(new FencingToken(LeaseKey.of("mallory", "own"), 9, UUID.randomUUID()),
-        Clock.systemUTC(), Duration.ofMinutes(5));
-    McpSchema.CallToolResult r = McpRunFence.of(mallory).callTool(mcp, write("acct-7/chat-1/plan.md", "x"))
-        .block(Duration.ofSeconds(30));
+    FencingToken mallory =
+        signing.sign(
+            new FencingToken(LeaseKey.of("mallory", "own"), 9, UUID.randomUUID()),
+            Clock.systemUTC(),
+            Duration.ofMinutes(5));
+    McpSchema.CallToolResult r =
+        McpRunFence.of(mallory)
+            .callTool(mcp, write("acct-7/chat-1/plan.md", "x"))
+            .block(Duration.ofSeconds(30));
     assertThat(McpRefusal.from(r).orElseThrow().reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
     assertThat(Files.exists(dir.resolve("body-runs.log"))).isFalse();
   }

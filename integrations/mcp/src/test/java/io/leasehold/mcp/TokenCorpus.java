@@ -23,15 +23,18 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A seeded generator of mutated tokens, header values, non-text inputs, skews, keys and key sets
- * in the schema of docs/token-vectors.json (token spec 1.1 section 9). The same seed gives the
- * same corpus. Its keys are the vector file's public test keys and a few variants, so the
- * {@link TokenSpecModel} can recompute every signature.
+ * A seeded generator of mutated tokens, header values, non-text inputs, skews, keys and key sets in
+ * the schema of docs/token-vectors.json (token spec 1.1 section 9). The same seed gives the same
+ * corpus. Its keys are the vector file's public test keys and a few variants, so the {@link
+ * TokenSpecModel} can recompute every signature.
  */
 final class TokenCorpus {
-  static final String HMAC_A = "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
-  static final String HMAC_B = "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8";
-  static final String HMAC_C = "leasehold-signing-key:v1:hmac-sha256:HMAC-2026-12:VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVU";
+  static final String HMAC_A =
+      "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8";
+  static final String HMAC_B =
+      "leasehold-signing-key:v1:hmac-sha256:hmac-2026-12:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8";
+  static final String HMAC_C =
+      "leasehold-signing-key:v1:hmac-sha256:HMAC-2026-12:VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVU";
   static final String ED_A =
       "leasehold-signing-key:v1:ed25519:ed-2026-12:MC4CAQAwBQYDK2VwBCIEIOealA7kf30iGsgNBgJQTR5yQ2zkpNAJ5uhsJEUeGbaU.MCowBQYDK2VwAyEA1-ktcwAlZriAqgDVXFoIriGT6g88KPHZ8Z1lBkFQ9fg";
   static final String ED_B =
@@ -43,31 +46,54 @@ final class TokenCorpus {
   private static final long BASE = 1_796_300_000_000L;
   private static final HexFormat HEX = HexFormat.of();
   private static final String SPKI = "302a300506032b6570032100";
-  private static final List<String> POINTS = List.of(
-      "0100000000000000000000000000000000000000000000000000000000000000",
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "0000000000000000000000000000000000000000000000000000000000000000",
-      "0000000000000000000000000000000000000000000000000000000000000080",
-      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-      "0100000000000000000000000000000000000000000000000000000000000080",
-      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-      "0200000000000000000000000000000000000000000000000000000000000000",
-      "d7e92d73002566b880aa00d55c5a08ae2193ea0f3c28f1d9f19d65064150f5f8");
+  private static final List<String> POINTS =
+      List.of(
+          "0100000000000000000000000000000000000000000000000000000000000000",
+          "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+          "0000000000000000000000000000000000000000000000000000000000000000",
+          "0000000000000000000000000000000000000000000000000000000000000080",
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+          "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+          "0100000000000000000000000000000000000000000000000000000000000080",
+          "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+          "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+          "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+          "0200000000000000000000000000000000000000000000000000000000000000",
+          "d7e92d73002566b880aa00d55c5a08ae2193ea0f3c28f1d9f19d65064150f5f8");
   private static final String[] CHARS = {
-    ".", " ", "\t", "\n", "\r", "A", "a", "=", "+", "/", "-", "_", "0", "9", "\u00e9", "\u00a0", "\u2028",
-    "\ufeff", "\u0085", "\u000b", "Z", "\uff12", "\f", "\u3000", ":", "#", "\u001c", "\u2007"};
+    ".", " ", "\t", "\n", "\r", "A", "a", "=", "+", "/", "-", "_", "0", "9", "\u00e9", "\u00a0",
+    "\u2028", "\ufeff", "\u0085", "\u000b", "Z", "\uff12", "\f", "\u3000", ":", "#", "\u001c",
+    "\u2007"
+  };
   private static final String[] SPACES = {
-    "", " ", "\t", " \t ", "\n", "\r\n", "\r", "\u000b", "\f", "\u00a0", "\u2007", "\u202f", "\u2028", "\u3000",
-    "\ufeff", "\u0085", "\u001c", "\u001f"};
+    "", " ", "\t", " \t ", "\n", "\r\n", "\r", "\u000b", "\f", "\u00a0", "\u2007", "\u202f",
+    "\u2028", "\u3000", "\ufeff", "\u0085", "\u001c", "\u001f"
+  };
   private static final String[] ID_CHARS = {
-    "\u00a0", "\u2007", "\u202f", "\u3000", "\u2028", "\u1680", "\u205f", "\ufeff", "\uffff", "\u0085", "\u009f",
-    "\u007f", "\u0001", " ", "\t", "\u180e", "\u200b", "\u2000", "\u2006", "\u2008", "\u200a", "\u2029", "x"};
+    "\u00a0", "\u2007", "\u202f", "\u3000", "\u2028", "\u1680", "\u205f", "\ufeff", "\uffff",
+    "\u0085", "\u009f", "\u007f", "\u0001", " ", "\t", "\u180e", "\u200b", "\u2000", "\u2006",
+    "\u2008", "\u200a", "\u2029", "x"
+  };
   private static final String[] UTF8 = {
-    "c0af", "e080af", "eda080", "f4908080", "e282", "80", "f888808080", "ff", "efbbbf61", "c2a0", "e28080",
-    "f09f9880", "edbfbf", "f48fbfbf", "00", "c285", "c29f", "e3808061"};
+    "c0af",
+    "e080af",
+    "eda080",
+    "f4908080",
+    "e282",
+    "80",
+    "f888808080",
+    "ff",
+    "efbbbf61",
+    "c2a0",
+    "e28080",
+    "f09f9880",
+    "edbfbf",
+    "f48fbfbf",
+    "00",
+    "c285",
+    "c29f",
+    "e3808061"
+  };
 
   private final SplittableRandom r;
   private final ObjectMapper json = new ObjectMapper();
@@ -81,8 +107,18 @@ final class TokenCorpus {
   ObjectNode generate(int size) {
     for (int i = 0; i < size; i++) {
       int k = r.nextInt(100);
-      ObjectNode c = k < 45 ? tokenCase() : k < 55 ? headerCase() : k < 58 ? inputCase() : k < 60 ? skewCase()
-          : k < 80 ? keyCase("verificationKey") : k < 88 ? keyCase("signingKey") : keySetCase();
+      ObjectNode c =
+          k < 45
+              ? tokenCase()
+              : k < 55
+                  ? headerCase()
+                  : k < 58
+                      ? inputCase()
+                      : k < 60
+                          ? skewCase()
+                          : k < 80
+                              ? keyCase("verificationKey")
+                              : k < 88 ? keyCase("signingKey") : keySetCase();
       c.put("name", "#" + i + " " + c.get("kind").asText());
       cases.add(c);
     }
@@ -151,7 +187,9 @@ final class TokenCorpus {
       case 4 -> "\uD83D\uDE00".repeat(63 + r.nextInt(3)).getBytes(StandardCharsets.UTF_8);
       case 5 -> ("a".repeat(127) + "\uD83D\uDE00").getBytes(StandardCharsets.UTF_8);
       case 6 -> pick(ID_CHARS).getBytes(StandardCharsets.UTF_8);
-      case 7 -> (pick(ID_CHARS) + pick(ID_CHARS) + (r.nextBoolean() ? "" : pick(ID_CHARS))).getBytes(StandardCharsets.UTF_8);
+      case 7 ->
+          (pick(ID_CHARS) + pick(ID_CHARS) + (r.nextBoolean() ? "" : pick(ID_CHARS)))
+              .getBytes(StandardCharsets.UTF_8);
       case 8 -> HEX.parseHex(pick(UTF8));
       case 9 -> randomBytes(1 + r.nextInt(8));
       case 10 -> "\u20ac".repeat(120 + r.nextInt(10)).getBytes(StandardCharsets.UTF_8);
@@ -183,25 +221,34 @@ final class TokenCorpus {
 
   private String uuid() {
     String hex = HEX.formatHex(randomBytes(16));
-    return hex.substring(0, 8) + "-" + hex.substring(8, 12) + "-" + hex.substring(12, 16) + "-" + hex.substring(16, 20)
-        + "-" + hex.substring(20);
+    return hex.substring(0, 8)
+        + "-"
+        + hex.substring(8, 12)
+        + "-"
+        + hex.substring(12, 16)
+        + "-"
+        + hex.substring(16, 20)
+        + "-"
+        + hex.substring(20);
   }
 
   private record Window(long from, long until) {}
 
   private Window window() {
-    long from = switch (r.nextInt(4)) {
-      case 0 -> 0;
-      case 1 -> r.nextLong(MAX_SAFE);
-      default -> BASE;
-    };
-    long until = switch (r.nextInt(8)) {
-      case 0 -> from;
-      case 1 -> Long.MAX_VALUE;
-      case 2 -> Math.max(0, from - 1);
-      case 3 -> from + r.nextLong(1_000_000_000L);
-      default -> from + 30_000;
-    };
+    long from =
+        switch (r.nextInt(4)) {
+          case 0 -> 0;
+          case 1 -> r.nextLong(MAX_SAFE);
+          default -> BASE;
+        };
+    long until =
+        switch (r.nextInt(8)) {
+          case 0 -> from;
+          case 1 -> Long.MAX_VALUE;
+          case 2 -> Math.max(0, from - 1);
+          case 3 -> from + r.nextLong(1_000_000_000L);
+          default -> from + 30_000;
+        };
     if (r.nextInt(30) == 0) {
       from = Long.MAX_VALUE;
       until = Long.MAX_VALUE;
@@ -211,15 +258,24 @@ final class TokenCorpus {
 
   /** A freshly signed (or unsigned) token text and its window. */
   private String freshToken(String signer, Window w) {
-    String text = "lh2." + (r.nextInt(5) == 0 ? fence() : Long.toString(1 + r.nextInt(1000))) + "." + uuid() + "."
-        + b64(r.nextInt(3) == 0 ? idBytes() : word().getBytes(StandardCharsets.UTF_8)) + "."
-        + b64(r.nextInt(3) == 0 ? idBytes() : word().getBytes(StandardCharsets.UTF_8));
+    String text =
+        "lh2."
+            + (r.nextInt(5) == 0 ? fence() : Long.toString(1 + r.nextInt(1000)))
+            + "."
+            + uuid()
+            + "."
+            + b64(r.nextInt(3) == 0 ? idBytes() : word().getBytes(StandardCharsets.UTF_8))
+            + "."
+            + b64(r.nextInt(3) == 0 ? idBytes() : word().getBytes(StandardCharsets.UTF_8));
     if (signer == null) {
       return text;
     }
     String keyId = signer.split(":")[3];
     if (r.nextInt(15) == 0) {
-      keyId = pick(List.of(keyId.toUpperCase(java.util.Locale.ROOT), "k".repeat(65), "k.1", "other", ""));
+      keyId =
+          pick(
+              List.of(
+                  keyId.toUpperCase(java.util.Locale.ROOT), "k".repeat(65), "k.1", "other", ""));
     }
     String content = text + "." + w.from + "." + w.until + "." + keyId;
     return content + "." + b64(sign(signer, content.getBytes(StandardCharsets.UTF_8)));
@@ -251,8 +307,22 @@ final class TokenCorpus {
       case 2:
         return t.isEmpty() ? t : t.substring(0, at) + t.substring(at + 1);
       case 3:
-        p[r.nextInt(p.length)] = pick(List.of("", "0", "A", "AA", "AAA", "AAAAA", "=", "lh1", "lh3", "LH2",
-            b64(randomBytes(1 + r.nextInt(9))), fence(), uuid().toUpperCase(java.util.Locale.ROOT)));
+        p[r.nextInt(p.length)] =
+            pick(
+                List.of(
+                    "",
+                    "0",
+                    "A",
+                    "AA",
+                    "AAA",
+                    "AAAAA",
+                    "=",
+                    "lh1",
+                    "lh3",
+                    "LH2",
+                    b64(randomBytes(1 + r.nextInt(9))),
+                    fence(),
+                    uuid().toUpperCase(java.util.Locale.ROOT)));
         return String.join(".", p);
       case 4:
         return r.nextBoolean() ? t + ".x" : t.substring(0, Math.max(0, t.lastIndexOf('.')));
@@ -279,7 +349,8 @@ final class TokenCorpus {
       case 1:
         return sig.substring(0, 1 + r.nextInt(sig.length()));
       case 2:
-        return pick(List.of(b64(randomBytes(96)), b64(randomBytes(99)), "A".repeat(128 + r.nextInt(6))));
+        return pick(
+            List.of(b64(randomBytes(96)), b64(randomBytes(99)), "A".repeat(128 + r.nextInt(6))));
       case 3:
         String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         char last = sig.charAt(sig.length() - 1);
@@ -307,7 +378,8 @@ final class TokenCorpus {
   }
 
   private static byte[] withSPlusL(byte[] sig) {
-    BigInteger l = BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
+    BigInteger l =
+        BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
     byte[] s = new byte[32];
     for (int i = 0; i < 32; i++) {
       s[i] = sig[63 - i];
@@ -349,17 +421,20 @@ final class TokenCorpus {
     ArrayNode ks = v.putArray("keys");
     keys.forEach(ks::add);
     v.put("clockSkewMillis", skew);
-    long now = switch (r.nextInt(10)) {
-      case 0 -> w.from - skew - 1;
-      case 1 -> w.from - skew;
-      case 2 -> w.from;
-      case 3 -> w.until;
-      case 4 -> w.until > MAX_SAFE ? MAX_SAFE : w.until + skew;
-      case 5 -> w.until > MAX_SAFE ? MAX_SAFE : w.until + skew + 1;
-      case 6 -> r.nextLong(MAX_SAFE);
-      case 7 -> MAX_SAFE;
-      default -> w.from + (w.until > w.from ? r.nextLong(Math.min(w.until - w.from, MAX_SAFE) + 1) : 0);
-    };
+    long now =
+        switch (r.nextInt(10)) {
+          case 0 -> w.from - skew - 1;
+          case 1 -> w.from - skew;
+          case 2 -> w.from;
+          case 3 -> w.until;
+          case 4 -> w.until > MAX_SAFE ? MAX_SAFE : w.until + skew;
+          case 5 -> w.until > MAX_SAFE ? MAX_SAFE : w.until + skew + 1;
+          case 6 -> r.nextLong(MAX_SAFE);
+          case 7 -> MAX_SAFE;
+          default ->
+              w.from
+                  + (w.until > w.from ? r.nextLong(Math.min(w.until - w.from, MAX_SAFE) + 1) : 0);
+        };
     c.put("nowMillis", Math.max(0, Math.min(MAX_SAFE, now)));
   }
 
@@ -406,18 +481,24 @@ final class TokenCorpus {
     ObjectNode shaped = f.objectNode();
     shaped.putObject("key").put("accountId", word()).put("sessionId", word());
     shaped.put("fence", "42").put("runId", uuid());
-    shaped.putObject("signature").put("validFrom", Long.toString(w.from)).put("validUntil", Long.toString(w.until))
-        .put("keyId", "hmac-2026-12").put("value", text.substring(text.lastIndexOf('.') + 1));
+    shaped
+        .putObject("signature")
+        .put("validFrom", Long.toString(w.from))
+        .put("validUntil", Long.toString(w.until))
+        .put("keyId", "hmac-2026-12")
+        .put("value", text.substring(text.lastIndexOf('.') + 1));
     String signer = pick(SIGNERS);
-    c.set("input", switch (r.nextInt(7)) {
-      case 0 -> f.nullNode();
-      case 1 -> f.numberNode(r.nextLong());
-      case 2 -> f.booleanNode(r.nextBoolean());
-      case 3 -> f.arrayNode().add(text);
-      case 4 -> f.objectNode();
-      case 5 -> f.objectNode().put("token", text);
-      default -> shaped;
-    });
+    c.set(
+        "input",
+        switch (r.nextInt(7)) {
+          case 0 -> f.nullNode();
+          case 1 -> f.numberNode(r.nextLong());
+          case 2 -> f.booleanNode(r.nextBoolean());
+          case 3 -> f.arrayNode().add(text);
+          case 4 -> f.objectNode();
+          case 5 -> f.objectNode().put("token", text);
+          default -> shaped;
+        });
     verifier(c, w, signer);
     return c;
   }
@@ -425,8 +506,18 @@ final class TokenCorpus {
   private ObjectNode skewCase() {
     ObjectNode c = json.createObjectNode();
     c.put("kind", "skew");
-    c.put("clockSkewMillis", pick(List.of(-1L, 0L, 1L, 5_000L, 599_999L, 600_000L, 600_001L,
-        (long) r.nextInt(-1000, 700_000))));
+    c.put(
+        "clockSkewMillis",
+        pick(
+            List.of(
+                -1L,
+                0L,
+                1L,
+                5_000L,
+                599_999L,
+                600_000L,
+                600_001L,
+                (long) r.nextInt(-1000, 700_000))));
     return c;
   }
 
@@ -437,13 +528,27 @@ final class TokenCorpus {
     String point = pick(POINTS);
     return switch (r.nextInt(10)) {
       case 0, 1 -> verifyText(pick(SIGNERS));
-      case 2 -> prefix + "hmac-sha256:k" + r.nextInt(3) + ":"
-          + b64(randomBytes(pick(List.of(1, 16, 31, 32, 33, 64, 255, 256, 257, 300, 400))));
+      case 2 ->
+          prefix
+              + "hmac-sha256:k"
+              + r.nextInt(3)
+              + ":"
+              + b64(randomBytes(pick(List.of(1, 16, 31, 32, 33, 64, 255, 256, 257, 300, 400))));
       case 3, 4 -> prefix + "ed25519:p:" + b64(HEX.parseHex(SPKI + point));
       case 5 -> prefix + "ed25519:p:" + b64(HEX.parseHex(SPKI + HEX.formatHex(randomBytes(32))));
-      case 6 -> prefix + pick(List.of("ed25519", "hmac-sha256")) + ":d:" + b64(HEX.parseHex(pick(List.of(
-          "302c300706032b65700500032100" + point, "302a300506032b6570032101" + point, SPKI + point + "00",
-          SPKI + point.substring(2), "302e020100300506032b657004220420" + point))));
+      case 6 ->
+          prefix
+              + pick(List.of("ed25519", "hmac-sha256"))
+              + ":d:"
+              + b64(
+                  HEX.parseHex(
+                      pick(
+                          List.of(
+                              "302c300706032b65700500032100" + point,
+                              "302a300506032b6570032101" + point,
+                              SPKI + point + "00",
+                              SPKI + point.substring(2),
+                              "302e020100300506032b657004220420" + point))));
       case 7 -> prefix + "hmac-sha256:e:" + material(verifyText(pick(List.of(ED_A, ED_B))));
       case 8 -> prefix + "ed25519:h:" + b64(randomBytes(32 + r.nextInt(20)));
       default -> prefix + "hmac-sha256:k:" + b64(randomBytes(32));
@@ -467,8 +572,11 @@ final class TokenCorpus {
       case 2 -> head + privA + "." + pubB;
       case 3 -> head + privA + "." + b64(HEX.parseHex(SPKI + pick(POINTS)));
       case 4 -> head + b64(Arrays.copyOf(privDer, pick(List.of(47, 49, 50)))) + "." + pubA;
-      case 5 -> head + pick(List.of(privA, privA + "." + pubA + "." + pubA, "." + pubA, privA + "."));
-      case 6 -> "leasehold-signing-key:v1:hmac-sha256:s:" + b64(randomBytes(pick(List.of(31, 32, 256, 257))));
+      case 5 ->
+          head + pick(List.of(privA, privA + "." + pubA + "." + pubA, "." + pubA, privA + "."));
+      case 6 ->
+          "leasehold-signing-key:v1:hmac-sha256:s:"
+              + b64(randomBytes(pick(List.of(31, 32, 256, 257))));
       case 7 -> "leasehold-signing-key:v1:hmac-sha256:s:" + privA;
       default -> {
         byte[] flipped = privDer.clone();
@@ -496,7 +604,9 @@ final class TokenCorpus {
       case 4:
         return t + pick(List.of("=", ":x", "A", "AA"));
       case 5:
-        return t.contains(":ed25519:") ? t.replace(":ed25519:", ":hmac-sha256:") : t.replace(":hmac-sha256:", ":ed25519:");
+        return t.contains(":ed25519:")
+            ? t.replace(":ed25519:", ":hmac-sha256:")
+            : t.replace(":hmac-sha256:", ":ed25519:");
       case 6:
         int i = r.nextInt(t.length());
         return t.substring(0, i) + pick(CHARS) + t.substring(i + 1);
@@ -523,17 +633,21 @@ final class TokenCorpus {
       }
     } else {
       for (int n = r.nextInt(6); n > 0; n--) {
-        lines.add(switch (r.nextInt(8)) {
-          case 0, 1, 2 -> verifyText(pick(SIGNERS));
-          case 3 -> mutateKey(verificationKeyText());
-          case 4 -> "# " + word();
-          case 5 -> pick(List.of("", "   ", "\t", "\u00a0"));
-          default -> pick(SPACES) + verifyText(pick(SIGNERS)) + pick(SPACES);
-        });
+        lines.add(
+            switch (r.nextInt(8)) {
+              case 0, 1, 2 -> verifyText(pick(SIGNERS));
+              case 3 -> mutateKey(verificationKeyText());
+              case 4 -> "# " + word();
+              case 5 -> pick(List.of("", "   ", "\t", "\u00a0"));
+              default -> pick(SPACES) + verifyText(pick(SIGNERS)) + pick(SPACES);
+            });
       }
     }
     String sep = pick(List.of("\n", "\n", "\r\n", "\r"));
-    String text = (r.nextInt(20) == 0 ? "\ufeff" : "") + String.join(sep, lines) + (r.nextBoolean() ? sep : "");
+    String text =
+        (r.nextInt(20) == 0 ? "\ufeff" : "")
+            + String.join(sep, lines)
+            + (r.nextBoolean() ? sep : "");
     c.put("text", text);
     return c;
   }
@@ -550,7 +664,9 @@ final class TokenCorpus {
           hmac.put(verifyText(s), Base64.getUrlDecoder().decode(material));
         } else {
           ed.put(verifyText(s), privateKey(s));
-          publicOfPrivate.put(material.substring(0, material.indexOf('.')), material.substring(material.indexOf('.') + 1));
+          publicOfPrivate.put(
+              material.substring(0, material.indexOf('.')),
+              material.substring(material.indexOf('.') + 1));
         }
       }
     } catch (GeneralSecurityException e) {

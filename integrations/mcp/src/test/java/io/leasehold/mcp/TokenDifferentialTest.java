@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 46: the Java library and the TypeScript package against each other and against a small
- * reference model of docs/token-spec.md 1.1 ({@link TokenSpecModel}), on a seeded corpus of
- * mutated tokens, header values, non-text inputs, skews, keys and key sets ({@link TokenCorpus}).
- * The build fails on any case where the three verdicts are not the same; the message lists the
- * cases, to be kept as vectors in docs/token-vectors.json once the disagreement is fixed.
+ * reference model of docs/token-spec.md 1.1 ({@link TokenSpecModel}), on a seeded corpus of mutated
+ * tokens, header values, non-text inputs, skews, keys and key sets ({@link TokenCorpus}). The build
+ * fails on any case where the three verdicts are not the same; the message lists the cases, to be
+ * kept as vectors in docs/token-vectors.json once the disagreement is fixed.
  *
  * <p>Run alone: {@code mvn -pl integrations/mcp -am verify -Dtest=TokenDifferentialTest
  * -Dsurefire.failIfNoSpecifiedTests=false}; {@code -Dleasehold.differential.seed} and {@code
@@ -43,7 +43,9 @@ import org.junit.jupiter.api.Test;
  */
 class TokenDifferentialTest {
   static final Path PACKAGE =
-      Path.of(System.getProperty("leasehold.differential.package", "../../typescript")).toAbsolutePath().normalize();
+      Path.of(System.getProperty("leasehold.differential.package", "../../typescript"))
+          .toAbsolutePath()
+          .normalize();
   static final long SEED = Long.getLong("leasehold.differential.seed", 46);
   static final int CASES = Integer.getInteger("leasehold.differential.cases", 6_000);
 
@@ -73,50 +75,89 @@ class TokenDifferentialTest {
       }
     }
     assertThat(disagreements.subList(0, Math.min(50, disagreements.size())))
-        .as("seed %d, %d cases (%s): %d disagreements, the first 50 listed; corpus in %s", SEED, cases.size(),
-            tally, disagreements.size(), file.toAbsolutePath())
+        .as(
+            "seed %d, %d cases (%s): %d disagreements, the first 50 listed; corpus in %s",
+            SEED, cases.size(), tally, disagreements.size(), file.toAbsolutePath())
         .isEmpty();
     // The corpus reaches every verdict of every kind it has, so a generator that drifted into
     // producing only malformed text would be noticed.
-    assertThat(tally.keySet()).contains("token valid", "token MALFORMED", "token UNSIGNED", "token EXPIRED",
-        "token NOT_YET_VALID", "token UNKNOWN_KEY", "token BAD_SIGNATURE", "header valid", "header MISSING",
-        "header MALFORMED", "input MALFORMED", "skew valid", "skew refused", "verificationKey valid",
-        "verificationKey refused", "signingKey valid", "signingKey refused", "keySet valid", "keySet refused");
+    assertThat(tally.keySet())
+        .contains(
+            "token valid",
+            "token MALFORMED",
+            "token UNSIGNED",
+            "token EXPIRED",
+            "token NOT_YET_VALID",
+            "token UNKNOWN_KEY",
+            "token BAD_SIGNATURE",
+            "header valid",
+            "header MISSING",
+            "header MALFORMED",
+            "input MALFORMED",
+            "skew valid",
+            "skew refused",
+            "verificationKey valid",
+            "verificationKey refused",
+            "signingKey valid",
+            "signingKey refused",
+            "keySet valid",
+            "keySet refused");
   }
 
   private List<String> nodeVerdicts(Path corpus) throws Exception {
     Path out = corpus.resolveSibling("node-verdicts-" + SEED + ".json");
-    Process p = new ProcessBuilder("node", PACKAGE.resolve("scripts/token-verdicts.mjs").toString(),
-        corpus.toAbsolutePath().toString())
-        .redirectOutput(out.toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                "node",
+                PACKAGE.resolve("scripts/token-verdicts.mjs").toString(),
+                corpus.toAbsolutePath().toString())
+            .redirectOutput(out.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("node finished").isTrue();
     assertThat(p.exitValue()).as("node exit code").isZero();
     List<String> verdicts = new ArrayList<>();
-    json.readTree(Files.readString(out, StandardCharsets.UTF_8)).forEach(v -> verdicts.add(v.asText()));
+    json.readTree(Files.readString(out, StandardCharsets.UTF_8))
+        .forEach(v -> verdicts.add(v.asText()));
     return verdicts;
   }
 
   /** The Java library's verdict, in the vector runners' words. */
   private String java(JsonNode c) {
     return switch (c.get("kind").asText()) {
-      case "token" -> refusal(() -> verifier(c).verify(FencingToken.parse(c.get("token").asText())));
-      case "header" -> refusal(() -> TokenTransport.verifyHeader(
-          c.get("header").isNull() ? null : c.get("header").asText(), verifier(c)));
-      case "input" -> refusal(() -> verifier(c).verify(FencingJsonModule.readToken(c.get("input").toString())));
-      case "skew" -> loaded(() -> TokenVerifier.signedBy(keySet(List.of(TokenCorpus.verifyText(TokenCorpus.HMAC_A))))
-          .withClockSkew(Duration.ofMillis(c.get("clockSkewMillis").asLong())));
+      case "token" ->
+          refusal(() -> verifier(c).verify(FencingToken.parse(c.get("token").asText())));
+      case "header" ->
+          refusal(
+              () ->
+                  TokenTransport.verifyHeader(
+                      c.get("header").isNull() ? null : c.get("header").asText(), verifier(c)));
+      case "input" ->
+          refusal(() -> verifier(c).verify(FencingJsonModule.readToken(c.get("input").toString())));
+      case "skew" ->
+          loaded(
+              () ->
+                  TokenVerifier.signedBy(
+                          keySet(List.of(TokenCorpus.verifyText(TokenCorpus.HMAC_A))))
+                      .withClockSkew(Duration.ofMillis(c.get("clockSkewMillis").asLong())));
       case "verificationKey" -> loaded(() -> VerificationKey.parse(c.get("text").asText()));
       case "signingKey" -> loaded(() -> SigningKey.parse(c.get("text").asText()));
-      case "keySet" -> loaded(() -> "valid " + String.join(",",
-          TokenKeySet.parse(c.get("text").asText()).keys().stream().map(VerificationKey::keyId).toList()));
+      case "keySet" ->
+          loaded(
+              () ->
+                  "valid "
+                      + String.join(
+                          ",",
+                          TokenKeySet.parse(c.get("text").asText()).keys().stream()
+                              .map(VerificationKey::keyId)
+                              .toList()));
       default -> "unknown kind";
     };
   }
 
   private TokenKeySet keySet(List<String> texts) {
-    return keySets.computeIfAbsent(String.join("\n", texts),
+    return keySets.computeIfAbsent(
+        String.join("\n", texts),
         k -> TokenKeySet.of(texts.stream().map(VerificationKey::parse).toList()));
   }
 

@@ -4,14 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.Signature;
-import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,8 +18,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A small reference model of docs/token-spec.md 1.1, written from the spec and sharing no code
- * with either implementation: the differential test's third opinion. It decides signatures by
+ * A small reference model of docs/token-spec.md 1.1, written from the spec and sharing no code with
+ * either implementation: the differential test's third opinion. It decides signatures by
  * recomputing them with the signing keys the corpus generator used (HMAC and Ed25519 are both
  * deterministic), and Ed25519 points by Euler's criterion and the list of the eight small-order
  * encodings rather than by decompressing and multiplying.
@@ -31,29 +29,37 @@ final class TokenSpecModel {
   private static final BigInteger D =
       BigInteger.valueOf(-121665).multiply(BigInteger.valueOf(121666).modInverse(P)).mod(P);
   private static final BigInteger MAX_LONG = BigInteger.valueOf(Long.MAX_VALUE);
-  private static final Set<String> SMALL_ORDER = Set.of(
-      "0100000000000000000000000000000000000000000000000000000000000000",
-      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-      "0000000000000000000000000000000000000000000000000000000000000000",
-      "0000000000000000000000000000000000000000000000000000000000000080",
-      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
-      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa");
+  private static final Set<String> SMALL_ORDER =
+      Set.of(
+          "0100000000000000000000000000000000000000000000000000000000000000",
+          "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+          "0000000000000000000000000000000000000000000000000000000000000000",
+          "0000000000000000000000000000000000000000000000000000000000000080",
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+          "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+          "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+          "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa");
   private static final String SPKI = "302a300506032b6570032100";
   private static final String PKCS8 = "302e020100300506032b657004220420";
   private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final Pattern DECIMAL = Pattern.compile("0|[1-9][0-9]*");
-  private static final Pattern RUN_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-  private static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  private static final Pattern RUN_ID =
+      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+  private static final String ALPHABET =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
   /** Signing material the generator used, by verification key text. */
   private final Map<String, byte[]> hmacSecrets;
+
   private final Map<String, PrivateKey> edPrivate;
+
   /** Ed25519 private key material (base64url of the PKCS#8) to its own public half. */
   private final Map<String, String> publicOfPrivate;
 
-  TokenSpecModel(Map<String, byte[]> hmacSecrets, Map<String, PrivateKey> edPrivate, Map<String, String> publicOfPrivate) {
+  TokenSpecModel(
+      Map<String, byte[]> hmacSecrets,
+      Map<String, PrivateKey> edPrivate,
+      Map<String, String> publicOfPrivate) {
     this.hmacSecrets = hmacSecrets;
     this.edPrivate = edPrivate;
     this.publicOfPrivate = publicOfPrivate;
@@ -68,7 +74,8 @@ final class TokenSpecModel {
         long s = c.get("clockSkewMillis").asLong();
         yield s >= 0 && s <= 600_000 ? "valid" : "refused";
       }
-      case "verificationKey" -> key(c.get("text").asText(), "leasehold-verify-key:v1:") != null ? "valid" : "refused";
+      case "verificationKey" ->
+          key(c.get("text").asText(), "leasehold-verify-key:v1:") != null ? "valid" : "refused";
       case "signingKey" -> signingKey(c.get("text").asText()) ? "valid" : "refused";
       case "keySet" -> keySet(c.get("text").asText());
       default -> "unknown kind";
@@ -100,8 +107,11 @@ final class TokenSpecModel {
     if (!p[0].equals("lh2") || (p.length != 5 && p.length != 9)) {
       return "MALFORMED";
     }
-    if (number(p[1]) == null || number(p[1]).signum() == 0 || !RUN_ID.matcher(p[2]).matches()
-        || !id(p[3]) || !id(p[4])) {
+    if (number(p[1]) == null
+        || number(p[1]).signum() == 0
+        || !RUN_ID.matcher(p[2]).matches()
+        || !id(p[3])
+        || !id(p[4])) {
       return "MALFORMED";
     }
     if (p.length == 5) {
@@ -109,8 +119,12 @@ final class TokenSpecModel {
     }
     BigInteger from = number(p[5]);
     BigInteger until = number(p[6]);
-    if (from == null || until == null || until.compareTo(from) < 0 || !KEY_ID.matcher(p[7]).matches()
-        || p[8].length() > 128 || base64url(p[8]) == null) {
+    if (from == null
+        || until == null
+        || until.compareTo(from) < 0
+        || !KEY_ID.matcher(p[7]).matches()
+        || p[8].length() > 128
+        || base64url(p[8]) == null) {
       return "MALFORMED";
     }
     BigInteger now = BigInteger.valueOf(c.get("nowMillis").asLong());
@@ -159,7 +173,10 @@ final class TokenSpecModel {
     return n.compareTo(MAX_LONG) > 0 ? null : n;
   }
 
-  /** An account or session id: canonical base64url of strict UTF-8, 1 to 128 units, no control, not blank. */
+  /**
+   * An account or session id: canonical base64url of strict UTF-8, 1 to 128 units, no control, not
+   * blank.
+   */
   private static boolean id(String part) {
     byte[] bytes = base64url(part);
     String s = bytes == null ? null : utf8(bytes);
@@ -172,8 +189,15 @@ final class TokenSpecModel {
       if (ch <= 0x1f || (ch >= 0x7f && ch <= 0x9f)) {
         return false;
       }
-      boolean space = ch == 0x20 || ch == 0x1680 || (ch >= 0x2000 && ch <= 0x2006) || (ch >= 0x2008 && ch <= 0x200a)
-          || ch == 0x2028 || ch == 0x2029 || ch == 0x205f || ch == 0x3000;
+      boolean space =
+          ch == 0x20
+              || ch == 0x1680
+              || (ch >= 0x2000 && ch <= 0x2006)
+              || (ch >= 0x2008 && ch <= 0x200a)
+              || ch == 0x2028
+              || ch == 0x2029
+              || ch == 0x205f
+              || ch == 0x3000;
       blank &= space;
     }
     return !blank;
@@ -298,7 +322,9 @@ final class TokenSpecModel {
 
   private static boolean ed25519Like(byte[] m) {
     String hex = HexFormat.of().formatHex(m);
-    return hex.startsWith(SPKI) || hex.startsWith(PKCS8) || (hex.startsWith("30") && containsOid(m));
+    return hex.startsWith(SPKI)
+        || hex.startsWith(PKCS8)
+        || (hex.startsWith("30") && containsOid(m));
   }
 
   private static boolean containsOid(byte[] m) {
@@ -330,8 +356,13 @@ final class TokenSpecModel {
       return false;
     }
     BigInteger yy = y.multiply(y).mod(P);
-    BigInteger xx = yy.subtract(BigInteger.ONE).multiply(D.multiply(yy).add(BigInteger.ONE).modInverse(P)).mod(P);
-    boolean onCurve = xx.signum() == 0 || xx.modPow(P.subtract(BigInteger.ONE).shiftRight(1), P).equals(BigInteger.ONE);
+    BigInteger xx =
+        yy.subtract(BigInteger.ONE)
+            .multiply(D.multiply(yy).add(BigInteger.ONE).modInverse(P))
+            .mod(P);
+    boolean onCurve =
+        xx.signum() == 0
+            || xx.modPow(P.subtract(BigInteger.ONE).shiftRight(1), P).equals(BigInteger.ONE);
     if (!onCurve || (xx.signum() == 0 && sign)) {
       return false;
     }

@@ -46,8 +46,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       last successful renewal round (NaN before the first)</td></tr>
  * </table>
  *
- * <p>The guard meters are listed at {@link #guardListener}. Tags are low-cardinality on purpose: never a session id, an account or a run id. What each
- * meter means for operations, and the alerts worth setting, is in docs/operations.md.
+ * <p>The guard meters are listed at {@link #guardListener}. Tags are low-cardinality on purpose:
+ * never a session id, an account or a run id. What each meter means for operations, and the alerts
+ * worth setting, is in docs/operations.md.
  */
 public final class LeaseholdMetrics {
   private LeaseholdMetrics() {}
@@ -85,7 +86,10 @@ public final class LeaseholdMetrics {
                     .register(registry),
             meters);
     Timer renewal =
-        Timer.builder("leasehold.renewal").description("the keeper's renewal rounds").tags(tags).register(registry);
+        Timer.builder("leasehold.renewal")
+            .description("the keeper's renewal rounds")
+            .tags(tags)
+            .register(registry);
     Counter renewalFailures =
         Counter.builder("leasehold.renewal.failures")
             .description("renewal rounds that failed as a whole")
@@ -99,7 +103,10 @@ public final class LeaseholdMetrics {
             .tags(tags)
             .register(registry));
     meters.add(
-        Gauge.builder("leasehold.keeper.lag", store, s -> s.keeperLag().map(LeaseholdMetrics::seconds).orElse(Double.NaN))
+        Gauge.builder(
+                "leasehold.keeper.lag",
+                store,
+                s -> s.keeperLag().map(LeaseholdMetrics::seconds).orElse(Double.NaN))
             .description("seconds since the keeper's last successful renewal round")
             .baseUnit("seconds")
             .tags(tags)
@@ -161,10 +168,14 @@ public final class LeaseholdMetrics {
     }
     Map<String, Counter> counters = new ConcurrentHashMap<>();
     return (resource, decision) ->
-        counters.computeIfAbsent(resource + "/" + decision, k -> guardCounter(registry, resource, decision)).increment();
+        counters
+            .computeIfAbsent(
+                resource + "/" + decision, k -> guardCounter(registry, resource, decision))
+            .increment();
   }
 
-  private static Counter guardCounter(MeterRegistry registry, String resource, GuardListener.Decision decision) {
+  private static Counter guardCounter(
+      MeterRegistry registry, String resource, GuardListener.Decision decision) {
     if (decision == GuardListener.Decision.ADMITTED) {
       return Counter.builder("leasehold.guard.admissions")
           .description("writes a guard admitted")
@@ -177,7 +188,9 @@ public final class LeaseholdMetrics {
         .register(registry);
   }
 
-  /** One meter for each value of an enum, each also added to {@code meters} (to remove on close). */
+  /**
+   * One meter for each value of an enum, each also added to {@code meters} (to remove on close).
+   */
   private static <E extends Enum<E>, M extends Meter> Map<E, M> perValue(
       Class<E> type, java.util.function.Function<E, M> register, List<Meter> meters) {
     Map<E, M> byValue = new EnumMap<>(type);

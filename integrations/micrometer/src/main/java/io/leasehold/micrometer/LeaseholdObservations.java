@@ -10,9 +10,9 @@ import java.util.Deque;
 import java.util.Locale;
 
 /**
- * Micrometer Observations around a store's acquires, renewal rounds and releases, so that a
- * tracer shows them as spans (child spans of whatever observation is current on the calling
- * thread) and an observation handler can time them:
+ * Micrometer Observations around a store's acquires, renewal rounds and releases, so that a tracer
+ * shows them as spans (child spans of whatever observation is current on the calling thread) and an
+ * observation handler can time them:
  *
  * <pre>{@code
  * AutoCloseable tracing = LeaseholdObservations.bind(store, observationRegistry);

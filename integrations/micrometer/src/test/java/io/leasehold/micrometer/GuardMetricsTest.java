@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Guard decisions, counted by resource and reason, from real guards. */
 class GuardMetricsTest {
-  @RegisterExtension static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("plain", ds -> {});
+  @RegisterExtension
+  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("plain", ds -> {});
 
   private static final LeaseKey KEY = LeaseKey.of("acct", "guarded");
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -44,7 +45,11 @@ class GuardMetricsTest {
   }
 
   private double rejected(String resource, String reason) {
-    var c = registry.find("leasehold.guard.rejections").tags("resource", resource, "reason", reason).counter();
+    var c =
+        registry
+            .find("leasehold.guard.rejections")
+            .tags("resource", resource, "reason", reason)
+            .counter();
     return c == null ? 0 : c.count();
   }
 
@@ -62,15 +67,20 @@ class GuardMetricsTest {
   @Test
   void fileStoreAdmissionsAndStaleWrites(@TempDir Path root) {
     FencedFileStore files =
-        FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).listener(listener).open();
+        FencedFileStore.builder(root)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .listener(listener)
+            .open();
     FencingToken older = new FencingToken(KEY, 1, UUID.randomUUID());
     FencingToken newer = new FencingToken(KEY, 2, UUID.randomUUID());
     files.write(older, "acct/guarded/a.txt", "1".getBytes(StandardCharsets.UTF_8));
     files.write(newer, "acct/guarded/a.txt", "2".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> files.write(older, "acct/guarded/a.txt", "x".getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () -> files.write(older, "acct/guarded/a.txt", "x".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(StaleFenceException.class);
     // The caller's own error is not a decision.
-    assertThatThrownBy(() -> files.write(newer, "../escape", new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> files.write(newer, "../escape", new byte[0]))
+        .isInstanceOf(IllegalArgumentException.class);
 
     assertThat(admitted("file")).isEqualTo(2.0);
     assertThat(rejected("file", "stale")).isEqualTo(1.0);
@@ -98,18 +108,29 @@ class GuardMetricsTest {
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal())
-            .tool(FencedTool.of("boom", args -> {
-              throw new IllegalStateException("the tool's own failure");
-            }))
+            .tool(
+                FencedTool.of(
+                    "boom",
+                    args -> {
+                      throw new IllegalStateException("the tool's own failure");
+                    }))
             .listener(listener)
             .build();
-    assertThatThrownBy(() -> tools.call(new FencingToken(KEY, 3, UUID.randomUUID()), "boom", JsonNodeFactory.instance.objectNode()))
+    assertThatThrownBy(
+            () ->
+                tools.call(
+                    new FencingToken(KEY, 3, UUID.randomUUID()),
+                    "boom",
+                    JsonNodeFactory.instance.objectNode()))
         .isInstanceOf(ToolCallFailedException.class);
     assertThat(admitted("tool")).isEqualTo(1.0);
 
     // No high-water table in this database: the writer cannot prove the write safe.
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).listener(listener).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .listener(listener)
+            .build();
     assertRefusedAndCounted(
         () -> writer.write(new FencingToken(KEY, 3, UUID.randomUUID()), (c, t) -> 1),
         ResourceAccessException.class,
@@ -123,8 +144,13 @@ class GuardMetricsTest {
         (resource, decision) -> {
           throw new IllegalStateException("broken listener");
         };
-    InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).listener(broken).build();
-    assertThat(guard.runFenced(new FencingToken(KEY, 7, UUID.randomUUID()), () -> "written")).isEqualTo("written");
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .listener(broken)
+            .build();
+    assertThat(guard.runFenced(new FencingToken(KEY, 7, UUID.randomUUID()), () -> "written"))
+        .isEqualTo("written");
     assertThatThrownBy(() -> guard.admit(new FencingToken(KEY, 6, UUID.randomUUID())))
         .isInstanceOf(StaleFenceException.class);
     assertThat(guard.highWaterMark(KEY)).hasValue(7);

@@ -32,15 +32,23 @@ class LeaseholdMetricsTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LeaseKey key = LeaseKey.of("acct", "metered");
     try (LeaseStore store = TestStores.renewing(db.dataSource(), Duration.ofMillis(200));
-        LeaseStore rival = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+        LeaseStore rival =
+            LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       AutoCloseable metrics = LeaseholdMetrics.bind(store, registry);
       assertThat(registry.get("leasehold.keeper.lag").gauge().value()).isNaN();
 
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().keepAlive();
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
-      assertThat(registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
-      assertThat(registry.get("leasehold.acquire").tag("outcome", "busy").timer().count()).isEqualTo(1);
-      assertThat(registry.get("leasehold.acquire").tag("outcome", "acquired").timer().totalTime(TimeUnit.NANOSECONDS))
+      assertThat(registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count())
+          .isEqualTo(1);
+      assertThat(registry.get("leasehold.acquire").tag("outcome", "busy").timer().count())
+          .isEqualTo(1);
+      assertThat(
+              registry
+                  .get("leasehold.acquire")
+                  .tag("outcome", "acquired")
+                  .timer()
+                  .totalTime(TimeUnit.NANOSECONDS))
           .isPositive();
       assertThat(registry.get("leasehold.leases.kept").gauge().value()).isEqualTo(1.0);
 
@@ -50,14 +58,19 @@ class LeaseholdMetricsTest {
         assertThat(System.nanoTime()).as("no renewal round was recorded").isLessThan(deadline);
         Thread.sleep(20);
       }
-      assertThat(registry.get("leasehold.keeper.lag").gauge().value()).isNotNaN().isGreaterThanOrEqualTo(0.0);
+      assertThat(registry.get("leasehold.keeper.lag").gauge().value())
+          .isNotNaN()
+          .isGreaterThanOrEqualTo(0.0);
 
       // A rival takes the session over after an expiry: the next renewal finds the lease lost.
-      db.database().execute("UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
-          + " WHERE session_id = 'metered'");
+      db.database()
+          .execute(
+              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+                  + " WHERE session_id = 'metered'");
       assertThat(rival.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
       lease.whenLost().get(20, TimeUnit.SECONDS);
-      assertThat(count(registry, "leasehold.leases.lost", "reason", "renewal_refused")).isEqualTo(1.0);
+      assertThat(count(registry, "leasehold.leases.lost", "reason", "renewal_refused"))
+          .isEqualTo(1.0);
       assertThat(registry.get("leasehold.leases.kept").gauge().value()).isZero();
 
       metrics.close();
@@ -69,10 +82,12 @@ class LeaseholdMetricsTest {
 
   @Test
   void badArgumentsAreRefused() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> LeaseholdMetrics.bind(store, null))
           .isInstanceOf(IllegalArgumentException.class);
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> LeaseholdMetrics.bind(null, new SimpleMeterRegistry()))
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> LeaseholdMetrics.bind(null, new SimpleMeterRegistry()))
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

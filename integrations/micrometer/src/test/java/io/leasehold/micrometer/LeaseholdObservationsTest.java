@@ -38,7 +38,8 @@ class LeaseholdObservationsTest {
 
     @Override
     public void onStop(Observation.Context c) {
-      Observation parent = c.getParentObservation() == null ? null : (Observation) c.getParentObservation();
+      Observation parent =
+          c.getParentObservation() == null ? null : (Observation) c.getParentObservation();
       stopped.add(
           new Stopped(
               c.getName(),
@@ -49,7 +50,9 @@ class LeaseholdObservationsTest {
     }
 
     private static String value(Observation.Context c, String key) {
-      return c.getLowCardinalityKeyValue(key) == null ? null : c.getLowCardinalityKeyValue(key).getValue();
+      return c.getLowCardinalityKeyValue(key) == null
+          ? null
+          : c.getLowCardinalityKeyValue(key).getValue();
     }
 
     @Override
@@ -93,7 +96,9 @@ class LeaseholdObservationsTest {
       assertThat(recorder.named("leasehold.lease.renewal").get(0).outcome()).isEqualTo("renewed");
 
       lease.release();
-      assertThat(recorder.named("leasehold.lease.release")).extracting(Stopped::outcome).containsExactly("released");
+      assertThat(recorder.named("leasehold.lease.release"))
+          .extracting(Stopped::outcome)
+          .containsExactly("released");
 
       tracing.close();
       store.tryAcquire(LeaseKey.of("acct", "after-close"), "acct");
@@ -107,18 +112,23 @@ class LeaseholdObservationsTest {
     ObservationRegistry registry = ObservationRegistry.create();
     registry.observationConfig().observationHandler(recorder);
     DataSource down = TestDataSources.unreachable();
-    try (LeaseStore store = LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdObservations.bind(store, registry);
       assertThatThrownBy(() -> store.tryAcquire(LeaseKey.of("acct", "down"), "acct"))
           .isInstanceOf(LeaseStoreException.class);
     }
-    assertThat(recorder.named("leasehold.lease.acquire")).extracting(Stopped::outcome).containsExactly("error");
+    assertThat(recorder.named("leasehold.lease.acquire"))
+        .extracting(Stopped::outcome)
+        .containsExactly("error");
   }
 
   @Test
   void badArgumentsAreRefused() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
-      assertThatThrownBy(() -> LeaseholdObservations.bind(store, null)).isInstanceOf(IllegalArgumentException.class);
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      assertThatThrownBy(() -> LeaseholdObservations.bind(store, null))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> LeaseholdObservations.bind(null, ObservationRegistry.create()))
           .isInstanceOf(IllegalArgumentException.class);
     }

@@ -13,10 +13,10 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 
 /**
  * A ShedLock lock that is a Leasehold lease, and so has a fencing token: pass it (it is {@link
- * Fenced}) to any Leasehold guard, and the job's writes are refused once a newer holder of the
- * lock name has written. Valid until unlocked or extended (then use the lock {@code extend}
- * returned), as ShedLock requires. Thread-safe: an unlock or extend from another thread (ShedLock's
- * {@code KeepAliveLockProvider} extends on its scheduler's thread) waits for one in progress.
+ * Fenced}) to any Leasehold guard, and the job's writes are refused once a newer holder of the lock
+ * name has written. Valid until unlocked or extended (then use the lock {@code extend} returned),
+ * as ShedLock requires. Thread-safe: an unlock or extend from another thread (ShedLock's {@code
+ * KeepAliveLockProvider} extends on its scheduler's thread) waits for one in progress.
  */
 public final class FencedLock implements SimpleLock, Fenced {
   private enum State {
@@ -28,14 +28,21 @@ public final class FencedLock implements SimpleLock, Fenced {
   private final Lease lease;
   private final Instant heldFrom;
   private final Duration atLeastFor;
+
   /** The task's hold on this lock's chain, shared with the locks extend returns. */
   private final TaskLocks.Binding binding;
-  /** Serializes changes of {@link #state}, so that one unlock or extend ends a lock, a refused one none. */
+
+  /**
+   * Serializes changes of {@link #state}, so that one unlock or extend ends a lock, a refused one
+   * none.
+   */
   private final Object transition = new Object();
+
   /** Written only under {@link #transition}. */
   private volatile State state = State.HELD;
 
-  private FencedLock(Lease lease, Instant heldFrom, Duration atLeastFor, TaskLocks.Binding binding) {
+  private FencedLock(
+      Lease lease, Instant heldFrom, Duration atLeastFor, TaskLocks.Binding binding) {
     this.lease = lease;
     this.heldFrom = heldFrom;
     this.atLeastFor = atLeastFor;
@@ -59,17 +66,29 @@ public final class FencedLock implements SimpleLock, Fenced {
    */
   static void checkLengths(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {
     if (lockAtMostFor == null || lockAtLeastFor == null) {
-      throw new IllegalArgumentException("lock '" + name + "': lockAtMostFor and lockAtLeastFor must not be null");
-    }
-    if (lockAtMostFor.compareTo(LeaseStore.MIN_ONE_SHOT_TTL) < 0 || lockAtMostFor.compareTo(LeaseStore.MAX_TTL) > 0) {
       throw new IllegalArgumentException(
-          "lock '" + name + "': lockAtMostFor must be between " + LeaseStore.MIN_ONE_SHOT_TTL + " and "
-              + LeaseStore.MAX_TTL + " (the lengths of a one-shot lease), was " + lockAtMostFor);
+          "lock '" + name + "': lockAtMostFor and lockAtLeastFor must not be null");
+    }
+    if (lockAtMostFor.compareTo(LeaseStore.MIN_ONE_SHOT_TTL) < 0
+        || lockAtMostFor.compareTo(LeaseStore.MAX_TTL) > 0) {
+      throw new IllegalArgumentException(
+          "lock '"
+              + name
+              + "': lockAtMostFor must be between "
+              + LeaseStore.MIN_ONE_SHOT_TTL
+              + " and "
+              + LeaseStore.MAX_TTL
+              + " (the lengths of a one-shot lease), was "
+              + lockAtMostFor);
     }
     if (lockAtLeastFor.isNegative() || lockAtLeastFor.compareTo(lockAtMostFor) > 0) {
       throw new IllegalArgumentException(
-          "lock '" + name + "': lockAtLeastFor must be between zero and lockAtMostFor (" + lockAtMostFor
-              + "), was " + lockAtLeastFor);
+          "lock '"
+              + name
+              + "': lockAtLeastFor must be between zero and lockAtMostFor ("
+              + lockAtMostFor
+              + "), was "
+              + lockAtLeastFor);
     }
   }
 
@@ -86,16 +105,16 @@ public final class FencedLock implements SimpleLock, Fenced {
    * }
    * }</pre>
    *
-   * <p>The answer belongs to the task's lock, not to the thread: it follows the lock through
-   * {@code extend} (from any thread, {@code KeepAliveLockProvider}'s included) and ends when the
-   * lock is unlocked, from any thread. A task whose lock expired gets its own lock, whose writes
-   * are refused, never another one. A task ShedLock runs unlocks in a {@code finally} block, even
-   * when it throws; a lock that was never unlocked is not handed to the next task on the thread.
+   * <p>The answer belongs to the task's lock, not to the thread: it follows the lock through {@code
+   * extend} (from any thread, {@code KeepAliveLockProvider}'s included) and ends when the lock is
+   * unlocked, from any thread. A task whose lock expired gets its own lock, whose writes are
+   * refused, never another one. A task ShedLock runs unlocks in a {@code finally} block, even when
+   * it throws; a lock that was never unlocked is not handed to the next task on the thread.
    *
    * @return the lock, or empty outside a locked task
    * @throws IllegalStateException if this thread holds a lock although ShedLock runs no locked task
-   *     on it (a lock taken with {@code LockProvider.lock()} directly and never unlocked): the
-   *     lock belongs to a task that ended, and is forgotten here, so the next call answers empty
+   *     on it (a lock taken with {@code LockProvider.lock()} directly and never unlocked): the lock
+   *     belongs to a task that ended, and is forgotten here, so the next call answers empty
    */
   public static Optional<FencedLock> current() {
     return TaskLocks.current();
@@ -123,8 +142,8 @@ public final class FencedLock implements SimpleLock, Fenced {
 
   /**
    * Releases the lock; the key stays unavailable until {@code lockAtLeastFor} after the lock (or
-   * its last extension) started, by the database clock. After an {@code extend} that returned
-   * empty or was refused, this lock is still the one to unlock.
+   * its last extension) started, by the database clock. After an {@code extend} that returned empty
+   * or was refused, this lock is still the one to unlock.
    *
    * @throws IllegalStateException if this lock was already unlocked or extended
    */
@@ -151,9 +170,9 @@ public final class FencedLock implements SimpleLock, Fenced {
    * @param lockAtMostFor the new length, from now: from 1 ms to 24 h
    * @param lockAtLeastFor how long after now the key stays unavailable once unlocked: from zero to
    *     {@code lockAtMostFor}
-   * @return the new lock, which replaces this one (also as the task's {@link #current()}); or
-   *     empty if the lock had expired or been taken over, and then this lock stays as it was (its
-   *     token refused, {@link #unlock()} still ends it)
+   * @return the new lock, which replaces this one (also as the task's {@link #current()}); or empty
+   *     if the lock had expired or been taken over, and then this lock stays as it was (its token
+   *     refused, {@link #unlock()} still ends it)
    * @throws IllegalArgumentException if a length is null or out of range; this lock is unchanged
    * @throws IllegalStateException if this lock was already unlocked or extended, or the store is
    *     closed
@@ -169,7 +188,8 @@ public final class FencedLock implements SimpleLock, Fenced {
       if (!renewed.renewed()) {
         return Optional.empty();
       }
-      FencedLock next = new FencedLock(lease, renewed.databaseNow().orElseThrow(), lockAtLeastFor, binding);
+      FencedLock next =
+          new FencedLock(lease, renewed.databaseNow().orElseThrow(), lockAtLeastFor, binding);
       state = State.EXTENDED;
       binding.extended(this, next);
       return Optional.of(next);
@@ -179,8 +199,15 @@ public final class FencedLock implements SimpleLock, Fenced {
   private void ensureHeld(String what) {
     if (state != State.HELD) {
       throw new IllegalStateException(
-          "lock " + lease.key().sessionId() + " cannot be " + what + ": it was already "
-              + state.name().toLowerCase(java.util.Locale.ROOT) + " (" + lease + "); after extend, use the"
+          "lock "
+              + lease.key().sessionId()
+              + " cannot be "
+              + what
+              + ": it was already "
+              + state.name().toLowerCase(java.util.Locale.ROOT)
+              + " ("
+              + lease
+              + "); after extend, use the"
               + " lock extend returned");
     }
   }
@@ -188,6 +215,9 @@ public final class FencedLock implements SimpleLock, Fenced {
   @Override
   public String toString() {
     State s = state; // not under the lock: an extend holds it for a round trip
-    return "FencedLock[" + lease + (s == State.HELD ? "" : ", " + s.name().toLowerCase(java.util.Locale.ROOT)) + "]";
+    return "FencedLock["
+        + lease
+        + (s == State.HELD ? "" : ", " + s.name().toLowerCase(java.util.Locale.ROOT))
+        + "]";
   }
 }

@@ -23,23 +23,23 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *
  * <p>What a lock adds over ShedLock's own providers: {@link FencedLock#token()}, a fence that
  * strictly increases for each lock name. A job that passes its lock to Leasehold guards ({@code
- * files.write(lock, ...)}) cannot write once a newer holder has, even if it was paused past
- * {@code lockAtMostFor} and its lock was taken over, which no timeout alone prevents.
+ * files.write(lock, ...)}) cannot write once a newer holder has, even if it was paused past {@code
+ * lockAtMostFor} and its lock was taken over, which no timeout alone prevents.
  *
  * <ul>
- *   <li>{@code lockAtMostFor} is the lease's TTL, from 1 ms to 24 h; the lease is never kept
- *       alive ({@link AcquireRequest#oneShot}).
+ *   <li>{@code lockAtMostFor} is the lease's TTL, from 1 ms to 24 h; the lease is never kept alive
+ *       ({@link AcquireRequest#oneShot}).
  *   <li>{@code lockAtLeastFor} is kept by the database: unlocking releases the lease holding the
  *       key until its start plus that length ({@link io.leasehold.lease.Lease#releaseHolding}), so
  *       it holds even if the process dies.
  *   <li>{@code extend} renews the lease to the new {@code lockAtMostFor} from the database's now
- *       ({@link io.leasehold.lease.Lease#renew(java.time.Duration)}); the old lock is then
- *       invalid, as ShedLock requires. Its lengths are checked as {@code lock} checks them, and
- *       a refused extend leaves the lock as it was.
+ *       ({@link io.leasehold.lease.Lease#renew(java.time.Duration)}); the old lock is then invalid,
+ *       as ShedLock requires. Its lengths are checked as {@code lock} checks them, and a refused
+ *       extend leaves the lock as it was.
  * </ul>
  *
- * <p>The store's access policy is asked with {@code caller} for every lock, and its takeover
- * delay keeps a lock that expired unavailable that much longer (zero by default). Thread-safe.
+ * <p>The store's access policy is asked with {@code caller} for every lock, and its takeover delay
+ * keeps a lock that expired unavailable that much longer (zero by default). Thread-safe.
  */
 public final class LeaseholdLockProvider implements ExtensibleLockProvider {
   private final LeaseStore store;
@@ -88,16 +88,18 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider {
    *
    * @param config ShedLock's configuration: the name and the two lengths
    * @return the lock, or empty if another holder has it (or held it at least until now)
-   * @throws IllegalArgumentException if the name is not a valid key part, {@code lockAtMostFor}
-   *     is outside 1 ms to 24 h, or {@code lockAtLeastFor} outside zero to {@code lockAtMostFor}
+   * @throws IllegalArgumentException if the name is not a valid key part, {@code lockAtMostFor} is
+   *     outside 1 ms to 24 h, or {@code lockAtLeastFor} outside zero to {@code lockAtMostFor}
    * @throws io.leasehold.lease.AccessDeniedException if the access policy refuses the caller
    * @throws io.leasehold.lease.LeaseStoreException if the database fails
    */
   @Override
   public Optional<SimpleLock> lock(LockConfiguration config) {
     LeaseKey key = LeaseKey.of(account, config.getName());
-    FencedLock.checkLengths(config.getName(), config.getLockAtMostFor(), config.getLockAtLeastFor());
-    AcquireResult result = store.tryAcquire(AcquireRequest.of(key, caller).oneShot(config.getLockAtMostFor()));
+    FencedLock.checkLengths(
+        config.getName(), config.getLockAtMostFor(), config.getLockAtLeastFor());
+    AcquireResult result =
+        store.tryAcquire(AcquireRequest.of(key, caller).oneShot(config.getLockAtMostFor()));
     if (result instanceof AcquireResult.Acquired acquired) {
       return Optional.of(FencedLock.taken(acquired.lease(), config.getLockAtLeastFor()));
     }

@@ -9,9 +9,9 @@ import net.javacrumbs.shedlock.core.LockAssert;
 
 /**
  * Which lock {@link FencedLock#current()} answers on a thread. Each lock the provider hands out
- * opens a {@link Binding} on the thread that took it; the binding belongs to the lock (and to
- * each lock {@code extend} returns after it), not to the thread: unlocking from any thread closes
- * it, and an extension from any thread (ShedLock's {@code KeepAliveLockProvider} extends on its
+ * opens a {@link Binding} on the thread that took it; the binding belongs to the lock (and to each
+ * lock {@code extend} returns after it), not to the thread: unlocking from any thread closes it,
+ * and an extension from any thread (ShedLock's {@code KeepAliveLockProvider} extends on its
  * scheduler's thread) moves it to the new lock without binding anything to the extending thread.
  *
  * <p>A thread keeps only a stack of bindings; closed ones are dropped when it next looks. ShedLock
@@ -39,7 +39,10 @@ final class TaskLocks {
       lock.compareAndSet(previous, next);
     }
 
-    /** Closes the binding once {@code unlocked}, its chain's last lock, is unlocked (from any thread). */
+    /**
+     * Closes the binding once {@code unlocked}, its chain's last lock, is unlocked (from any
+     * thread).
+     */
     void unlocked(FencedLock unlocked) {
       lock.compareAndSet(unlocked, null);
     }
@@ -50,9 +53,10 @@ final class TaskLocks {
   }
 
   /**
-   * Opens {@code binding}, new, for {@code lock} on the calling thread. A lock taken while ShedLock runs no
-   * locked task on this thread starts a new task here, so bindings still open on the thread belong
-   * to tasks that ended without unlocking: they are dropped (their locks stay usable directly).
+   * Opens {@code binding}, new, for {@code lock} on the calling thread. A lock taken while ShedLock
+   * runs no locked task on this thread starts a new task here, so bindings still open on the thread
+   * belong to tasks that ended without unlocking: they are dropped (their locks stay usable
+   * directly).
    */
   static void open(Binding binding, FencedLock lock) {
     binding.lock.set(lock);
@@ -111,13 +115,14 @@ final class TaskLocks {
   }
 
   /**
-   * Whether the lock being taken is taken by ShedLock's own executor, as {@code @SchedulerLock}
-   * and every {@code LockingTaskExecutor} of ShedLock's take theirs: the one case in which
-   * ShedLock then runs a task under this lock on this thread and unlocks it in a finally block.
+   * Whether the lock being taken is taken by ShedLock's own executor, as {@code @SchedulerLock} and
+   * every {@code LockingTaskExecutor} of ShedLock's take theirs: the one case in which ShedLock
+   * then runs a task under this lock on this thread and unlocks it in a finally block.
    */
   private static boolean takenByShedLocksExecutor() {
     String executor = DefaultLockingTaskExecutor.class.getName();
-    return StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getClassName().equals(executor)));
+    return StackWalker.getInstance()
+        .walk(frames -> frames.anyMatch(f -> f.getClassName().equals(executor)));
   }
 
   /**

@@ -39,24 +39,30 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Issue 46: {@link FencedLock#current()} on pooled threads, driven the ways ShedLock drives a
  * provider ({@link DefaultLockingTaskExecutor}, {@link KeepAliveLockProvider}, {@link
- * LockExtender}) and the ways it is misused (an unlock on another thread, a lock never unlocked).
- * A task's lock is its own: never another task's, whatever ran on the thread before. Real threads,
+ * LockExtender}) and the ways it is misused (an unlock on another thread, a lock never unlocked). A
+ * task's lock is its own: never another task's, whatever ran on the thread before. Real threads,
  * latches and barriers; no sleeps.
  */
 class FencedLockCurrentTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
 
   private static final long WAIT_SECONDS = 60;
 
-  private final LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+  private final LeaseStore store =
+      LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
   private final LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
   private final LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
-  private final InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
+  private final InMemoryFenceGuard guard =
+      InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
+
   /** What the guard admitted, in order: each entry names the task and the fence it wrote under. */
   private final List<String> written = new CopyOnWriteArrayList<>();
+
   /** A pooled thread: the same thread runs one task after another. */
   private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
   /** Another thread, for unlocks and extensions made away from the task's thread. */
   private final ExecutorService other = Executors.newSingleThreadExecutor();
 
@@ -88,7 +94,9 @@ class FencedLockCurrentTest {
 
   private static void await(CountDownLatch latch) {
     try {
-      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the other thread got there").isTrue();
+      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS))
+          .as("the other thread got there")
+          .isTrue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError("interrupted while waiting", e);
@@ -101,27 +109,43 @@ class FencedLockCurrentTest {
 
   @Test
   void anUnlockOnAnotherThreadEndsTheTasksCurrentLockOnItsThread() throws Exception {
-    FencedLock lock = on(pool, () -> (FencedLock) provider.lock(config("handed-over", Duration.ofSeconds(30))).orElseThrow());
+    FencedLock lock =
+        on(
+            pool,
+            () ->
+                (FencedLock)
+                    provider.lock(config("handed-over", Duration.ofSeconds(30))).orElseThrow());
     long fence = lock.token().fence();
     // Before the unlock runs, an unrelated task on the pooled thread is refused the lock.
     assertThat(on(pool, () -> writeUnderCurrentLock("unrelated task"))).startsWith("refused");
 
-    FencedLock second = on(pool, () -> (FencedLock) provider.lock(config("handed-over-2", Duration.ofSeconds(30))).orElseThrow());
-    on(other, () -> {
-      second.unlock();
-      return null;
-    });
+    FencedLock second =
+        on(
+            pool,
+            () ->
+                (FencedLock)
+                    provider.lock(config("handed-over-2", Duration.ofSeconds(30))).orElseThrow());
+    on(
+        other,
+        () -> {
+          second.unlock();
+          return null;
+        });
     // The lock's unlock, on another thread, ended it on the thread that took it.
     assertThat(on(pool, FencedLock::current)).isEmpty();
     assertThat(on(pool, () -> writeUnderCurrentLock("next task"))).startsWith("refused");
     assertThat(written).isEmpty();
 
     // A locked task on that thread gets its own lock, and writes under its own fence.
-    on(pool, () -> {
-      executor.executeWithLock((Runnable) () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
-          config("own", Duration.ofSeconds(30)));
-      return null;
-    });
+    on(
+        pool,
+        () -> {
+          executor.executeWithLock(
+              (Runnable)
+                  () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
+              config("own", Duration.ofSeconds(30)));
+          return null;
+        });
     assertThat(written).hasSize(1).noneMatch(w -> w.endsWith("fence " + fence));
     lock.unlock();
     assertThat(state("handed-over")).isEqualTo(LeaseStatus.State.FREE);
@@ -129,7 +153,12 @@ class FencedLockCurrentTest {
 
   @Test
   void aTaskThatNeverUnlockedLendsItsLockToNoLaterTaskOnItsThread() throws Exception {
-    FencedLock forgotten = on(pool, () -> (FencedLock) provider.lock(config("forgotten", Duration.ofSeconds(30))).orElseThrow());
+    FencedLock forgotten =
+        on(
+            pool,
+            () ->
+                (FencedLock)
+                    provider.lock(config("forgotten", Duration.ofSeconds(30))).orElseThrow());
     long fence = forgotten.token().fence();
 
     // The next task on the pooled thread runs under no lock: it finds none, and writes nothing.
@@ -140,27 +169,41 @@ class FencedLockCurrentTest {
 
     // Again, then a locked task: it sees its own lock, never the forgotten one.
     on(pool, () -> provider.lock(config("forgotten-2", Duration.ofSeconds(30))).orElseThrow());
-    on(pool, () -> {
-      executor.executeWithLock((Runnable) () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
-          config("locked", Duration.ofSeconds(30)));
-      return null;
-    });
+    on(
+        pool,
+        () -> {
+          executor.executeWithLock(
+              (Runnable)
+                  () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
+              config("locked", Duration.ofSeconds(30)));
+          return null;
+        });
     assertThat(on(pool, FencedLock::current)).isEmpty();
 
     // A locked task that throws is unlocked by ShedLock's executor: nothing is left on the thread.
-    on(pool, () -> {
-      assertThatThrownBy(
-              () -> executor.executeWithLock((Runnable) () -> {
-                assertThat(writeUnderCurrentLock("throwing task")).isEqualTo("written");
-                throw new IllegalStateException("the job failed");
-              }, config("throws", Duration.ofSeconds(30))))
-          .hasMessage("the job failed");
-      return null;
-    });
+    on(
+        pool,
+        () -> {
+          assertThatThrownBy(
+                  () ->
+                      executor.executeWithLock(
+                          (Runnable)
+                              () -> {
+                                assertThat(writeUnderCurrentLock("throwing task"))
+                                    .isEqualTo("written");
+                                throw new IllegalStateException("the job failed");
+                              },
+                          config("throws", Duration.ofSeconds(30))))
+              .hasMessage("the job failed");
+          return null;
+        });
     assertThat(on(pool, FencedLock::current)).isEmpty();
     assertThat(state("throws")).isEqualTo(LeaseStatus.State.FREE);
 
-    assertThat(written).hasSize(2).noneMatch(w -> w.startsWith("unrelated")).noneMatch(w -> w.endsWith("fence " + fence));
+    assertThat(written)
+        .hasSize(2)
+        .noneMatch(w -> w.startsWith("unrelated"))
+        .noneMatch(w -> w.endsWith("fence " + fence));
     assertThat(forgotten.token().fence()).isEqualTo(fence); // still its holder's, to unlock
     forgotten.unlock();
   }
@@ -177,37 +220,47 @@ class FencedLockCurrentTest {
     }
 
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleAtFixedRate(
+        Runnable command, long initialDelay, long period, TimeUnit unit) {
       periodic.set(command);
       return schedule(() -> {}, 1, TimeUnit.DAYS); // cancelled when the lock is unlocked
     }
   }
 
   @Test
-  void anExtensionOnTheKeepAliveThreadMovesTheTasksLockAndBindsNothingToThatThread() throws Exception {
+  void anExtensionOnTheKeepAliveThreadMovesTheTasksLockAndBindsNothingToThatThread()
+      throws Exception {
     ManualScheduler scheduler = new ManualScheduler();
-    LockingTaskExecutor keptAlive = new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
+    LockingTaskExecutor keptAlive =
+        new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
     CountDownLatch locked = new CountDownLatch(1);
     CountDownLatch extended = new CountDownLatch(1);
     AtomicReference<FencedLock> before = new AtomicReference<>();
     AtomicReference<FencedLock> after = new AtomicReference<>();
     try {
-      var task = pool.submit(() -> {
-        keptAlive.executeWithLock((Runnable) () -> {
-          before.set(FencedLock.current().orElseThrow());
-          locked.countDown();
-          await(extended);
-          after.set(FencedLock.current().orElseThrow());
-          assertThat(writeUnderCurrentLock("kept-alive task")).isEqualTo("written");
-        }, config("kept-alive", Duration.ofSeconds(60)));
-        return null;
-      });
+      var task =
+          pool.submit(
+              () -> {
+                keptAlive.executeWithLock(
+                    (Runnable)
+                        () -> {
+                          before.set(FencedLock.current().orElseThrow());
+                          locked.countDown();
+                          await(extended);
+                          after.set(FencedLock.current().orElseThrow());
+                          assertThat(writeUnderCurrentLock("kept-alive task")).isEqualTo("written");
+                        },
+                    config("kept-alive", Duration.ofSeconds(60)));
+                return null;
+              });
       await(locked);
       Instant expiry = before.get().lease().expiresAt();
-      on(other, () -> {
-        scheduler.periodic.get().run(); // KeepAliveLockProvider extends here, on its own thread
-        return null;
-      });
+      on(
+          other,
+          () -> {
+            scheduler.periodic.get().run(); // KeepAliveLockProvider extends here, on its own thread
+            return null;
+          });
       // The keep-alive thread, pooled too, holds no lock of the task's.
       assertThat(on(other, FencedLock::current)).isEmpty();
       extended.countDown();
@@ -218,7 +271,8 @@ class FencedLockCurrentTest {
     // The task saw the extended lock: the same lease and fence, a later expiry.
     assertThat(after.get()).isNotSameAs(before.get());
     assertThat(after.get().lease()).isSameAs(before.get().lease());
-    assertThat(written).containsExactly("kept-alive task under fence " + before.get().lease().fence());
+    assertThat(written)
+        .containsExactly("kept-alive task under fence " + before.get().lease().fence());
     // Unlocked by the executor on the task's thread: nothing is left on either thread.
     assertThat(on(pool, FencedLock::current)).isEmpty();
     assertThat(on(other, FencedLock::current)).isEmpty();
@@ -226,37 +280,47 @@ class FencedLockCurrentTest {
   }
 
   @Test
-  void anUnlockRacingAnExtendOnAnotherThreadEndsTheLockOnceAndLeavesNoLockOnEitherThread() throws Exception {
+  void anUnlockRacingAnExtendOnAnotherThreadEndsTheLockOnceAndLeavesNoLockOnEitherThread()
+      throws Exception {
     for (int round = 0; round < 20; round++) {
       String name = "race-" + round;
       CyclicBarrier start = new CyclicBarrier(2);
       AtomicReference<FencedLock> lock = new AtomicReference<>();
-      var unlocking = pool.submit(() -> {
-        lock.set((FencedLock) provider.lock(config(name, Duration.ofSeconds(30))).orElseThrow());
-        start.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        try {
-          lock.get().unlock();
-          return true;
-        } catch (IllegalStateException alreadyExtended) {
-          return false;
-        }
-      });
-      var extending = other.submit(() -> {
-        start.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        try {
-          return lock.get().extend(Duration.ofSeconds(30), Duration.ZERO);
-        } catch (IllegalStateException alreadyUnlocked) {
-          return Optional.<SimpleLock>empty();
-        }
-      });
+      var unlocking =
+          pool.submit(
+              () -> {
+                lock.set(
+                    (FencedLock) provider.lock(config(name, Duration.ofSeconds(30))).orElseThrow());
+                start.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                try {
+                  lock.get().unlock();
+                  return true;
+                } catch (IllegalStateException alreadyExtended) {
+                  return false;
+                }
+              });
+      var extending =
+          other.submit(
+              () -> {
+                start.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                try {
+                  return lock.get().extend(Duration.ofSeconds(30), Duration.ZERO);
+                } catch (IllegalStateException alreadyUnlocked) {
+                  return Optional.<SimpleLock>empty();
+                }
+              });
       boolean unlocked = unlocking.get(WAIT_SECONDS, TimeUnit.SECONDS);
       Optional<SimpleLock> next = extending.get(WAIT_SECONDS, TimeUnit.SECONDS);
-      assertThat(unlocked).as("round %d: exactly one of unlock and extend ends the lock", round).isNotEqualTo(next.isPresent());
+      assertThat(unlocked)
+          .as("round %d: exactly one of unlock and extend ends the lock", round)
+          .isNotEqualTo(next.isPresent());
       if (next.isPresent()) {
-        on(other, () -> {
-          next.get().unlock();
-          return null;
-        });
+        on(
+            other,
+            () -> {
+              next.get().unlock();
+              return null;
+            });
       }
       assertThat(on(pool, FencedLock::current)).as("round %d, the locking thread", round).isEmpty();
       assertThat(on(other, FencedLock::current)).as("round %d, the other thread", round).isEmpty();

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FencedLockTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
 
   private static LockConfiguration config(String name, Duration atMost) {
     return new LockConfiguration(Instant.now(), name, atMost, Duration.ZERO);
@@ -46,12 +47,16 @@ class FencedLockTest {
 
   @Test
   void aPausedJobWhoseLockWasTakenOverIsRefusedByTheGuard() throws Exception {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
-      InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
+      InMemoryFenceGuard guard =
+          InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
       List<String> report = new ArrayList<>();
 
-      FencedLock paused = (FencedLock) provider.lock(config("nightly-report", Duration.ofMillis(300))).orElseThrow();
+      FencedLock paused =
+          (FencedLock)
+              provider.lock(config("nightly-report", Duration.ofMillis(300))).orElseThrow();
       FencingToken kept = paused.token();
       guard.runFenced(paused, () -> report.add("first run, part 1"));
 
@@ -59,14 +64,18 @@ class FencedLockTest {
       LeaseKey key = LeaseKey.of("scheduler", "nightly-report");
       long bound = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (store.status(key, "scheduler").state() != LeaseStatus.State.FREE) {
-        assertThat(System.nanoTime() - bound).as("the lock expires by the database clock").isNegative();
+        assertThat(System.nanoTime() - bound)
+            .as("the lock expires by the database clock")
+            .isNegative();
         Thread.sleep(20);
       }
-      FencedLock next = (FencedLock) provider.lock(config("nightly-report", Duration.ofMinutes(5))).orElseThrow();
+      FencedLock next =
+          (FencedLock) provider.lock(config("nightly-report", Duration.ofMinutes(5))).orElseThrow();
       assertThat(next.token().fence()).isGreaterThan(kept.fence());
       guard.runFenced(next, () -> report.add("second run"));
 
-      // The first node wakes: through its lock it is refused locally, with its kept token by the guard.
+      // The first node wakes: through its lock it is refused locally, with its kept token by the
+      // guard.
       assertThatThrownBy(() -> guard.runFenced(paused, () -> report.add("first run, part 2")))
           .isInstanceOf(LeaseLostException.class);
       assertThatThrownBy(() -> guard.runFenced(kept, () -> report.add("first run, part 2")))
@@ -81,56 +90,83 @@ class FencedLockTest {
   @Test
   void aTaskFindsItsOwnLockThroughNestingAndExtensionUntilItIsUnlocked() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
-      LockingTaskExecutor executor = new DefaultLockingTaskExecutor(LeaseholdLockProvider.of(store, "scheduler"));
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+      LockingTaskExecutor executor =
+          new DefaultLockingTaskExecutor(LeaseholdLockProvider.of(store, "scheduler"));
       List<String> seen = new ArrayList<>();
-      pool.submit(() -> {
-        assertThat(FencedLock.current()).isEmpty();
-        executor.executeWithLock((Runnable) () -> {
-          FencedLock outer = FencedLock.current().orElseThrow();
-          seen.add(outer.lease().key().sessionId());
-          executor.executeWithLock((Runnable) () -> {
-            FencedLock inner = FencedLock.current().orElseThrow();
-            seen.add(inner.lease().key().sessionId());
-            LockExtender.extendActiveLock(Duration.ofSeconds(60), Duration.ZERO);
-            FencedLock extended = FencedLock.current().orElseThrow();
-            assertThat(extended).isNotSameAs(inner);
-            assertThat(extended.lease()).isSameAs(inner.lease());
-            seen.add("extended " + extended.lease().key().sessionId());
-          }, config("inner", Duration.ofSeconds(30)));
-          assertThat(FencedLock.current()).containsSame(outer);
-          seen.add("back to " + outer.lease().key().sessionId());
-        }, config("outer", Duration.ofSeconds(30)));
-        assertThat(FencedLock.current()).isEmpty();
-        return null;
-      }).get(60, TimeUnit.SECONDS);
+      pool.submit(
+              () -> {
+                assertThat(FencedLock.current()).isEmpty();
+                executor.executeWithLock(
+                    (Runnable)
+                        () -> {
+                          FencedLock outer = FencedLock.current().orElseThrow();
+                          seen.add(outer.lease().key().sessionId());
+                          executor.executeWithLock(
+                              (Runnable)
+                                  () -> {
+                                    FencedLock inner = FencedLock.current().orElseThrow();
+                                    seen.add(inner.lease().key().sessionId());
+                                    LockExtender.extendActiveLock(
+                                        Duration.ofSeconds(60), Duration.ZERO);
+                                    FencedLock extended = FencedLock.current().orElseThrow();
+                                    assertThat(extended).isNotSameAs(inner);
+                                    assertThat(extended.lease()).isSameAs(inner.lease());
+                                    seen.add("extended " + extended.lease().key().sessionId());
+                                  },
+                              config("inner", Duration.ofSeconds(30)));
+                          assertThat(FencedLock.current()).containsSame(outer);
+                          seen.add("back to " + outer.lease().key().sessionId());
+                        },
+                    config("outer", Duration.ofSeconds(30)));
+                assertThat(FencedLock.current()).isEmpty();
+                return null;
+              })
+          .get(60, TimeUnit.SECONDS);
       assertThat(seen).containsExactly("outer", "inner", "extended inner", "back to outer");
-      assertThat(store.status(LeaseKey.of("scheduler", "inner"), "scheduler").state()).isEqualTo(LeaseStatus.State.FREE);
-      assertThat(store.status(LeaseKey.of("scheduler", "outer"), "scheduler").state()).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(store.status(LeaseKey.of("scheduler", "inner"), "scheduler").state())
+          .isEqualTo(LeaseStatus.State.FREE);
+      assertThat(store.status(LeaseKey.of("scheduler", "outer"), "scheduler").state())
+          .isEqualTo(LeaseStatus.State.FREE);
     } finally {
       pool.shutdownNow();
     }
   }
 
   @Test
-  void anExtendWithLockAtLeastForLongerThanLockAtMostForIsRefusedAndDoesNotHoldTheKeyForTenYears() throws Throwable {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+  void anExtendWithLockAtLeastForLongerThanLockAtMostForIsRefusedAndDoesNotHoldTheKeyForTenYears()
+      throws Throwable {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       LeaseKey key = LeaseKey.of("scheduler", "ten-years");
-      new DefaultLockingTaskExecutor(provider).executeWithLock((LockingTaskExecutor.Task) () -> {
-        FencedLock lock = FencedLock.current().orElseThrow();
-        Instant expiry = lock.lease().expiresAt();
-        // ShedLock's own rule, lockAtLeastFor <= lockAtMostFor, as lock() has it from LockConfiguration.
-        assertThatThrownBy(() -> LockExtender.extendActiveLock(Duration.ofSeconds(1), Duration.ofDays(3650)))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("lockAtLeastFor must be between zero and lockAtMostFor");
-        assertThatThrownBy(() -> lock.extend(Duration.ofSeconds(1), Duration.ofSeconds(-1)))
-            .isInstanceOf(IllegalArgumentException.class);
-        // Refused, so nothing changed: the same lock, held to the same expiry.
-        assertThat(FencedLock.current()).containsSame(lock);
-        assertThat(lock.lease().expiresAt()).isEqualTo(expiry);
-        assertThat(store.status(key, "scheduler").owner().orElseThrow().expiresAt()).isEqualTo(expiry);
-      }, new LockConfiguration(Instant.now(), "ten-years", Duration.ofSeconds(30), Duration.ZERO));
+      new DefaultLockingTaskExecutor(provider)
+          .executeWithLock(
+              (LockingTaskExecutor.Task)
+                  () -> {
+                    FencedLock lock = FencedLock.current().orElseThrow();
+                    Instant expiry = lock.lease().expiresAt();
+                    // ShedLock's own rule, lockAtLeastFor <= lockAtMostFor, as lock() has it from
+                    // LockConfiguration.
+                    assertThatThrownBy(
+                            () ->
+                                LockExtender.extendActiveLock(
+                                    Duration.ofSeconds(1), Duration.ofDays(3650)))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(
+                            "lockAtLeastFor must be between zero and lockAtMostFor");
+                    assertThatThrownBy(
+                            () -> lock.extend(Duration.ofSeconds(1), Duration.ofSeconds(-1)))
+                        .isInstanceOf(IllegalArgumentException.class);
+                    // Refused, so nothing changed: the same lock, held to the same expiry.
+                    assertThat(FencedLock.current()).containsSame(lock);
+                    assertThat(lock.lease().expiresAt()).isEqualTo(expiry);
+                    assertThat(store.status(key, "scheduler").owner().orElseThrow().expiresAt())
+                        .isEqualTo(expiry);
+                  },
+              new LockConfiguration(
+                  Instant.now(), "ten-years", Duration.ofSeconds(30), Duration.ZERO));
       // The executor unlocked the lock it still held; lockAtLeastFor zero: free at once.
       assertThat(store.status(key, "scheduler").state()).isEqualTo(LeaseStatus.State.FREE);
     }
@@ -138,64 +174,84 @@ class FencedLockTest {
 
   @Test
   void anExtendPastTwentyFourHoursIsRefusedAndLeavesTheLockToUnlock() throws Throwable {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       LeaseKey key = LeaseKey.of("scheduler", "a-day-and-more");
       Duration atLeast = Duration.ofSeconds(20);
       AtomicReference<Instant> expiry = new AtomicReference<>();
       // Inside a task, as ShedLock's executor runs it: it unlocks in its finally block whatever
       // the task did, and an unlock that throws there would replace the task's own outcome.
-      new DefaultLockingTaskExecutor(provider).executeWithLock((LockingTaskExecutor.Task) () -> {
-        FencedLock lock = FencedLock.current().orElseThrow();
-        expiry.set(lock.lease().expiresAt());
-        assertThatThrownBy(() -> LockExtender.extendActiveLock(Duration.ofHours(25), Duration.ZERO))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("PT24H");
-        assertThatThrownBy(() -> lock.extend(Duration.ofHours(25), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(FencedLock.current()).containsSame(lock);
-        assertThat(lock.token().fence()).isEqualTo(lock.lease().fence());
-        LeaseStatus held = store.status(key, "scheduler");
-        assertThat(held.state()).isEqualTo(LeaseStatus.State.HELD);
-        assertThat(held.owner().orElseThrow().expiresAt()).isEqualTo(expiry.get());
-      }, new LockConfiguration(Instant.now(), "a-day-and-more", Duration.ofSeconds(30), atLeast));
+      new DefaultLockingTaskExecutor(provider)
+          .executeWithLock(
+              (LockingTaskExecutor.Task)
+                  () -> {
+                    FencedLock lock = FencedLock.current().orElseThrow();
+                    expiry.set(lock.lease().expiresAt());
+                    assertThatThrownBy(
+                            () ->
+                                LockExtender.extendActiveLock(Duration.ofHours(25), Duration.ZERO))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("PT24H");
+                    assertThatThrownBy(() -> lock.extend(Duration.ofHours(25), Duration.ZERO))
+                        .isInstanceOf(IllegalArgumentException.class);
+                    assertThat(FencedLock.current()).containsSame(lock);
+                    assertThat(lock.token().fence()).isEqualTo(lock.lease().fence());
+                    LeaseStatus held = store.status(key, "scheduler");
+                    assertThat(held.state()).isEqualTo(LeaseStatus.State.HELD);
+                    assertThat(held.owner().orElseThrow().expiresAt()).isEqualTo(expiry.get());
+                  },
+              new LockConfiguration(
+                  Instant.now(), "a-day-and-more", Duration.ofSeconds(30), atLeast));
       // Unlocked by the executor, holding the key for lockAtLeastFor from the lock's start.
       LeaseStatus draining = store.status(key, "scheduler");
       assertThat(draining.state()).isEqualTo(LeaseStatus.State.DRAINING);
-      assertThat(draining.acquirableAt()).isEqualTo(expiry.get().minus(Duration.ofSeconds(30)).plus(atLeast));
+      assertThat(draining.acquirableAt())
+          .isEqualTo(expiry.get().minus(Duration.ofSeconds(30)).plus(atLeast));
     }
   }
 
   @Test
   void anExtendOfALockThatExpiredAnswersEmptyAndTheLockStillUnlocks() throws Exception {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
-      FencedLock lock = (FencedLock) provider.lock(config("short", Duration.ofMillis(1))).orElseThrow();
+      FencedLock lock =
+          (FencedLock) provider.lock(config("short", Duration.ofMillis(1))).orElseThrow();
       LeaseKey key = LeaseKey.of("scheduler", "short");
       long bound = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (store.status(key, "scheduler").state() != LeaseStatus.State.FREE) {
-        assertThat(System.nanoTime() - bound).as("the lock expires by the database clock").isNegative();
+        assertThat(System.nanoTime() - bound)
+            .as("the lock expires by the database clock")
+            .isNegative();
         Thread.onSpinWait();
       }
       assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
-      lock.unlock(); // as ShedLock's executor does after LockExtender's LockCanNotBeExtendedException
-      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class).hasMessageContaining("already unlocked");
+      lock.unlock(); // as ShedLock's executor does after LockExtender's
+      // LockCanNotBeExtendedException
+      assertThatThrownBy(lock::unlock)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("already unlocked");
     }
   }
 
   @Test
   void aLockIsRefusedForANameThatIsNotAValidKeyAndForLengthsOutOfRange() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       assertThatThrownBy(() -> provider.lock(config("x".repeat(200), Duration.ofSeconds(1))))
           .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> provider.lock(config("too-long", Duration.ofDays(3))))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("lockAtMostFor must be between PT0.001S and PT24H");
-      assertThatThrownBy(() -> provider.lock(config("zero", Duration.ZERO))).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> provider.lock(config("zero", Duration.ZERO)))
+          .isInstanceOf(IllegalArgumentException.class);
       Optional<SimpleLock> ok = provider.lock(config("fine", Duration.ofSeconds(1)));
       assertThat(ok).isPresent();
       ok.get().unlock();
-      assertThatThrownBy(() -> LeaseholdLockProvider.of(store, "", "x")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> LeaseholdLockProvider.of(store, "", "x"))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 }

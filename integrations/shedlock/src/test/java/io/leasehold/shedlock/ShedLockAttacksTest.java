@@ -49,13 +49,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Red team, issue 46 item 10: attacks on the ShedLock provider's extend checks, on
- * {@code Lease.releaseHolding}'s bound, and on {@link FencedLock#current()}'s ownership. Written
- * from docs/shedlock.md, docs/lease-store.md and the public javadoc only.
+ * Red team, issue 46 item 10: attacks on the ShedLock provider's extend checks, on {@code
+ * Lease.releaseHolding}'s bound, and on {@link FencedLock#current()}'s ownership. Written from
+ * docs/shedlock.md, docs/lease-store.md and the public javadoc only.
  */
 class ShedLockAttacksTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
 
   private static final long WAIT_SECONDS = 60;
   private static final String ACCOUNT = "scheduler";
@@ -68,12 +69,14 @@ class ShedLockAttacksTest {
           .lockTimeout(Duration.ofSeconds(20))
           .statementTimeout(Duration.ofSeconds(25))
           .build();
+
   private final LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, ACCOUNT);
   private final LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
   private final ExecutorService pool = Executors.newSingleThreadExecutor();
   private final ExecutorService other = Executors.newSingleThreadExecutor();
   private final ExecutorService third = Executors.newSingleThreadExecutor();
   private final List<AutoCloseable> closers = new ArrayList<>();
+
   /** The keep-alive provider's scheduler: its extension runs when a test runs {@code periodic}. */
   private final ManualScheduler scheduler = new ManualScheduler();
 
@@ -107,7 +110,9 @@ class ShedLockAttacksTest {
 
   private static void await(CountDownLatch latch) {
     try {
-      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the other thread got there").isTrue();
+      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS))
+          .as("the other thread got there")
+          .isTrue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
@@ -128,7 +133,9 @@ class ShedLockAttacksTest {
     return on(pool, () -> outcome(FencedLock::current));
   }
 
-  /** A policy that allows everything but renewals, which {@code renewal} decides (or throws for). */
+  /**
+   * A policy that allows everything but renewals, which {@code renewal} decides (or throws for).
+   */
   private static AccessPolicy renewalsDecidedBy(java.util.function.BooleanSupplier renewal) {
     return new AccessPolicy() {
       @Override
@@ -143,8 +150,11 @@ class ShedLockAttacksTest {
     };
   }
 
-  /** Adds to {@code wrong} unless {@code lock} refuses {@code what} with IllegalArgumentException. */
-  private static void expectRefused(String what, java.util.function.Supplier<Optional<SimpleLock>> lock, List<String> wrong) {
+  /**
+   * Adds to {@code wrong} unless {@code lock} refuses {@code what} with IllegalArgumentException.
+   */
+  private static void expectRefused(
+      String what, java.util.function.Supplier<Optional<SimpleLock>> lock, List<String> wrong) {
     try {
       wrong.add(what + " accepted: " + lock.get());
     } catch (IllegalArgumentException expected) {
@@ -159,7 +169,8 @@ class ShedLockAttacksTest {
   // ---------------------------------------------------------------------------------------------
 
   @Test
-  void everyOutOfRangeExtendIsRefusedWithIllegalArgumentAndLeavesTheLockHeldUnchangedAndUnlockable() throws Exception {
+  void everyOutOfRangeExtendIsRefusedWithIllegalArgumentAndLeavesTheLockHeldUnchangedAndUnlockable()
+      throws Exception {
     String name = "red-extend-range";
     Duration[][] bad = {
       {null, Duration.ZERO},
@@ -194,7 +205,8 @@ class ShedLockAttacksTest {
                     for (Duration[] pair : bad) {
                       try {
                         Optional<SimpleLock> extended = lock.extend(pair[0], pair[1]);
-                        outcomes.add("ACCEPTED extend(" + pair[0] + ", " + pair[1] + ") -> " + extended);
+                        outcomes.add(
+                            "ACCEPTED extend(" + pair[0] + ", " + pair[1] + ") -> " + extended);
                       } catch (IllegalArgumentException expected) {
                         // refused as promised
                       } catch (RuntimeException other) {
@@ -205,29 +217,39 @@ class ShedLockAttacksTest {
                     LeaseStatus after = status(name);
                     if (after.state() != LeaseStatus.State.HELD
                         || !after.owner().orElseThrow().runId().equals(before.get().runId())
-                        || !after.owner().orElseThrow().expiresAt().equals(before.get().expiresAt())) {
+                        || !after
+                            .owner()
+                            .orElseThrow()
+                            .expiresAt()
+                            .equals(before.get().expiresAt())) {
                       outcomes.add("lock changed: " + after);
                     }
-                    if (lock.token().fence() != fence || FencedLock.current().orElseThrow() != lock) {
+                    if (lock.token().fence() != fence
+                        || FencedLock.current().orElseThrow() != lock) {
                       outcomes.add("current()/token changed");
                     }
                   },
               config(name, Duration.ofSeconds(30), Duration.ofSeconds(2)));
           return null;
         });
-    assertThat(outcomes).as("extends not refused with IllegalArgumentException, or the lock changed").isEmpty();
-    // ShedLock's executor unlocked the lock as it was: the key drains for lockAtLeastFor (2 s) after
+    assertThat(outcomes)
+        .as("extends not refused with IllegalArgumentException, or the lock changed")
+        .isEmpty();
+    // ShedLock's executor unlocked the lock as it was: the key drains for lockAtLeastFor (2 s)
+    // after
     // the start, no longer, and the task's thread keeps nothing.
     LeaseStatus unlocked = status(name);
     assertThat(unlocked.state()).isNotEqualTo(LeaseStatus.State.HELD);
     assertThat(unlocked.acquirableAt()).isBeforeOrEqualTo(before.get().acquiredAt().plusSeconds(2));
     assertThat(on(pool, FencedLock::current)).isEmpty();
-    assertThatThrownBy(taskLock.get()::token).isInstanceOf(io.leasehold.fencing.LeaseLostException.class);
+    assertThatThrownBy(taskLock.get()::token)
+        .isInstanceOf(io.leasehold.fencing.LeaseLostException.class);
   }
 
   @Test
   void theBoundariesOfExtendAreAcceptedExactlyAsLockAcceptsThem() {
-    // 1 ms..24 h and lockAtLeastFor == lockAtMostFor are legal for lock; so must they be for extend.
+    // 1 ms..24 h and lockAtLeastFor == lockAtMostFor are legal for lock; so must they be for
+    // extend.
     FencedLock a = lock("red-extend-edge-a", Duration.ofSeconds(30), Duration.ZERO);
     FencedLock a2 = (FencedLock) a.extend(Duration.ofHours(24), Duration.ofHours(24)).orElseThrow();
     LeaseStatus held = status("red-extend-edge-a");
@@ -236,8 +258,10 @@ class ShedLockAttacksTest {
         .isLessThanOrEqualTo(Duration.ofHours(24));
     // The old lock is invalid: it can neither unlock nor extend again.
     assertThatThrownBy(a::unlock).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> a.extend(Duration.ofSeconds(1), Duration.ZERO)).isInstanceOf(IllegalStateException.class);
-    assertThat(status("red-extend-edge-a").owner().orElseThrow().expiresAt()).isEqualTo(held.owner().orElseThrow().expiresAt());
+    assertThatThrownBy(() -> a.extend(Duration.ofSeconds(1), Duration.ZERO))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(status("red-extend-edge-a").owner().orElseThrow().expiresAt())
+        .isEqualTo(held.owner().orElseThrow().expiresAt());
     // Unlock with a 24 h lockAtLeastFor: the hold ends no later than the lease would have.
     a2.unlock();
     LeaseStatus drained = status("red-extend-edge-a");
@@ -254,7 +278,8 @@ class ShedLockAttacksTest {
     Connection c = db.dataSource().getConnection();
     c.setAutoCommit(false);
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+        c.prepareStatement(
+            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
       ps.setString(1, key.accountId());
       ps.setString(2, key.sessionId());
       try (ResultSet rs = ps.executeQuery()) {
@@ -277,7 +302,8 @@ class ShedLockAttacksTest {
   }
 
   /** Polls a condition a real event makes true (a statement queued on a row lock); bounded. */
-  private static void until(String what, java.util.function.BooleanSupplier condition) throws Exception {
+  private static void until(String what, java.util.function.BooleanSupplier condition)
+      throws Exception {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > end) {
@@ -296,10 +322,13 @@ class ShedLockAttacksTest {
   }
 
   @Test
-  void releaseHoldingRacingARenewalThatShortensTheLeaseNeverHoldsTheKeyPastTheLeasesExpiry() throws Exception {
+  void releaseHoldingRacingARenewalThatShortensTheLeaseNeverHoldsTheKeyPastTheLeasesExpiry()
+      throws Exception {
     LeaseKey key = LeaseKey.of(ACCOUNT, "red-hold-race");
     Lease lease =
-        ((AcquireResult.Acquired) store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1)))).lease();
+        ((AcquireResult.Acquired)
+                store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1))))
+            .lease();
     Instant oldExpiry = lease.expiresAt(); // about an hour away: a legal `until` right now
 
     Connection block = blocker(key);
@@ -322,7 +351,9 @@ class ShedLockAttacksTest {
           Thread t = holdThread.get();
           return waitersUnchecked() >= 2
               || hold.isDone()
-              || (t != null && (t.getState() == Thread.State.BLOCKED || t.getState() == Thread.State.WAITING));
+              || (t != null
+                  && (t.getState() == Thread.State.BLOCKED
+                      || t.getState() == Thread.State.WAITING));
         });
     block.commit();
     block.close();
@@ -335,10 +366,16 @@ class ShedLockAttacksTest {
       // The lease's expiry became now + 5 s: no hold may keep the key until about an hour from now.
       Instant newExpiry = renewed.expiresAt().orElseThrow();
       // Concretely: once the database clock is past that expiry, a new run must be able to acquire.
-      until("the database clock passes the renewed expiry", () -> store.databaseTime().isAfter(newExpiry));
-      AcquireResult next = store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofSeconds(10)));
-      report += " | at " + store.databaseTime() + ", after the renewed expiry, a new run's tryAcquire -> "
-          + next.getClass().getSimpleName();
+      until(
+          "the database clock passes the renewed expiry",
+          () -> store.databaseTime().isAfter(newExpiry));
+      AcquireResult next =
+          store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofSeconds(10)));
+      report +=
+          " | at "
+              + store.databaseTime()
+              + ", after the renewed expiry, a new run's tryAcquire -> "
+              + next.getClass().getSimpleName();
       if (next instanceof AcquireResult.Acquired a) {
         a.lease().release();
       }
@@ -349,7 +386,8 @@ class ShedLockAttacksTest {
   }
 
   @Test
-  void releaseHoldingRacingAShorteningRenewalWithoutHelpNeverHoldsTheKeyPastTheLeasesExpiry() throws Exception {
+  void releaseHoldingRacingAShorteningRenewalWithoutHelpNeverHoldsTheKeyPastTheLeasesExpiry()
+      throws Exception {
     // The same race with nothing lined up: two threads released by a barrier, many rounds.
     int rounds = 150;
     List<String> past = new ArrayList<>();
@@ -357,7 +395,9 @@ class ShedLockAttacksTest {
     for (int i = 0; i < rounds; i++) {
       LeaseKey key = LeaseKey.of(ACCOUNT, "red-hold-race-free-" + i);
       Lease lease =
-          ((AcquireResult.Acquired) store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1)))).lease();
+          ((AcquireResult.Acquired)
+                  store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1))))
+              .lease();
       Instant oldExpiry = lease.expiresAt();
       CyclicBarrier start = new CyclicBarrier(2);
       Future<RenewResult> renew =
@@ -382,13 +422,20 @@ class ShedLockAttacksTest {
       if (renewed.renewed() && held instanceof ReleaseResult r && r.released()) {
         renewedThenHeld++;
         if (s.acquirableAt().isAfter(renewed.expiresAt().orElseThrow())) {
-          past.add(i + ": renewed to " + renewed.expiresAt().orElseThrow() + " but held until " + s.acquirableAt());
+          past.add(
+              i
+                  + ": renewed to "
+                  + renewed.expiresAt().orElseThrow()
+                  + " but held until "
+                  + s.acquirableAt());
         }
       }
     }
     assertThat(past)
-        .as("rounds where the renewal committed first and the hold then kept the key past the lease's expiry ("
-            + renewedThenHeld + " rounds renewed then released)")
+        .as(
+            "rounds where the renewal committed first and the hold then kept the key past the lease's expiry ("
+                + renewedThenHeld
+                + " rounds renewed then released)")
         .isEmpty();
   }
 
@@ -396,12 +443,17 @@ class ShedLockAttacksTest {
   void releaseHoldingAfterAShorteningRenewIsRefusedForTheOldExpiryAndReleasesNothing() {
     LeaseKey key = LeaseKey.of(ACCOUNT, "red-hold-after-shorten");
     Lease lease =
-        ((AcquireResult.Acquired) store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1)))).lease();
+        ((AcquireResult.Acquired)
+                store.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1))))
+            .lease();
     Instant oldExpiry = lease.expiresAt();
     assertThat(lease.renew(Duration.ofSeconds(30)).renewed()).isTrue();
-    assertThatThrownBy(() -> lease.releaseHolding(oldExpiry)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> lease.releaseHolding(lease.expiresAt().plusNanos(1000))).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> lease.releaseHolding(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.releaseHolding(oldExpiry))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.releaseHolding(lease.expiresAt().plusNanos(1000)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.releaseHolding(null))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(store.status(key, ACCOUNT).state()).isEqualTo(LeaseStatus.State.HELD);
     assertThat(lease.isLost()).isFalse();
     ReleaseResult r = lease.releaseHolding(lease.expiresAt());
@@ -410,25 +462,36 @@ class ShedLockAttacksTest {
   }
 
   @Test
-  void aRunsLateReleaseHoldingAfterAnOperatorsForceReleaseDoesNotBlockTheKeyAgain() throws Exception {
+  void aRunsLateReleaseHoldingAfterAnOperatorsForceReleaseDoesNotBlockTheKeyAgain()
+      throws Exception {
     try (LeaseStore s =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+            .build()) {
       LeaseKey key = LeaseKey.of(ACCOUNT, "red-hold-after-force");
-      Lease lease = ((AcquireResult.Acquired) s.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1)))).lease();
+      Lease lease =
+          ((AcquireResult.Acquired)
+                  s.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofHours(1))))
+              .lease();
       assertThat(s.admin().forceRelease(key, "ops", "red team: stuck job").released()).isTrue();
       assertThat(s.status(key, ACCOUNT).state()).isEqualTo(LeaseStatus.State.FREE);
       Object late = outcome(() -> lease.releaseHolding(lease.expiresAt()));
       LeaseStatus after = s.status(key, ACCOUNT);
-      assertThat(after.state()).as("late releaseHolding -> " + late + "; " + after).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(after.state())
+          .as("late releaseHolding -> " + late + "; " + after)
+          .isEqualTo(LeaseStatus.State.FREE);
       assertThat(s.tryAcquire(AcquireRequest.of(key, ACCOUNT).oneShot(Duration.ofSeconds(10))))
           .isInstanceOf(AcquireResult.Acquired.class);
     }
   }
 
   @Test
-  void aShedLockTaskUnlockingAfterAnOperatorsForceReleaseDoesNotHoldTheKeyForLockAtLeastFor() throws Exception {
+  void aShedLockTaskUnlockingAfterAnOperatorsForceReleaseDoesNotHoldTheKeyForLockAtLeastFor()
+      throws Exception {
     try (LeaseStore s =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+            .build()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-unlock-after-force";
       LeaseKey key = LeaseKey.of(ACCOUNT, name);
@@ -437,18 +500,25 @@ class ShedLockAttacksTest {
           () -> {
             new DefaultLockingTaskExecutor(p)
                 .executeWithLock(
-                    (Runnable) () -> s.admin().forceRelease(key, "ops", "red team: operator frees the job's lock"),
+                    (Runnable)
+                        () ->
+                            s.admin()
+                                .forceRelease(
+                                    key, "ops", "red team: operator frees the job's lock"),
                     config(name, Duration.ofHours(1), Duration.ofMinutes(30)));
             return null;
           });
       LeaseStatus after = s.status(key, ACCOUNT);
-      assertThat(after.state()).as("after the task's unlock: " + after).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(after.state())
+          .as("after the task's unlock: " + after)
+          .isEqualTo(LeaseStatus.State.FREE);
       assertThat(on(pool, FencedLock::current)).isEmpty();
     }
   }
 
   @Test
-  void aLockWhoseLeaseWasShortenedBehindItsBackStillUnlocksWithoutHoldingPastTheLeasesExpiry() throws Exception {
+  void aLockWhoseLeaseWasShortenedBehindItsBackStillUnlocksWithoutHoldingPastTheLeasesExpiry()
+      throws Exception {
     // FencedLock.lease() is public; a job renews the lease itself, shorter, then ShedLock unlocks.
     String name = "red-lease-shortened";
     LeaseKey key = LeaseKey.of(ACCOUNT, name);
@@ -474,7 +544,8 @@ class ShedLockAttacksTest {
     LeaseStatus after = status(name);
     String report = "task -> " + result + "; " + after;
     System.out.println("[red] lease shortened behind the lock: " + report);
-    // Safety: nothing holds the key past the (shortened) lease's expiry, and the pooled thread keeps
+    // Safety: nothing holds the key past the (shortened) lease's expiry, and the pooled thread
+    // keeps
     // nothing. (Observed: ShedLock's unlock throws IllegalArgumentException and the key stays HELD
     // until the shortened expiry; availability only, reported as an observation, not a break.)
     assertThat(after.acquirableAt()).as(report).isBeforeOrEqualTo(shortened.get());
@@ -486,31 +557,38 @@ class ShedLockAttacksTest {
   // ---------------------------------------------------------------------------------------------
 
   @Test
-  void anExtendTheAccessPolicyRefusesLeavesTheLockToUnlockAndTheUnlockFreesTheKey() throws Exception {
+  void anExtendTheAccessPolicyRefusesLeavesTheLockToUnlockAndTheUnlockFreesTheKey()
+      throws Exception {
     AtomicBoolean renewAllowed = new AtomicBoolean(true);
     AccessPolicy policy = renewalsDecidedBy(renewAllowed::get);
     try (LeaseStore s = LeaseStore.builder(db.dataSource()).accessPolicy(policy).build()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-extend-denied";
-      FencedLock lock = (FencedLock) p.lock(config(name, Duration.ofHours(1), Duration.ZERO)).orElseThrow();
+      FencedLock lock =
+          (FencedLock) p.lock(config(name, Duration.ofHours(1), Duration.ZERO)).orElseThrow();
       LeaseOwner before = s.status(LeaseKey.of(ACCOUNT, name), ACCOUNT).owner().orElseThrow();
       renewAllowed.set(false);
       Object outcome = outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO));
       // Whatever extend answered, the database lease was not renewed ...
       LeaseStatus mid = s.status(LeaseKey.of(ACCOUNT, name), ACCOUNT);
-      assertThat(mid.owner().orElseThrow().expiresAt()).as("extend -> " + outcome).isEqualTo(before.expiresAt());
+      assertThat(mid.owner().orElseThrow().expiresAt())
+          .as("extend -> " + outcome)
+          .isEqualTo(before.expiresAt());
       // ... and the lock is still the one to unlock: after unlock the key is not held for the hour.
       lock.unlock();
       LeaseStatus after = s.status(LeaseKey.of(ACCOUNT, name), ACCOUNT);
       assertThat(after.state())
           .as("extend -> " + outcome + "; after unlock (lockAtLeastFor 0): " + after)
           .isEqualTo(LeaseStatus.State.FREE);
-      assertThat(p.lock(config(name, Duration.ofSeconds(10), Duration.ZERO))).as("the next run can lock").isPresent();
+      assertThat(p.lock(config(name, Duration.ofSeconds(10), Duration.ZERO)))
+          .as("the next run can lock")
+          .isPresent();
     }
   }
 
   @Test
-  void anExtendWhoseAccessPolicyThrowsLeavesTheLockToUnlockAndTheUnlockFreesTheKey() throws Exception {
+  void anExtendWhoseAccessPolicyThrowsLeavesTheLockToUnlockAndTheUnlockFreesTheKey()
+      throws Exception {
     AtomicBoolean explode = new AtomicBoolean(false);
     AccessPolicy policy =
         renewalsDecidedBy(
@@ -536,22 +614,27 @@ class ShedLockAttacksTest {
                           FencedLock lock = FencedLock.current().orElseThrow();
                           before.set(s.status(key, ACCOUNT).owner().orElseThrow());
                           explode.set(true);
-                          outcome.set(outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO)));
+                          outcome.set(
+                              outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO)));
                         },
                     config(name, Duration.ofHours(1), Duration.ZERO));
             return null;
           });
       LeaseStatus after = s.status(key, ACCOUNT);
       assertThat(after.owner().orElseThrow().runId()).isEqualTo(before.get().runId());
-      assertThat(after.state()).as("extend -> " + outcome.get() + "; after the task's unlock: " + after).isEqualTo(LeaseStatus.State.FREE);
+      assertThat(after.state())
+          .as("extend -> " + outcome.get() + "; after the task's unlock: " + after)
+          .isEqualTo(LeaseStatus.State.FREE);
       assertThat(on(pool, FencedLock::current)).isEmpty();
     }
   }
 
   @Test
-  void anExtendThatFailsInTheDatabaseLeavesALockThatStillUnlocksAndHoldsNothingPastItsOldExpiry() throws Exception {
+  void anExtendThatFailsInTheDatabaseLeavesALockThatStillUnlocksAndHoldsNothingPastItsOldExpiry()
+      throws Exception {
     // Default timeouts (ttl 30 s: lock_timeout 1 s): the renewal times out behind a row lock.
-    try (LeaseStore s = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore s =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-extend-db-fails";
       LeaseKey key = LeaseKey.of(ACCOUNT, name);
@@ -559,7 +642,13 @@ class ShedLockAttacksTest {
       AtomicReference<Object> unlockOutcome = new AtomicReference<>();
       AtomicReference<LeaseOwner> before = new AtomicReference<>();
       AtomicReference<Connection> block = new AtomicReference<>();
-      FencedLock lock = on(pool, () -> (FencedLock) p.lock(config(name, Duration.ofMinutes(10), Duration.ofSeconds(1))).orElseThrow());
+      FencedLock lock =
+          on(
+              pool,
+              () ->
+                  (FencedLock)
+                      p.lock(config(name, Duration.ofMinutes(10), Duration.ofSeconds(1)))
+                          .orElseThrow());
       before.set(s.status(key, ACCOUNT).owner().orElseThrow());
       block.set(blocker(key));
       try {
@@ -577,7 +666,8 @@ class ShedLockAttacksTest {
                 return "unlocked";
               }));
       LeaseStatus after = s.status(key, ACCOUNT);
-      String report = "extend -> " + outcome.get() + "; unlock -> " + unlockOutcome.get() + "; status " + after;
+      String report =
+          "extend -> " + outcome.get() + "; unlock -> " + unlockOutcome.get() + "; status " + after;
       System.out.println("[red] " + report);
       assertThat(unlockOutcome.get()).as(report).isEqualTo("unlocked");
       assertThat(after.acquirableAt()).as(report).isBeforeOrEqualTo(before.get().expiresAt());
@@ -599,12 +689,22 @@ class ShedLockAttacksTest {
           () -> provider.lock(config(n, Duration.ofSeconds(10), Duration.ZERO)),
           wrong);
     }
-    Duration[] atMost = {Duration.ZERO, Duration.ofNanos(999_999), Duration.ofHours(24).plusNanos(1), Duration.ofDays(3650)};
+    Duration[] atMost = {
+      Duration.ZERO,
+      Duration.ofNanos(999_999),
+      Duration.ofHours(24).plusNanos(1),
+      Duration.ofDays(3650)
+    };
     for (Duration d : atMost) {
-      expectRefused("lockAtMostFor " + d, () -> provider.lock(config("red-bad-len", d, Duration.ZERO)), wrong);
+      expectRefused(
+          "lockAtMostFor " + d,
+          () -> provider.lock(config("red-bad-len", d, Duration.ZERO)),
+          wrong);
     }
     assertThat(wrong).isEmpty();
-    assertThat(status("red-bad-len").owner()).as("nothing was written for the refused lengths").isEmpty();
+    assertThat(status("red-bad-len").owner())
+        .as("nothing was written for the refused lengths")
+        .isEmpty();
     assertThat(FencedLock.current()).isEmpty();
   }
 
@@ -615,12 +715,15 @@ class ShedLockAttacksTest {
   /** ShedLock's executor on a provider that is not Leasehold's (an application may have two). */
   private static final LockProvider OTHER_PROVIDER = cfg -> Optional.of(() -> {});
 
-  private final InMemoryFenceGuard leakGuard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
+  private final InMemoryFenceGuard leakGuard =
+      InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
   private final List<String> leakWritten = new CopyOnWriteArrayList<>();
 
   @Test
-  void aForgottenDirectLockIsNotHandedToALockedTaskOfAnotherProviderOnTheSamePooledThread() throws Exception {
-    FencedLock forgotten = on(pool, () -> lock("red-forgotten", Duration.ofSeconds(30), Duration.ZERO));
+  void aForgottenDirectLockIsNotHandedToALockedTaskOfAnotherProviderOnTheSamePooledThread()
+      throws Exception {
+    FencedLock forgotten =
+        on(pool, () -> lock("red-forgotten", Duration.ofSeconds(30), Duration.ZERO));
     long fence = forgotten.token().fence();
     // The next task on the pooled thread is a ShedLock-locked task, but of another provider.
     LockingTaskExecutor otherExecutor = new DefaultLockingTaskExecutor(OTHER_PROVIDER);
@@ -633,13 +736,20 @@ class ShedLockAttacksTest {
               try {
                 Optional<FencedLock> cur = FencedLock.current();
                 // The unrelated job writes under whatever current() handed it, as a job does.
-                cur.ifPresent(l -> leakGuard.runFenced(l, () -> leakWritten.add("unrelated-job under fence " + l.token().fence())));
+                cur.ifPresent(
+                    l ->
+                        leakGuard.runFenced(
+                            l,
+                            () ->
+                                leakWritten.add("unrelated-job under fence " + l.token().fence())));
                 return cur;
               } catch (RuntimeException e) {
                 return e;
               }
             });
-    assertThat(leakWritten).as("writes that went out under the forgotten lock's fence " + fence).isEmpty();
+    assertThat(leakWritten)
+        .as("writes that went out under the forgotten lock's fence " + fence)
+        .isEmpty();
     assertThat(seen)
         .as("another task saw (fence " + fence + "): " + seen)
         .satisfiesAnyOf(
@@ -662,18 +772,22 @@ class ShedLockAttacksTest {
             () ->
                 outcome(
                     () -> {
-                      executor.executeWithLock(failingJob, config("red-throws", Duration.ofSeconds(30), Duration.ZERO));
+                      executor.executeWithLock(
+                          failingJob, config("red-throws", Duration.ofSeconds(30), Duration.ZERO));
                       return null;
                     }));
     assertThat(thrown).isInstanceOf(IllegalStateException.class);
     assertThat(inside.get()).isNotNull();
     assertThat(on(pool, FencedLock::current)).isEmpty();
     assertThat(status("red-throws").state()).isEqualTo(LeaseStatus.State.FREE);
-    assertThatThrownBy(() -> inside.get().token()).isInstanceOf(io.leasehold.fencing.LeaseLostException.class);
+    assertThatThrownBy(() -> inside.get().token())
+        .isInstanceOf(io.leasehold.fencing.LeaseLostException.class);
   }
 
   @Test
-  void aKeepAliveExtensionOfTheOuterLockOnAnotherThreadKeepsTheInnerLockCurrentAndThenTheExtendedOuter() throws Exception {
+  void
+      aKeepAliveExtensionOfTheOuterLockOnAnotherThreadKeepsTheInnerLockCurrentAndThenTheExtendedOuter()
+          throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
     CountDownLatch innerTaken = new CountDownLatch(1);
     CountDownLatch outerExtended = new CountDownLatch(1);
@@ -687,10 +801,14 @@ class ShedLockAttacksTest {
                 executor.executeWithLock(
                     (Runnable)
                         () -> {
-                          seen.add("inner:" + FencedLock.current().orElseThrow().lease().key().sessionId());
+                          seen.add(
+                              "inner:"
+                                  + FencedLock.current().orElseThrow().lease().key().sessionId());
                           innerTaken.countDown();
                           await(outerExtended);
-                          seen.add("innerAfterExtend:" + FencedLock.current().orElseThrow().lease().key().sessionId());
+                          seen.add(
+                              "innerAfterExtend:"
+                                  + FencedLock.current().orElseThrow().lease().key().sessionId());
                         },
                     config("red-nest-inner", Duration.ofSeconds(30), Duration.ZERO));
               } catch (Throwable t) {
@@ -698,8 +816,12 @@ class ShedLockAttacksTest {
               }
               FencedLock now = FencedLock.current().orElseThrow();
               seen.add(
-                  "outerAfterInner:" + now.lease().key().sessionId() + ":replaced=" + (now != outer.get())
-                      + ":sameFence=" + (now.token().fence() == outer.get().lease().fence()));
+                  "outerAfterInner:"
+                      + now.lease().key().sessionId()
+                      + ":replaced="
+                      + (now != outer.get())
+                      + ":sameFence="
+                      + (now.token().fence() == outer.get().lease().fence()));
             });
     await(innerTaken);
     // Another thread, itself running a locked task of its own, runs the keep-alive extension.
@@ -729,17 +851,22 @@ class ShedLockAttacksTest {
   }
 
   /**
-   * What {@code task} answers when it runs on {@code thread} as a task locked through {@code
-   * locks} under the lock {@code name} (at most 30 s).
+   * What {@code task} answers when it runs on {@code thread} as a task locked through {@code locks}
+   * under the lock {@code name} (at most 30 s).
    */
   private static Object answerUnderLock(
-      ExecutorService thread, LockingTaskExecutor locks, String name, java.util.function.Supplier<Object> task)
+      ExecutorService thread,
+      LockingTaskExecutor locks,
+      String name,
+      java.util.function.Supplier<Object> task)
       throws Exception {
     return on(
         thread,
         () -> {
           AtomicReference<Object> answer = new AtomicReference<>();
-          locks.executeWithLock((Runnable) () -> answer.set(task.get()), config(name, Duration.ofSeconds(30), Duration.ZERO));
+          locks.executeWithLock(
+              (Runnable) () -> answer.set(task.get()),
+              config(name, Duration.ofSeconds(30), Duration.ZERO));
           return answer.get();
         });
   }
@@ -749,7 +876,8 @@ class ShedLockAttacksTest {
    * keep-alive provider whose extension runs only when the test runs {@code scheduler.periodic}.
    */
   private Future<?> keptAliveOnPool(String name, Runnable task) {
-    LockingTaskExecutor keptAlive = new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
+    LockingTaskExecutor keptAlive =
+        new DefaultLockingTaskExecutor(new KeepAliveLockProvider(provider, scheduler));
     return pool.submit(
         () -> {
           keptAlive.executeWithLock(task, config(name, Duration.ofSeconds(30), Duration.ZERO));
@@ -757,7 +885,9 @@ class ShedLockAttacksTest {
         });
   }
 
-  /** Runs KeepAliveLockProvider's periodic extension only when the test says, on a thread it picks. */
+  /**
+   * Runs KeepAliveLockProvider's periodic extension only when the test says, on a thread it picks.
+   */
   private static final class ManualScheduler extends ScheduledThreadPoolExecutor {
     final AtomicReference<Runnable> periodic = new AtomicReference<>();
 
@@ -766,14 +896,16 @@ class ShedLockAttacksTest {
     }
 
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleAtFixedRate(
+        Runnable command, long initialDelay, long period, TimeUnit unit) {
       periodic.set(command);
       return schedule(() -> {}, 1, TimeUnit.DAYS);
     }
   }
 
   @Test
-  void aKeepAliveExtensionOnAThreadThatRunsAnotherTaskNeitherLeaksIntoThatTaskNorStealsIt() throws Exception {
+  void aKeepAliveExtensionOnAThreadThatRunsAnotherTaskNeitherLeaksIntoThatTaskNorStealsIt()
+      throws Exception {
     CountDownLatch taken = new CountDownLatch(1);
     CountDownLatch extended = new CountDownLatch(1);
     AtomicReference<Long> fenceBefore = new AtomicReference<>();
@@ -843,7 +975,8 @@ class ShedLockAttacksTest {
         continue;
       }
       if (unlocked) {
-        if (s.state() == LeaseStatus.State.HELD || s.acquirableAt().isAfter(acquiredAt.plus(Duration.ofMinutes(30)))) {
+        if (s.state() == LeaseStatus.State.HELD
+            || s.acquirableAt().isAfter(acquiredAt.plus(Duration.ofMinutes(30)))) {
           problems.add(i + ": unlocked but " + s + "; extend=" + e);
         }
         Object cur = currentOnPool();
@@ -860,7 +993,8 @@ class ShedLockAttacksTest {
         }
         Instant extendedExpiry = s.owner().orElseThrow().expiresAt();
         next.unlock();
-        if (status(name).state() == LeaseStatus.State.HELD || status(name).acquirableAt().isAfter(extendedExpiry)) {
+        if (status(name).state() == LeaseStatus.State.HELD
+            || status(name).acquirableAt().isAfter(extendedExpiry)) {
           problems.add(i + ": the extended lock's unlock left the key HELD");
         }
         Object cur = currentOnPool();
@@ -874,13 +1008,16 @@ class ShedLockAttacksTest {
 
   @Test
   void noWriteGoesOutUnderAnUnlockedOrTakenOverLock() throws Exception {
-    InMemoryFenceGuard guard = InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
+    InMemoryFenceGuard guard =
+        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
     FencedLock first = lock("red-stale", Duration.ofSeconds(30), Duration.ZERO);
     FencingToken copied = first.token();
-    FencedLock extended = (FencedLock) first.extend(Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+    FencedLock extended =
+        (FencedLock) first.extend(Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
     extended.unlock();
     assertThatThrownBy(first::token).isInstanceOf(io.leasehold.fencing.WriteRefusedException.class);
-    assertThatThrownBy(extended::token).isInstanceOf(io.leasehold.fencing.WriteRefusedException.class);
+    assertThatThrownBy(extended::token)
+        .isInstanceOf(io.leasehold.fencing.WriteRefusedException.class);
     FencedLock second = on(other, () -> lock("red-stale", Duration.ofSeconds(30), Duration.ZERO));
     assertThat(second.token().fence()).isGreaterThan(copied.fence());
     List<String> written = new CopyOnWriteArrayList<>();

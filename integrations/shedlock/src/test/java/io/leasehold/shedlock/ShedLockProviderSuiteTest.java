@@ -17,12 +17,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * ShedLock's own provider suite, unchanged: {@code AbstractExtensibleLockProviderIntegrationTest}
  * (which holds {@code AbstractLockProviderIntegrationTest}'s tests too), 15 tests, on real
- * PostgreSQL. Locked means the key's status is not {@code FREE}: held, or released with its
- * {@code lockAtLeastFor} still ahead.
+ * PostgreSQL. Locked means the key's status is not {@code FREE}: held, or released with its {@code
+ * lockAtLeastFor} still ahead.
  */
 class ShedLockProviderSuiteTest extends AbstractExtensibleLockProviderIntegrationTest {
   @RegisterExtension
-  static final TestDatabaseExtension db = TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db =
+      TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
 
   private static LeaseStore store;
   private static LeaseholdLockProvider provider;

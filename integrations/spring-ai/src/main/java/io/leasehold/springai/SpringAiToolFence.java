@@ -20,10 +20,10 @@ import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.metadata.ToolMetadata;
 
 /**
- * Fences every tool call of a Spring AI {@code ChatClient}. It decorates the framework's own
- * {@link ToolCallback}s (the user's tool code is unchanged): each call is admitted through an
- * {@link AgentToolFence} with the current run's token before the tool runs, and a superseded run's
- * call is refused, the tool never invoked.
+ * Fences every tool call of a Spring AI {@code ChatClient}. It decorates the framework's own {@link
+ * ToolCallback}s (the user's tool code is unchanged): each call is admitted through an {@link
+ * AgentToolFence} with the current run's token before the tool runs, and a superseded run's call is
+ * refused, the tool never invoked.
  *
  * <pre>{@code
  * SpringAiToolFence fence = SpringAiToolFence.builder(agentToolFence).build();
@@ -37,20 +37,20 @@ import org.springframework.ai.tool.metadata.ToolMetadata;
  *
  * <h2>Which run a call belongs to</h2>
  *
- * The lease passed in the tool context ({@link #toolContext(Fenced)}) wins. Without one, the
- * {@link Builder#sessions(Function, SessionLeases) session resolver} maps the tool context
- * (usually its {@code ChatMemory.CONVERSATION_ID} entry, passed with {@code .toolContext(...)}) to
- * a lease key, and the session's registered run is used. When both are present they must name the
- * same session. A call that can be tied to no run throws {@link UnresolvedSessionException}; the
- * tool does not run.
+ * The lease passed in the tool context ({@link #toolContext(Fenced)}) wins. Without one, the {@link
+ * Builder#sessions(Function, SessionLeases) session resolver} maps the tool context (usually its
+ * {@code ChatMemory.CONVERSATION_ID} entry, passed with {@code .toolContext(...)}) to a lease key,
+ * and the session's registered run is used. When both are present they must name the same session.
+ * A call that can be tied to no run throws {@link UnresolvedSessionException}; the tool does not
+ * run.
  *
  * <h2>A refused call</h2>
  *
  * By default the decorator throws {@link RunStoppedException}, which ends the {@code ChatClient}
  * call (Spring AI turns only its own {@code ToolExecutionException} into text). With {@link
  * Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)} the refusal is returned as the tool's
- * result, so the model reads that its run was superseded and must stop, and every later call of
- * the run is refused locally. The tool reads the admitted token from {@link #token(ToolContext)}
+ * result, so the model reads that its run was superseded and must stop, and every later call of the
+ * run is refused locally. The tool reads the admitted token from {@link #token(ToolContext)}
  * (declare a {@link ToolContext} parameter on the {@code @Tool} method) to forward it downstream.
  *
  * <p>Thread-safe.
@@ -210,7 +210,8 @@ public final class SpringAiToolFence {
           delegate.getToolDefinition().name(),
           toolInput,
           call -> {
-            Map<String, Object> entries = new HashMap<>(toolContext == null ? Map.of() : toolContext.getContext());
+            Map<String, Object> entries =
+                new HashMap<>(toolContext == null ? Map.of() : toolContext.getContext());
             entries.put(TOKEN_KEY, call.token());
             return delegate.call(toolInput, new ToolContext(entries));
           },
@@ -227,15 +228,14 @@ public final class SpringAiToolFence {
 
   /**
    * Options of a {@link SpringAiToolFence}: those of every framework fence ({@link
-   * FrameworkToolFence.Builder}; the session resolver is given the tool context, usually its
-   * {@code ChatMemory.CONVERSATION_ID} entry, and an empty one when Spring AI passes none). Not
+   * FrameworkToolFence.Builder}; the session resolver is given the tool context, usually its {@code
+   * ChatMemory.CONVERSATION_ID} entry, and an empty one when Spring AI passes none). Not
    * thread-safe.
    */
   public static final class Builder extends FrameworkToolFence.Builder<Builder, ToolContext> {
     private Builder(AgentToolFence fence) {
       super(fence);
     }
-
 
     private FrameworkToolFence<ToolContext> fenceCore() {
       return core(CARRIER, context -> context == null ? new ToolContext(Map.of()) : context);

@@ -23,7 +23,9 @@ final class ScriptedChatModel implements ChatModel {
   ScriptedChatModel callTools(String... nameThenArguments) {
     List<AssistantMessage.ToolCall> calls = new ArrayList<>();
     for (int i = 0; i < nameThenArguments.length; i += 2) {
-      calls.add(new AssistantMessage.ToolCall("call-" + (++idSeq), "function", nameThenArguments[i], nameThenArguments[i + 1]));
+      calls.add(
+          new AssistantMessage.ToolCall(
+              "call-" + (++idSeq), "function", nameThenArguments[i], nameThenArguments[i + 1]));
     }
     script.add(AssistantMessage.builder().content("").toolCalls(calls).build());
     return this;

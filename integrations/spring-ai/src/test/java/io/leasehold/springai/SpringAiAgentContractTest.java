@@ -16,7 +16,8 @@ class SpringAiAgentContractTest implements AgentFrameworkContract {
 
   /** The harness, whose one tool Spring AI finds by its annotation. */
   public static class Harness extends RecordingAgentHarness {
-    private final SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).build(); // a refusal ends the run
+    private final SpringAiToolFence fence =
+        SpringAiToolFence.builder(agentFence).build(); // a refusal ends the run
 
     /**
      * Records a text.
@@ -32,8 +33,14 @@ class SpringAiAgentContractTest implements AgentFrameworkContract {
 
     @Override
     public void call(Fenced run, String text, Optional<String> idempotencyKey) {
-      ScriptedChatModel model = new ScriptedChatModel().callTools("record", recordArguments(text, idempotencyKey)).answer("done");
-      ChatClient.builder(model).build().prompt().user("record " + text)
+      ScriptedChatModel model =
+          new ScriptedChatModel()
+              .callTools("record", recordArguments(text, idempotencyKey))
+              .answer("done");
+      ChatClient.builder(model)
+          .build()
+          .prompt()
+          .user("record " + text)
           .tools(fence.wrapObjects(this))
           .toolContext(SpringAiToolFence.toolContext(run))
           .call()

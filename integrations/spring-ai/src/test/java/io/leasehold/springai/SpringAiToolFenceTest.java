@@ -28,8 +28,13 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   @Override
   protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
     ScriptedChatModel model = new ScriptedChatModel().callTools(toolCalls).answer(answer);
-    SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
-    String said = ask(model, fence.wrapObjects(tools), lease == null ? Map.of("x", "y") : SpringAiToolFence.toolContext(lease));
+    SpringAiToolFence fence =
+        SpringAiToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
+    String said =
+        ask(
+            model,
+            fence.wrapObjects(tools),
+            lease == null ? Map.of("x", "y") : SpringAiToolFence.toolContext(lease));
     return new Turn(said, model.toolResultsSeen());
   }
 
@@ -39,7 +44,11 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
         new ToolCallback() {
           @Override
           public ToolDefinition getToolDefinition() {
-            return ToolDefinition.builder().name(tool).description("Crashes").inputSchema("{\"type\":\"object\"}").build();
+            return ToolDefinition.builder()
+                .name(tool)
+                .description("Crashes")
+                .inputSchema("{\"type\":\"object\"}")
+                .build();
           }
 
           @Override
@@ -49,7 +58,10 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
         };
     ScriptedChatModel model = new ScriptedChatModel().callTools(tool, arguments).answer("x");
     SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).build();
-    ask(model, ToolCallbackProvider.from(fence.wrap(crashing)), SpringAiToolFence.toolContext(lease));
+    ask(
+        model,
+        ToolCallbackProvider.from(fence.wrap(crashing)),
+        SpringAiToolFence.toolContext(lease));
   }
 
   @Override
@@ -63,8 +75,16 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
     return '"' + returned + '"';
   }
 
-  private static String ask(ScriptedChatModel model, ToolCallbackProvider callbacks, Map<String, Object> context) {
-    return ChatClient.builder(model).build().prompt().user("go").tools(callbacks).toolContext(context).call().content();
+  private static String ask(
+      ScriptedChatModel model, ToolCallbackProvider callbacks, Map<String, Object> context) {
+    return ChatClient.builder(model)
+        .build()
+        .prompt()
+        .user("go")
+        .tools(callbacks)
+        .toolContext(context)
+        .call()
+        .content();
   }
 
   @Test
@@ -72,11 +92,21 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
     Lease desktop = acquire("desktop");
     SpringAiToolFence fence =
         SpringAiToolFence.builder(agentFence)
-            .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)), sessions)
+            .sessions(
+                ctx ->
+                    LeaseKey.of(
+                        "acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)),
+                sessions)
             .build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
     try (SessionLeases.Registration r = sessions.register(desktop)) {
-      assertThat(ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, key.sessionId()))).isEqualTo("done");
+      assertThat(
+              ask(
+                  model,
+                  fence.wrapObjects(tools),
+                  Map.of(ChatMemory.CONVERSATION_ID, key.sessionId())))
+          .isEqualTo("done");
     }
     assertThat(world.tokensSeen).containsExactly(Optional.of(desktop.token()));
   }
@@ -84,10 +114,14 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   @Test
   void aResolverThatCannotMapTheConversationIsAClearErrorAndNothingRuns() {
     acquire("desktop");
-    SpringAiToolFence fence = SpringAiToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    SpringAiToolFence fence =
+        SpringAiToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 
-    assertThatThrownBy(() -> ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, "unknown")))
+    assertThatThrownBy(
+            () ->
+                ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, "unknown")))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("mapped the tool context")
         .hasMessageContaining("to no session");
@@ -98,11 +132,21 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   void aConversationWithNoRegisteredRunIsAClearError() {
     SpringAiToolFence fence =
         SpringAiToolFence.builder(agentFence)
-            .sessions(ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)), sessions)
+            .sessions(
+                ctx ->
+                    LeaseKey.of(
+                        "acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)),
+                sessions)
             .build();
-    ScriptedChatModel model = new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
+    ScriptedChatModel model =
+        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 
-    assertThatThrownBy(() -> ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, key.sessionId())))
+    assertThatThrownBy(
+            () ->
+                ask(
+                    model,
+                    fence.wrapObjects(tools),
+                    Map.of(ChatMemory.CONVERSATION_ID, key.sessionId())))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("no live run of session " + key);
     assertThat(world.effects).isEmpty();

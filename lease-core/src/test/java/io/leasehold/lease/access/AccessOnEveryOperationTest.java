@@ -37,15 +37,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * CONTRACT C15 (the store signs what it issues) and C17 (the access policy on every operation):
- * regression tests for issue 12, where a denied caller released another account's live lease and
- * a status read handed anyone the run id a token can be rebuilt from.
+ * regression tests for issue 12, where a denied caller released another account's live lease and a
+ * status read handed anyone the run id a token can be rebuilt from.
  */
 class AccessOnEveryOperationTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private static final AtomicInteger KEYS = new AtomicInteger();
+
   /** Callers whose access was revoked mid-run. */
   private final Set<String> revoked = ConcurrentHashMap.newKeySet();
+
   private LeaseStore store;
   private LeaseKey key;
 
@@ -95,11 +97,15 @@ class AccessOnEveryOperationTest {
   @Test
   void revokedAccessEndsTheRunAtItsNextRenewal() {
     Lease lease = acquire("alice");
-    Lease kept = store.tryAcquire(LeaseKey.of("alice", key.sessionId() + "-kept"), "alice")
-        .acquiredLease().orElseThrow();
+    Lease kept =
+        store
+            .tryAcquire(LeaseKey.of("alice", key.sessionId() + "-kept"), "alice")
+            .acquiredLease()
+            .orElseThrow();
     revoked.add("alice");
     assertThat(lease.renew().renewed()).isFalse();
-    assertThat(lease.loss()).hasValueSatisfying(l -> assertThat(l.reason()).isEqualTo(LeaseLoss.Reason.ACCESS_REVOKED));
+    assertThat(lease.loss())
+        .hasValueSatisfying(l -> assertThat(l.reason()).isEqualTo(LeaseLoss.Reason.ACCESS_REVOKED));
     BatchRenewal batch = store.renewAll(List.of(kept));
     assertThat(batch.renewed()).isZero();
     assertThat(batch.lost()).containsExactly(kept);
@@ -135,22 +141,34 @@ class AccessOnEveryOperationTest {
     assertThat(forced.outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
     assertThat(lease.renew().renewed()).isFalse();
     assertThat(store.tryAcquire(key, "alice").acquiredLease()).isPresent(); // no wait for the TTL
-    assertThat(store.admin().forceRelease(LeaseKey.of("bob", "none"), "ops", "nothing there").outcome())
+    assertThat(
+            store
+                .admin()
+                .forceRelease(LeaseKey.of("bob", "none"), "ops", "nothing there")
+                .outcome())
         .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     List<String> rows = auditRows().stream().filter(r -> r.startsWith("force_release")).toList();
     assertThat(rows).hasSize(2);
     assertThat(rows.get(0))
-        .contains("force_release", "ops", key.sessionId(), "stuck run, ticket 42", "released run " + lease.runId());
+        .contains(
+            "force_release",
+            "ops",
+            key.sessionId(),
+            "stuck run, ticket 42",
+            "released run " + lease.runId());
     assertThat(rows.get(1)).contains("no live lease");
-    assertThatThrownBy(() -> store.admin().forceRelease(key, "ops", "")).hasMessageContaining("reason");
+    assertThatThrownBy(() -> store.admin().forceRelease(key, "ops", ""))
+        .hasMessageContaining("reason");
   }
 
   @Test
   void sweepIsForAdministratorsOnlyAndIsAudited() throws SQLException {
-    assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL, "alice")).isInstanceOf(AccessDeniedException.class);
+    assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL, "alice"))
+        .isInstanceOf(AccessDeniedException.class);
     assertThat(auditRows()).noneMatch(r -> r.contains("sweep"));
     store.admin().sweep(LeaseStore.MAX_TTL, "ops");
-    assertThat(auditRows()).anyMatch(r -> r.contains("sweep") && r.contains("ops") && r.contains("deleted"));
+    assertThat(auditRows())
+        .anyMatch(r -> r.contains("sweep") && r.contains("ops") && r.contains("deleted"));
   }
 
   @Test
@@ -158,7 +176,10 @@ class AccessOnEveryOperationTest {
     SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey()));
     try (LeaseStore signed =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).tokenSigningKey(signing).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .tokenSigningKey(signing)
+            .build()) {
       Lease lease = signed.tryAcquire(key, "alice").acquiredLease().orElseThrow();
       assertThat(lease.token().isSigned()).isTrue();
       verifier.verify(lease.token());
@@ -183,8 +204,15 @@ class AccessOnEveryOperationTest {
       ps.setString(1, key.sessionId());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          rows.add(String.join(" | ", rs.getString(1), rs.getString(2), String.valueOf(rs.getString(3)),
-              String.valueOf(rs.getString(4)), rs.getString(5), rs.getString(6)));
+          rows.add(
+              String.join(
+                  " | ",
+                  rs.getString(1),
+                  rs.getString(2),
+                  String.valueOf(rs.getString(3)),
+                  String.valueOf(rs.getString(4)),
+                  rs.getString(5),
+                  rs.getString(6)));
         }
       }
     }

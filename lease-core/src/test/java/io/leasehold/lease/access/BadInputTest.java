@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
-import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreBuilder;
@@ -52,19 +51,23 @@ class BadInputTest {
 
   @Test
   void badKeysAndRequests() {
-    assertThatThrownBy(() -> store.tryAcquire(null, "acct")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.tryAcquire(null, "acct"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.tryAcquire((AcquireRequest) null))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.tryAcquire(key, null)).hasMessageContaining("caller");
     assertThatThrownBy(() -> store.tryAcquire(key, "  ")).hasMessageContaining("caller");
     assertThatThrownBy(() -> LeaseKey.of("", "s")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LeaseKey.of("a", "s".repeat(129))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> LeaseKey.of("a", "s".repeat(129)))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> AcquireRequest.of(key, "acct").withHolder("h".repeat(201)))
         .hasMessageContaining("at most 200");
     assertThatThrownBy(() -> AcquireRequest.of(key, "acct").withHolder("tab\there"))
         .hasMessageContaining("control");
-    assertThatThrownBy(() -> store.status(null, "app")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.release(null, "app")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.status(null, "app"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.release(null, "app"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.renewAll(null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> store.runExclusive(AcquireRequest.of(key, "acct"), null))
         .isInstanceOf(IllegalArgumentException.class);
@@ -73,7 +76,8 @@ class BadInputTest {
   @Test
   void absurdTtls() {
     for (Duration ttl :
-        List.of(Duration.ZERO, Duration.ofSeconds(-5), Duration.ofMillis(1), Duration.ofDays(400))) {
+        List.of(
+            Duration.ZERO, Duration.ofSeconds(-5), Duration.ofMillis(1), Duration.ofDays(400))) {
       assertThatThrownBy(() -> store.tryAcquire(AcquireRequest.of(key, "acct").withTtl(ttl)))
           .as("ttl %s", ttl)
           .isInstanceOf(IllegalArgumentException.class)
@@ -99,17 +103,35 @@ class BadInputTest {
         .hasMessageContaining("accessPolicy");
     b.accessPolicy(AccessPolicy.allowAll());
     assertThatThrownBy(() -> b.ttl(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMillis(-1)).build())
+    assertThatThrownBy(
+            () ->
+                LeaseStore.builder(db.dataSource())
+                    .accessPolicy(AccessPolicy.allowAll())
+                    .ttl(Duration.ofMillis(-1))
+                    .build())
         .hasMessageContaining("ttl");
-    assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(10)).renewInterval(Duration.ofSeconds(9)).build())
+    assertThatThrownBy(
+            () ->
+                LeaseStore.builder(db.dataSource())
+                    .accessPolicy(AccessPolicy.allowAll())
+                    .ttl(Duration.ofSeconds(10))
+                    .renewInterval(Duration.ofSeconds(9))
+                    .build())
         .hasMessageContaining("renewInterval + statementTimeout + safetyMargin");
-    assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll())
-            .lockTimeout(Duration.ofSeconds(3)).statementTimeout(Duration.ofSeconds(2)).build())
+    assertThatThrownBy(
+            () ->
+                LeaseStore.builder(db.dataSource())
+                    .accessPolicy(AccessPolicy.allowAll())
+                    .lockTimeout(Duration.ofSeconds(3))
+                    .statementTimeout(Duration.ofSeconds(2))
+                    .build())
         .hasMessageContaining("lockTimeout");
-    assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll())
-            .takeoverDelay(Duration.ofSeconds(-1)).build())
+    assertThatThrownBy(
+            () ->
+                LeaseStore.builder(db.dataSource())
+                    .accessPolicy(AccessPolicy.allowAll())
+                    .takeoverDelay(Duration.ofSeconds(-1))
+                    .build())
         .hasMessageContaining("takeoverDelay");
     assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).defaultHolder("bad\nholder"))
         .hasMessageContaining("control");
@@ -127,13 +149,15 @@ class BadInputTest {
 
   @Test
   void badSchemaNames() {
-    for (String bad : List.of("", "Lease", "lease;drop table x", "1lease", "a".repeat(41), "lease-x")) {
+    for (String bad :
+        List.of("", "Lease", "lease;drop table x", "1lease", "a".repeat(41), "lease-x")) {
       assertThatThrownBy(() -> new LeaseSchema(bad, "seq"))
           .as("name %s", bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("identifier");
     }
     assertThatThrownBy(() -> new LeaseSchema("same", "same")).hasMessageContaining("differ");
-    assertThatThrownBy(() -> new LeaseSchema(null, "seq")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LeaseSchema(null, "seq"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -29,7 +29,8 @@ class AcquireResultTest {
   @Test
   void eachOutcomeReadsAsAValue() {
     LeaseKey key = LeaseKey.of("acct", "match");
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       AcquireResult first = store.tryAcquire(AcquireRequest.of(key, "acct").withHolder("desktop"));
       Lease lease = first.acquiredLease().orElseThrow();
       assertThat(describe(first)).isEqualTo("running with fence " + lease.fence());
@@ -38,10 +39,10 @@ class AcquireResultTest {
       AcquireResult second = store.tryAcquire(key, "acct");
       assertThat(describe(second)).isEqualTo("busy: desktop");
       assertThat(second.acquiredLease()).isEmpty();
-      assertThat(second.busyStatus().orElseThrow().owner().orElseThrow().fence()).isEqualTo(lease.fence());
+      assertThat(second.busyStatus().orElseThrow().owner().orElseThrow().fence())
+          .isEqualTo(lease.fence());
 
-      AcquireResult late =
-          new AcquireResult.TooLate(lease.token(), java.util.Optional.empty());
+      AcquireResult late = new AcquireResult.TooLate(lease.token(), java.util.Optional.empty());
       assertThat(describe(late)).isEqualTo("too late");
     }
   }
@@ -49,7 +50,8 @@ class AcquireResultTest {
   @Test
   void keepAliveTwiceIsOneKeepAndAfterReleaseAnError() {
     LeaseKey key = LeaseKey.of("acct", "keep-twice");
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow();
       assertThat(lease.keepAlive().keepAlive()).isSameAs(lease);
       assertThat(store.keptLeaseCount()).isEqualTo(1);

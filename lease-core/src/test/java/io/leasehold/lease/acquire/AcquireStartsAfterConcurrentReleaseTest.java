@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Regression test for what the long torture run found: an acquire reads the database clock when
- * its statement starts, so a release that commits after that moment but before the acquire's
- * snapshot carries a later time than the acquire's own. The new lease was recorded as starting
- * before the old one ended. A new lease must never start before its predecessor's release.
+ * Regression test for what the long torture run found: an acquire reads the database clock when its
+ * statement starts, so a release that commits after that moment but before the acquire's snapshot
+ * carries a later time than the acquire's own. The new lease was recorded as starting before the
+ * old one ended. A new lease must never start before its predecessor's release.
  */
 class AcquireStartsAfterConcurrentReleaseTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
@@ -30,7 +30,8 @@ class AcquireStartsAfterConcurrentReleaseTest {
   @Test
   void aLeaseNeverStartsBeforeItsPredecessorsRelease() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "handover");
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       Instant releasedAt;
       try (Connection side = db.database().newConnection();

@@ -37,8 +37,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The waiting acquire: it wakes on a release (local, or heard by a watcher), on the holder's
- * expiry by database time, and ends on its deadline, an interrupt, a cancel or a closed store.
+ * The waiting acquire: it wakes on a release (local, or heard by a watcher), on the holder's expiry
+ * by database time, and ends on its deadline, an interrupt, a cancel or a closed store.
  *
  * <p>Where a test proves that a wake-up worked, the store's poll ceiling is an hour, so its first
  * pause is 72 s: only the wake-up can end the wait before {@code maxWait}, so a broken wake-up
@@ -90,14 +90,17 @@ class AcquireWaitTest {
       CompletableFuture<AcquireResult> waiting =
           async
               ? store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(50), pool)
-              : CompletableFuture.supplyAsync(() -> acquireUnchecked(store, key, Duration.ofSeconds(50)), pool);
+              : CompletableFuture.supplyAsync(
+                  () -> acquireUnchecked(store, key, Duration.ofSeconds(50)), pool);
       awaitWaiters(store, 1);
       assertThat(waiting).isNotDone();
       first.release();
       // The waiter's first pause is at least 25 s: only the wake-up can end it within 20 s.
       AcquireResult r = waiting.get(20, TimeUnit.SECONDS);
-      assertThat(r).isInstanceOfSatisfying(
-          AcquireResult.Acquired.class, a -> assertThat(a.lease().fence()).isGreaterThan(first.fence()));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              AcquireResult.Acquired.class,
+              a -> assertThat(a.lease().fence()).isGreaterThan(first.fence()));
       if (!async) {
         // A blocking wait leaves the waiters before it returns; an asynchronous one right after
         // its future completes, which a caller of get() may see first.
@@ -114,7 +117,8 @@ class AcquireWaitTest {
         LeaseWatcher watcher = LeaseWatcher.start(waiter, db.dataSource())) {
       Lease first = held(publisher, key);
       CompletableFuture<AcquireResult> waiting =
-          CompletableFuture.supplyAsync(() -> acquireUnchecked(waiter, key, Duration.ofSeconds(50)), pool);
+          CompletableFuture.supplyAsync(
+              () -> acquireUnchecked(waiter, key, Duration.ofSeconds(50)), pool);
       awaitWaiters(waiter, 1);
       awaitListening(watcher);
       first.release();
@@ -131,8 +135,10 @@ class AcquireWaitTest {
         LeaseStore waiter = pollingHourly()) {
       Lease first = held(shortLived, key); // not kept alive: it expires, never released
       AcquireResult r = waiter.acquire(key, "acct", Duration.ofSeconds(20));
-      assertThat(r).isInstanceOfSatisfying(
-          AcquireResult.Acquired.class, a -> assertThat(a.lease().fence()).isGreaterThan(first.fence()));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              AcquireResult.Acquired.class,
+              a -> assertThat(a.lease().fence()).isGreaterThan(first.fence()));
     }
   }
 
@@ -142,9 +148,10 @@ class AcquireWaitTest {
     try (LeaseStore store = builder().build()) {
       Lease holder = held(store, key);
       AcquireResult r = store.acquire(key, "acct", Duration.ofMillis(300));
-      assertThat(r).isInstanceOfSatisfying(
-          AcquireResult.Busy.class,
-          b -> assertThat(b.status().owner().orElseThrow().fence()).isEqualTo(holder.fence()));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              AcquireResult.Busy.class,
+              b -> assertThat(b.status().owner().orElseThrow().fence()).isEqualTo(holder.fence()));
       assertThat(store.acquire(key, "acct", Duration.ZERO)).isInstanceOf(AcquireResult.Busy.class);
       assertThat(StoreInternals.waiterCount(store)).isZero();
     }
@@ -156,13 +163,15 @@ class AcquireWaitTest {
     try (LeaseStore store = pollingHourly()) {
       held(store, key);
       AtomicReference<Throwable> thrown = new AtomicReference<>();
-      Thread t = new Thread(() -> {
-        try {
-          store.acquire(key, "acct", Duration.ofSeconds(50));
-        } catch (Throwable e) {
-          thrown.set(e);
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  store.acquire(key, "acct", Duration.ofSeconds(50));
+                } catch (Throwable e) {
+                  thrown.set(e);
+                }
+              });
       t.start();
       awaitWaiters(store, 1);
       t.interrupt();
@@ -182,7 +191,8 @@ class AcquireWaitTest {
     LeaseStore holder = pollingHourly();
     held(holder, key);
     CompletableFuture<AcquireResult> blocking =
-        CompletableFuture.supplyAsync(() -> acquireUnchecked(store, key, Duration.ofSeconds(50)), pool);
+        CompletableFuture.supplyAsync(
+            () -> acquireUnchecked(store, key, Duration.ofSeconds(50)), pool);
     CompletableFuture<AcquireResult> async =
         store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(50), pool);
     awaitWaiters(store, 2);
@@ -221,10 +231,15 @@ class AcquireWaitTest {
           }
         };
     try (LeaseStore store =
-        builder().ttl(Duration.ofSeconds(60)).waitPollCeiling(Duration.ofHours(1)).scheduler(timer).build()) {
+        builder()
+            .ttl(Duration.ofSeconds(60))
+            .waitPollCeiling(Duration.ofHours(1))
+            .scheduler(timer)
+            .build()) {
       Lease first = held(store, key);
       inTheWindow.set(() -> first.release());
-      CompletableFuture<AcquireResult> f = store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(50), tries);
+      CompletableFuture<AcquireResult> f =
+          store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(50), tries);
 
       assertThat(f.get(20, TimeUnit.SECONDS)).isInstanceOf(AcquireResult.Acquired.class);
       assertThat(inTheWindow).as("the release ran in the window").hasValue(null);
@@ -244,10 +259,13 @@ class AcquireWaitTest {
       Lease first = held(store, key);
       AtomicInteger tries = new AtomicInteger();
       CompletableFuture<AcquireResult> f =
-          store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(30), r -> {
-            tries.incrementAndGet();
-            pool.execute(r);
-          });
+          store.acquireAsync(
+              AcquireRequest.of(key, "acct"),
+              Duration.ofSeconds(30),
+              r -> {
+                tries.incrementAndGet();
+                pool.execute(r);
+              });
       awaitWaiters(store, 1);
       f.cancel(true);
       assertThat(StoreInternals.waiterCount(store)).isZero();
@@ -259,17 +277,24 @@ class AcquireWaitTest {
       // Cancelled while a try that is granted is in flight: the lease is released, not leaked.
       AtomicReference<CompletableFuture<AcquireResult>> self = new AtomicReference<>();
       CompletableFuture<AcquireResult> g =
-          store.acquireAsync(AcquireRequest.of(key, "acct"), Duration.ofSeconds(30), r -> pool.execute(() -> {
-            while (self.get() == null) {
-              Thread.onSpinWait();
-            }
-            self.get().cancel(true);
-            r.run();
-          }));
+          store.acquireAsync(
+              AcquireRequest.of(key, "acct"),
+              Duration.ofSeconds(30),
+              r ->
+                  pool.execute(
+                      () -> {
+                        while (self.get() == null) {
+                          Thread.onSpinWait();
+                        }
+                        self.get().cancel(true);
+                        r.run();
+                      }));
       self.set(g);
-      assertThatThrownBy(() -> g.get(20, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
+      assertThatThrownBy(() -> g.get(20, TimeUnit.SECONDS))
+          .isInstanceOf(CancellationException.class);
       // Leaked, the lease would hold the key for its 30 s.
-      StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
+      StatusPolling.awaitStatus(
+          store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
     } finally {
       timer.shutdownNow();
@@ -287,18 +312,21 @@ class AcquireWaitTest {
       try {
         List<CompletableFuture<AcquireResult>> results = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
-          results.add(CompletableFuture.supplyAsync(() -> {
-            AcquireResult r = acquireUnchecked(store, key, Duration.ofSeconds(60));
-            if (r instanceof AcquireResult.Acquired a) {
-              if (holding.incrementAndGet() > 1) {
-                overlaps.incrementAndGet();
-              }
-              fences.add(a.lease().fence());
-              holding.decrementAndGet();
-              a.lease().release();
-            }
-            return r;
-          }, waiters));
+          results.add(
+              CompletableFuture.supplyAsync(
+                  () -> {
+                    AcquireResult r = acquireUnchecked(store, key, Duration.ofSeconds(60));
+                    if (r instanceof AcquireResult.Acquired a) {
+                      if (holding.incrementAndGet() > 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      fences.add(a.lease().fence());
+                      holding.decrementAndGet();
+                      a.lease().release();
+                    }
+                    return r;
+                  },
+                  waiters));
         }
         for (CompletableFuture<AcquireResult> r : results) {
           assertThat(r.get(90, TimeUnit.SECONDS)).isInstanceOf(AcquireResult.Acquired.class);
@@ -316,15 +344,19 @@ class AcquireWaitTest {
     LeaseKey key = newKey();
     try (LeaseStore store = builder().build()) {
       AcquireRequest req = AcquireRequest.of(key, "acct");
-      assertThatThrownBy(() -> store.acquire(null, Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> store.acquire(req, null)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.acquire(null, Duration.ofSeconds(1)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.acquire(req, null))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> store.acquire(req, Duration.ofMillis(-1)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("maxWait");
-      assertThatThrownBy(() -> store.acquire(req, Duration.ofDays(2))).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.acquire(req, Duration.ofDays(2)))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> store.acquireAsync(req, Duration.ofSeconds(1), null))
           .isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).waitPollCeiling(Duration.ofMillis(1)))
+      assertThatThrownBy(
+              () -> LeaseStore.builder(db.dataSource()).waitPollCeiling(Duration.ofMillis(1)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("waitPollCeiling");
       assertThat(store.status(key, "acct").state()).isEqualTo(LeaseStatus.State.FREE);

@@ -49,10 +49,14 @@ class ConcurrentAcquireTest {
                   + (rb instanceof AcquireResult.Acquired ? 1 : 0);
           assertThat(winners).as("winners of round %d", round).isEqualTo(1);
           AcquireResult loser = ra instanceof AcquireResult.Acquired ? rb : ra;
-          Lease winner = (ra instanceof AcquireResult.Acquired w ? w : (AcquireResult.Acquired) rb).lease();
-          assertThat(loser).isInstanceOfSatisfying(
-              AcquireResult.Busy.class,
-              busy -> assertThat(busy.status().owner().orElseThrow().runId()).isEqualTo(winner.runId()));
+          Lease winner =
+              (ra instanceof AcquireResult.Acquired w ? w : (AcquireResult.Acquired) rb).lease();
+          assertThat(loser)
+              .isInstanceOfSatisfying(
+                  AcquireResult.Busy.class,
+                  busy ->
+                      assertThat(busy.status().owner().orElseThrow().runId())
+                          .isEqualTo(winner.runId()));
           if (ra instanceof AcquireResult.Acquired) {
             desktopWins++;
           }
@@ -65,7 +69,8 @@ class ConcurrentAcquireTest {
     }
   }
 
-  private static Callable<AcquireResult> race(CyclicBarrier barrier, LeaseStore store, LeaseKey key) {
+  private static Callable<AcquireResult> race(
+      CyclicBarrier barrier, LeaseStore store, LeaseKey key) {
     return () -> {
       barrier.await(10, TimeUnit.SECONDS);
       return store.tryAcquire(key, "acct");
@@ -74,8 +79,8 @@ class ConcurrentAcquireTest {
 
   /**
    * CONTRACT C3: many threads hand one key around (acquire, record, release) thousands of times.
-   * Each thread records its fence while it holds the lease, so the log is in acquisition order;
-   * the fences must strictly increase. The seed's DELETE-on-release design fails this.
+   * Each thread records its fence while it holds the lease, so the log is in acquisition order; the
+   * fences must strictly increase. The seed's DELETE-on-release design fails this.
    */
   @Test
   void fencesStrictlyIncreaseOverThousandsOfContendedHandovers() throws Exception {
@@ -109,7 +114,8 @@ class ConcurrentAcquireTest {
                         }
                         log.add(a.lease().fence());
                       }
-                      assertThat(a.lease().release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+                      assertThat(a.lease().release().outcome())
+                          .isEqualTo(ReleaseResult.Outcome.RELEASED);
                       wins++;
                     }
                   }
@@ -123,7 +129,9 @@ class ConcurrentAcquireTest {
       assertThat(total).isEqualTo(log.size()).isEqualTo(handovers);
     }
     for (int i = 1; i < log.size(); i++) {
-      assertThat(log.get(i)).as("fence #%d after %d", i, log.get(i - 1)).isGreaterThan(log.get(i - 1));
+      assertThat(log.get(i))
+          .as("fence #%d after %d", i, log.get(i - 1))
+          .isGreaterThan(log.get(i - 1));
     }
   }
 

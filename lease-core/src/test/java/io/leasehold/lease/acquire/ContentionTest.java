@@ -35,9 +35,11 @@ class ContentionTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private static LeaseStore store(Duration ttl) {
-    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(ttl).build();
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(ttl)
+        .build();
   }
-
 
   @Test
   void aFirstAcquireWaitingPastTheLockTimeoutForAnotherIsBusyNotAnError() throws Exception {
@@ -46,17 +48,17 @@ class ContentionTest {
         Connection inserter = db.database().newConnection()) {
       // Another first acquire of the key, not yet committed: ours waits for it on the primary key.
       inserter.setAutoCommit(false);
-      try (PreparedStatement ps =
-          inserter.prepareStatement(
-              StoreInternals.acquireNewStatement())) {
+      try (PreparedStatement ps = inserter.prepareStatement(StoreInternals.acquireNewStatement())) {
         StoreInternals.bindAcquireNew(ps, key, UUID.randomUUID(), "other", 30_000_000);
         ps.execute();
       }
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       inserter.commit();
       AcquireResult after = store.tryAcquire(key, "acct");
-      assertThat(after).isInstanceOfSatisfying(AcquireResult.Busy.class, b ->
-          assertThat(b.status().owner().orElseThrow().holder()).isEqualTo("other"));
+      assertThat(after)
+          .isInstanceOfSatisfying(
+              AcquireResult.Busy.class,
+              b -> assertThat(b.status().owner().orElseThrow().holder()).isEqualTo("other"));
     }
   }
 
@@ -65,7 +67,8 @@ class ContentionTest {
     LeaseKey key = LeaseKey.of("acct", "locked-expired");
     try (LeaseStore store = store(Duration.ofMillis(250))) {
       store.tryAcquire(key, "acct"); // not kept: it expires
-      StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
+      StatusPolling.awaitStatus(
+          store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
       try (Connection holder = LockWaits.lockRow(db, key)) {
         AcquireResult r = store.tryAcquire(key, "acct");
         assertThat(r).isInstanceOf(AcquireResult.Busy.class);
@@ -82,11 +85,16 @@ class ContentionTest {
       AcquireResult.Acquired held = (AcquireResult.Acquired) store.tryAcquire(key, "acct");
       try (Connection renewing = LockWaits.lockRow(db, key)) {
         AcquireResult r = store.tryAcquire(key, "acct");
-        assertThat(r).isInstanceOfSatisfying(AcquireResult.Busy.class, b -> {
-          assertThat(b.status().state()).isEqualTo(LeaseStatus.State.HELD);
-          assertThat(b.status().owner().orElseThrow().runId()).isEqualTo(held.lease().runId());
-          assertThat(b.status().owner().orElseThrow().fence()).isEqualTo(held.lease().fence());
-        });
+        assertThat(r)
+            .isInstanceOfSatisfying(
+                AcquireResult.Busy.class,
+                b -> {
+                  assertThat(b.status().state()).isEqualTo(LeaseStatus.State.HELD);
+                  assertThat(b.status().owner().orElseThrow().runId())
+                      .isEqualTo(held.lease().runId());
+                  assertThat(b.status().owner().orElseThrow().fence())
+                      .isEqualTo(held.lease().fence());
+                });
         renewing.rollback();
       }
     }
@@ -107,11 +115,11 @@ class ContentionTest {
   }
 
   /**
-   * A pool of {@code size} connections whose backends have each run the acquire statement once.
-   * A backend's first statement loads the catalog entries of the table, its index and the
-   * sequence; sixteen cold backends doing that at once on two cores once took longer than the
-   * 62 ms statement budget of a 250 ms TTL (57014 in CI). That is a real timeout, which C18
-   * allows, but not the contention this test is about, so the hammer starts on warm backends.
+   * A pool of {@code size} connections whose backends have each run the acquire statement once. A
+   * backend's first statement loads the catalog entries of the table, its index and the sequence;
+   * sixteen cold backends doing that at once on two cores once took longer than the 62 ms statement
+   * budget of a 250 ms TTL (57014 in CI). That is a real timeout, which C18 allows, but not the
+   * contention this test is about, so the hammer starts on warm backends.
    */
   private static HikariDataSource warmPool(int size) throws Exception {
     HikariDataSource pool = db.database().newPool(size);
@@ -121,7 +129,8 @@ class ContentionTest {
         Connection c = pool.getConnection();
         held.add(c);
         try (PreparedStatement ps = c.prepareStatement(StoreInternals.acquireStatement())) {
-          StoreInternals.bindAcquire(ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1, 0);
+          StoreInternals.bindAcquire(
+              ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1, 0);
           ps.execute();
         }
       }
@@ -137,7 +146,10 @@ class ContentionTest {
   void sixteenThreadsOnOneKeyWithAShortTtlGetOnlyAnswers() throws Exception {
     try (HikariDataSource pool = warmPool(16);
         LeaseStore store =
-            LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(250)).build()) {
+            LeaseStore.builder(pool)
+                .accessPolicy(AccessPolicy.allowAll())
+                .ttl(Duration.ofMillis(250))
+                .build()) {
       HammerMain.Counts c = HammerMain.hammer(store, LeaseKey.of("acct", "hammered"), 16, 100);
       assertThat(c.errors()).as("first error: %s", c.firstError()).isZero();
       assertThat(c.acquired()).isPositive();
@@ -153,15 +165,16 @@ class ContentionTest {
     // 2-core machine (once in three CI runs: 57014, a timeout the contract allows), not a lock
     // wait; the in-process test above keeps the 250 ms TTL.
     try (LeaseStore store = store(Duration.ofSeconds(1));
-        ChildJvm child =
-            LeaseDatabase.child(db, HammerMain.class, key, "8", "100", "1000")) {
+        ChildJvm child = LeaseDatabase.child(db, HammerMain.class, key, "8", "100", "1000")) {
       child.awaitLine("READY", 60);
       child.send("GO");
       HammerMain.Counts mine = HammerMain.hammer(store, key, 8, 100);
       String[] theirs = child.awaitLine("RESULT ", 120).split(" ", 5);
 
       assertThat(mine.errors()).as("first error here: %s", mine.firstError()).isZero();
-      assertThat(Integer.parseInt(theirs[3])).as("first error in the child: %s", theirs[4]).isZero();
+      assertThat(Integer.parseInt(theirs[3]))
+          .as("first error in the child: %s", theirs[4])
+          .isZero();
       assertThat(mine.acquired() + Integer.parseInt(theirs[1])).isPositive();
     }
   }

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 31, item 7: a per-request TTL too short for the store's renewal (renew interval +
- * statement timeout + safety margin) must be refused at the request, by every way of acquiring,
- * with the floor named, and nothing acquired.
+ * Issue 31, item 7: a per-request TTL too short for the store's renewal (renew interval + statement
+ * timeout + safety margin) must be refused at the request, by every way of acquiring, with the
+ * floor named, and nothing acquired.
  */
 class ShortRequestTtlTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
@@ -25,7 +25,10 @@ class ShortRequestTtlTest {
   @Test
   void everyWayOfAcquiringRefusesATtlShorterThanTheStoreNeeds() throws Exception {
     try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofSeconds(30))
+            .build()) {
       LeaseKey key = LeaseKey.of("acct", "short-ttl");
       AcquireRequest tooShort = AcquireRequest.of(key, "acct").withTtl(Duration.ofSeconds(1));
       ThrowingCallable[] ways = {
@@ -37,7 +40,8 @@ class ShortRequestTtlTest {
       for (ThrowingCallable way : ways) {
         assertThatThrownBy(way)
             .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("ttl PT1S is shorter than renew interval + statement timeout + safety margin")
+            .hasMessageContaining(
+                "ttl PT1S is shorter than renew interval + statement timeout + safety margin")
             .hasMessageContaining("a renewal could not complete before the local deadline");
       }
       assertThat(store.status(key, "acct").owner()).isEmpty();

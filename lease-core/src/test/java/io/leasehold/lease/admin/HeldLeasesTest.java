@@ -27,27 +27,41 @@ class HeldLeasesTest {
     // Callers read their own account; "ops" reads every account.
     AccessPolicy policy = (caller, key) -> caller.equals("ops") || caller.equals(key.accountId());
     try (LeaseStore store =
-            LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(Duration.ofSeconds(30)).build();
+            LeaseStore.builder(db.dataSource())
+                .accessPolicy(policy)
+                .ttl(Duration.ofSeconds(30))
+                .build();
         LeaseStore other =
-            LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(60)).build()) {
+            LeaseStore.builder(db.dataSource())
+                .accessPolicy(AccessPolicy.allowAll())
+                .ttl(Duration.ofSeconds(60))
+                .build()) {
       Lease a1 = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("a", "one"), "a")).lease();
       Lease b1 = ((AcquireResult.Acquired) other.tryAcquire(LeaseKey.of("b", "one"), "b")).lease();
-      Lease released = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("a", "gone"), "a")).lease();
+      Lease released =
+          ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("a", "gone"), "a")).lease();
       released.release();
       store.tryAcquire(LeaseKey.of("a", "expired"), "a");
-      db.database().execute("UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 s'"
-          + " WHERE session_id = 'expired'");
+      db.database()
+          .execute(
+              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 s'"
+                  + " WHERE session_id = 'expired'");
 
       List<LeaseStatus> all = store.admin().heldLeases("ops", 100);
-      assertThat(all).extracting(LeaseStatus::key).containsExactly(LeaseKey.of("a", "one"), LeaseKey.of("b", "one"));
+      assertThat(all)
+          .extracting(LeaseStatus::key)
+          .containsExactly(LeaseKey.of("a", "one"), LeaseKey.of("b", "one"));
       assertThat(all).allSatisfy(s -> assertThat(s.state()).isEqualTo(LeaseStatus.State.HELD));
       assertThat(all.get(0).owner().orElseThrow().fence()).isEqualTo(a1.fence());
       assertThat(all.get(1).owner().orElseThrow().runId()).isEqualTo(b1.runId());
       assertThat(all.get(1).remaining()).isGreaterThan(Duration.ofSeconds(30));
 
-      assertThat(store.admin().heldLeases("a", 100)).extracting(LeaseStatus::key).containsExactly(LeaseKey.of("a", "one"));
+      assertThat(store.admin().heldLeases("a", 100))
+          .extracting(LeaseStatus::key)
+          .containsExactly(LeaseKey.of("a", "one"));
       assertThat(store.admin().heldLeases("ops", 1)).hasSize(1);
-      assertThatThrownBy(() -> store.admin().heldLeases("ops", 0)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.admin().heldLeases("ops", 0))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> store.admin().heldLeases("ops", LeaseAdmin.MAX_LISTED + 1))
           .isInstanceOf(IllegalArgumentException.class);
     }
@@ -61,13 +75,21 @@ class HeldLeasesTest {
   void theLimitCountsOnlyWhatTheCallerMaySee() throws Exception {
     AccessPolicy policy = (caller, key) -> caller.equals(key.accountId());
     try (LeaseStore store =
-            LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(Duration.ofSeconds(10)).build();
+            LeaseStore.builder(db.dataSource())
+                .accessPolicy(policy)
+                .ttl(Duration.ofSeconds(10))
+                .build();
         LeaseStore later =
-            LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(Duration.ofSeconds(60)).build()) {
+            LeaseStore.builder(db.dataSource())
+                .accessPolicy(policy)
+                .ttl(Duration.ofSeconds(60))
+                .build()) {
       for (int i = 0; i < 20; i++) {
         store.tryAcquire(LeaseKey.of("mallory-held", "s" + i), "mallory-held");
       }
-      Lease bobs = ((AcquireResult.Acquired) later.tryAcquire(LeaseKey.of("bob-held", "mine"), "bob-held")).lease();
+      Lease bobs =
+          ((AcquireResult.Acquired) later.tryAcquire(LeaseKey.of("bob-held", "mine"), "bob-held"))
+              .lease();
 
       assertThat(later.admin().heldLeases("bob-held", 10))
           .extracting(s -> s.owner().orElseThrow().runId())
@@ -78,7 +100,8 @@ class HeldLeasesTest {
 
   @Test
   void theProbeReadsTheDatabaseClock() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Instant before = Instant.now().minusSeconds(60);
       assertThat(store.databaseTime()).isAfter(before).isBefore(Instant.now().plusSeconds(60));
       store.close();

@@ -34,7 +34,9 @@ class SweepTest {
   private static final Duration TWO_DAYS = Duration.ofDays(2);
 
   private LeaseStore store() {
-    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops"))).build();
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+        .build();
   }
 
   private static Lease acquire(LeaseStore store, LeaseKey key) {
@@ -63,9 +65,11 @@ class SweepTest {
   }
 
   private static long rows(String account) {
-    return db.database().queryOne("SELECT count(*) FROM leasehold_lease WHERE account_id = '" + account + "'", Long.class);
+    return db.database()
+        .queryOne(
+            "SELECT count(*) FROM leasehold_lease WHERE account_id = '" + account + "'",
+            Long.class);
   }
-
 
   private static String newAccount() {
     return "sweep-" + ACCOUNTS.incrementAndGet();
@@ -120,10 +124,14 @@ class SweepTest {
     db.database()
         .execute(
             "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
-                + " expires_at, released_at) SELECT '" + account + "', 's' || g, gen_random_uuid(),"
+                + " expires_at, released_at) SELECT '"
+                + account
+                + "', 's' || g, gen_random_uuid(),"
                 + " nextval('leasehold_fence_seq'), now() - interval '10 days', now() - interval '10 days',"
                 + " now() - interval '9 days', CASE WHEN g % 2 = 0 THEN now() - interval '9 days' END"
-                + " FROM generate_series(1, " + n + ") g");
+                + " FROM generate_series(1, "
+                + n
+                + ") g");
     assertThat(rows(account)).isEqualTo(n);
     try (LeaseStore store = store()) {
       Lease live = acquire(store, LeaseKey.of(account, "live"));
@@ -151,7 +159,8 @@ class SweepTest {
     }
     LeaseStore closed = store();
     closed.close();
-    assertThatThrownBy(() -> closed.admin().sweep(TWO_DAYS, "ops")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> closed.admin().sweep(TWO_DAYS, "ops"))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(rows(key.accountId())).isEqualTo(1);
   }
 
@@ -186,7 +195,8 @@ class SweepTest {
       }
 
       int acquirerPid = LockWaits.pid(acquirer);
-      CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.admin().sweep(TWO_DAYS, "ops"));
+      CompletableFuture<Long> sweep =
+          CompletableFuture.supplyAsync(() -> store.admin().sweep(TWO_DAYS, "ops"));
       LockWaits.awaitABackendBlockedBy(db, acquirerPid, "the sweep");
       acquirer.commit();
 

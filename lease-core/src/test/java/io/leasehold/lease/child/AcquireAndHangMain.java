@@ -8,9 +8,9 @@ import io.leasehold.testing.TestDatabase;
 import java.time.Duration;
 
 /**
- * Child process of {@code KilledProcessTest} and {@code CloseOnJvmExitTest}: acquires a lease, keeps it alive, reports it on
- * standard output and then waits to be killed. Arguments: JDBC URL, user, password, account,
- * session, TTL in milliseconds, and optionally {@code closeOnJvmExit}.
+ * Child process of {@code KilledProcessTest} and {@code CloseOnJvmExitTest}: acquires a lease,
+ * keeps it alive, reports it on standard output and then waits to be killed. Arguments: JDBC URL,
+ * user, password, account, session, TTL in milliseconds, and optionally {@code closeOnJvmExit}.
  */
 public final class AcquireAndHangMain {
   private AcquireAndHangMain() {}

@@ -39,24 +39,30 @@ public final class HammerMain {
     pool.setMinimumIdle(Integer.parseInt(args[5]));
     try (HikariDataSource ds = new HikariDataSource(pool);
         LeaseStore store =
-        LeaseStore.builder(ds)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMillis(Long.parseLong(args[7])))
-            .build()) {
+            LeaseStore.builder(ds)
+                .accessPolicy(AccessPolicy.allowAll())
+                .ttl(Duration.ofMillis(Long.parseLong(args[7])))
+                .build()) {
       System.out.println("READY");
       System.out.flush();
       String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
       if (!"GO".equals(go)) {
         System.exit(3);
       }
-      Counts c = hammer(store, LeaseKey.of(args[3], args[4]), Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+      Counts c =
+          hammer(
+              store,
+              LeaseKey.of(args[3], args[4]),
+              Integer.parseInt(args[5]),
+              Integer.parseInt(args[6]));
       System.out.println(c);
       System.out.flush();
     }
   }
 
   /** Acquire-and-release from {@code threads} threads at once, {@code attempts} times each. */
-  public static Counts hammer(LeaseStore store, LeaseKey key, int threads, int attempts) throws InterruptedException {
+  public static Counts hammer(LeaseStore store, LeaseKey key, int threads, int attempts)
+      throws InterruptedException {
     AtomicInteger acquired = new AtomicInteger();
     AtomicInteger busy = new AtomicInteger();
     AtomicInteger errors = new AtomicInteger();

@@ -22,15 +22,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 13, the store's lifecycle: close() released only kept leases (a lease never kept alive
- * still handed out a valid token after close), Lease.release() on a closed store threw and left
- * the row held until the TTL, and close() from a loss listener waited 10 s on its own pool.
+ * still handed out a valid token after close), Lease.release() on a closed store threw and left the
+ * row held until the TTL, and close() from a loss listener waited 10 s on its own pool.
  */
 class CloseEndsEveryLeaseTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
   private static final AtomicInteger KEYS = new AtomicInteger();
 
   private static LeaseStore store() {
-    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMinutes(5)).build();
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofMinutes(5))
+        .build();
   }
 
   /** A lease, never kept alive, of a store that was then closed. */
@@ -65,7 +68,10 @@ class CloseEndsEveryLeaseTest {
   void closeFromALossListenerDoesNotWaitForItself() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "close-" + KEYS.incrementAndGet());
     LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(2)).build();
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofSeconds(2))
+            .build();
     Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow().keepAlive();
     CompletableFuture<Long> closedIn = new CompletableFuture<>();
     lease.onLost(
@@ -78,7 +84,8 @@ class CloseEndsEveryLeaseTest {
     db.database()
         .execute(
             "UPDATE leasehold_lease SET run_id = gen_random_uuid() WHERE account_id = 'acct' AND session_id = '"
-                + key.sessionId() + "'");
+                + key.sessionId()
+                + "'");
     // Before the fix, close() waited 10 s for the keeper's own task to end.
     assertThat(closedIn.get(6, TimeUnit.SECONDS)).isNotNegative();
     assertThat(store.isClosed()).isTrue();

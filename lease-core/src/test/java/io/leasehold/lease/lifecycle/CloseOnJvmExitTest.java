@@ -20,8 +20,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Graceful shutdown without a framework: a process whose store was built with {@code
  * closeOnJvmExit(true)} releases its leases when it is stopped with SIGTERM, so the next process
- * takes over at once; without it, the lease waits out its TTL. Leases last a minute here, so only
- * a release can free the key within the test.
+ * takes over at once; without it, the lease waits out its TTL. Leases last a minute here, so only a
+ * release can free the key within the test.
  */
 @Timeout(120)
 class CloseOnJvmExitTest {
@@ -29,22 +29,19 @@ class CloseOnJvmExitTest {
 
   private static ChildJvm child(LeaseKey key, boolean closeOnExit) throws Exception {
     return LeaseDatabase.child(
-        db,
-        AcquireAndHangMain.class,
-        key,
-        "60000",
-        closeOnExit ? "closeOnJvmExit" : "-");
+        db, AcquireAndHangMain.class, key, "60000", closeOnExit ? "closeOnJvmExit" : "-");
   }
 
   /**
-   * The child's run, the key's status once SIGTERM (which runs shutdown hooks) stopped it, and
-   * what an acquire of the key answered right after.
+   * The child's run, the key's status once SIGTERM (which runs shutdown hooks) stopped it, and what
+   * an acquire of the key answered right after.
    */
   private record Stopped(UUID run, LeaseStatus status, AcquireResult next) {}
 
   private static Stopped sigterm(String session, boolean closeOnExit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", session);
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+    try (LeaseStore store =
+            LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
         ChildJvm child = child(key, closeOnExit)) {
       UUID run = UUID.fromString(child.awaitLine("ACQUIRED ", 60).split(" ")[2]);
       child.process().destroy();

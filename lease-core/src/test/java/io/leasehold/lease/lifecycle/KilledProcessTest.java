@@ -36,7 +36,9 @@ class KilledProcessTest {
     // was answered TooLate, and its first renewal once came after the lease was lost locally.
     Duration ttl = Duration.ofSeconds(3);
     try (LeaseStore store =
-            LeaseStore.builder(database.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+            LeaseStore.builder(database.dataSource())
+                .accessPolicy(AccessPolicy.allowAll())
+                .build();
         ChildJvm child =
             LeaseDatabase.child(db, AcquireAndHangMain.class, key, Long.toString(ttl.toMillis()))) {
       String[] line = child.awaitLine("ACQUIRED ", 60).split(" ");
@@ -45,7 +47,12 @@ class KilledProcessTest {
 
       // The child renews: after more than a TTL its lease is still the live one.
       Instant firstExpiry = store.status(key, "app").owner().orElseThrow().expiresAt();
-      LeaseStatus held = StatusPolling.awaitStatus(store, key, s -> s.owner().orElseThrow().expiresAt().isAfter(firstExpiry), ttl.multipliedBy(4));
+      LeaseStatus held =
+          StatusPolling.awaitStatus(
+              store,
+              key,
+              s -> s.owner().orElseThrow().expiresAt().isAfter(firstExpiry),
+              ttl.multipliedBy(4));
       assertThat(held.state()).isEqualTo(LeaseStatus.State.HELD);
       assertThat(held.owner().orElseThrow().runId()).isEqualTo(childRun);
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
@@ -54,14 +61,17 @@ class KilledProcessTest {
       assertThat(child.process().isAlive()).isFalse();
 
       // Nobody releases it: it ends by expiry alone, no later than a TTL after its last renewal.
-      LeaseStatus free = StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, ttl.multipliedBy(3));
+      LeaseStatus free =
+          StatusPolling.awaitStatus(
+              store, key, s -> s.state() == LeaseStatus.State.FREE, ttl.multipliedBy(3));
       assertThat(free.owner().orElseThrow().runId()).isEqualTo(childRun);
       assertThat(free.owner().orElseThrow().releasedAt()).isNull();
 
       AcquireResult next = store.tryAcquire(key, "acct");
-      assertThat(next).isInstanceOfSatisfying(
-          AcquireResult.Acquired.class,
-          a -> assertThat(a.lease().fence()).isGreaterThan(childFence));
+      assertThat(next)
+          .isInstanceOfSatisfying(
+              AcquireResult.Acquired.class,
+              a -> assertThat(a.lease().fence()).isGreaterThan(childFence));
     }
   }
 }

@@ -62,7 +62,11 @@ class LeaseStoreTest {
     db.database()
         .execute(
             "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
-                + " WHERE account_id = '" + k.accountId() + "' AND session_id = '" + k.sessionId() + "'");
+                + " WHERE account_id = '"
+                + k.accountId()
+                + "' AND session_id = '"
+                + k.sessionId()
+                + "'");
   }
 
   @Test
@@ -83,15 +87,16 @@ class LeaseStoreTest {
   @Test
   void liveLeaseCannotBeTakenAndTheLoserLearnsWhoHoldsIt() {
     Lease lease = acquire(store, key);
-    AcquireResult second =
-        store.tryAcquire(AcquireRequest.of(key, "acct").withHolder("browser"));
-    assertThat(second).isInstanceOfSatisfying(
-        AcquireResult.Busy.class,
-        busy -> {
-          assertThat(busy.status().state()).isEqualTo(LeaseStatus.State.HELD);
-          assertThat(busy.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
-          assertThat(busy.status().owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
-        });
+    AcquireResult second = store.tryAcquire(AcquireRequest.of(key, "acct").withHolder("browser"));
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            AcquireResult.Busy.class,
+            busy -> {
+              assertThat(busy.status().state()).isEqualTo(LeaseStatus.State.HELD);
+              assertThat(busy.status().owner().orElseThrow().runId()).isEqualTo(lease.runId());
+              assertThat(busy.status().owner().orElseThrow().expiresAt())
+                  .isEqualTo(lease.expiresAt());
+            });
   }
 
   @Test
@@ -121,7 +126,8 @@ class LeaseStoreTest {
     assertThat(old.isLost()).isTrue();
     assertThat(old.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
     assertThat(old.release().outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.release(old.identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(old.identity(), "app").outcome())
+        .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
 
     LeaseStatus status = store.status(key, "app");
     assertThat(status.state()).isEqualTo(LeaseStatus.State.HELD);
@@ -134,7 +140,8 @@ class LeaseStoreTest {
     Lease lease = acquire(store, key);
     expireInDatabase(key);
     assertThat(lease.renew().renewed()).isFalse();
-    assertThat(store.release(lease.identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(lease.identity(), "app").outcome())
+        .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
@@ -144,7 +151,8 @@ class LeaseStoreTest {
     RenewResult r = lease.renew();
     assertThat(r.renewed()).isTrue();
     assertThat(r.expiresAt().orElseThrow()).isAfterOrEqualTo(lease.acquiredAt().plus(store.ttl()));
-    assertThat(r.expiresAt().orElseThrow()).isEqualTo(r.databaseNow().orElseThrow().plus(store.ttl()));
+    assertThat(r.expiresAt().orElseThrow())
+        .isEqualTo(r.databaseNow().orElseThrow().plus(store.ttl()));
     assertThat(lease.expiresAt()).isEqualTo(r.expiresAt().orElseThrow());
   }
 
@@ -154,7 +162,8 @@ class LeaseStoreTest {
     FencingToken forgedRun = new FencingToken(key, lease.fence(), UUID.randomUUID());
     FencingToken forgedFence = new FencingToken(key, lease.fence() + 1, lease.runId());
     assertThat(store.release(forgedRun, "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
-    assertThat(store.release(forgedFence, "app").outcome()).isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+    assertThat(store.release(forgedFence, "app").outcome())
+        .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
     assertThat(store.status(key, "app").owner().orElseThrow().runId()).isEqualTo(lease.runId());
     assertThat(store.status(key, "app").isHeld()).isTrue();
   }
@@ -200,9 +209,12 @@ class LeaseStoreTest {
             .ticker(slowNetwork)
             .build()) {
       AcquireResult r = s.tryAcquire(key, "acct");
-      assertThat(r).isInstanceOfSatisfying(
-          AcquireResult.TooLate.class,
-          late -> assertThat(late.release()).hasValueSatisfying(rel -> assertThat(rel.released()).isTrue()));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              AcquireResult.TooLate.class,
+              late ->
+                  assertThat(late.release())
+                      .hasValueSatisfying(rel -> assertThat(rel.released()).isTrue()));
       assertThat(s.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
     }
   }
@@ -211,7 +223,10 @@ class LeaseStoreTest {
   void localDeadlineRefusesTheTokenWithoutHearingFromTheDatabase() {
     FakeTicker ticker = new FakeTicker();
     try (LeaseStore s =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ticker(ticker).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ticker(ticker)
+            .build()) {
       Lease lease = acquire(s, key);
       AtomicInteger notified = new AtomicInteger();
       lease.onLost(loss -> notified.incrementAndGet());
@@ -254,7 +269,10 @@ class LeaseStoreTest {
     try (Connection side = db.database().newConnection()) {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
-        s.execute("SELECT 1 FROM leasehold_lease WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
+        s.execute(
+            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
+                + key.sessionId()
+                + "' FOR UPDATE");
         // CONTRACT C18: a contender is taking the key and never commits; the acquire waits for it
         // no longer than the lock timeout, and answers Busy.
         assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
@@ -272,7 +290,10 @@ class LeaseStoreTest {
     try (Connection side = db.database().newConnection()) {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
-        s.execute("SELECT 1 FROM leasehold_lease WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
+        s.execute(
+            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
+                + key.sessionId()
+                + "' FOR UPDATE");
         // With the default 1 s lock timeout, a wait would fail this acquire instead.
         Lease lease = acquire(store, other);
         assertThat(lease.renew().renewed()).isTrue();

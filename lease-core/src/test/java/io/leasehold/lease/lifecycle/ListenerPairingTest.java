@@ -32,7 +32,8 @@ class ListenerPairingTest {
   /** Records "thread:event" and checks the nesting as it goes. */
   static final class Pairs implements LeaseStoreListener {
     final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
-    final ThreadLocal<java.util.ArrayDeque<Operation>> open = ThreadLocal.withInitial(java.util.ArrayDeque::new);
+    final ThreadLocal<java.util.ArrayDeque<Operation>> open =
+        ThreadLocal.withInitial(java.util.ArrayDeque::new);
     final List<String> mismatches = java.util.Collections.synchronizedList(new ArrayList<>());
 
     @Override
@@ -44,7 +45,13 @@ class ListenerPairingTest {
     private void ended(Operation operation, String outcome) {
       Operation top = open.get().poll();
       if (top != operation) {
-        mismatches.add("ended " + operation + " while " + top + " was open on " + Thread.currentThread().getName());
+        mismatches.add(
+            "ended "
+                + operation
+                + " while "
+                + top
+                + " was open on "
+                + Thread.currentThread().getName());
       }
       events.add("end " + operation + " " + outcome);
     }
@@ -74,8 +81,10 @@ class ListenerPairingTest {
   void everyStartHasOneEndOnTheSameThread() throws Exception {
     Pairs pairs = new Pairs();
     LeaseKey key = LeaseKey.of("acct", "paired");
-    LeaseStoreBuilder builder = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll());
-    try (LeaseStore store = builder.ttl(Duration.ofSeconds(3)).renewInterval(Duration.ofMillis(100)).build()) {
+    LeaseStoreBuilder builder =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll());
+    try (LeaseStore store =
+        builder.ttl(Duration.ofSeconds(3)).renewInterval(Duration.ofMillis(100)).build()) {
       store.addListener(pairs);
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().keepAlive();
       store.tryAcquire(key, "acct");
@@ -90,8 +99,14 @@ class ListenerPairingTest {
     assertThat(pairs.mismatches).isEmpty();
     assertThat(pairs.events)
         .containsSubsequence(
-            "start ACQUIRE", "end ACQUIRE ACQUIRED", "start ACQUIRE", "end ACQUIRE BUSY",
-            "start RENEWAL", "end RENEWAL ROUND", "start RELEASE", "end RELEASE RELEASED");
+            "start ACQUIRE",
+            "end ACQUIRE ACQUIRED",
+            "start ACQUIRE",
+            "end ACQUIRE BUSY",
+            "start RENEWAL",
+            "end RENEWAL ROUND",
+            "start RELEASE",
+            "end RELEASE RELEASED");
     assertThat(pairs.events.stream().filter(e -> e.startsWith("start")).count())
         .isEqualTo(pairs.events.stream().filter(e -> e.startsWith("end")).count());
   }
@@ -100,16 +115,22 @@ class ListenerPairingTest {
   void aFailingDatabaseStillEndsWhatStarted() {
     Pairs pairs = new Pairs();
     DataSource down = TestDataSources.unreachable();
-    try (LeaseStore store = LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(down).accessPolicy(AccessPolicy.allowAll()).build()) {
       store.addListener(pairs);
       assertThatThrownBy(() -> store.tryAcquire(LeaseKey.of("acct", "down"), "acct"))
           .isInstanceOf(LeaseStoreException.class);
       assertThatThrownBy(
-              () -> store.release(new io.leasehold.fencing.FencingToken(LeaseKey.of("acct", "down"), 1, java.util.UUID.randomUUID()), "acct"))
+              () ->
+                  store.release(
+                      new io.leasehold.fencing.FencingToken(
+                          LeaseKey.of("acct", "down"), 1, java.util.UUID.randomUUID()),
+                      "acct"))
           .isInstanceOf(LeaseStoreException.class);
     }
     assertThat(pairs.mismatches).isEmpty();
     assertThat(pairs.events)
-        .containsExactly("start ACQUIRE", "end ACQUIRE ERROR", "start RELEASE", "end RELEASE ERROR");
+        .containsExactly(
+            "start ACQUIRE", "end ACQUIRE ERROR", "start RELEASE", "end RELEASE ERROR");
   }
 }

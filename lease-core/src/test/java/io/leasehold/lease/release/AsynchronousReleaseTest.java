@@ -26,12 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 30: a release commits without waiting for its WAL flush (it only shortens a lease, so
- * losing it in a crash costs availability, never safety), while an acquire, a renewal and a
- * release that holds the key until an instant stay durable. Whether a commit waited for its flush
- * shows in the server's WAL positions right after it returns: a durable commit has flushed
- * everything inserted before it, an asynchronous one leaves its record for the WAL writer, which
- * runs every 200 ms. (The test server commits asynchronously by default, for speed; this class's
- * database commits durably, as users run it.)
+ * losing it in a crash costs availability, never safety), while an acquire, a renewal and a release
+ * that holds the key until an instant stay durable. Whether a commit waited for its flush shows in
+ * the server's WAL positions right after it returns: a durable commit has flushed everything
+ * inserted before it, an asynchronous one leaves its record for the WAL writer, which runs every
+ * 200 ms. (The test server commits asynchronously by default, for speed; this class's database
+ * commits durably, as users run it.)
  */
 class AsynchronousReleaseTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
@@ -41,7 +41,8 @@ class AsynchronousReleaseTest {
 
   @BeforeAll
   static void commitDurably() {
-    db.database().execute("ALTER DATABASE " + db.database().name() + " SET synchronous_commit = on");
+    db.database()
+        .execute("ALTER DATABASE " + db.database().name() + " SET synchronous_commit = on");
     durable = db.database().newPool(4);
   }
 
@@ -51,14 +52,20 @@ class AsynchronousReleaseTest {
   }
 
   private static LeaseStore store() {
-    return LeaseStore.builder(durable).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build();
+    return LeaseStore.builder(durable)
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofSeconds(30))
+        .build();
   }
 
   private static List<Lease> acquire(LeaseStore store, int n) {
     List<Lease> leases = new ArrayList<>();
     String session = "async-" + UUID.randomUUID();
     for (int i = 0; i < n; i++) {
-      leases.add(((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", session + "-" + i), "acct")).lease());
+      leases.add(
+          ((AcquireResult.Acquired)
+                  store.tryAcquire(LeaseKey.of("acct", session + "-" + i), "acct"))
+              .lease());
     }
     return leases;
   }
@@ -100,7 +107,9 @@ class AsynchronousReleaseTest {
         unflushed += unflushed(c) ? 1 : 0;
       }
       // The WAL writer may run once or twice during the loop; a durable release leaves none.
-      assertThat(unflushed).as("releases whose commit was still unflushed when they returned").isGreaterThan(LEASES / 2);
+      assertThat(unflushed)
+          .as("releases whose commit was still unflushed when they returned")
+          .isGreaterThan(LEASES / 2);
     }
   }
 
@@ -114,7 +123,9 @@ class AsynchronousReleaseTest {
         // The key's next fence commits durably, and with it every WAL record before it, the
         // release included: no durable grant rests on a release a crash could lose.
         Lease next = ((AcquireResult.Acquired) store.tryAcquire(lease.key(), "acct")).lease();
-        assertThat(flushedPast(c, afterRelease)).as("the release's WAL flushed by the acquire after it").isTrue();
+        assertThat(flushedPast(c, afterRelease))
+            .as("the release's WAL flushed by the acquire after it")
+            .isTrue();
         assertThat(next.token().fence()).isGreaterThan(lease.identity().fence());
       }
     }
@@ -128,7 +139,9 @@ class AsynchronousReleaseTest {
         String before = insertPosition(c);
         assertThat(lease.releaseHolding(Instant.now().plusSeconds(1)).released()).isTrue();
         // Losing a hold would end it at the lease's earlier expiry: it is flushed like an acquire.
-        assertThat(flushedPast(c, before)).as("a holding release's commit flushed when it returned").isTrue();
+        assertThat(flushedPast(c, before))
+            .as("a holding release's commit flushed when it returned")
+            .isTrue();
       }
     }
   }

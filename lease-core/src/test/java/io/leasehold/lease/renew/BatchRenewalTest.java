@@ -55,9 +55,10 @@ class BatchRenewalTest {
               .collect(Collectors.toList());
 
       // Make 300 of them stale in three ways: taken over after expiry, expired, released.
-      db.database().execute(
-          "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
-              + " WHERE account_id = 'bulk' AND substring(session_id from 2)::int < 200");
+      db.database()
+          .execute(
+              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+                  + " WHERE account_id = 'bulk' AND substring(session_id from 2)::int < 200");
       Set<UUID> takenOver = new HashSet<>();
       for (int i = 0; i < 100; i++) {
         takenOver.add(
@@ -66,7 +67,8 @@ class BatchRenewalTest {
                 .runId());
       }
       for (int i = 200; i < 300; i++) {
-        assertThat(store.release(leases.get(i).identity(), "app").outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+        assertThat(store.release(leases.get(i).identity(), "app").outcome())
+            .isEqualTo(ReleaseResult.Outcome.RELEASED);
       }
       Set<UUID> stale = new HashSet<>();
       for (int i = 0; i < 300; i++) {
@@ -94,7 +96,8 @@ class BatchRenewalTest {
       assertThat(counts.get(1)).as("expired leases renewed").isEqualTo(0L);
       // The rivals' leases are untouched by the stale runs' renewal.
       Set<Object> untouched =
-          db.database()
+          db
+              .database()
               .query(
                   "SELECT run_id FROM leasehold_lease WHERE account_id = 'bulk'"
                       + " AND substring(session_id from 2)::int < 100 AND renewed_at = acquired_at")
@@ -106,9 +109,9 @@ class BatchRenewalTest {
   }
 
   /**
-   * More than one chunk: two statements at once, the second on the store's scheduler. Stale
-   * leases spread over every chunk are lost, and every renewed lease's new expiry (computed from
-   * the statement's time and its position) is exactly the database's.
+   * More than one chunk: two statements at once, the second on the store's scheduler. Stale leases
+   * spread over every chunk are lost, and every renewed lease's new expiry (computed from the
+   * statement's time and its position) is exactly the database's.
    */
   @Test
   void renewsThreeChunksTwoAtATimeWithExactExpiries() throws Exception {
@@ -125,7 +128,8 @@ class BatchRenewalTest {
       BatchRenewal result = store.renewAll(leases);
 
       assertThat(result.renewed()).isEqualTo(n - stale.size());
-      assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet())).isEqualTo(stale);
+      assertThat(result.lost().stream().map(Lease::runId).collect(Collectors.toSet()))
+          .isEqualTo(stale);
       // The helper was handed the work of a second statement. Whether it took a chunk before
       // this thread took them all depends on scheduling (a loaded machine may start it late):
       // the result is the same either way, which the expiries below check.
@@ -133,7 +137,9 @@ class BatchRenewalTest {
       Map<UUID, Instant> inDatabase = expiries("chunks");
       for (Lease l : leases) {
         if (!stale.contains(l.runId())) {
-          assertThat(l.expiresAt()).as("expiry of %s", l.key()).isEqualTo(inDatabase.get(l.runId()));
+          assertThat(l.expiresAt())
+              .as("expiry of %s", l.key())
+              .isEqualTo(inDatabase.get(l.runId()));
         }
       }
     } finally {
@@ -182,7 +188,9 @@ class BatchRenewalTest {
   private static Map<UUID, Instant> expiries(String account) throws Exception {
     Map<UUID, Instant> m = new HashMap<>();
     try (Connection c = db.database().newConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT run_id, expires_at FROM leasehold_lease WHERE account_id = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT run_id, expires_at FROM leasehold_lease WHERE account_id = ?")) {
       ps.setString(1, account);
       try (ResultSet r = ps.executeQuery()) {
         while (r.next()) {
@@ -203,15 +211,19 @@ class BatchRenewalTest {
 
   @Test
   void leasesOfAnotherStoreAreRejectedBeforeAnythingIsSent() {
-    try (LeaseStore a = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
-        LeaseStore b = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore a =
+            LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+        LeaseStore b =
+            LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease mine = ((AcquireResult.Acquired) a.tryAcquire(LeaseKey.of("x", "mine"), "x")).lease();
-      Lease foreign = ((AcquireResult.Acquired) b.tryAcquire(LeaseKey.of("x", "theirs"), "x")).lease();
+      Lease foreign =
+          ((AcquireResult.Acquired) b.tryAcquire(LeaseKey.of("x", "theirs"), "x")).lease();
       List<Lease> mixed = new ArrayList<>(List.of(mine, foreign));
       assertThatThrownBy(() -> a.renewAll(mixed))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("another lease store");
-      assertThat(mine.expiresAt()).isEqualTo(a.status(mine.key(), "app").owner().orElseThrow().expiresAt());
+      assertThat(mine.expiresAt())
+          .isEqualTo(a.status(mine.key(), "app").owner().orElseThrow().expiresAt());
     }
   }
 }

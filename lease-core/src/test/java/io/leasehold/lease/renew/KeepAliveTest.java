@@ -34,9 +34,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The keeper and the one-call form: CONTRACT C6 (stop on loss).
  *
  * <p>The keeper's time is a {@link FakeTicker} and its scheduler a {@link ManualScheduler}: a
- * renewal round or a deadline check happens exactly when a test advances the ticker, on the
- * test's thread. Leases last a minute in the database, so a stalled machine changes nothing; the
- * rounds the test makes are what the keeper does.
+ * renewal round or a deadline check happens exactly when a test advances the ticker, on the test's
+ * thread. Leases last a minute in the database, so a stalled machine changes nothing; the rounds
+ * the test makes are what the keeper does.
  */
 class KeepAliveTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
@@ -60,7 +60,8 @@ class KeepAliveTest {
             .ticker(ticker)
             .scheduler(keeperTime)
             .build();
-    other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
+    other =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
     key = LeaseKey.of("acct", "kept-" + KEYS.incrementAndGet());
   }
 
@@ -79,7 +80,9 @@ class KeepAliveTest {
     db.database()
         .execute(
             "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
-                + " WHERE session_id = '" + key.sessionId() + "'");
+                + " WHERE session_id = '"
+                + key.sessionId()
+                + "'");
     return ((AcquireResult.Acquired) other.tryAcquire(key, "acct")).lease();
   }
 
@@ -155,7 +158,10 @@ class KeepAliveTest {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
         // Holding the row lock makes the renewal hit lock_timeout.
-        s.execute("SELECT 1 FROM leasehold_lease WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
+        s.execute(
+            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
+                + key.sessionId()
+                + "' FOR UPDATE");
         keeperTime.advanceAndRun(store.renewInterval());
         LeaseLoss loss = lease.loss().orElseThrow();
         assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_FAILED);
@@ -174,7 +180,8 @@ class KeepAliveTest {
           throw new IllegalStateException("listener bug");
         });
     LeaseKey otherKey = LeaseKey.of("acct", key.sessionId() + "-survivor");
-    Lease survivor = ((AcquireResult.Acquired) store.tryAcquire(otherKey, "acct")).lease().keepAlive();
+    Lease survivor =
+        ((AcquireResult.Acquired) store.tryAcquire(otherKey, "acct")).lease().keepAlive();
     takeOver();
     keeperTime.advanceAndRun(store.renewInterval());
     assertThat(doomed.isLost()).isTrue();
@@ -210,12 +217,14 @@ class KeepAliveTest {
               return "finished";
             });
     taker.join();
-    assertThat(outcome).isInstanceOfSatisfying(
-        RunOutcome.Lost.class,
-        lost -> {
-          assertThat(lost.loss().reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
-          assertThat(((RunOutcome.Lost<?>) lost).failure()).containsInstanceOf(InterruptedException.class);
-        });
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            RunOutcome.Lost.class,
+            lost -> {
+              assertThat(lost.loss().reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_REFUSED);
+              assertThat(((RunOutcome.Lost<?>) lost).failure())
+                  .containsInstanceOf(InterruptedException.class);
+            });
     assertThat(Thread.currentThread().isInterrupted()).isFalse();
   }
 
@@ -223,9 +232,10 @@ class KeepAliveTest {
   void runExclusiveCompletesAndReleases() {
     RunOutcome<Long> outcome =
         store.runExclusive(AcquireRequest.of(key, "acct"), lease -> lease.token().fence());
-    assertThat(outcome).isInstanceOfSatisfying(
-        RunOutcome.Completed.class,
-        done -> assertThat(done.value()).isEqualTo(done.token().fence()));
+    assertThat(outcome)
+        .isInstanceOfSatisfying(
+            RunOutcome.Completed.class,
+            done -> assertThat(done.value()).isEqualTo(done.token().fence()));
     assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
   }
 
@@ -257,13 +267,15 @@ class KeepAliveTest {
   void closeStopsKeptRunsReleasesTheirLeasesAndItsThreads() throws Exception {
     store.close();
     // A store with its own scheduler, whose threads close must stop.
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
+    store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(TTL).build();
     Lease lease = acquire().keepAlive();
     assertThat(keeperThreads()).isPositive();
     store.close();
     assertThat(lease.loss().orElseThrow().reason()).isEqualTo(LeaseLoss.Reason.STORE_CLOSED);
     assertThat(other.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
-    assertThatThrownBy(() -> store.tryAcquire(key, "acct")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> store.tryAcquire(key, "acct"))
+        .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> store.status(key, "app")).isInstanceOf(IllegalStateException.class);
     store.close(); // idempotent
     other.close();

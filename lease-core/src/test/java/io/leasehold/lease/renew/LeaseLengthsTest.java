@@ -23,16 +23,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 32: what a ShedLock provider found missing. {@code renew()} could only add the TTL fixed
- * at acquire; a lease shorter than the store's renewal needs could not be asked for (it was
- * rounded up, so an "expired" lock was still live); and nothing kept a key unavailable after a
- * release (lockAtLeastFor), except a timer on the JVM's clock that dies with the process.
+ * Issue 32: what a ShedLock provider found missing. {@code renew()} could only add the TTL fixed at
+ * acquire; a lease shorter than the store's renewal needs could not be asked for (it was rounded
+ * up, so an "expired" lock was still live); and nothing kept a key unavailable after a release
+ * (lockAtLeastFor), except a timer on the JVM's clock that dies with the process.
  */
 class LeaseLengthsTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+
   /** A store and a key of each test's own (JUnit makes an instance per test). */
   private final LeaseStore store =
-      LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(30)).build();
+      LeaseStore.builder(db.dataSource())
+          .accessPolicy(AccessPolicy.allowAll())
+          .ttl(Duration.ofSeconds(30))
+          .build();
+
   private final LeaseKey key = LeaseKey.of("app", "lengths-" + UUID.randomUUID());
 
   @AfterEach
@@ -51,15 +56,19 @@ class LeaseLengthsTest {
     Lease lease = oneShot(Duration.ofSeconds(2));
     RenewResult longer = lease.renew(Duration.ofSeconds(600));
     assertThat(longer.renewed()).isTrue();
-    assertThat(longer.expiresAt()).contains(longer.databaseNow().orElseThrow().plus(Duration.ofSeconds(600)));
+    assertThat(longer.expiresAt())
+        .contains(longer.databaseNow().orElseThrow().plus(Duration.ofSeconds(600)));
     assertThat(lease.expiresAt()).isEqualTo(longer.expiresAt().orElseThrow());
-    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
+    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt())
+        .isEqualTo(lease.expiresAt());
 
     RenewResult shorter = lease.renew(Duration.ofSeconds(5));
-    assertThat(shorter.expiresAt()).contains(shorter.databaseNow().orElseThrow().plus(Duration.ofSeconds(5)));
+    assertThat(shorter.expiresAt())
+        .contains(shorter.databaseNow().orElseThrow().plus(Duration.ofSeconds(5)));
     // The handle follows the database down as well as up: it never believes in a longer lease.
     assertThat(lease.expiresAt()).isEqualTo(shorter.expiresAt().orElseThrow());
-    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(lease.expiresAt());
+    assertThat(store.status(key, "app").owner().orElseThrow().expiresAt())
+        .isEqualTo(lease.expiresAt());
     assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(5));
   }
 
@@ -93,12 +102,16 @@ class LeaseLengthsTest {
     assertThatThrownBy(() -> kept.renew(Duration.ofSeconds(60)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("kept alive");
-    assertThatThrownBy(() -> kept.renew(Duration.ofMillis(10))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> kept.renew(Duration.ofMillis(10)))
+        .isInstanceOf(IllegalStateException.class);
     kept.release();
 
     Lease once = oneShot(Duration.ofSeconds(5));
-    assertThatThrownBy(once::keepAlive).isInstanceOf(IllegalStateException.class).hasMessageContaining("one-shot");
-    assertThatThrownBy(() -> once.renew(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(once::keepAlive)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("one-shot");
+    assertThatThrownBy(() -> once.renew(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(once.isLost()).isFalse();
   }
 
@@ -109,17 +122,20 @@ class LeaseLengthsTest {
     assertThat(lease.releaseHolding(until).outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
     assertThat(lease.renew(Duration.ofSeconds(10)).renewed()).isFalse(); // the run's hold ended
 
-    AcquireResult meanwhile = store.tryAcquire(AcquireRequest.of(key, "app").oneShot(Duration.ofSeconds(5)));
+    AcquireResult meanwhile =
+        store.tryAcquire(AcquireRequest.of(key, "app").oneShot(Duration.ofSeconds(5)));
     assertThat(meanwhile).isInstanceOf(AcquireResult.Busy.class);
     LeaseStatus held = ((AcquireResult.Busy) meanwhile).status();
     assertThat(held.state()).isEqualTo(LeaseStatus.State.DRAINING);
     assertThat(held.acquirableAt()).isEqualTo(until);
 
-    LeaseStatus free = awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(20));
+    LeaseStatus free =
+        awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(20));
     assertThat(free.databaseNow()).isAfterOrEqualTo(until);
     Lease next = oneShot(Duration.ofSeconds(5));
     assertThat(next.fence()).isGreaterThan(lease.fence());
-    assertThat(next.acquiredAt()).isAfterOrEqualTo(until); // no lease starts before its predecessor ended
+    assertThat(next.acquiredAt())
+        .isAfterOrEqualTo(until); // no lease starts before its predecessor ended
   }
 
   @Test
@@ -132,7 +148,8 @@ class LeaseLengthsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("after the lease's expiry " + expiry)
         .hasMessageContaining("nothing was released");
-    assertThatThrownBy(() -> lease.releaseHolding(expiry.plusNanos(1000))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.releaseHolding(expiry.plusNanos(1000)))
+        .isInstanceOf(IllegalArgumentException.class);
     // Nothing changed: still held, with its expiry, and its token still given.
     assertThat(lease.token().fence()).isEqualTo(lease.fence());
     LeaseStatus held = store.status(key, "app");
@@ -155,11 +172,13 @@ class LeaseLengthsTest {
     assertThatThrownBy(() -> lease.renew(LeaseStore.MAX_TTL.plusNanos(1000)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("one-shot ttl must be between");
-    assertThatThrownBy(() -> lease.renew(Duration.ofDays(3650))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.renew(Duration.ofDays(3650)))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(lease.expiresAt()).isEqualTo(expiry);
     assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(60));
     assertThat(store.status(key, "app").owner().orElseThrow().expiresAt()).isEqualTo(expiry);
-    assertThat(lease.renew(LeaseStore.MAX_TTL).renewed()).isTrue(); // the bound itself is a valid length
+    assertThat(lease.renew(LeaseStore.MAX_TTL).renewed())
+        .isTrue(); // the bound itself is a valid length
   }
 
   @Test

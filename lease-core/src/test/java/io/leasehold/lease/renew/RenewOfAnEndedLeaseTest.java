@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 31, item 7: {@code renew()} on a lease already known lost or released went to the
- * database to read its clock, although the answer was known: a round trip per call, and an
- * exception instead of an answer when the database was down. It now answers locally.
+ * Issue 31, item 7: {@code renew()} on a lease already known lost or released went to the database
+ * to read its clock, although the answer was known: a round trip per call, and an exception instead
+ * of an answer when the database was down. It now answers locally.
  */
 class RenewOfAnEndedLeaseTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
@@ -49,8 +49,12 @@ class RenewOfAnEndedLeaseTest {
   void aReleasedLeaseIsAnsweredWithoutARoundTrip() {
     AtomicInteger connections = new AtomicInteger();
     try (LeaseStore store =
-        LeaseStore.builder(counting(db.dataSource(), connections)).accessPolicy(AccessPolicy.allowAll()).build()) {
-      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "released"), "acct")).lease();
+        LeaseStore.builder(counting(db.dataSource(), connections))
+            .accessPolicy(AccessPolicy.allowAll())
+            .build()) {
+      Lease lease =
+          ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "released"), "acct"))
+              .lease();
       assertThat(lease.renew().renewed()).isTrue();
       lease.release();
       int before = connections.get();
@@ -68,9 +72,14 @@ class RenewOfAnEndedLeaseTest {
     AtomicBoolean mayRenew = new AtomicBoolean(true);
     AccessPolicy policy =
         new OperationPolicy(
-            operation -> !operation.administrative() && (operation != AccessPolicy.Operation.RENEW || mayRenew.get()));
-    try (LeaseStore store = LeaseStore.builder(counting(db.dataSource(), connections)).accessPolicy(policy).build()) {
-      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "revoked"), "acct")).lease();
+            operation ->
+                !operation.administrative()
+                    && (operation != AccessPolicy.Operation.RENEW || mayRenew.get()));
+    try (LeaseStore store =
+        LeaseStore.builder(counting(db.dataSource(), connections)).accessPolicy(policy).build()) {
+      Lease lease =
+          ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "revoked"), "acct"))
+              .lease();
       mayRenew.set(false);
       int before = connections.get();
       assertThat(lease.renew().renewed()).isFalse();

@@ -76,7 +76,8 @@ class TokensExpireWithTheirLeaseTest {
       Instant end = copied.validUntil().orElseThrow();
       verifierAt(end.plusSeconds(2)).verify(copied); // inside the skew allowance
       assertThatThrownBy(() -> verifierAt(end.plusSeconds(2).plusMillis(1)).verify(copied))
-          .isInstanceOfSatisfying(TokenVerificationException.class,
+          .isInstanceOfSatisfying(
+              TokenVerificationException.class,
               e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.EXPIRED))
           .hasMessageContaining("expired at " + end)
           .hasMessageContaining("pass the Lease");
@@ -106,7 +107,8 @@ class TokensExpireWithTheirLeaseTest {
       justAfterFirstEnd.verify(renewed);
       FencingToken old = first;
       assertThatThrownBy(() -> justAfterFirstEnd.verify(old))
-          .isInstanceOfSatisfying(TokenVerificationException.class,
+          .isInstanceOfSatisfying(
+              TokenVerificationException.class,
               e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.EXPIRED));
     }
   }
@@ -119,15 +121,18 @@ class TokensExpireWithTheirLeaseTest {
       Instant start = token.signature().orElseThrow().validFrom();
       verifierAt(start.minusSeconds(2)).verify(token);
       assertThatThrownBy(() -> verifierAt(start.minusSeconds(2).minusMillis(1)).verify(token))
-          .isInstanceOfSatisfying(TokenVerificationException.class,
-              e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.NOT_YET_VALID))
+          .isInstanceOfSatisfying(
+              TokenVerificationException.class,
+              e ->
+                  assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.NOT_YET_VALID))
           .hasMessageContaining("NTP");
     }
   }
 
   @Test
   void anUnsignedStoreIssuesUnsignedTokensWithoutAWindow() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = store.tryAcquire(key(), "acct").acquiredLease().orElseThrow();
       assertThat(lease.renew().renewed()).isTrue();
       assertThat(lease.token().isSigned()).isFalse();

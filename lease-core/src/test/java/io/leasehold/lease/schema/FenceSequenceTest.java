@@ -22,15 +22,18 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * CONTRACT C3 across stores: every grant on a lease table draws from the one sequence bound to
- * it. In this order: the second test unbinds the sequence, and binds it again.
+ * CONTRACT C3 across stores: every grant on a lease table draws from the one sequence bound to it.
+ * In this order: the second test unbinds the sequence, and binds it again.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FenceSequenceTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private LeaseStore store(LeaseSchema schema) {
-    return LeaseStore.builder(db.dataSource()).schema(schema).accessPolicy(AccessPolicy.allowAll()).build();
+    return LeaseStore.builder(db.dataSource())
+        .schema(schema)
+        .accessPolicy(AccessPolicy.allowAll())
+        .build();
   }
 
   private void sql(String statement) throws Exception {
@@ -72,7 +75,8 @@ class FenceSequenceTest {
         assertThat(rs.getBoolean(1)).as("other_seq never drawn").isFalse();
       }
       // A store on the sequence the table names goes on, with a higher fence.
-      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence()).isGreaterThan(fenceOfA);
+      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence())
+          .isGreaterThan(fenceOfA);
     }
   }
 
@@ -92,7 +96,8 @@ class FenceSequenceTest {
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageContaining("has no fence sequence bound to its fence column")
           .hasMessageContaining("LeaseSchema.defaults().apply(dataSource)")
-          .hasMessageContaining("ALTER SEQUENCE leasehold_fence_seq OWNED BY leasehold_lease.fence");
+          .hasMessageContaining(
+              "ALTER SEQUENCE leasehold_fence_seq OWNED BY leasehold_lease.fence");
       LeaseSchema.defaults().apply(db.dataSource());
       // The refusal is not remembered: the same store grants once the schema is repaired.
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Acquired.class);
@@ -123,8 +128,8 @@ class FenceSequenceTest {
 
   /**
    * An outside check restarted the sequence below a key's fence while stores ran: the key's next
-   * run got fence 1, then 2, a fence an earlier run of the key already had, and nothing noticed.
-   * A key's next fence is now above its row's own, whatever the sequence says.
+   * run got fence 1, then 2, a fence an earlier run of the key already had, and nothing noticed. A
+   * key's next fence is now above its row's own, whatever the sequence says.
    */
   @Test
   @Order(4)
@@ -151,18 +156,19 @@ class FenceSequenceTest {
 
   /**
    * An outside check raised the sequence's cache while two stores ran, and they handed one key
-   * fences 23, 4, 24, 5: the start-up check had passed, and the health probe only repeated it.
-   * Now the probe checks every time and stops the store's grants, and a key's fences increase
-   * meanwhile anyway.
+   * fences 23, 4, 24, 5: the start-up check had passed, and the health probe only repeated it. Now
+   * the probe checks every time and stops the store's grants, and a key's fences increase meanwhile
+   * anyway.
    */
   @Test
   @Order(5)
   void aSequenceAlteredWhileStoresRunShowsInTheProbeAndNeverLowersAKeysFence() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "cache-raised");
     try (LeaseStore a = store(LeaseSchema.defaults());
-        LeaseStore b = LeaseStore.builder(db.database().newPool(2))
-            .accessPolicy(AccessPolicy.allowAll())
-            .build()) {
+        LeaseStore b =
+            LeaseStore.builder(db.database().newPool(2))
+                .accessPolicy(AccessPolicy.allowAll())
+                .build()) {
       a.tryAcquire(key, "acct").acquiredLease().orElseThrow().release();
       b.databaseTime();
       sql("ALTER SEQUENCE leasehold_fence_seq CACHE 20");
@@ -173,11 +179,14 @@ class FenceSequenceTest {
         highest = lease.fence();
         lease.release();
       }
-      assertThatThrownBy(a::databaseTime).isInstanceOf(LeaseStoreException.class).hasMessageContaining("caches 20 values");
+      assertThatThrownBy(a::databaseTime)
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("caches 20 values");
       assertThatThrownBy(() -> a.tryAcquire(key, "acct")).isInstanceOf(LeaseStoreException.class);
       sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
       assertThat(a.databaseTime()).isNotNull();
-      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence()).isGreaterThan(highest);
+      assertThat(a.tryAcquire(key, "acct").acquiredLease().orElseThrow().fence())
+          .isGreaterThan(highest);
     } finally {
       sql("ALTER SEQUENCE leasehold_fence_seq CACHE 1");
     }

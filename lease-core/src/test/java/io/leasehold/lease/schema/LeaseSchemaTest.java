@@ -69,13 +69,16 @@ class LeaseSchemaTest {
       List<String> fromSql = catalog(viaSql);
       assertThat(fromLiquibase).isEqualTo(fromSql);
       assertThat(fromSql)
-          .anyMatch(l -> l.startsWith("sequence leasehold_fence_seq bigint start=1 min=1 inc=1 cache=1"))
+          .anyMatch(
+              l -> l.startsWith("sequence leasehold_fence_seq bigint start=1 min=1 inc=1 cache=1"))
           .anyMatch(l -> l.startsWith("sequence agent_fence_seq"))
           .anyMatch(l -> l.contains("leasehold_lease_pkey PRIMARY KEY (account_id, session_id)"))
           .anyMatch(l -> l.startsWith("column agent_lease.run_id uuid null=NO"))
           // Change set 6: the key columns compare byte by byte, whatever the database's locale.
-          .anyMatch(l -> l.equals("column leasehold_lease.account_id text null=NO default=- collation=C"))
-          .anyMatch(l -> l.equals("column agent_lease.session_id text null=NO default=- collation=C"))
+          .anyMatch(
+              l -> l.equals("column leasehold_lease.account_id text null=NO default=- collation=C"))
+          .anyMatch(
+              l -> l.equals("column agent_lease.session_id text null=NO default=- collation=C"))
           .anyMatch(l -> l.startsWith("column agent_lease.took_over boolean null=NO"))
           // Change set 4 dropped them: no check constraint, trigger or function is left behind.
           .noneMatch(l -> l.contains("_check"))

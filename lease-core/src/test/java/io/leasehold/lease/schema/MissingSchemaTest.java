@@ -36,7 +36,8 @@ class MissingSchemaTest {
   @Test
   @Order(1)
   void aStoreWithoutItsSchemaSaysWhichApplyToRun() {
-    try (LeaseStore store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       assertThatThrownBy(() -> store.tryAcquire(LeaseKey.of("acct", "s"), "acct"))
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageContaining("leasehold_lease")
@@ -52,7 +53,8 @@ class MissingSchemaTest {
             .accessPolicy(AccessPolicy.allowAll())
             .build()) {
       assertThatThrownBy(() -> store.status(LeaseKey.of("acct", "s"), "acct"))
-          .hasMessageContaining("new LeaseSchema(\"other_lease\", \"other_seq\").apply(dataSource)");
+          .hasMessageContaining(
+              "new LeaseSchema(\"other_lease\", \"other_seq\").apply(dataSource)");
     }
   }
 

@@ -14,13 +14,20 @@ public final class LeaseDatabase {
   private LeaseDatabase() {}
 
   /**
-   * A child JVM running {@code main} with the class database's URL, user and password and the
-   * key's account and session as its first five arguments, then {@code more}.
+   * A child JVM running {@code main} with the class database's URL, user and password and the key's
+   * account and session as its first five arguments, then {@code more}.
    */
-  public static ChildJvm child(TestDatabaseExtension db, Class<?> main, LeaseKey key, String... more) throws IOException {
+  public static ChildJvm child(
+      TestDatabaseExtension db, Class<?> main, LeaseKey key, String... more) throws IOException {
     TestDatabase d = db.database();
-    List<String> args = new ArrayList<>(
-        List.of(d.jdbcUrl(), d.server().user(), d.server().password(), key.accountId(), key.sessionId()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                d.jdbcUrl(),
+                d.server().user(),
+                d.server().password(),
+                key.accountId(),
+                key.sessionId()));
     args.addAll(List.of(more));
     return ChildJvm.start(main, args.toArray(String[]::new));
   }

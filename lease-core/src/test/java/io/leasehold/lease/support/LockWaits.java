@@ -24,11 +24,13 @@ public final class LockWaits {
   }
 
   /** Returns once some backend waits for a lock that the backend {@code pid} holds. */
-  public static void awaitABackendBlockedBy(TestDatabaseExtension db, int pid, String what) throws Exception {
+  public static void awaitABackendBlockedBy(TestDatabaseExtension db, int pid, String what)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     try (Connection c = db.database().newConnection();
         PreparedStatement ps =
-            c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
       ps.setInt(1, pid);
       while (true) {
         try (ResultSet rs = ps.executeQuery()) {
@@ -37,7 +39,9 @@ public final class LockWaits {
             return;
           }
         }
-        assertThat(System.nanoTime()).as("%s never waited for the row lock", what).isLessThan(deadline);
+        assertThat(System.nanoTime())
+            .as("%s never waited for the row lock", what)
+            .isLessThan(deadline);
         Thread.sleep(10);
       }
     }
@@ -49,7 +53,9 @@ public final class LockWaits {
     c.setAutoCommit(false);
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT 1 FROM " + LeaseSchema.defaults().table() + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+            "SELECT 1 FROM "
+                + LeaseSchema.defaults().table()
+                + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
       ps.setString(1, key.accountId());
       ps.setString(2, key.sessionId());
       ps.executeQuery().close();

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * #runDue()}, on the test's own thread. Timing tests then depend on the ticks the test makes, not
  * on how fast a loaded machine happens to be. {@link #execute} runs at once on the caller.
  */
-public final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class ManualScheduler extends AbstractExecutorService
+    implements ScheduledExecutorService {
   private final FakeTicker ticker;
   private final List<Task> tasks = new ArrayList<>();
   private boolean shutdown;
@@ -35,7 +36,11 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
     while (true) {
       Task next;
       synchronized (this) {
-        next = tasks.stream().filter(t -> t.due - ticker.read() <= 0).min((a, b) -> Long.compare(a.due, b.due)).orElse(null);
+        next =
+            tasks.stream()
+                .filter(t -> t.due - ticker.read() <= 0)
+                .min((a, b) -> Long.compare(a.due, b.due))
+                .orElse(null);
         if (next == null) {
           return ran;
         }
@@ -62,30 +67,41 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
 
   @Override
   public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-    return add(new Task(() -> {
-      command.run();
-      return null;
-    }, ticker.read() + unit.toNanos(delay), 0));
+    return add(
+        new Task(
+            () -> {
+              command.run();
+              return null;
+            },
+            ticker.read() + unit.toNanos(delay),
+            0));
   }
 
   @Override
   public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
     @SuppressWarnings("unchecked")
-    ScheduledFuture<V> f = (ScheduledFuture<V>) add(new Task(callable::call, ticker.read() + unit.toNanos(delay), 0));
+    ScheduledFuture<V> f =
+        (ScheduledFuture<V>) add(new Task(callable::call, ticker.read() + unit.toNanos(delay), 0));
     return f;
   }
 
   @Override
-  public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleAtFixedRate(
+      Runnable command, long initialDelay, long period, TimeUnit unit) {
     return scheduleWithFixedDelay(command, initialDelay, period, unit);
   }
 
   @Override
-  public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-    return add(new Task(() -> {
-      command.run();
-      return null;
-    }, ticker.read() + unit.toNanos(initialDelay), unit.toNanos(delay)));
+  public ScheduledFuture<?> scheduleWithFixedDelay(
+      Runnable command, long initialDelay, long delay, TimeUnit unit) {
+    return add(
+        new Task(
+            () -> {
+              command.run();
+              return null;
+            },
+            ticker.read() + unit.toNanos(initialDelay),
+            unit.toNanos(delay)));
   }
 
   @Override

@@ -18,7 +18,9 @@ public final class StatusPolling {
     long deadline = System.nanoTime() + bound.toNanos();
     LeaseStatus status = store.status(key, "app");
     while (!condition.test(status)) {
-      assertThat(System.nanoTime() - deadline).as("status %s within %s", status, bound).isNegative();
+      assertThat(System.nanoTime() - deadline)
+          .as("status %s within %s", status, bound)
+          .isNegative();
       Thread.sleep(20);
       status = store.status(key, "app");
     }

@@ -35,9 +35,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * CONTRACT C5 on a pool that serves the store alone ({@link LeaseStoreBuilder#dedicatedPool}):
- * the timeouts are set once per connection and still bound every statement; and on a shared
- * pool (the default) nothing the store sets stays on a connection the application borrows next.
+ * CONTRACT C5 on a pool that serves the store alone ({@link LeaseStoreBuilder#dedicatedPool}): the
+ * timeouts are set once per connection and still bound every statement; and on a shared pool (the
+ * default) nothing the store sets stays on a connection the application borrows next.
  */
 @Timeout(120)
 class DedicatedPoolTest {
@@ -62,29 +62,34 @@ class DedicatedPoolTest {
   }
 
   /** A store's acquire and release on the pool's one connection, which it then hands back. */
-  private static Connection afterACycle(HikariDataSource pool, boolean dedicated) throws SQLException {
+  private static Connection afterACycle(HikariDataSource pool, boolean dedicated)
+      throws SQLException {
     try (LeaseStore store = store(pool, dedicated, Duration.ofSeconds(30))) {
-      ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "cycle-" + dedicated), "acct")).lease().release();
+      ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "cycle-" + dedicated), "acct"))
+          .lease()
+          .release();
     }
     return pool.getConnection();
   }
 
   /**
-   * A shared pool gets its connections back without the store's settings (the application's
-   * queries see its own, none here); a dedicated pool's connections carry both timeouts.
+   * A shared pool gets its connections back without the store's settings (the application's queries
+   * see its own, none here); a dedicated pool's connections carry both timeouts.
    */
   @ParameterizedTest(name = "dedicated: {0}")
   @CsvSource({"false, 0, 0", "true, 300ms, 700ms"})
-  void aPoolsConnectionsCarryTheTimeoutsOnlyWhenDedicated(boolean dedicated, String lock, String statement)
-      throws Exception {
+  void aPoolsConnectionsCarryTheTimeoutsOnlyWhenDedicated(
+      boolean dedicated, String lock, String statement) throws Exception {
     try (HikariDataSource pool = db.database().newPool(1);
         Connection c = afterACycle(pool, dedicated)) {
-      assertThat(List.of(show(c, "lock_timeout"), show(c, "statement_timeout"))).containsExactly(lock, statement);
+      assertThat(List.of(show(c, "lock_timeout"), show(c, "statement_timeout")))
+          .containsExactly(lock, statement);
       if (dedicated) {
         // What the store's own slow statement would meet: cut off at the statement timeout.
         try (Statement s = c.createStatement()) {
           assertThatThrownBy(() -> s.execute("SELECT pg_sleep(30)"))
-              .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("57014"));
+              .isInstanceOfSatisfying(
+                  SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("57014"));
         }
       }
     }
@@ -96,7 +101,8 @@ class DedicatedPoolTest {
     try (HikariDataSource pool = db.database().newPool(2);
         LeaseStore store = store(pool, true, Duration.ofMillis(2_000))) {
       store.tryAcquire(AcquireRequest.of(key, "acct").oneShot(Duration.ofMillis(5)));
-      StatusPolling.awaitStatus(store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
+      StatusPolling.awaitStatus(
+          store, key, s -> s.state() == LeaseStatus.State.FREE, Duration.ofSeconds(10));
       // A contender in mid-takeover holds the free row's lock and does not commit: without the
       // lock timeout on the connection, the acquire would wait for it for ever.
       try (Connection contender = LockWaits.lockRow(db, key)) {
@@ -126,20 +132,22 @@ class DedicatedPoolTest {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<List<Long>>> granted = new ArrayList<>();
       for (LeaseStore s : stores) {
-        granted.add(threads.submit(() -> {
-          start.await();
-          List<Long> fences = new ArrayList<>();
-          for (int n = 0; n < 150; n++) {
-            AcquireResult r = s.tryAcquire(key, "acct");
-            if (r instanceof AcquireResult.Acquired a) {
-              fences.add(a.lease().fence());
-              a.lease().release();
-            } else {
-              assertThat(r).isInstanceOf(AcquireResult.Busy.class);
-            }
-          }
-          return fences;
-        }));
+        granted.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  List<Long> fences = new ArrayList<>();
+                  for (int n = 0; n < 150; n++) {
+                    AcquireResult r = s.tryAcquire(key, "acct");
+                    if (r instanceof AcquireResult.Acquired a) {
+                      fences.add(a.lease().fence());
+                      a.lease().release();
+                    } else {
+                      assertThat(r).isInstanceOf(AcquireResult.Busy.class);
+                    }
+                  }
+                  return fences;
+                }));
       }
       start.countDown();
       List<Long> all = new ArrayList<>();

@@ -56,7 +56,8 @@ class ShortTransactionTest {
   @Test
   void statementTimeoutCancelsTheWrappedStatement() throws SQLException {
     String sql =
-        StoreInternals.shortTransaction(Duration.ofMillis(50), Duration.ofMillis(100), "SELECT pg_sleep(5)");
+        StoreInternals.shortTransaction(
+            Duration.ofMillis(50), Duration.ofMillis(100), "SELECT pg_sleep(5)");
     try (Connection c = db.database().newConnection()) {
       assertThatThrownBy(
               () -> {

@@ -18,7 +18,6 @@ import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,8 +42,18 @@ class LeaseWatcherTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).notifyChanges(true).build();
-    other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofMillis(800)).notifyChanges(true).build();
+    store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMillis(800))
+            .notifyChanges(true)
+            .build();
+    other =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofMillis(800))
+            .notifyChanges(true)
+            .build();
     watcher = LeaseWatcher.start(store, db.dataSource());
     key = LeaseKey.of("acct", "watched-" + KEYS.incrementAndGet());
     watcher.subscribe(key, events::add);
@@ -128,7 +137,8 @@ class LeaseWatcherTest {
     try (Connection c = db.database().newConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement ps =
-          c.prepareStatement("SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
+          c.prepareStatement(
+              "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
         ps.setString(1, key.accountId());
         ps.setString(2, key.sessionId());
         try (ResultSet rs = ps.executeQuery()) {
@@ -147,15 +157,17 @@ class LeaseWatcherTest {
   }
 
   /**
-   * A change commits and its publication fails (the connection broke between the two): the
-   * store's publisher then publishes "resync" as soon as it can, and the watcher re-reads the
-   * key, long before the lease's expiry would have told it.
+   * A change commits and its publication fails (the connection broke between the two): the store's
+   * publisher then publishes "resync" as soon as it can, and the watcher re-reads the key, long
+   * before the lease's expiry would have told it.
    */
   @Test
   void aLostPublicationIsCaughtUpByAResync() throws Exception {
     AtomicBoolean failPublishing = new AtomicBoolean(true);
     try (LeaseStore flaky =
-        LeaseStore.builder(TestDataSources.failingStatements(db.dataSource(), "pg_notify", failPublishing::get))
+        LeaseStore.builder(
+                TestDataSources.failingStatements(
+                    db.dataSource(), "pg_notify", failPublishing::get))
             .accessPolicy(AccessPolicy.allowAll())
             .ttl(Duration.ofSeconds(60))
             .notifyChanges(true)
@@ -183,7 +195,11 @@ class LeaseWatcherTest {
   void closePublishesItsReleasesAndStopsThePublisherThread() throws Exception {
     long before = publisherThreads();
     LeaseStore closing =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).ttl(Duration.ofSeconds(60)).notifyChanges(true).build();
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofSeconds(60))
+            .notifyChanges(true)
+            .build();
     Lease lease = ((AcquireResult.Acquired) closing.tryAcquire(key, "acct")).lease();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
     assertThat(publisherThreads()).isEqualTo(before + 1);
@@ -207,7 +223,8 @@ class LeaseWatcherTest {
     // A change while the watcher may be disconnected: its notification can be lost.
     Lease lease = acquire(store);
     LeaseEvent e = next();
-    while (!(e.status().isHeld() && e.status().owner().orElseThrow().runId().equals(lease.runId()))) {
+    while (!(e.status().isHeld()
+        && e.status().owner().orElseThrow().runId().equals(lease.runId()))) {
       e = next();
     }
     assertThat(e.kind()).isIn(LeaseEvent.Kind.ACQUIRED, LeaseEvent.Kind.RESYNCED);
@@ -228,12 +245,15 @@ class LeaseWatcherTest {
 
   @Test
   void aStoreWithTheDefaultOptionsPublishesNothing() throws Exception {
-    try (LeaseStore quiet = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore quiet =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = ((AcquireResult.Acquired) quiet.tryAcquire(key, "acct")).lease();
       lease.release();
       // Nothing was notified; a change by a notifying store is the next event.
       Lease loud = acquire(store);
-      assertThat(next(LeaseEvent.Kind.ACQUIRED).status().owner()).map(LeaseOwner::runId).contains(loud.runId());
+      assertThat(next(LeaseEvent.Kind.ACQUIRED).status().owner())
+          .map(LeaseOwner::runId)
+          .contains(loud.runId());
       assertThat(loud.fence()).isGreaterThan(lease.fence());
     }
   }

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The cluster's preparation, with its commands recorded instead of run (no root, no Patroni
- * needed). CI once failed in FailoverSmokeTest.startCluster: {@code chown -R postgres:postgres
- * <run dir>} walked etcd's data directory while etcd, started just before, created and removed
- * {@code member/snap/.touch} there.
+ * needed). CI once failed in FailoverSmokeTest.startCluster: {@code chown -R postgres:postgres <run
+ * dir>} walked etcd's data directory while etcd, started just before, created and removed {@code
+ * member/snap/.touch} there.
  */
 class PatroniClusterPreparationTest {
   @Test

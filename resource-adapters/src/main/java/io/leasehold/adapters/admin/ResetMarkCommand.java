@@ -3,8 +3,8 @@ package io.leasehold.adapters.admin;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.HighWaterSchema;
-import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FencedTool;
+import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.LeaseKey;
@@ -31,13 +31,13 @@ import org.postgresql.ds.PGSimpleDataSource;
  *     --account acct-7 --session chat-1 --mark 42 --reason "forged token, incident 7"
  * </pre>
  *
- * Exactly one resource: {@code --file-store DIR}, {@code --tool-journal FILE}, or {@code
- * --jdbc-url URL} (with {@code --jdbc-user}, the password in the environment variable {@code
+ * Exactly one resource: {@code --file-store DIR}, {@code --tool-journal FILE}, or {@code --jdbc-url
+ * URL} (with {@code --jdbc-user}, the password in the environment variable {@code
  * LEASEHOLD_JDBC_PASSWORD}, and optionally {@code --table}). {@code --mark 0} forgets the key's
- * fence: its next run is admitted whatever its fence. The operator recorded is the
- * operating-system user running the command: whoever can run it on the resource's host could
- * change the resource's files or tables directly anyway, so the command grants that user the
- * reset and nothing more, and the reset is audited like any other.
+ * fence: its next run is admitted whatever its fence. The operator recorded is the operating-system
+ * user running the command: whoever can run it on the resource's host could change the resource's
+ * files or tables directly anyway, so the command grants that user the reset and nothing more, and
+ * the reset is audited like any other.
  *
  * <p>Exit status: 0 after a reset (printed), 2 for bad arguments, 1 if the reset failed.
  */
@@ -57,8 +57,9 @@ public final class ResetMarkCommand {
   public static void main(String[] args) {
     Optional<String> user = operatingSystemUser();
     if (user.isEmpty()) {
-      System.err.println("reset refused: the operating system did not say which user runs this command,"
-          + " and the reset must record a real operator");
+      System.err.println(
+          "reset refused: the operating system did not say which user runs this command,"
+              + " and the reset must record a real operator");
       System.exit(1);
     }
     System.exit(run(args, user.get(), System.getenv(), System.out, System.err));
@@ -66,8 +67,8 @@ public final class ResetMarkCommand {
 
   /**
    * The operating system's account of this process, as the kernel reports it (issue 27): not the
-   * {@code user.name} system property, which {@code -Duser.name=...} sets to any name, so the
-   * audit would record whatever the caller claimed.
+   * {@code user.name} system property, which {@code -Duser.name=...} sets to any name, so the audit
+   * would record whatever the caller claimed.
    *
    * @return the user, or empty if the platform does not say
    */
@@ -86,7 +87,8 @@ public final class ResetMarkCommand {
    * @param err where errors are printed
    * @return the exit status
    */
-  static int run(String[] args, String operator, Map<String, String> env, PrintStream out, PrintStream err) {
+  static int run(
+      String[] args, String operator, Map<String, String> env, PrintStream out, PrintStream err) {
     Map<String, String> opts = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -100,14 +102,24 @@ public final class ResetMarkCommand {
       }
     }
     Set<String> known =
-        Set.of("file-store", "tool-journal", "jdbc-url", "jdbc-user", "table", "account", "session", "mark", "reason");
+        Set.of(
+            "file-store",
+            "tool-journal",
+            "jdbc-url",
+            "jdbc-user",
+            "table",
+            "account",
+            "session",
+            "mark",
+            "reason");
     for (String k : opts.keySet()) {
       if (!known.contains(k)) {
         err.println("unknown option --" + k + "\n" + USAGE);
         return 2;
       }
     }
-    long resources = Set.of("file-store", "tool-journal", "jdbc-url").stream().filter(opts::containsKey).count();
+    long resources =
+        Set.of("file-store", "tool-journal", "jdbc-url").stream().filter(opts::containsKey).count();
     LeaseKey key;
     long mark;
     String reason = opts.get("reason");
@@ -156,12 +168,25 @@ public final class ResetMarkCommand {
         if (password != null) {
           ds.setPassword(password);
         }
-        reset = jdbcWriter(ds, opts.getOrDefault("table", HighWaterSchema.DEFAULT_TABLE), onlyThisOperator)
-            .resetMark(key, mark, operator, reason);
+        reset =
+            jdbcWriter(
+                    ds, opts.getOrDefault("table", HighWaterSchema.DEFAULT_TABLE), onlyThisOperator)
+                .resetMark(key, mark, operator, reason);
       }
       out.println(
-          "reset the mark of " + reset.key() + " from " + reset.previousMark() + " to " + reset.newMark()
-              + " by " + reset.operator() + " at " + reset.at() + " (" + reset.reason() + ")");
+          "reset the mark of "
+              + reset.key()
+              + " from "
+              + reset.previousMark()
+              + " to "
+              + reset.newMark()
+              + " by "
+              + reset.operator()
+              + " at "
+              + reset.at()
+              + " ("
+              + reset.reason()
+              + ")");
       return 0;
     } catch (LeaseholdException | IllegalArgumentException | IllegalStateException e) {
       err.println("reset failed: " + e.getMessage());

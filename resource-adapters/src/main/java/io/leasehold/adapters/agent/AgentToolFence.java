@@ -16,8 +16,8 @@ import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
-import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.Refusal;
+import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.internal.Arguments;
 import java.util.ArrayList;
@@ -52,13 +52,17 @@ import java.util.function.Function;
 public final class AgentToolFence {
   private static final System.Logger LOG = System.getLogger(AgentToolFence.class.getName());
 
-  /** Tokens remembered as stopped; beyond this the oldest are forgotten (the journal still refuses them). */
+  /**
+   * Tokens remembered as stopped; beyond this the oldest are forgotten (the journal still refuses
+   * them).
+   */
   private static final int STOPPED_RUNS_REMEMBERED = 10_000;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Reads exactly one JSON value: trailing data is an error, not ignored. */
-  private static final ObjectReader STRICT = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  private static final ObjectReader STRICT =
+      JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final FencedToolExecutor executor;
   private final List<RunStopListener> listeners;
@@ -70,7 +74,9 @@ public final class AgentToolFence {
         }
       };
 
-  /** What identifies a run for local refusal: a forged token cannot stop a run it does not equal. */
+  /**
+   * What identifies a run for local refusal: a forged token cannot stop a run it does not equal.
+   */
   private record RunIdentity(LeaseKey key, long fence, UUID runId) {
     static RunIdentity of(FencingToken t) {
       return new RunIdentity(t.key(), t.fence(), t.runId());
@@ -88,8 +94,8 @@ public final class AgentToolFence {
   /**
    * Which calls are the same call retried: a call whose tool and arguments give a key that a
    * finished call of the same run already had is answered with that call's journaled result, and
-   * the tool does not run again; a duplicate of a call still running is refused. A newer run of
-   * the session reusing the key runs its own call. Thread-safe, quick, free of side effects.
+   * the tool does not run again; a duplicate of a call still running is refused. A newer run of the
+   * session reusing the key runs its own call. Thread-safe, quick, free of side effects.
    */
   @FunctionalInterface
   public interface IdempotencyKeys {
@@ -123,7 +129,9 @@ public final class AgentToolFence {
       }
       return (tool, arguments) -> {
         JsonNode v = arguments.get(name);
-        return v != null && v.isTextual() && !v.textValue().isBlank() ? Optional.of(v.textValue()) : Optional.empty();
+        return v != null && v.isTextual() && !v.textValue().isBlank()
+            ? Optional.of(v.textValue())
+            : Optional.empty();
       };
     }
   }
@@ -141,15 +149,15 @@ public final class AgentToolFence {
   }
 
   /**
-   * Calls a framework's tool under the run's fence, with the arguments as the model sent them.
-   * The idempotency key, if the builder's {@link IdempotencyKeys} give one, is scoped to the run
-   * as in {@link #call(Fenced, String, JsonNode, Optional, AgentToolBody, Function)}; the journal
-   * records the tool's result as a JSON string.
+   * Calls a framework's tool under the run's fence, with the arguments as the model sent them. The
+   * idempotency key, if the builder's {@link IdempotencyKeys} give one, is scoped to the run as in
+   * {@link #call(Fenced, String, JsonNode, Optional, AgentToolBody, Function)}; the journal records
+   * the tool's result as a JSON string.
    *
    * @param run the run's lease (refused locally once lost) or its token
    * @param toolName the tool's name, as the journal records it
-   * @param argumentsJson the arguments as the model sent them: one JSON value, or null or blank
-   *     for none
+   * @param argumentsJson the arguments as the model sent them: one JSON value, or null or blank for
+   *     none
    * @param body the framework's tool, run only once the call is admitted
    * @param journaled what the journal records of the tool's result
    * @param <R> what the tool returns
@@ -162,19 +170,30 @@ public final class AgentToolFence {
    * @throws ToolCallFailedException if the tool threw a checked exception
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written before
    *     the tool runs
-   * @throws io.leasehold.adapters.tool.DuplicateCallException if the same run's call with the
-   *     same idempotency key is still running
+   * @throws io.leasehold.adapters.tool.DuplicateCallException if the same run's call with the same
+   *     idempotency key is still running
    */
   public <R> AgentToolOutcome<R> call(
-      Fenced run, String toolName, String argumentsJson, AgentToolBody<R> body, Function<? super R, String> journaled) {
+      Fenced run,
+      String toolName,
+      String argumentsJson,
+      AgentToolBody<R> body,
+      Function<? super R, String> journaled) {
     if (journaled == null || toolName == null) {
-      throw new IllegalArgumentException("run, toolName, body and journaled must not be null or blank");
+      throw new IllegalArgumentException(
+          "run, toolName, body and journaled must not be null or blank");
     }
     JsonNode arguments = parse(toolName, argumentsJson);
-    return call(run, toolName, arguments, idempotencyKeys.keyOf(toolName, arguments), body, value -> {
-      String text = journaled.apply(value);
-      return text == null ? NullNode.getInstance() : TextNode.valueOf(text);
-    });
+    return call(
+        run,
+        toolName,
+        arguments,
+        idempotencyKeys.keyOf(toolName, arguments),
+        body,
+        value -> {
+          String text = journaled.apply(value);
+          return text == null ? NullNode.getInstance() : TextNode.valueOf(text);
+        });
   }
 
   /**
@@ -205,8 +224,8 @@ public final class AgentToolFence {
    * @throws ToolCallFailedException if the tool threw a checked exception
    * @throws io.leasehold.adapters.ResourceAccessException if the journal cannot be written before
    *     the tool runs
-   * @throws io.leasehold.adapters.tool.DuplicateCallException if the same run's call with the
-   *     same idempotency key is still running
+   * @throws io.leasehold.adapters.tool.DuplicateCallException if the same run's call with the same
+   *     idempotency key is still running
    */
   public <R> AgentToolOutcome<R> call(
       Fenced run,
@@ -215,9 +234,15 @@ public final class AgentToolFence {
       Optional<String> idempotencyKey,
       AgentToolBody<R> body,
       Function<? super R, JsonNode> journaled) {
-    if (run == null || toolName == null || toolName.isBlank() || arguments == null || idempotencyKey == null
-        || body == null || journaled == null) {
-      throw new IllegalArgumentException("run, toolName, arguments, idempotencyKey, body and journaled must not be null or blank");
+    if (run == null
+        || toolName == null
+        || toolName.isBlank()
+        || arguments == null
+        || idempotencyKey == null
+        || body == null
+        || journaled == null) {
+      throw new IllegalArgumentException(
+          "run, toolName, arguments, idempotencyKey, body and journaled must not be null or blank");
     }
     FencingToken token;
     try {
@@ -229,7 +254,8 @@ public final class AgentToolFence {
     if (earlier != null) {
       return new AgentToolOutcome.Refused<>(new RunStop(token, toolName, earlier.refusal()));
     }
-    // Replays are per run: a newer run reusing a key runs its own call, never an older run's answer.
+    // Replays are per run: a newer run reusing a key runs its own call, never an older run's
+    // answer.
     Optional<String> perRun = idempotencyKey.map(k -> token.runId() + ":" + k);
     AdmittedBody<R> tool = new AdmittedBody<>(toolName, perRun, body, journaled);
     ToolResult result;
@@ -256,15 +282,28 @@ public final class AgentToolFence {
    * The answer once the body ran but the journal failed to record its outcome: the body's own
    * outcome, since the tool did run (the journal lists the call in doubt).
    */
-  private static <R> AgentToolOutcome<R> afterJournalFailure(AdmittedBody<R> tool, FencingToken token, Throwable e) {
+  private static <R> AgentToolOutcome<R> afterJournalFailure(
+      AdmittedBody<R> tool, FencingToken token, Throwable e) {
     if (tool.thrown == null) {
-      LOG.log(System.Logger.Level.WARNING, "the tool " + tool.name + " ran for " + token.unsigned()
-          + " but its outcome could not be journaled; the call stays in doubt", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the tool "
+              + tool.name
+              + " ran for "
+              + token.unsigned()
+              + " but its outcome could not be journaled; the call stays in doubt",
+          e);
       return new AgentToolOutcome.Ran<>(tool.value, tool.callId);
     }
     if (tool.thrown != e) {
-      LOG.log(System.Logger.Level.WARNING, "the tool " + tool.name + " threw for " + token.unsigned()
-          + " and its failure could not be journaled; the call stays in doubt", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the tool "
+              + tool.name
+              + " threw for "
+              + token.unsigned()
+              + " and its failure could not be journaled; the call stays in doubt",
+          e);
     }
     if (tool.thrown instanceof RuntimeException re) {
       throw re;
@@ -297,7 +336,11 @@ public final class AgentToolFence {
     private volatile R value;
     private volatile Throwable thrown;
 
-    AdmittedBody(String name, Optional<String> idempotencyKey, AgentToolBody<R> body, Function<? super R, JsonNode> journaled) {
+    AdmittedBody(
+        String name,
+        Optional<String> idempotencyKey,
+        AgentToolBody<R> body,
+        Function<? super R, JsonNode> journaled) {
       this.name = name;
       this.idempotencyKey = idempotencyKey;
       this.body = body;
@@ -377,8 +420,8 @@ public final class AgentToolFence {
 
   /**
    * The arguments as JSON, strictly: one JSON value and nothing after it (issue 27). A tool is
-   * never run with arguments that are not what the model meant to send; the framework reports
-   * the error to the model. No arguments at all (null or blank) are JSON null.
+   * never run with arguments that are not what the model meant to send; the framework reports the
+   * error to the model. No arguments at all (null or blank) are JSON null.
    */
   private static JsonNode parse(String toolName, String argumentsJson) {
     if (argumentsJson == null || argumentsJson.isBlank()) {
@@ -389,8 +432,13 @@ public final class AgentToolFence {
     } catch (JsonProcessingException e) {
       // The location, not the text: arguments may hold secrets, and messages reach logs.
       throw new IllegalArgumentException(
-          "the arguments of tool " + toolName + " are not one JSON value (" + e.getOriginalMessage()
-              + " at " + e.getLocation().offsetDescription() + "); the tool did not run",
+          "the arguments of tool "
+              + toolName
+              + " are not one JSON value ("
+              + e.getOriginalMessage()
+              + " at "
+              + e.getLocation().offsetDescription()
+              + "); the tool did not run",
           e);
     }
   }

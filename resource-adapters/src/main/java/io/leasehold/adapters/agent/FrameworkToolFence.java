@@ -8,17 +8,17 @@ import io.leasehold.fencing.internal.Arguments;
 import java.util.function.Function;
 
 /**
- * The part of an agent-framework fence that does not depend on the framework: which run a tool
- * call belongs to, and what a refused call does. The LangChain4j and Spring AI fences are thin
- * adapters over it: each says how its framework carries a lease with a call (a {@link Carrier})
- * and decorates the framework's own tool type; this class does the rest the same way for both.
+ * The part of an agent-framework fence that does not depend on the framework: which run a tool call
+ * belongs to, and what a refused call does. The LangChain4j and Spring AI fences are thin adapters
+ * over it: each says how its framework carries a lease with a call (a {@link Carrier}) and
+ * decorates the framework's own tool type; this class does the rest the same way for both.
  *
  * <h2>Which run a call belongs to</h2>
  *
- * The lease the call carries wins. Without one, the session resolver maps the call's context to
- * a lease key, and the run registered for that session in {@link SessionLeases} is used. When
- * both are present they must name the same session. A call that can be tied to no run throws
- * {@link UnresolvedSessionException}; the tool does not run.
+ * The lease the call carries wins. Without one, the session resolver maps the call's context to a
+ * lease key, and the run registered for that session in {@link SessionLeases} is used. When both
+ * are present they must name the same session. A call that can be tied to no run throws {@link
+ * UnresolvedSessionException}; the tool does not run.
  *
  * <h2>A refused call</h2>
  *
@@ -32,8 +32,8 @@ import java.util.function.Function;
  */
 public final class FrameworkToolFence<C> {
   /**
-   * How a framework carries a run's lease with a tool call, and how its users pass one: the
-   * words go into the errors that tell them.
+   * How a framework carries a run's lease with a tool call, and how its users pass one: the words
+   * go into the errors that tell them.
    *
    * @param <C> the framework's per-call context
    */
@@ -105,7 +105,8 @@ public final class FrameworkToolFence<C> {
       throw new IllegalArgumentException("fence and carrier must not be null");
     }
     if ((resolver == null) != (sessions == null)) {
-      throw new IllegalArgumentException("a session resolver needs the SessionLeases it looks runs up in");
+      throw new IllegalArgumentException(
+          "a session resolver needs the SessionLeases it looks runs up in");
     }
     this.fence = fence;
     this.carrier = carrier;
@@ -122,10 +123,10 @@ public final class FrameworkToolFence<C> {
    * @param argumentsJson the call's arguments as the model wrote them
    * @param body the framework's tool, run only once the call is admitted
    * @param journaled what the journal records of the tool's result
-   * @param replayResult the framework's tool result for a call answered from the journal (a
-   *     retry with the idempotency key of a finished call), from the journaled result text
-   * @param refusalResult the framework's tool result for a refusal, from the message for the
-   *     model (used without {@code endRunOnRefusal})
+   * @param replayResult the framework's tool result for a call answered from the journal (a retry
+   *     with the idempotency key of a finished call), from the journaled result text
+   * @param refusalResult the framework's tool result for a refusal, from the message for the model
+   *     (used without {@code endRunOnRefusal})
    * @param <R> the framework's tool result
    * @return what the tool returned, or the refusal's result
    * @throws UnresolvedSessionException if the call can be tied to no run; the tool did not run
@@ -140,7 +141,8 @@ public final class FrameworkToolFence<C> {
       Function<? super R, String> journaled,
       Function<String, R> replayResult,
       Function<String, R> refusalResult) {
-    AgentToolOutcome<R> outcome = fence.call(runOf(context), toolName, argumentsJson, body, journaled);
+    AgentToolOutcome<R> outcome =
+        fence.call(runOf(context), toolName, argumentsJson, body, journaled);
     if (outcome instanceof AgentToolOutcome.Ran<R> ran) {
       return ran.value();
     }
@@ -165,13 +167,21 @@ public final class FrameworkToolFence<C> {
     Object passed = carrier.carried(context);
     if (passed != null && !(passed instanceof Fenced)) {
       throw new UnresolvedSessionException(
-          carrier.where() + " holds a " + passed.getClass().getName() + ", not a lease; " + carrier.howToPass(), null);
+          carrier.where()
+              + " holds a "
+              + passed.getClass().getName()
+              + ", not a lease; "
+              + carrier.howToPass(),
+          null);
     }
     if (resolver == null) {
       if (passed == null) {
         throw new UnresolvedSessionException(
-            "this tool call carries no lease: " + carrier.howToPass() + ", or configure"
-                + " sessions(resolver, sessionLeases) on the fence's builder", null);
+            "this tool call carries no lease: "
+                + carrier.howToPass()
+                + ", or configure"
+                + " sessions(resolver, sessionLeases) on the fence's builder",
+            null);
       }
       return (Fenced) passed;
     }
@@ -186,8 +196,11 @@ public final class FrameworkToolFence<C> {
         .orElseThrow(
             () ->
                 new UnresolvedSessionException(
-                    "no live run of session " + key + " is registered in this process: register the"
-                        + " run's lease with SessionLeases.register(lease) when it starts", null));
+                    "no live run of session "
+                        + key
+                        + " is registered in this process: register the"
+                        + " run's lease with SessionLeases.register(lease) when it starts",
+                    null));
   }
 
   private LeaseKey resolve(C context) {
@@ -196,12 +209,20 @@ public final class FrameworkToolFence<C> {
       key = resolver.apply(context);
     } catch (RuntimeException e) {
       throw new UnresolvedSessionException(
-          "the session resolver could not map " + carrier.describe(context) + " to a session: " + e.getMessage(), e);
+          "the session resolver could not map "
+              + carrier.describe(context)
+              + " to a session: "
+              + e.getMessage(),
+          e);
     }
     if (key == null) {
       throw new UnresolvedSessionException(
-          "the session resolver mapped " + carrier.describe(context) + " to no session; it must return a LeaseKey ("
-              + carrier.howToResolve() + ")", null);
+          "the session resolver mapped "
+              + carrier.describe(context)
+              + " to no session; it must return a LeaseKey ("
+              + carrier.howToResolve()
+              + ")",
+          null);
     }
     return key;
   }
@@ -215,14 +236,20 @@ public final class FrameworkToolFence<C> {
     }
     if (token != null && !token.key().equals(key)) {
       throw new UnresolvedSessionException(
-          "the lease in the " + carrier.where() + " is for session " + token.key()
-              + " but the conversation maps to session " + key + "; pass the lease of this conversation's run", null);
+          "the lease in the "
+              + carrier.where()
+              + " is for session "
+              + token.key()
+              + " but the conversation maps to session "
+              + key
+              + "; pass the lease of this conversation's run",
+          null);
     }
   }
 
   /**
-   * The options every framework fence's builder shares, for the LangChain4j and Spring AI
-   * builders to extend. Not thread-safe.
+   * The options every framework fence's builder shares, for the LangChain4j and Spring AI builders
+   * to extend. Not thread-safe.
    *
    * @param <S> the subclass, returned by every setter
    * @param <C> the framework's per-call context
@@ -257,8 +284,7 @@ public final class FrameworkToolFence<C> {
      * Finds a call's run by session when the call carries no lease: the resolver maps the call's
      * context to a lease key, and the session's run registered in {@code sessions} is used.
      *
-     * @param resolver maps a call's context to its session; may throw or return null when it
-     *     cannot
+     * @param resolver maps a call's context to its session; may throw or return null when it cannot
      * @param sessions the live runs of this process
      * @return this builder
      */
@@ -272,8 +298,8 @@ public final class FrameworkToolFence<C> {
     }
 
     /**
-     * Whether a refused call throws {@link RunStoppedException} (true, the default) or returns
-     * the refusal as the tool's result for the model (false).
+     * Whether a refused call throws {@link RunStoppedException} (true, the default) or returns the
+     * refusal as the tool's result for the model (false).
      *
      * @param end true to throw
      * @return this builder
@@ -287,14 +313,19 @@ public final class FrameworkToolFence<C> {
      * The core these options describe.
      *
      * @param carrier how the framework carries a lease
-     * @param forResolver what the resolver is given for a call's context (a framework whose
-     *     context may be null gives an empty one)
+     * @param forResolver what the resolver is given for a call's context (a framework whose context
+     *     may be null gives an empty one)
      * @return the core
      */
-    protected final FrameworkToolFence<C> core(Carrier<C> carrier, java.util.function.UnaryOperator<C> forResolver) {
+    protected final FrameworkToolFence<C> core(
+        Carrier<C> carrier, java.util.function.UnaryOperator<C> forResolver) {
       Function<C, LeaseKey> r = resolver;
       return new FrameworkToolFence<>(
-          fence, carrier, r == null ? null : context -> r.apply(forResolver.apply(context)), sessions, endRunOnRefusal);
+          fence,
+          carrier,
+          r == null ? null : context -> r.apply(forResolver.apply(context)),
+          sessions,
+          endRunOnRefusal);
     }
   }
 }

@@ -13,12 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * conversation's identity. A run registers its lease when it starts and closes the registration
  * when it ends.
  *
- * <p>At most one live run per session per process: finding a run by session alone cannot tell
- * two runs of the same session apart, and handing an older run's call the newer run's lease would
- * admit the stale writer under the new fence. So {@link #register} refuses a second run while
- * the first is registered and not known lost. Applications that may start a new run of a session
- * in the same process while an old one is still going pass the run's lease with each framework
- * invocation instead (docs/agents.md).
+ * <p>At most one live run per session per process: finding a run by session alone cannot tell two
+ * runs of the same session apart, and handing an older run's call the newer run's lease would admit
+ * the stale writer under the new fence. So {@link #register} refuses a second run while the first
+ * is registered and not known lost. Applications that may start a new run of a session in the same
+ * process while an old one is still going pass the run's lease with each framework invocation
+ * instead (docs/agents.md).
  *
  * <p>Thread-safe. An instance belongs to the application; there is no shared default.
  */
@@ -42,12 +42,14 @@ public final class SessionLeases {
     Registration mine = new Registration(token, run);
     Registration winner =
         live.compute(
-            token.key(),
-            (k, existing) -> existing == null || existing.isLost() ? mine : existing);
+            token.key(), (k, existing) -> existing == null || existing.isLost() ? mine : existing);
     if (winner != mine) {
       throw new IllegalStateException(
-          "session " + token.key() + " already has a live run registered in this process ("
-              + winner.describe() + "); close its registration when it ends, or pass each run's"
+          "session "
+              + token.key()
+              + " already has a live run registered in this process ("
+              + winner.describe()
+              + "); close its registration when it ends, or pass each run's"
               + " lease with its framework invocation instead of finding it by session");
     }
     return mine;

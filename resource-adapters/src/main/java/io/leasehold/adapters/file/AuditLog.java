@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The file store's optional audit log, {@code .leasehold/audit.log}: one line per admitted
- * operation, {@code <kind> <token> <base64url path> <previous mark> <existed>}, appended and
- * forced under the store's lock before the operation is acknowledged. The marks never depend on
- * it. The caller holds the store's lock; thread-safe otherwise.
+ * operation, {@code <kind> <token> <base64url path> <previous mark> <existed>}, appended and forced
+ * under the store's lock before the operation is acknowledged. The marks never depend on it. The
+ * caller holds the store's lock; thread-safe otherwise.
  */
 final class AuditLog {
   private static final System.Logger LOG = System.getLogger(FencedFileStore.class.getName());
@@ -54,9 +54,19 @@ final class AuditLog {
     }
     DurableFiles.append(
         file,
-        (op.kind() + " " + op.admission().token().unsigned().toText() + " "
-            + Base64.getUrlEncoder().withoutPadding().encodeToString(op.path().getBytes(StandardCharsets.UTF_8))
-            + " " + op.admission().previousMark() + " " + op.existed() + "\n").getBytes(StandardCharsets.US_ASCII));
+        (op.kind()
+                + " "
+                + op.admission().token().unsigned().toText()
+                + " "
+                + Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(op.path().getBytes(StandardCharsets.UTF_8))
+                + " "
+                + op.admission().previousMark()
+                + " "
+                + op.existed()
+                + "\n")
+            .getBytes(StandardCharsets.US_ASCII));
   }
 
   /**
@@ -80,13 +90,16 @@ final class AuditLog {
         ops.add(
             new FileOperation(
                 FileOperation.Kind.valueOf(f[0]),
-                StorePaths.check(new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
+                StorePaths.check(
+                    new String(Base64.getUrlDecoder().decode(f[2]), StandardCharsets.UTF_8)),
                 new Admission(token, Long.parseLong(f[3])),
                 Boolean.parseBoolean(f[4])));
       } catch (IllegalArgumentException e) {
         int number = i + 1;
         damagedLines.incrementAndGet();
-        LOG.log(System.Logger.Level.WARNING, () -> file + " line " + number + " is damaged and was skipped: " + e.getMessage());
+        LOG.log(
+            System.Logger.Level.WARNING,
+            () -> file + " line " + number + " is damaged and was skipped: " + e.getMessage());
       }
     }
     return ops;

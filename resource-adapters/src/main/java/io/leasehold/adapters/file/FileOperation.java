@@ -1,7 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.internal.Arguments;
 
 /**
  * An operation a {@link FencedFileStore} admitted and completed.

@@ -9,10 +9,10 @@ import io.leasehold.fencing.LeaseKey;
  * io.leasehold.fencing.TokenVerificationException.Reason#OUT_OF_SCOPE}, naming both keys, before
  * any mark is read or raised.
  *
- * <p>The default, {@link #sessionDirectories()}, gives each session the directory {@code
- * <account id>/<session id>/}. A key whose account or session id cannot be a directory name (it
- * holds a {@code /}, is {@code .} or {@code ..}, or is longer than a name may be) owns no path
- * under these layouts; write a scope of your own for such ids.
+ * <p>The default, {@link #sessionDirectories()}, gives each session the directory {@code <account
+ * id>/<session id>/}. A key whose account or session id cannot be a directory name (it holds a
+ * {@code /}, is {@code .} or {@code ..}, or is longer than a name may be) owns no path under these
+ * layouts; write a scope of your own for such ids.
  *
  * <p>Implementations must be thread-safe, quick and free of side effects: they run on every write
  * and delete.
@@ -58,8 +58,8 @@ public interface PathScope {
   }
 
   /**
-   * The opt-out: any key may write any path. Only for a store whose writers are all trusted to
-   * stay in their own files; a valid token of one account can then overwrite another's.
+   * The opt-out: any key may write any path. Only for a store whose writers are all trusted to stay
+   * in their own files; a valid token of one account can then overwrite another's.
    *
    * @return the scope
    */
@@ -111,9 +111,12 @@ enum Layouts implements PathScope {
 
   /** Whether an id can be one path segment as {@link StorePaths} accepts it. */
   static boolean directoryName(String id) {
-    return !id.contains("/") && !id.equals(".") && !id.equals("..")
+    return !id.contains("/")
+        && !id.equals(".")
+        && !id.equals("..")
         && !id.equals(FencedFileStore.META_DIR)
-        && id.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= FencedFileStore.MAX_SEGMENT_BYTES;
+        && id.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+            <= FencedFileStore.MAX_SEGMENT_BYTES;
   }
 
   @Override

@@ -33,9 +33,14 @@ final class StoreOpening {
       if (!lost.isEmpty()) {
         LOG.log(
             System.Logger.Level.WARNING,
-            () -> "the high-water marks under " + root + " were missing: " + lost.size() + " key(s)"
-                + " with files here are refused until an operator resets their marks"
-                + " (ResetMarkCommand, to the lease table's current fence for the key)");
+            () ->
+                "the high-water marks under "
+                    + root
+                    + " were missing: "
+                    + lost.size()
+                    + " key(s)"
+                    + " with files here are refused until an operator resets their marks"
+                    + " (ResetMarkCommand, to the lease table's current fence for the key)");
       }
     } else {
       marks.open();
@@ -46,7 +51,8 @@ final class StoreOpening {
 
   /** The names of the store's own temporary files: nothing else in tmp is ever deleted. */
   private static final java.util.regex.Pattern OWN_TEMPORARY =
-      java.util.regex.Pattern.compile("(probe-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\\.tmp|\\.mark)?");
+      java.util.regex.Pattern.compile(
+          "(probe-)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\\.tmp|\\.mark)?");
 
   /**
    * Temporary files of writers that crashed; safe to remove because we hold the lock. Only the

@@ -13,17 +13,17 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
- * The file store's relative paths: which are acceptable, and how a read (which takes no lock)
- * finds and reads an existing file without leaving the root through a link. Writes and deletes
- * do not read this way; they open the path's directories one by one ({@link TargetDirectory}).
+ * The file store's relative paths: which are acceptable, and how a read (which takes no lock) finds
+ * and reads an existing file without leaving the root through a link. Writes and deletes do not
+ * read this way; they open the path's directories one by one ({@link TargetDirectory}).
  */
 final class StorePaths {
   private StorePaths() {}
 
   /**
    * Checks a relative path before anything is admitted: relative, {@code /}-separated, no empty,
-   * {@code .} or {@code ..} segments, no names the file system would refuse, not under the
-   * store's own directory.
+   * {@code .} or {@code ..} segments, no names the file system would refuse, not under the store's
+   * own directory.
    *
    * @return the path
    * @throws IllegalArgumentException if it is not acceptable
@@ -33,7 +33,10 @@ final class StorePaths {
     // The one length limit of a path (issue 46: an operator text's 500 used to apply as well).
     if (path.isEmpty() || path.length() > FencedFileStore.MAX_PATH_LENGTH) {
       throw new IllegalArgumentException(
-          "path must have 1 to " + FencedFileStore.MAX_PATH_LENGTH + " characters, had " + path.length());
+          "path must have 1 to "
+              + FencedFileStore.MAX_PATH_LENGTH
+              + " characters, had "
+              + path.length());
     }
     if (path.isBlank()) {
       throw new IllegalArgumentException("path must not be blank");
@@ -47,20 +50,27 @@ final class StorePaths {
     String[] segments = path.split("/", -1);
     for (String s : segments) {
       if (s.isEmpty() || s.equals(".") || s.equals("..")) {
-        throw new IllegalArgumentException("path must not contain empty, '.' or '..' segments: " + path);
+        throw new IllegalArgumentException(
+            "path must not contain empty, '.' or '..' segments: " + path);
       }
       // Checked before anything is admitted: a name the file system refuses must not raise a mark.
       if (s.getBytes(StandardCharsets.UTF_8).length > FencedFileStore.MAX_SEGMENT_BYTES) {
         throw new IllegalArgumentException(
-            "path segment longer than " + FencedFileStore.MAX_SEGMENT_BYTES + " bytes (UTF-8): " + s.substring(0, 16) + "...");
+            "path segment longer than "
+                + FencedFileStore.MAX_SEGMENT_BYTES
+                + " bytes (UTF-8): "
+                + s.substring(0, 16)
+                + "...");
       }
     }
     // A lone surrogate would not survive encoding to UTF-8, and two paths could name one file.
     if (!StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
-      throw new IllegalArgumentException("path is not well-formed UTF-16 (a lone surrogate): " + path);
+      throw new IllegalArgumentException(
+          "path is not well-formed UTF-16 (a lone surrogate): " + path);
     }
     if (segments[0].equals(FencedFileStore.META_DIR)) {
-      throw new IllegalArgumentException(FencedFileStore.META_DIR + " is reserved for the store itself");
+      throw new IllegalArgumentException(
+          FencedFileStore.META_DIR + " is reserved for the store itself");
     }
     return path;
   }
@@ -82,11 +92,20 @@ final class StorePaths {
    */
   static String check(Path root, String path) {
     String relative = check(path);
-    int bytes = root.toString().getBytes(StandardCharsets.UTF_8).length + 1 + relative.getBytes(StandardCharsets.UTF_8).length;
+    int bytes =
+        root.toString().getBytes(StandardCharsets.UTF_8).length
+            + 1
+            + relative.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > MAX_ABSOLUTE_BYTES) {
       throw new IllegalArgumentException(
-          "path is too long for this store: under its root " + root + " it takes " + bytes + " bytes in UTF-8, and"
-              + " the file system takes at most " + MAX_ABSOLUTE_BYTES + " bytes; use a shorter path or a store"
+          "path is too long for this store: under its root "
+              + root
+              + " it takes "
+              + bytes
+              + " bytes in UTF-8, and"
+              + " the file system takes at most "
+              + MAX_ABSOLUTE_BYTES
+              + " bytes; use a shorter path or a store"
               + " root nearer /");
     }
     return relative;
@@ -163,7 +182,8 @@ final class StorePaths {
 
   private static Object fileKey(Path file) throws IOException {
     try {
-      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
     } catch (NoSuchFileException e) {
       return null;
     }
@@ -174,8 +194,16 @@ final class StorePaths {
     if (!scope.permits(token.key(), relative)) {
       throw new io.leasehold.fencing.TokenVerificationException(
           io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused " + token.unsigned() + " for path " + relative + ": the path belongs to "
-              + scope.ownerOf(relative) + ", not to key " + token.key() + " (" + scope
+          "refused "
+              + token.unsigned()
+              + " for path "
+              + relative
+              + ": the path belongs to "
+              + scope.ownerOf(relative)
+              + ", not to key "
+              + token.key()
+              + " ("
+              + scope
               + "); write under the key's own directory, or give the store a PathScope that"
               + " assigns this path to the key");
     }

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.fencing.internal.Arguments;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Arrays;
 import java.util.Optional;
 

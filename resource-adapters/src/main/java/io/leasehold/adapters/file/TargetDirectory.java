@@ -21,9 +21,9 @@ import java.util.Set;
 /**
  * The directory a relative path's file lives in, opened segment by segment from the root without
  * following links (CONTRACT C16): every step opens the next directory relative to the one before,
- * with {@code O_NOFOLLOW}, so a symbolic link swapped into the path while the store works makes
- * the operation fail instead of taking it outside the root. The rename into place and the delete
- * are made relative to this handle too.
+ * with {@code O_NOFOLLOW}, so a symbolic link swapped into the path while the store works makes the
+ * operation fail instead of taking it outside the root. The rename into place and the delete are
+ * made relative to this handle too.
  */
 final class TargetDirectory implements Closeable {
   private final SecureDirectoryStream<Path> dir;
@@ -44,7 +44,8 @@ final class TargetDirectory implements Closeable {
    * @return the directory, or empty if a directory is missing and {@code create} is false
    * @throws IllegalArgumentException if the path goes through a link or a non-directory
    */
-  static Optional<TargetDirectory> open(Path root, String relative, boolean create) throws IOException {
+  static Optional<TargetDirectory> open(Path root, String relative, boolean create)
+      throws IOException {
     String[] segments = relative.split("/");
     SecureDirectoryStream<Path> current = secure(root);
     Path currentPath = root;
@@ -66,14 +67,16 @@ final class TargetDirectory implements Closeable {
           }
           a = attributes(current, segment);
           if (a == null) {
-            throw new IOException("directory " + currentPath.resolve(segment) + " vanished while it was created");
+            throw new IOException(
+                "directory " + currentPath.resolve(segment) + " vanished while it was created");
           }
         }
         if (a.isSymbolicLink()) {
           throw new IllegalArgumentException("path goes through a symbolic link: " + relative);
         }
         if (!a.isDirectory()) {
-          throw new IllegalArgumentException("path goes through something that is not a directory: " + relative);
+          throw new IllegalArgumentException(
+              "path goes through something that is not a directory: " + relative);
         }
         SecureDirectoryStream<Path> next;
         try {
@@ -86,7 +89,8 @@ final class TargetDirectory implements Closeable {
         current = next;
         currentPath = currentPath.resolve(segment);
       }
-      return Optional.of(new TargetDirectory(current, currentPath, Path.of(segments[segments.length - 1])));
+      return Optional.of(
+          new TargetDirectory(current, currentPath, Path.of(segments[segments.length - 1])));
     } catch (IOException | RuntimeException e) {
       current.close();
       throw e;
@@ -104,9 +108,12 @@ final class TargetDirectory implements Closeable {
             + " links swapped in while it writes (Linux and other Unix systems have it)");
   }
 
-  private static BasicFileAttributes attributes(SecureDirectoryStream<Path> dir, Path entry) throws IOException {
+  private static BasicFileAttributes attributes(SecureDirectoryStream<Path> dir, Path entry)
+      throws IOException {
     try {
-      return dir.getFileAttributeView(entry, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+      return dir.getFileAttributeView(
+              entry, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes();
     } catch (NoSuchFileException e) {
       return null;
     }
@@ -134,7 +141,8 @@ final class TargetDirectory implements Closeable {
 
   /** Forces the directory's entries to disk, through the handle. */
   void force() throws IOException {
-    try (SeekableByteChannel ch = dir.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+    try (SeekableByteChannel ch =
+        dir.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
       ((FileChannel) ch).force(true);
     }
   }

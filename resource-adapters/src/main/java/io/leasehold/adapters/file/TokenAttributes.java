@@ -23,9 +23,10 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The writer's unsigned token that the file store keeps in each data file's {@code user.leasehold.token}
- * extended attribute: written before the file is renamed into place, read to say who wrote a
- * file, and the evidence that a key wrote here when its marks are gone. Never through a link.
+ * The writer's unsigned token that the file store keeps in each data file's {@code
+ * user.leasehold.token} extended attribute: written before the file is renamed into place, read to
+ * say who wrote a file, and the evidence that a key wrote here when its marks are gone. Never
+ * through a link.
  */
 final class TokenAttributes {
   private TokenAttributes() {}
@@ -42,7 +43,8 @@ final class TokenAttributes {
    */
   static Optional<FencingToken> read(Path file) throws IOException {
     UserDefinedFileAttributeView view =
-        Files.getFileAttributeView(file, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        Files.getFileAttributeView(
+            file, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     if (!view.list().contains(TOKEN_ATTRIBUTE)) {
       return Optional.empty();
     }
@@ -50,8 +52,10 @@ final class TokenAttributes {
     ByteBuffer buf = ByteBuffer.allocate(view.size(TOKEN_ATTRIBUTE));
     view.read(TOKEN_ATTRIBUTE, buf);
     buf.flip();
-    // unsigned(): a planted signed token is read as the run it names, never handed out as a credential.
-    return Optional.of(FencingToken.parse(StandardCharsets.US_ASCII.decode(buf).toString()).unsigned());
+    // unsigned(): a planted signed token is read as the run it names, never handed out as a
+    // credential.
+    return Optional.of(
+        FencingToken.parse(StandardCharsets.US_ASCII.decode(buf).toString()).unsigned());
   }
 
   /** {@link #read}, with an unreadable attribute taken as none: for evidence that can only add. */
@@ -68,13 +72,15 @@ final class TokenAttributes {
     Path probe = tmp.resolve("probe-" + UUID.randomUUID());
     Files.createFile(probe);
     try {
-      UserDefinedFileAttributeView view = Files.getFileAttributeView(probe, UserDefinedFileAttributeView.class);
+      UserDefinedFileAttributeView view =
+          Files.getFileAttributeView(probe, UserDefinedFileAttributeView.class);
       if (view == null) {
         throw new IOException("the file system of " + root + " has no user extended attributes");
       }
       view.write(TOKEN_ATTRIBUTE, StandardCharsets.US_ASCII.encode("probe"));
     } catch (FileSystemException e) {
-      throw new IOException("the file system of " + root + " does not support user extended attributes: " + e, e);
+      throw new IOException(
+          "the file system of " + root + " does not support user extended attributes: " + e, e);
     } finally {
       Files.deleteIfExists(probe);
     }
@@ -82,14 +88,14 @@ final class TokenAttributes {
 
   /**
    * For a root whose mark directories are gone: every key that wrote a file still under the root
-   * had a mark, which is lost. Returns the highest token found for each such key, to be recorded
-   * as lost, so the key is refused until an operator resets its mark rather than starting fresh
-   * and admitting a stale run on a path it never wrote (CONTRACT C16). Keys with no file here were
+   * had a mark, which is lost. Returns the highest token found for each such key, to be recorded as
+   * lost, so the key is refused until an operator resets its mark rather than starting fresh and
+   * admitting a stale run on a path it never wrote (CONTRACT C16). Keys with no file here were
    * never admitted, or only deleted; a new store's walk finds nothing. One walk of the root, not
    * into {@code meta} and without following links; the caller holds the store's lock.
    *
-   * @throws IOException if a file's token attribute cannot be read (the message names the file
-   *     and the repair)
+   * @throws IOException if a file's token attribute cannot be read (the message names the file and
+   *     the repair)
    */
   static Collection<FencingToken> highestPerKey(Path root, Path meta) throws IOException {
     Map<LeaseKey, FencingToken> highest = new HashMap<>();
@@ -102,21 +108,30 @@ final class TokenAttributes {
           }
 
           @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
             if (attrs.isRegularFile()) {
               Optional<FencingToken> writer;
               try {
                 writer = read(file);
               } catch (IllegalArgumentException e) {
                 throw new IOException(
-                    "the store's marks are missing, and " + file + " carries a user." + TOKEN_ATTRIBUTE
-                        + " attribute that is not a token (" + e.getMessage() + "), so the store cannot"
+                    "the store's marks are missing, and "
+                        + file
+                        + " carries a user."
+                        + TOKEN_ATTRIBUTE
+                        + " attribute that is not a token ("
+                        + e.getMessage()
+                        + "), so the store cannot"
                         + " tell which key wrote it. Restore the file, or remove the attribute if the store"
-                        + " did not write it (setfattr -x user." + TOKEN_ATTRIBUTE + " <file>), and open the"
+                        + " did not write it (setfattr -x user."
+                        + TOKEN_ATTRIBUTE
+                        + " <file>), and open the"
                         + " store again",
                     e);
               }
-              writer.ifPresent(t -> highest.merge(t.key(), t, (a, b) -> a.fence() >= b.fence() ? a : b));
+              writer.ifPresent(
+                  t -> highest.merge(t.key(), t, (a, b) -> a.fence() >= b.fence() ? a : b));
             }
             return FileVisitResult.CONTINUE;
           }

@@ -7,8 +7,8 @@ import javax.sql.DataSource;
 
 /**
  * How the adapters' schema classes apply their Liquibase changelogs: the shared, quiet way (see
- * {@link LiquibaseChangelogs}), with the adapters' exception. Support for the
- * schema classes; not an API of its own.
+ * {@link LiquibaseChangelogs}), with the adapters' exception. Support for the schema classes; not
+ * an API of its own.
  */
 public final class Changelogs {
   private Changelogs() {}
@@ -24,13 +24,18 @@ public final class Changelogs {
    * @throws ResourceAccessException if the migration fails
    */
   public static void apply(
-      DataSource dataSource, String changelog, String historyTable, Map<String, String> parameters, String what) {
+      DataSource dataSource,
+      String changelog,
+      String historyTable,
+      Map<String, String> parameters,
+      String what) {
     LiquibaseChangelogs.apply(
         dataSource,
         changelog,
         historyTable,
         parameters,
         Changelogs.class.getClassLoader(),
-        (message, cause) -> new ResourceAccessException("could not apply the " + what + ": " + message, cause));
+        (message, cause) ->
+            new ResourceAccessException("could not apply the " + what + ": " + message, cause));
   }
 }

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +16,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * Support for the adapters that persist state in files (the file store, the tool journal); not an
  * API of its own.
  *
- * <p>The JDK's file locks belong to the whole JVM (a second lock of the same file from the same
- * JVM fails instead of waiting), so the in-JVM half must be shared by every instance that locks
- * the same file: a fixed set of stripes, chosen by the file's path, keeps that bounded.
+ * <p>The JDK's file locks belong to the whole JVM (a second lock of the same file from the same JVM
+ * fails instead of waiting), so the in-JVM half must be shared by every instance that locks the
+ * same file: a fixed set of stripes, chosen by the file's path, keeps that bounded.
  *
  * <p>Thread-safe.
  */
@@ -80,7 +80,8 @@ public final class CrossProcessLock {
    */
   public static Duration checkTimeout(Duration timeout) {
     if (timeout == null || timeout.toMillis() < 1 || timeout.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, was " + timeout);
+      throw new IllegalArgumentException(
+          "lockTimeout must be between 1 ms and 1 h, was " + timeout);
     }
     return timeout;
   }
@@ -125,7 +126,11 @@ public final class CrossProcessLock {
       try (FileChannel ch =
           FileChannel.open(
               lockFile,
-              java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS),
+              java.util.Set.of(
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.READ,
+                  StandardOpenOption.WRITE,
+                  java.nio.file.LinkOption.NOFOLLOW_LINKS),
               DurableFiles.OWNER_ONLY)) {
         FileLock lock = acquire(ch, deadline);
         try {
@@ -160,7 +165,8 @@ public final class CrossProcessLock {
 
   /** Writes this process's id into the lock file, for the error of whoever waits next. */
   private static void recordHolder(FileChannel ch) throws IOException {
-    byte[] pid = ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] pid =
+        ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
     ch.truncate(0);
     ch.write(ByteBuffer.wrap(pid), 0);
   }
@@ -171,7 +177,9 @@ public final class CrossProcessLock {
       ByteBuffer buf = ByteBuffer.allocate(32);
       ch.read(buf, 0);
       String text = new String(buf.array(), 0, buf.position(), StandardCharsets.US_ASCII).strip();
-      return text.matches("pid [0-9]{1,10}") ? "process " + text.substring(4) : "another process (pid unknown)";
+      return text.matches("pid [0-9]{1,10}")
+          ? "process " + text.substring(4)
+          : "another process (pid unknown)";
     } catch (IOException e) {
       return "another process (pid unknown)";
     }
@@ -179,7 +187,12 @@ public final class CrossProcessLock {
 
   private IOException timedOut(String holder) {
     return new IOException(
-        "waited " + timeout.toMillis() + " ms for the lock " + lockFile + ", held by " + holder
+        "waited "
+            + timeout.toMillis()
+            + " ms for the lock "
+            + lockFile
+            + ", held by "
+            + holder
             + "; if that process is stuck, stop it (the lock is released when it exits), or raise the"
             + " lock timeout if its operations are legitimately slow");
   }

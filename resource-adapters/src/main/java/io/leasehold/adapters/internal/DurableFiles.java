@@ -15,10 +15,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
- * The file-system steps of the adapters that keep state in files (the file store and the file
- * tool journal), each decided once: links are never followed, state is created readable by its
- * owner only, and everything acknowledged is forced to disk first. Support for those adapters;
- * not an API.
+ * The file-system steps of the adapters that keep state in files (the file store and the file tool
+ * journal), each decided once: links are never followed, state is created readable by its owner
+ * only, and everything acknowledged is forced to disk first. Support for those adapters; not an
+ * API.
  */
 public final class DurableFiles {
   /** The permissions {@code rw-------}. */
@@ -33,7 +33,11 @@ public final class DurableFiles {
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
   private static final Set<OpenOption> APPEND =
-      Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS);
+      Set.of(
+          StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE,
+          StandardOpenOption.APPEND,
+          LinkOption.NOFOLLOW_LINKS);
 
   private static final Set<OpenOption> CREATE_NEW =
       Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
@@ -83,14 +87,15 @@ public final class DurableFiles {
   }
 
   /**
-   * Forces a file's content to disk: every byte written to it before this call began, through
-   * any descriptor of any process.
+   * Forces a file's content to disk: every byte written to it before this call began, through any
+   * descriptor of any process.
    *
    * @param file the file
    * @throws IOException if it fails
    */
   public static void force(Path file) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       ch.force(false);
     }
   }
@@ -109,16 +114,17 @@ public final class DurableFiles {
   }
 
   /**
-   * Replaces a file by an atomic rename of a new owner-only file written and forced beside it, so
-   * a crash leaves the old content or the new; the caller forces the directory when the rename
-   * must last.
+   * Replaces a file by an atomic rename of a new owner-only file written and forced beside it, so a
+   * crash leaves the old content or the new; the caller forces the directory when the rename must
+   * last.
    *
    * @param file the file to replace
    * @param content its new content
    * @throws IOException if anything fails; the old file is then unchanged
    */
   public static void replace(Path file, byte[] content) throws IOException {
-    Path temp = file.resolveSibling(file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
+    Path temp =
+        file.resolveSibling(file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
     writeNew(temp, content, OWNER_READ_WRITE, f -> {});
     Files.move(temp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
@@ -134,9 +140,11 @@ public final class DurableFiles {
    * @throws IOException if it exists or anything fails
    */
   public static void writeNew(
-      Path file, byte[] content, Set<PosixFilePermission> mode, BeforeForce beforeForce) throws IOException {
+      Path file, byte[] content, Set<PosixFilePermission> mode, BeforeForce beforeForce)
+      throws IOException {
     try (FileChannel ch = FileChannel.open(file, CREATE_NEW, OWNER_ONLY)) {
-      // Created owner-only, then widened if asked: never readable by others before it is meant to be.
+      // Created owner-only, then widened if asked: never readable by others before it is meant to
+      // be.
       if (!mode.equals(OWNER_READ_WRITE)) {
         Files.setPosixFilePermissions(file, mode);
       }
@@ -147,8 +155,7 @@ public final class DurableFiles {
   }
 
   /**
-   * Creates an empty owner-only state file unless one exists (another process may create it
-   * first).
+   * Creates an empty owner-only state file unless one exists (another process may create it first).
    *
    * @param file the file
    * @throws IOException if it cannot be created
@@ -162,22 +169,23 @@ public final class DurableFiles {
   }
 
   /**
-   * Forces a directory's entries to disk (after a rename or a delete in it), without following
-   * a link.
+   * Forces a directory's entries to disk (after a rename or a delete in it), without following a
+   * link.
    *
    * @param dir the directory
    * @throws IOException if it is not a directory or the force fails
    */
   public static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch =
+        FileChannel.open(dir, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       ch.force(true);
     }
   }
 
   /**
    * Makes sure {@code dir} is a real directory of the adapter's own (created 0700 if missing),
-   * never a symbolic link planted there: the adapters delete and rename inside these
-   * directories, and following a planted link would let them touch files elsewhere.
+   * never a symbolic link planted there: the adapters delete and rename inside these directories,
+   * and following a planted link would let them touch files elsewhere.
    *
    * @param dir the directory
    * @throws IOException if it is a link or not a directory (the message names the repair)
@@ -192,11 +200,13 @@ public final class DurableFiles {
     }
     if (Files.isSymbolicLink(dir)) {
       throw new IOException(
-          dir + " is a symbolic link; the store's own directories must be real directories inside"
+          dir
+              + " is a symbolic link; the store's own directories must be real directories inside"
               + " its root. Remove the link (after checking what it points at and why it is there)");
     }
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IOException(dir + " is not a directory; move it aside so the store can create its own");
+      throw new IOException(
+          dir + " is not a directory; move it aside so the store can create its own");
     }
   }
 

@@ -12,10 +12,10 @@ import java.util.List;
 
 /**
  * The audit table of mark resets that the database writer ({@code <table>_audit}) and the
- * PostgreSQL tool journal ({@code <prefix>_mark_reset}) share in shape: {@code id} (a sequence,
- * so the table reads oldest first), {@code at}, {@code operator}, {@code account_id}, {@code
- * session_id}, {@code previous_mark}, {@code new_mark}, {@code reason}. Written and read by
- * {@link SqlMarkStore} for both; not an API.
+ * PostgreSQL tool journal ({@code <prefix>_mark_reset}) share in shape: {@code id} (a sequence, so
+ * the table reads oldest first), {@code at}, {@code operator}, {@code account_id}, {@code
+ * session_id}, {@code previous_mark}, {@code new_mark}, {@code reason}. Written and read by {@link
+ * SqlMarkStore} for both; not an API.
  */
 public final class MarkResetTable {
   /**
@@ -33,10 +33,14 @@ public final class MarkResetTable {
    */
   public MarkResetTable(String table) {
     this.insert =
-        "INSERT INTO " + table + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
+        "INSERT INTO "
+            + table
+            + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
             + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
     this.readAll =
-        "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM " + table + " ORDER BY id";
+        "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM "
+            + table
+            + " ORDER BY id";
   }
 
   /**
@@ -51,7 +55,8 @@ public final class MarkResetTable {
    * @return the recorded reset, dated by the database
    * @throws SQLException if the insert fails
    */
-  public MarkReset record(Connection c, LeaseKey key, long previous, long newMark, String operator, String reason)
+  public MarkReset record(
+      Connection c, LeaseKey key, long previous, long newMark, String operator, String reason)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(insert)) {
       ps.setString(1, operator);
@@ -62,7 +67,13 @@ public final class MarkResetTable {
       ps.setString(6, reason);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new MarkReset(key, previous, newMark, operator, reason, rs.getObject(1, OffsetDateTime.class).toInstant());
+        return new MarkReset(
+            key,
+            previous,
+            newMark,
+            operator,
+            reason,
+            rs.getObject(1, OffsetDateTime.class).toInstant());
       }
     }
   }

@@ -7,10 +7,9 @@ import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * What else a guard's admission requires, checked by the admission statement itself (the
- * database writer's online verification): a SQL condition over the candidate row {@code k}
- * (account_id, session_id, fence, run_id) with parameters of its own, and the reason it gives
- * when it refused.
+ * What else a guard's admission requires, checked by the admission statement itself (the database
+ * writer's online verification): a SQL condition over the candidate row {@code k} (account_id,
+ * session_id, fence, run_id) with parameters of its own, and the reason it gives when it refused.
  *
  * @param sql the condition
  * @param binder binds its parameters

@@ -36,14 +36,31 @@ record SqlMarkRow(Long fence, Long evidence, boolean trusted) {
         " Every admission of the key is refused until an operator resets its mark (resetMark on the guard)";
     if (mark() < 0) {
       return new MarkStoreException(
-          "the mark row of " + key + " in " + table + " holds " + fence + ", which is not a fence: the table was"
-              + " edited outside Leasehold." + refused + " to the lease table's current fence for the key",
+          "the mark row of "
+              + key
+              + " in "
+              + table
+              + " holds "
+              + fence
+              + ", which is not a fence: the table was"
+              + " edited outside Leasehold."
+              + refused
+              + " to the lease table's current fence for the key",
           null);
     }
     return new MarkStoreException(
-        "the mark of " + key + " in " + table + " is " + (fence == null ? "missing" : fence) + ", but calls with fence "
-            + evidence + " were admitted since its last reset: the mark row was deleted or lowered outside Leasehold."
-            + refused + " to at least " + evidence,
+        "the mark of "
+            + key
+            + " in "
+            + table
+            + " is "
+            + (fence == null ? "missing" : fence)
+            + ", but calls with fence "
+            + evidence
+            + " were admitted since its last reset: the mark row was deleted or lowered outside Leasehold."
+            + refused
+            + " to at least "
+            + evidence,
         null);
   }
 }

@@ -2,9 +2,9 @@ package io.leasehold.adapters.internal;
 
 /**
  * Where the mark tables of {@link SqlMarkStore} differ, as SQL fragments spliced into its
- * statements: the high-water table also records the admitted run and the time, and its mark of 0
- * is no row; the journal's row keeps the admission sequence value of its last reset, from which
- * its evidence (its admitted calls) counts.
+ * statements: the high-water table also records the admitted run and the time, and its mark of 0 is
+ * no row; the journal's row keeps the admission sequence value of its last reset, from which its
+ * evidence (its admitted calls) counts.
  *
  * @param recordsRun whether a row records the admitted run and the time
  * @param candidate the admission's candidate row {@code k} beyond account, session and fence: its
@@ -13,12 +13,14 @@ package io.leasehold.adapters.internal;
  * @param reset what a reset writes beyond account, session and fence
  * @param callTable the table of admitted calls, the evidence, or null for none
  */
-record SqlMarkShape(boolean recordsRun, Columns candidate, Columns admitted, Columns reset, String callTable) {
+record SqlMarkShape(
+    boolean recordsRun, Columns candidate, Columns admitted, Columns reset, String callTable) {
   /** The run id recorded in a high-water row an operator set: no run ever has it. */
   static final String RESET_RUN = "00000000-0000-0000-0000-000000000000";
 
   private static final String RUN_COLUMNS = ", run_id, admitted_at";
-  private static final String RUN_UPDATE = ", run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
+  private static final String RUN_UPDATE =
+      ", run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
 
   /** The high-water table: the run and the time (the Node guard writes them too); no evidence. */
   static final SqlMarkShape HIGH_WATER =
@@ -26,7 +28,8 @@ record SqlMarkShape(boolean recordsRun, Columns candidate, Columns admitted, Col
           true,
           new Columns(", run_id", ", ?::pg_catalog.uuid", ""),
           new Columns(RUN_COLUMNS, ", k.run_id, pg_catalog.clock_timestamp()", RUN_UPDATE),
-          new Columns(RUN_COLUMNS, ", '" + RESET_RUN + "', pg_catalog.clock_timestamp()", RUN_UPDATE),
+          new Columns(
+              RUN_COLUMNS, ", '" + RESET_RUN + "', pg_catalog.clock_timestamp()", RUN_UPDATE),
           null);
 
   /**
@@ -38,7 +41,10 @@ record SqlMarkShape(boolean recordsRun, Columns candidate, Columns admitted, Col
         false,
         new Columns("", "", ""),
         new Columns("", "", ""),
-        new Columns(", reset_seq", ", pg_catalog.nextval('" + admissionSeq + "')", ", reset_seq = EXCLUDED.reset_seq"),
+        new Columns(
+            ", reset_seq",
+            ", pg_catalog.nextval('" + admissionSeq + "')",
+            ", reset_seq = EXCLUDED.reset_seq"),
         callTable);
   }
 
@@ -57,16 +63,25 @@ record SqlMarkShape(boolean recordsRun, Columns candidate, Columns admitted, Col
   }
 
   /**
-   * The highest fence of the key's calls admitted after the sequence value {@code resetSeq}
-   * (found backwards through the partial index on admitted calls), or null if none: SQL over the
-   * given key expressions. Null (no SQL) where there is no evidence.
+   * The highest fence of the key's calls admitted after the sequence value {@code resetSeq} (found
+   * backwards through the partial index on admitted calls), or null if none: SQL over the given key
+   * expressions. Null (no SQL) where there is no evidence.
    */
   String evidence(String account, String session, String resetSeq) {
     if (callTable == null) {
       return null;
     }
-    return "(SELECT c.fence FROM " + callTable + " AS c WHERE c.account_id" + SqlMarkStore.EQ + account
-        + " AND c.session_id" + SqlMarkStore.EQ + session + " AND c.admitted_seq IS NOT NULL"
-        + " AND c.admitted_seq OPERATOR(pg_catalog.>) " + resetSeq + " ORDER BY c.fence DESC LIMIT 1)";
+    return "(SELECT c.fence FROM "
+        + callTable
+        + " AS c WHERE c.account_id"
+        + SqlMarkStore.EQ
+        + account
+        + " AND c.session_id"
+        + SqlMarkStore.EQ
+        + session
+        + " AND c.admitted_seq IS NOT NULL"
+        + " AND c.admitted_seq OPERATOR(pg_catalog.>) "
+        + resetSeq
+        + " ORDER BY c.fence DESC LIMIT 1)";
   }
 }

@@ -22,14 +22,14 @@ import java.util.function.Supplier;
  * The SQL medium of the mark store: a row per lease key in a PostgreSQL table, raised by one
  * conditional UPSERT inside the caller's transaction, used by the database writer (its high-water
  * table, {@link #highWater}) and the PostgreSQL tool journal (its {@code <prefix>_mark} table,
- * {@link #journalMarks}). Every statement on a mark table is here, with the rules that make it
- * fail closed (CONTRACT C16), once for both tables:
+ * {@link #journalMarks}). Every statement on a mark table is here, with the rules that make it fail
+ * closed (CONTRACT C16), once for both tables:
  *
  * <ul>
  *   <li>a fence below the mark is refused ({@link StaleFenceException}), and the row lock the
  *       admission takes holds the mark until the transaction ends, refused or not;
- *   <li>a negative mark is no mark: every admission of the key refuses ({@link
- *       MarkStoreException}) until an operator resets it;
+ *   <li>a negative mark is no mark: every admission of the key refuses ({@link MarkStoreException})
+ *       until an operator resets it;
  *   <li>a mark below the evidence of what was admitted since the key's last reset was deleted or
  *       lowered outside Leasehold: refused the same way. The journal's evidence is its admitted
  *       calls; the high-water table has none (the writer's effects are the caller's own rows, so
@@ -37,13 +37,13 @@ import java.util.function.Supplier;
  *       docs/security.md says who may write the table).
  * </ul>
  *
- * <p>The two tables differ only in {@link SqlMarkShape}: the high-water table also records the admitted
- * run and the time ({@code run_id}, {@code admitted_at}; the Node guard writes the same columns),
- * and a mark of 0 is no row; the journal's row stays at 0 after a reset and keeps the reset's
- * admission sequence value ({@code reset_seq}), from which its evidence counts. The row lock's
- * read and the admission as a transaction's first statement carry the transaction's lock timeout
- * ({@link LockTimeout}) in the same round trip, and every operator, cast and function of the
- * mark statements is {@code pg_catalog}'s, named: a search_path that lists a schema before an
+ * <p>The two tables differ only in {@link SqlMarkShape}: the high-water table also records the
+ * admitted run and the time ({@code run_id}, {@code admitted_at}; the Node guard writes the same
+ * columns), and a mark of 0 is no row; the journal's row stays at 0 after a reset and keeps the
+ * reset's admission sequence value ({@code reset_seq}), from which its evidence counts. The row
+ * lock's read and the admission as a transaction's first statement carry the transaction's lock
+ * timeout ({@link LockTimeout}) in the same round trip, and every operator, cast and function of
+ * the mark statements is {@code pg_catalog}'s, named: a search_path that lists a schema before an
  * explicit {@code pg_catalog} cannot slip in a look-alike {@code <=} or {@code =}.
  *
  * <p>Thread-safe (immutable); the unit of work is a connection with a transaction under way, which
@@ -54,8 +54,10 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   static final String EQ = " OPERATOR(pg_catalog.=) ";
 
   private final String table;
+
   /** Carried ahead of the statements that open a transaction, or null where the guard sets it. */
   private final Duration lockTimeout;
+
   private final SqlMarkShape shape;
   private final SqlAdmissionCondition condition;
   private final MarkResetTable audit;
@@ -65,10 +67,11 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * {@code k} is the token; ON CONFLICT locks the key's row whether or not the WHERE holds, so the
    * mark cannot move until this transaction ends. It raises only a trusted mark at most the fence
    * ({@link #trusted}); a key without a row is inserted only if nothing was admitted for it (its
-   * evidence, counted from sequence 0, is at most 0), and only if the guard's {@link SqlAdmissionCondition}
-   * holds. A row another transaction inserts meanwhile turns the insert into the conflict path,
-   * which checks that row once it is committed. (A plain UPDATE with an INSERT for a key's first
-   * admission, in one statement, measured no faster.) Parameters: {@link #bindAdmission}.
+   * evidence, counted from sequence 0, is at most 0), and only if the guard's {@link
+   * SqlAdmissionCondition} holds. A row another transaction inserts meanwhile turns the insert into
+   * the conflict path, which checks that row once it is committed. (A plain UPDATE with an INSERT
+   * for a key's first admission, in one statement, measured no faster.) Parameters: {@link
+   * #bindAdmission}.
    */
   private final String admission;
 
@@ -80,8 +83,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * evidence, and whether the mark is trusted. Behind the lock timeout where the store carries it
    * (the writer's transactions open with this statement; the journal's set it first). One round
    * trip: the evidence reads the calls as this statement's snapshot saw them, which holds every
-   * admission committed before it; an admission it waited for raised the mark it returns, so a
-   * call missing from that snapshot is never above the mark. Parameters: account, session.
+   * admission committed before it; an admission it waited for raised the mark it returns, so a call
+   * missing from that snapshot is never above the mark. Parameters: account, session.
    */
   private final String lockedRow;
 
@@ -96,8 +99,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   private final String mark;
 
   /**
-   * A reset's new mark: inserted or overwritten, whatever the row held (the reset is the repair
-   * of a mark the rules refuse). The journal's row draws a new {@code reset_seq}, so only calls
+   * A reset's new mark: inserted or overwritten, whatever the row held (the reset is the repair of
+   * a mark the rules refuse). The journal's row draws a new {@code reset_seq}, so only calls
    * admitted after the reset count as its evidence. Parameters: account, session, new mark.
    */
   private final String setMark;
@@ -106,7 +109,11 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   private final String deleteMark;
 
   private SqlMarkStore(
-      String table, String auditTable, Duration lockTimeout, SqlMarkShape shape, SqlAdmissionCondition condition) {
+      String table,
+      String auditTable,
+      Duration lockTimeout,
+      SqlMarkShape shape,
+      SqlAdmissionCondition condition) {
     this.table = table;
     this.lockTimeout = lockTimeout;
     this.shape = shape;
@@ -115,36 +122,85 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     String text = "?::pg_catalog.text";
     String key = "m.account_id" + EQ + text + " AND m.session_id" + EQ + text;
     String inserted =
-        "EXISTS (SELECT 1 FROM " + table + " AS e WHERE e.account_id" + EQ + "k.account_id AND e.session_id" + EQ
-            + "k.session_id) OR " + trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
+        "EXISTS (SELECT 1 FROM "
+            + table
+            + " AS e WHERE e.account_id"
+            + EQ
+            + "k.account_id AND e.session_id"
+            + EQ
+            + "k.session_id) OR "
+            + trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
     this.admission =
-        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.admitted().names() + ")"
-            + " SELECT k.account_id, k.session_id, k.fence" + shape.admitted().values()
-            + " FROM (VALUES (" + text + ", " + text + ", ?::pg_catalog.int8" + shape.candidate().values() + "))"
-            + " AS k(account_id, session_id, fence" + shape.candidate().names() + ")"
-            + " WHERE " + (shape.hasEvidence() ? "(" + inserted + ")" : "true")
+        "INSERT INTO "
+            + table
+            + " AS m (account_id, session_id, fence"
+            + shape.admitted().names()
+            + ")"
+            + " SELECT k.account_id, k.session_id, k.fence"
+            + shape.admitted().values()
+            + " FROM (VALUES ("
+            + text
+            + ", "
+            + text
+            + ", ?::pg_catalog.int8"
+            + shape.candidate().values()
+            + "))"
+            + " AS k(account_id, session_id, fence"
+            + shape.candidate().names()
+            + ")"
+            + " WHERE "
+            + (shape.hasEvidence() ? "(" + inserted + ")" : "true")
             + (condition == null ? "" : " AND " + condition.sql())
-            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence" + shape.admitted().update()
+            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence"
+            + shape.admitted().update()
             + " WHERE m.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence AND "
             + trusted("m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
     this.returning = admission + " RETURNING 1";
     String rowEvidence = shape.evidence("m.account_id", "m.session_id", "m.reset_seq");
     String lockRow =
-        "SELECT m.fence AS fence, " + column(rowEvidence) + " AS evidence, " + trusted("m.fence", rowEvidence)
-            + " AS trusted FROM " + table + " AS m WHERE " + key + " FOR UPDATE OF m";
+        "SELECT m.fence AS fence, "
+            + column(rowEvidence)
+            + " AS evidence, "
+            + trusted("m.fence", rowEvidence)
+            + " AS trusted FROM "
+            + table
+            + " AS m WHERE "
+            + key
+            + " FOR UPDATE OF m";
     this.lockedRow = lockTimeout == null ? lockRow : LockTimeout.ahead(lockTimeout, lockRow);
     String keyEvidence =
-        shape.evidence("k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
+        shape.evidence(
+            "k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
     this.explainedRow =
-        "SELECT m.fence AS fence, " + column(keyEvidence) + " AS evidence, "
-            + trusted("COALESCE(m.fence, 0)", keyEvidence) + " AS trusted"
-            + " FROM (VALUES (" + text + ", " + text + ")) AS k(account_id, session_id) LEFT JOIN " + table + " AS m"
-            + " ON m.account_id" + EQ + "k.account_id AND m.session_id" + EQ + "k.session_id";
+        "SELECT m.fence AS fence, "
+            + column(keyEvidence)
+            + " AS evidence, "
+            + trusted("COALESCE(m.fence, 0)", keyEvidence)
+            + " AS trusted"
+            + " FROM (VALUES ("
+            + text
+            + ", "
+            + text
+            + ")) AS k(account_id, session_id) LEFT JOIN "
+            + table
+            + " AS m"
+            + " ON m.account_id"
+            + EQ
+            + "k.account_id AND m.session_id"
+            + EQ
+            + "k.session_id";
     this.mark = "SELECT m.fence FROM " + table + " AS m WHERE " + key;
     this.setMark =
-        "INSERT INTO " + table + " AS m (account_id, session_id, fence" + shape.reset().names() + ")"
-            + " VALUES (?, ?, ?" + shape.reset().values() + ") ON CONFLICT (account_id, session_id) DO UPDATE SET"
-            + " fence = EXCLUDED.fence" + shape.reset().update();
+        "INSERT INTO "
+            + table
+            + " AS m (account_id, session_id, fence"
+            + shape.reset().names()
+            + ")"
+            + " VALUES (?, ?, ?"
+            + shape.reset().values()
+            + ") ON CONFLICT (account_id, session_id) DO UPDATE SET"
+            + " fence = EXCLUDED.fence"
+            + shape.reset().update();
     this.deleteMark = "DELETE FROM " + table + " AS m WHERE " + key;
   }
 
@@ -159,8 +215,10 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * @param condition what else an admission requires (online verification), or null
    * @return the store
    */
-  public static SqlMarkStore highWater(String table, Duration lockTimeout, SqlAdmissionCondition condition) {
-    return new SqlMarkStore(table, table + "_audit", lockTimeout, SqlMarkShape.HIGH_WATER, condition);
+  public static SqlMarkStore highWater(
+      String table, Duration lockTimeout, SqlAdmissionCondition condition) {
+    return new SqlMarkStore(
+        table, table + "_audit", lockTimeout, SqlMarkShape.HIGH_WATER, condition);
   }
 
   /**
@@ -194,8 +252,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    *
    * <p>Two statements: the key's row is locked and checked, then raised; a journal key already at
    * the token's fence is admitted by the lock alone. A refusal of the guard's {@link
-   * SqlAdmissionCondition} is thrown as the condition explains it. The previous mark is exact, unless the key
-   * had no row and another transaction inserted one first (then it is 0).
+   * SqlAdmissionCondition} is thrown as the condition explains it. The previous mark is exact,
+   * unless the key had no row and another transaction inserted one first (then it is 0).
    */
   @Override
   public Admission admit(Connection unit, FencingToken token) {
@@ -231,14 +289,16 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    */
   public void admitFirst(Connection unit, FencingToken token) throws SQLException {
     if (lockTimeout == null) {
-      throw new IllegalStateException(table + ": this store's statements do not carry the lock timeout");
+      throw new IllegalStateException(
+          table + ": this store's statements do not carry the lock timeout");
     }
     raise(unit, token, true);
   }
 
   private void raise(Connection unit, FencingToken token, boolean first) throws SQLException {
     boolean admitted;
-    try (PreparedStatement ps = unit.prepareStatement(first ? LockTimeout.ahead(lockTimeout, returning) : returning)) {
+    try (PreparedStatement ps =
+        unit.prepareStatement(first ? LockTimeout.ahead(lockTimeout, returning) : returning)) {
       bindAdmission(ps, token);
       try (ResultSet rs = first ? LockTimeout.rowsAfter(ps) : ps.executeQuery()) {
         admitted = rs.next();
@@ -247,15 +307,20 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     if (!admitted) {
       throw refusal(unit, token)
           .orElseThrow(
-              () -> new SQLException(
-                  "the admission of " + token + " into " + table + " was refused, and no rule explains why"));
+              () ->
+                  new SQLException(
+                      "the admission of "
+                          + token
+                          + " into "
+                          + table
+                          + " was refused, and no rule explains why"));
     }
   }
 
   /**
-   * The admission as a pipeline's check: it divides by the number of rows admitted, so a refusal
-   * is a division by zero (SQLSTATE 22012) that makes PostgreSQL skip the rest of the pipeline,
-   * the COMMIT included; {@link #refusal} then says why. Parameters: {@link #bindAdmission}.
+   * The admission as a pipeline's check: it divides by the number of rows admitted, so a refusal is
+   * a division by zero (SQLSTATE 22012) that makes PostgreSQL skip the rest of the pipeline, the
+   * COMMIT included; {@link #refusal} then says why. Parameters: {@link #bindAdmission}.
    *
    * @return the statement, without a terminator and without the lock timeout
    */
@@ -264,8 +329,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   }
 
   /**
-   * Binds the admission's parameters: account, session, fence, (high-water) run id, then the
-   * {@link SqlAdmissionCondition}'s.
+   * Binds the admission's parameters: account, session, fence, (high-water) run id, then the {@link
+   * SqlAdmissionCondition}'s.
    *
    * @param ps the statement
    * @param token the token
@@ -286,15 +351,17 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   /**
    * Why an admission of {@code token} was refused, read after it (without a lock; the refused
    * admission took the row's lock if there was a row): an untrusted mark ({@link
-   * MarkStoreException}), a stale fence, or the {@link SqlAdmissionCondition}'s own reason; empty if none of
-   * them holds now (a condition refused that can no longer say why, or strict mode's check).
+   * MarkStoreException}), a stale fence, or the {@link SqlAdmissionCondition}'s own reason; empty
+   * if none of them holds now (a condition refused that can no longer say why, or strict mode's
+   * check).
    *
    * @param unit a connection (its transaction may have been rolled back)
    * @param token the refused token
    * @return the refusal to throw
    * @throws SQLException if the database fails
    */
-  public Optional<RuntimeException> refusal(Connection unit, FencingToken token) throws SQLException {
+  public Optional<RuntimeException> refusal(Connection unit, FencingToken token)
+      throws SQLException {
     SqlMarkRow row;
     try (PreparedStatement ps = keyed(unit, explainedRow, token.key());
         ResultSet rs = ps.executeQuery()) {
@@ -324,13 +391,14 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   /**
    * {@inheritDoc}
    *
-   * <p>Locks the key's row, sets it (a high-water reset to 0 deletes it) and appends the record,
-   * in the caller's transaction; the record is dated by the database's clock, not {@code at}.
+   * <p>Locks the key's row, sets it (a high-water reset to 0 deletes it) and appends the record, in
+   * the caller's transaction; the record is dated by the database's clock, not {@code at}.
    * Unchecked: the reset is the repair of a mark the rules refuse. A negative previous mark is
    * recorded as 0.
    */
   @Override
-  public MarkReset reset(Connection unit, LeaseKey key, long newMark, String operator, String reason, Instant at) {
+  public MarkReset reset(
+      Connection unit, LeaseKey key, long newMark, String operator, String reason, Instant at) {
     try {
       long previous = Math.max(0, lockedRow(unit, key).map(SqlMarkRow::mark).orElse(0L));
       boolean delete = newMark == 0 && !shape.hasEvidence();
@@ -371,10 +439,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   }
 
   /**
-   * Runs a call on a store inside a transaction body that throws {@link SQLException}: a failure
-   * of the database comes back as the SQLException it was, so the guard names a lock wait or a
-   * missing table from its SQLState as for its own statements; refusals and damage are thrown as
-   * they are.
+   * Runs a call on a store inside a transaction body that throws {@link SQLException}: a failure of
+   * the database comes back as the SQLException it was, so the guard names a lock wait or a missing
+   * table from its SQLState as for its own statements; refusals and damage are thrown as they are.
    *
    * @param call the call
    * @param <T> its result
@@ -392,7 +459,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     }
   }
 
-  private static PreparedStatement keyed(Connection c, String sql, LeaseKey key) throws SQLException {
+  private static PreparedStatement keyed(Connection c, String sql, LeaseKey key)
+      throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());
@@ -410,12 +478,19 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     String notNegative = fence + " OPERATOR(pg_catalog.>=) 0";
     return evidence == null
         ? "(" + notNegative + ")"
-        : "(" + notNegative + " AND COALESCE(" + evidence + ", " + fence + ") OPERATOR(pg_catalog.<=) " + fence + ")";
+        : "("
+            + notNegative
+            + " AND COALESCE("
+            + evidence
+            + ", "
+            + fence
+            + ") OPERATOR(pg_catalog.<=) "
+            + fence
+            + ")";
   }
 
   /** The evidence as a column: a typed null where the table has none. */
   private static String column(String evidence) {
     return evidence == null ? "CAST(NULL AS pg_catalog.int8)" : evidence;
   }
-
 }

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  */
 public final class SqlNames {
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,39}");
-  private static final Pattern QUALIFIED = Pattern.compile("([a-z_][a-z0-9_]{0,39}\\.)?[a-z_][a-z0-9_]{0,39}");
+  private static final Pattern QUALIFIED =
+      Pattern.compile("([a-z_][a-z0-9_]{0,39}\\.)?[a-z_][a-z0-9_]{0,39}");
 
   private SqlNames() {}
 
@@ -42,7 +43,10 @@ public final class SqlNames {
   public static String qualifiedIdentifier(String name, String what) {
     if (name == null || !QUALIFIED.matcher(name).matches()) {
       throw new IllegalArgumentException(
-          what + " '" + name + "' is not a lower-case SQL identifier (optionally"
+          what
+              + " '"
+              + name
+              + "' is not a lower-case SQL identifier (optionally"
               + " schema-qualified) of at most 40 characters each");
     }
     return name;

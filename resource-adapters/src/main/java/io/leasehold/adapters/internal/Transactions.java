@@ -28,10 +28,9 @@ public final class Transactions {
 
   /**
    * Runs {@code body} in a transaction on {@code c}, and leaves {@code c} with the auto-commit
-   * setting it had. If the body throws, its transaction is rolled back first; if the rollback
-   * fails too, the connection is aborted (a pool then discards it), so nothing can later commit
-   * what the rollback should have undone; the rollback's failure is attached to the body's as
-   * suppressed.
+   * setting it had. If the body throws, its transaction is rolled back first; if the rollback fails
+   * too, the connection is aborted (a pool then discards it), so nothing can later commit what the
+   * rollback should have undone; the rollback's failure is attached to the body's as suppressed.
    *
    * @param c a connection of the caller's, not in a transaction
    * @param body the statements and the commit

@@ -44,48 +44,48 @@ import javax.sql.DataSource;
  * });
  * }</pre>
  *
- * <p>The transaction's first statement is a conditional UPSERT on the key's row of the
- * high-water table ({@link HighWaterSchema}): it raises the mark, or returns nothing when the
- * fence is stale. Either way it holds the row lock until the transaction ends, so writers of one
- * key are serialized and no lower fence can commit after a higher one (also across processes: the
- * lock is the database's). A stale token rolls everything back and throws {@link
- * StaleFenceException}; nothing the work did is kept.
+ * <p>The transaction's first statement is a conditional UPSERT on the key's row of the high-water
+ * table ({@link HighWaterSchema}): it raises the mark, or returns nothing when the fence is stale.
+ * Either way it holds the row lock until the transaction ends, so writers of one key are serialized
+ * and no lower fence can commit after a higher one (also across processes: the lock is the
+ * database's). A stale token rolls everything back and throws {@link StaleFenceException}; nothing
+ * the work did is kept.
  *
  * <h2>Verification</h2>
  *
  * Every writer is built with an explicit choice (CONTRACT C15): a {@link TokenVerifier} (signed
  * tokens, or {@link TokenVerifier#trustEveryWriter()}) checked before the transaction opens, or
  * {@link Builder#verifyAgainstLeaseTable(String)} when the resource database is also the lease
- * database: the admission statement itself then admits a token only while its run holds the
- * lease, with no extra round trip. It refuses what {@link LeaseTableVerifier} refuses, with the
- * same reasons: a fence the table never issued for the key ({@code NOT_ISSUED}), and a genuine
- * token whose run released its lease, let it expire or was superseded by a newer run ({@code
- * EXPIRED}; a superseded run whose successor already wrote here is refused as stale first).
- * Either way a refused token changes nothing and throws {@link TokenVerificationException}.
+ * database: the admission statement itself then admits a token only while its run holds the lease,
+ * with no extra round trip. It refuses what {@link LeaseTableVerifier} refuses, with the same
+ * reasons: a fence the table never issued for the key ({@code NOT_ISSUED}), and a genuine token
+ * whose run released its lease, let it expire or was superseded by a newer run ({@code EXPIRED}; a
+ * superseded run whose successor already wrote here is refused as stale first). Either way a
+ * refused token changes nothing and throws {@link TokenVerificationException}.
  *
  * <h2>Strict mode</h2>
  *
  * The fence alone refuses a run once a <em>newer</em> run has written here. A run whose lease
  * expired but that nobody has replaced yet still has the highest fence, so its late write would be
  * admitted. When the resource database is also the lease database, {@link
- * Builder#strictLeaseTable(String)} adds, as the transaction's last statement, a check that the
- * run still holds a live lease (key, run id and fence match, not released, not expired by {@code
+ * Builder#strictLeaseTable(String)} adds, as the transaction's last statement, a check that the run
+ * still holds a live lease (key, run id and fence match, not released, not expired by {@code
  * clock_timestamp()}), taken with {@code FOR SHARE} so the lease cannot change until the commit;
  * otherwise everything rolls back and {@link LeaseLostException} is thrown. The check briefly
  * delays a renewal or takeover of the same lease by the length of the commit.
  *
  * <h2>Admission at commit</h2>
  *
- * By default the admission is the transaction's first statement, which costs one round trip of
- * its own and serializes the whole transactions of a key's writers. {@link
+ * By default the admission is the transaction's first statement, which costs one round trip of its
+ * own and serializes the whole transactions of a key's writers. {@link
  * Builder#admitAtCommit(boolean)} sends it instead after the work, in one round trip with the
- * COMMIT (and strict mode's check): a refused admission raises an error in that same pipeline,
- * so PostgreSQL skips the COMMIT and everything rolls back. Stale writes are refused just the
- * same (the mark's row lock is held from the admission to the commit, so commits still happen in
- * fence order), but the work of two writers of one key may run at the same time: a stale writer's
- * work runs and is then rolled back, and a newer writer's reads are not ordered after an older
- * writer's admitted commit. Use it when the work does not read what another writer of the key
- * writes, or locks what it reads.
+ * COMMIT (and strict mode's check): a refused admission raises an error in that same pipeline, so
+ * PostgreSQL skips the COMMIT and everything rolls back. Stale writes are refused just the same
+ * (the mark's row lock is held from the admission to the commit, so commits still happen in fence
+ * order), but the work of two writers of one key may run at the same time: a stale writer's work
+ * runs and is then rolled back, and a newer writer's reads are not ordered after an older writer's
+ * admitted commit. Use it when the work does not read what another writer of the key writes, or
+ * locks what it reads.
  *
  * <h2>As a {@link FenceGuard}</h2>
  *
@@ -101,13 +101,19 @@ public final class FencedJdbcWriter implements FenceGuard {
   public static final String RESOURCE = "jdbc";
 
   private final GuardOptions options;
-  /** Present, verify (online verification: nothing before the admission statement), step, report. */
+
+  /**
+   * Present, verify (online verification: nothing before the admission statement), step, report.
+   */
   private final GuardPipeline<Void> pipeline;
+
   private final HighWaterSql sql;
   private final JdbcTransactions transactions;
   private final boolean admitAtCommit;
+
   /** For messages: the lease tables of online verification and of strict mode, or null. */
   private final String verifyTable;
+
   private final String leaseTable;
 
   private static String qualify(String databaseSchema, String table) {
@@ -123,7 +129,8 @@ public final class FencedJdbcWriter implements FenceGuard {
     this.admitAtCommit = b.admitAtCommit;
     String table = b.databaseSchema + "." + b.schema.table();
     this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
-    this.transactions = new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table), sql.timeout());
+    this.transactions =
+        new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table), sql.timeout());
   }
 
   /**
@@ -178,7 +185,12 @@ public final class FencedJdbcWriter implements FenceGuard {
           });
     } catch (SQLException e) {
       throw new ResourceAccessException(
-          "fenced transaction for " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
+          "fenced transaction for "
+              + token
+              + " failed and was rolled back: "
+              + e.getMessage()
+              + sql.waitedFor(token.key(), e),
+          e);
     }
   }
 
@@ -210,7 +222,12 @@ public final class FencedJdbcWriter implements FenceGuard {
           });
     } catch (SQLException e) {
       throw new ResourceAccessException(
-          "admission of " + token + " failed and was rolled back: " + e.getMessage() + sql.waitedFor(token.key(), e), e);
+          "admission of "
+              + token
+              + " failed and was rolled back: "
+              + e.getMessage()
+              + sql.waitedFor(token.key(), e),
+          e);
     }
   }
 
@@ -227,7 +244,13 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.read(c -> SqlMarkStore.sqlFailures(() -> sql.marks().read(c, key)));
     } catch (SQLException e) {
-      throw new ResourceAccessException("could not read the high-water mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
+      throw new ResourceAccessException(
+          "could not read the high-water mark of "
+              + key
+              + ": "
+              + e.getMessage()
+              + sql.waitedFor(key, e),
+          e);
     }
   }
 
@@ -238,7 +261,9 @@ public final class FencedJdbcWriter implements FenceGuard {
   private static void requireOpenTransaction(Connection c, FencingToken token) throws SQLException {
     if (c.getAutoCommit()) {
       throw new IllegalStateException(
-          "the work for " + token + " switched the connection to auto-commit; a fenced transaction"
+          "the work for "
+              + token
+              + " switched the connection to auto-commit; a fenced transaction"
               + " must be committed by FencedJdbcWriter, never by the work");
     }
   }
@@ -293,12 +318,15 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.run(
           c -> {
-            MarkReset reset = SqlMarkStore.sqlFailures(() -> sql.marks().reset(c, key, newMark, operator, reason, null));
+            MarkReset reset =
+                SqlMarkStore.sqlFailures(
+                    () -> sql.marks().reset(c, key, newMark, operator, reason, null));
             c.commit();
             return reset;
           });
     } catch (SQLException e) {
-      throw new ResourceAccessException("could not reset the mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
+      throw new ResourceAccessException(
+          "could not reset the mark of " + key + ": " + e.getMessage() + sql.waitedFor(key, e), e);
     }
   }
 
@@ -335,7 +363,6 @@ public final class FencedJdbcWriter implements FenceGuard {
       this.dataSource = Arguments.required(dataSource, "dataSource");
     }
 
-
     /**
      * The high-water table. Default {@link HighWaterSchema#defaults()}.
      *
@@ -348,8 +375,8 @@ public final class FencedJdbcWriter implements FenceGuard {
     }
 
     /**
-     * Enables strict mode: the resource database is the lease database, and a write commits only
-     * if the run still holds a live lease in this table. Default off.
+     * Enables strict mode: the resource database is the lease database, and a write commits only if
+     * the run still holds a live lease in this table. Default off.
      *
      * @param leaseTable the lease table's name (lease-core's default is {@code leasehold_lease})
      * @return this builder
@@ -364,9 +391,8 @@ public final class FencedJdbcWriter implements FenceGuard {
      * statement (no extra round trip): a token is admitted only while its run holds the lease (the
      * key's row names its fence and run, not released, not expired by the database's clock), as
      * {@link LeaseTableVerifier} admits it. Add {@link #strictLeaseTable(String)} to hold the lease
-     * row until the commit.
-     * One of this and {@link #verifier(TokenVerifier)} (checked before the transaction opens) is
-     * required.
+     * row until the commit. One of this and {@link #verifier(TokenVerifier)} (checked before the
+     * transaction opens) is required.
      *
      * @param leaseTable the lease table's name (lease-core's default is {@code leasehold_lease}),
      *     optionally schema-qualified
@@ -379,8 +405,8 @@ public final class FencedJdbcWriter implements FenceGuard {
 
     /**
      * The PostgreSQL schema of the high-water table (and of the lease table, unless its name is
-     * qualified). Every statement names it, so a table of the same name earlier on the
-     * connection's {@code search_path} is never used. Default {@code public}.
+     * qualified). Every statement names it, so a table of the same name earlier on the connection's
+     * {@code search_path} is never used. Default {@code public}.
      *
      * @param databaseSchema a lower-case identifier
      * @return this builder
@@ -402,7 +428,9 @@ public final class FencedJdbcWriter implements FenceGuard {
      * @return this builder
      */
     public Builder lockTimeout(Duration lockTimeout) {
-      if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(Duration.ofHours(1)) > 0) {
+      if (lockTimeout == null
+          || lockTimeout.toMillis() < 1
+          || lockTimeout.compareTo(Duration.ofHours(1)) > 0) {
         throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h");
       }
       this.lockTimeout = lockTimeout;
@@ -412,8 +440,7 @@ public final class FencedJdbcWriter implements FenceGuard {
     /**
      * Sends the admission after the work, in one round trip with the COMMIT, instead of as the
      * transaction's first statement: one round trip fewer per transaction, but writers of one key
-     * are no longer serialized while their work runs (see the class documentation). Default
-     * false.
+     * are no longer serialized while their work runs (see the class documentation). Default false.
      *
      * @param admitAtCommit true to admit at commit
      * @return this builder
@@ -437,7 +464,8 @@ public final class FencedJdbcWriter implements FenceGuard {
                 + " verifier(TokenVerifier.trustEveryWriter()) if every writer is trusted code");
       }
       String online = verifyTable;
-      GuardOptions options = verifyTable == null ? options(RESOURCE) : options(RESOURCE, new InStatement(online));
+      GuardOptions options =
+          verifyTable == null ? options(RESOURCE) : options(RESOURCE, new InStatement(online));
       return new FencedJdbcWriter(this, options);
     }
   }

@@ -15,14 +15,16 @@ import javax.sql.DataSource;
  * Created by the Liquibase changelog {@value #CHANGELOG} (history in {@code <table>_changelog}) or
  * by the same schema as plain SQL, {@link #sqlScript()}.
  *
- * @param table the table name: a lower-case identifier of at most 40 characters, default
- *     {@value #DEFAULT_TABLE}
+ * @param table the table name: a lower-case identifier of at most 40 characters, default {@value
+ *     #DEFAULT_TABLE}
  */
 public record HighWaterSchema(String table) {
   /** Default table name. */
   public static final String DEFAULT_TABLE = "leasehold_high_water";
+
   /** Class-path location of the changelog. */
   public static final String CHANGELOG = "META-INF/leasehold/adapters/high-water.changelog.xml";
+
   /** Class-path location of the plain SQL schema (default name). */
   public static final String SQL_SCRIPT = "META-INF/leasehold/adapters/high-water-schema.sql";
 
@@ -52,7 +54,11 @@ public record HighWaterSchema(String table) {
    */
   public void apply(DataSource dataSource) {
     Changelogs.apply(
-        dataSource, CHANGELOG, table + "_changelog", Map.of("leasehold.highWaterTable", table), "high-water schema");
+        dataSource,
+        CHANGELOG,
+        table + "_changelog",
+        Map.of("leasehold.highWaterTable", table),
+        "high-water schema");
   }
 
   /**

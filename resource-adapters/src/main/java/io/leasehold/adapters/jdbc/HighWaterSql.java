@@ -18,8 +18,8 @@ import java.util.Optional;
  * and row mapping that go with it: online verification (a condition of the admission), strict
  * mode's live-lease check, and the admission-at-commit pipeline. The marks themselves (the
  * high-water table) are a {@link SqlMarkStore}, {@link #marks()}. The admission policy (which
- * statement runs when, and what a refusal means) is {@link FencedJdbcWriter}'s. Every table name
- * is schema-qualified: a look-alike table earlier on the {@code search_path} is never used.
+ * statement runs when, and what a refusal means) is {@link FencedJdbcWriter}'s. Every table name is
+ * schema-qualified: a look-alike table earlier on the {@code search_path} is never used.
  */
 final class HighWaterSql {
   /** The SQLSTATE of a refusal in the admission-at-commit pipeline (a division by zero). */
@@ -73,7 +73,10 @@ final class HighWaterSql {
     this.leaseRow =
         verifyTable == null
             ? null
-            : "SELECT " + LeaseRow.COLUMNS + " FROM " + verifyTable
+            : "SELECT "
+                + LeaseRow.COLUMNS
+                + " FROM "
+                + verifyTable
                 + " AS l WHERE l.account_id = ? AND l.session_id = ?";
     // With online verification, the admission's candidate row exists only if the token's run
     // holds the lease (LeaseRow.HELD_BY_TOKEN: the key's row names its fence and run, not
@@ -83,15 +86,20 @@ final class HighWaterSql {
         verifyTable == null
             ? null
             : new SqlAdmissionCondition(
-                "EXISTS (SELECT 1 FROM " + verifyTable + " AS l WHERE l.account_id = ? AND l.session_id = ?"
-                    + " AND " + LeaseRow.HELD_BY_TOKEN + ")",
+                "EXISTS (SELECT 1 FROM "
+                    + verifyTable
+                    + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+                    + " AND "
+                    + LeaseRow.HELD_BY_TOKEN
+                    + ")",
                 HighWaterSql::bindIssued,
                 this::notHeld);
     this.marks = SqlMarkStore.highWater(table, lockTimeout, online);
     this.liveLease =
         leaseTable == null
             ? null
-            : "SELECT 1 FROM " + leaseTable
+            : "SELECT 1 FROM "
+                + leaseTable
                 + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
                 + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
     this.admitAndCommit =
@@ -141,11 +149,22 @@ final class HighWaterSql {
         return Optional.of(
             LeaseRow.refusal(verifyTable, token, row)
                 .orElseGet(
-                    () -> new TokenVerificationException(
-                        TokenVerificationException.Reason.NOT_ISSUED,
-                        "refused " + token + ": " + verifyTable + " did not show run " + token.runId() + " holding the"
-                            + " lease of " + token.key() + " with fence " + token.fence() + " when the admission ran;"
-                            + " nothing changed")));
+                    () ->
+                        new TokenVerificationException(
+                            TokenVerificationException.Reason.NOT_ISSUED,
+                            "refused "
+                                + token
+                                + ": "
+                                + verifyTable
+                                + " did not show run "
+                                + token.runId()
+                                + " holding the"
+                                + " lease of "
+                                + token.key()
+                                + " with fence "
+                                + token.fence()
+                                + " when the admission ran;"
+                                + " nothing changed")));
       }
     }
   }
@@ -161,7 +180,8 @@ final class HighWaterSql {
   }
 
   /** Binds the online check (account, session, fence, run id) from parameter {@code first}. */
-  private static int bindIssued(PreparedStatement ps, FencingToken token, int first) throws SQLException {
+  private static int bindIssued(PreparedStatement ps, FencingToken token, int first)
+      throws SQLException {
     ps.setString(first, token.key().accountId());
     ps.setString(first + 1, token.key().sessionId());
     ps.setLong(first + 2, token.fence());
@@ -170,7 +190,8 @@ final class HighWaterSql {
   }
 
   /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */
-  private static void bindLiveLease(PreparedStatement ps, FencingToken token, int first) throws SQLException {
+  private static void bindLiveLease(PreparedStatement ps, FencingToken token, int first)
+      throws SQLException {
     ps.setString(first, token.key().accountId());
     ps.setString(first + 1, token.key().sessionId());
     ps.setObject(first + 2, token.runId());
@@ -182,8 +203,14 @@ final class HighWaterSql {
     if (!"55P03".equals(e.getSQLState())) {
       return "";
     }
-    return ". It waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a row lock another transaction"
-        + " holds: the mark row of " + key + " in " + table + ", or a row the work locks (or for the"
+    return ". It waited "
+        + lockTimeout.toMillis()
+        + " ms (lockTimeout) for a row lock another transaction"
+        + " holds: the mark row of "
+        + key
+        + " in "
+        + table
+        + ", or a row the work locks (or for the"
         + " table itself, locked by a migration or a LOCK TABLE). Another"
         + " writer of the key is mid-transaction, or a stuck session holds it: find it in pg_locks and"
         + " pg_stat_activity";

@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks, once per writer, that the high-water table is the one the changelog made (CONTRACT
- * C16): a {@code text} fence column compares as text ("9" &gt; "10") and would admit a stale
- * writer, and a table without its primary key would let two marks of one key coexist. The check
- * reads the catalog for the schema-qualified name the writer uses, so a look-alike table earlier
- * on the {@code search_path} is never consulted.
+ * Checks, once per writer, that the high-water table is the one the changelog made (CONTRACT C16):
+ * a {@code text} fence column compares as text ("9" &gt; "10") and would admit a stale writer, and
+ * a table without its primary key would let two marks of one key coexist. The check reads the
+ * catalog for the schema-qualified name the writer uses, so a look-alike table earlier on the
+ * {@code search_path} is never consulted.
  */
 final class HighWaterTableCheck {
   private static final Map<String, String> EXPECTED = new LinkedHashMap<>();
@@ -58,7 +58,9 @@ final class HighWaterTableCheck {
     }
     if (columns.isEmpty()) {
       throw new SQLException(
-          "the high-water table " + qualifiedTable + " does not exist: run HighWaterSchema.apply(dataSource) (or"
+          "the high-water table "
+              + qualifiedTable
+              + " does not exist: run HighWaterSchema.apply(dataSource) (or"
               + " its sqlScript()) on the resource database, or name the table's schema with"
               + " FencedJdbcWriter.Builder.databaseSchema",
           "42P01");
@@ -67,7 +69,8 @@ final class HighWaterTableCheck {
         (name, type) -> {
           String actual = columns.get(name);
           if (!type.equals(actual)) {
-            problems.add(name + " is " + (actual == null ? "missing" : actual) + ", expected " + type);
+            problems.add(
+                name + " is " + (actual == null ? "missing" : actual) + ", expected " + type);
           }
         });
     // The primary key on (account_id, session_id): one mark per key.
@@ -80,13 +83,17 @@ final class HighWaterTableCheck {
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         if (!"account_id,session_id".equals(rs.getString(1))) {
-          problems.add("its primary key is (" + rs.getString(1) + "), expected (account_id, session_id)");
+          problems.add(
+              "its primary key is (" + rs.getString(1) + "), expected (account_id, session_id)");
         }
       }
     }
     if (!problems.isEmpty()) {
       throw new SQLException(
-          "the high-water table " + qualifiedTable + " is not the one HighWaterSchema creates (" + String.join("; ", problems)
+          "the high-water table "
+              + qualifiedTable
+              + " is not the one HighWaterSchema creates ("
+              + String.join("; ", problems)
               + "): every write is refused until it is. Move it aside and run HighWaterSchema.apply, then"
               + " restore its marks into the new table",
           "42804");

@@ -7,9 +7,9 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * The database writer's transactions: a connection of its own, the high-water table's shape
- * checked first, and the statements run through {@link Transactions} (rolled back on any {@link
- * Throwable} before auto-commit is restored, CONTRACT C16).
+ * The database writer's transactions: a connection of its own, the high-water table's shape checked
+ * first, and the statements run through {@link Transactions} (rolled back on any {@link Throwable}
+ * before auto-commit is restored, CONTRACT C16).
  */
 final class JdbcTransactions {
   private final DataSource dataSource;
@@ -17,9 +17,9 @@ final class JdbcTransactions {
   private final String timeout;
 
   /**
-   * @param timeout the statement that sets the transaction's lock timeout, which a read sends
-   *     first (a writing transaction's first statement carries it: the admission, or the mark's
-   *     row lock, of {@code SqlMarkStore})
+   * @param timeout the statement that sets the transaction's lock timeout, which a read sends first
+   *     (a writing transaction's first statement carries it: the admission, or the mark's row lock,
+   *     of {@code SqlMarkStore})
    */
   JdbcTransactions(DataSource dataSource, HighWaterTableCheck tableCheck, String timeout) {
     this.dataSource = dataSource;
@@ -27,7 +27,9 @@ final class JdbcTransactions {
     this.timeout = timeout;
   }
 
-  /** Runs a body, which commits before it returns, in a transaction after the table's shape check. */
+  /**
+   * Runs a body, which commits before it returns, in a transaction after the table's shape check.
+   */
   <T> T run(Transactions.Body<T> body) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       tableCheck.ensure(c);

@@ -12,8 +12,8 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface JdbcWork<T> {
   /**
-   * Runs the writes. Do not commit, roll back or change the auto-commit mode of the connection:
-   * the writer owns the transaction.
+   * Runs the writes. Do not commit, roll back or change the auto-commit mode of the connection: the
+   * writer owns the transaction.
    *
    * @param connection the transaction's connection
    * @param token the admitted token

@@ -13,11 +13,11 @@ import java.util.UUID;
  * A key's row of the lease table as online verification reads it, and the verdict on a token
  * (CONTRACT C15): a token is admitted only while its run <em>holds</em> the lease, that is the row
  * names the token's fence and run, the run has not released it, and it has not expired by the
- * database's clock. The lease store keeps a key's row on release and marks it ({@code
- * released_at}, with {@code expires_at} set to the release time or to the hold of a release that
- * holds the key), and a new run's acquire overwrites fence and run id: so one row tells every case
- * apart. Shared by {@link LeaseTableVerifier} and the database writer's in-statement check, so both
- * refuse the same tokens with the same words.
+ * database's clock. The lease store keeps a key's row on release and marks it ({@code released_at},
+ * with {@code expires_at} set to the release time or to the hold of a release that holds the key),
+ * and a new run's acquire overwrites fence and run id: so one row tells every case apart. Shared by
+ * {@link LeaseTableVerifier} and the database writer's in-statement check, so both refuse the same
+ * tokens with the same words.
  *
  * @param fence the key's current fence
  * @param runId the run that fence was issued to
@@ -25,7 +25,8 @@ import java.util.UUID;
  * @param expiresAt when the lease expires (or expired), by the database's clock
  * @param now the database's clock when the row was read
  */
-record LeaseRow(long fence, UUID runId, Optional<Instant> releasedAt, Instant expiresAt, Instant now) {
+record LeaseRow(
+    long fence, UUID runId, Optional<Instant> releasedAt, Instant expiresAt, Instant now) {
   /**
    * The columns {@link #read} expects, from the lease table aliased {@code l}. The clock is {@code
    * clock_timestamp()}, read as the row is: the latest reading the statement can take, so a lease
@@ -60,39 +61,65 @@ record LeaseRow(long fence, UUID runId, Optional<Instant> releasedAt, Instant ex
    * @param row the key's row, or empty if the table has none
    * @return the refusal to throw, or empty to admit
    */
-  static Optional<TokenVerificationException> refusal(String table, FencingToken token, Optional<LeaseRow> row) {
+  static Optional<TokenVerificationException> refusal(
+      String table, FencingToken token, Optional<LeaseRow> row) {
     if (row.isEmpty()) {
-      return Optional.of(notIssued(table, token,
-          "has no lease row for the key: it was never acquired through this table (a forged token, or a"
-              + " verifier pointed at another lease table than the store's), or its row was swept long after"
-              + " its last run ended"));
+      return Optional.of(
+          notIssued(
+              table,
+              token,
+              "has no lease row for the key: it was never acquired through this table (a forged token, or a"
+                  + " verifier pointed at another lease table than the store's), or its row was swept long after"
+                  + " its last run ended"));
     }
     LeaseRow r = row.get();
     if (token.fence() > r.fence) {
-      return Optional.of(notIssued(table, token,
-          "has issued fences only up to " + r.fence + " for the key (a forged or damaged token)"));
+      return Optional.of(
+          notIssued(
+              table,
+              token,
+              "has issued fences only up to "
+                  + r.fence
+                  + " for the key (a forged or damaged token)"));
     }
     if (token.fence() == r.fence && !token.runId().equals(r.runId)) {
-      return Optional.of(notIssued(table, token,
-          "issued fence " + r.fence + " to another run (a forged or damaged token)"));
+      return Optional.of(
+          notIssued(
+              table,
+              token,
+              "issued fence " + r.fence + " to another run (a forged or damaged token)"));
     }
     if (token.fence() < r.fence) {
-      return Optional.of(ended(table, token,
-          "its run no longer holds the lease: a newer run acquired the key with fence " + r.fence));
+      return Optional.of(
+          ended(
+              table,
+              token,
+              "its run no longer holds the lease: a newer run acquired the key with fence "
+                  + r.fence));
     }
     if (r.releasedAt.isPresent()) {
-      return Optional.of(ended(table, token,
-          "its run released the lease at " + r.releasedAt.get() + " (database time)"));
+      return Optional.of(
+          ended(
+              table,
+              token,
+              "its run released the lease at " + r.releasedAt.get() + " (database time)"));
     }
     if (!r.expiresAt.isAfter(r.now)) {
-      return Optional.of(ended(table, token,
-          "its run's lease expired at " + r.expiresAt + " (database time, now " + r.now
-              + ") without being renewed"));
+      return Optional.of(
+          ended(
+              table,
+              token,
+              "its run's lease expired at "
+                  + r.expiresAt
+                  + " (database time, now "
+                  + r.now
+                  + ") without being renewed"));
     }
     return Optional.empty();
   }
 
-  private static TokenVerificationException notIssued(String table, FencingToken token, String why) {
+  private static TokenVerificationException notIssued(
+      String table, FencingToken token, String why) {
     return new TokenVerificationException(
         TokenVerificationException.Reason.NOT_ISSUED,
         "refused " + token + ": " + table + " " + why + "; nothing changed");
@@ -102,7 +129,13 @@ record LeaseRow(long fence, UUID runId, Optional<Instant> releasedAt, Instant ex
   private static TokenVerificationException ended(String table, FencingToken token, String why) {
     return new TokenVerificationException(
         TokenVerificationException.Reason.EXPIRED,
-        "refused " + token + ": by " + table + ", " + why + ". A run may write only while it holds its"
+        "refused "
+            + token
+            + ": by "
+            + table
+            + ", "
+            + why
+            + ". A run may write only while it holds its"
             + " lease: stop this run's work, and acquire the key again for a new run (with a new token)"
             + " if the work must go on; nothing changed");
   }

@@ -14,17 +14,17 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * Verifies tokens online against the lease table (CONTRACT C15), for a resource that can reach
- * the lease database but has no signing keys: a token is admitted only while its run holds the
- * lease. One primary-key read per verification.
+ * Verifies tokens online against the lease table (CONTRACT C15), for a resource that can reach the
+ * lease database but has no signing keys: a token is admitted only while its run holds the lease.
+ * One primary-key read per verification.
  *
  * <pre>{@code
  * TokenVerifier verifier = LeaseTableVerifier.of(leaseDataSource, "leasehold_lease");
  * FencedFileStore files = FencedFileStore.open(root, verifier);
  * }</pre>
  *
- * <p>What it proves: the key's row names the token's fence and run id, the run has not released
- * the lease, and the lease has not expired by the database's clock. Refused:
+ * <p>What it proves: the key's row names the token's fence and run id, the run has not released the
+ * lease, and the lease has not expired by the database's clock. Refused:
  *
  * <ul>
  *   <li>{@link TokenVerificationException.Reason#NOT_ISSUED}: a fence above the key's current one
@@ -36,11 +36,11 @@ import javax.sql.DataSource;
  *       the key's current one, whether or not the resource has seen the newer run yet).
  * </ul>
  *
- * <p>It proves this at the moment of the read: a run that releases right after it was verified
- * can still finish that one write (the resource's high-water mark then refuses it once a newer run
- * has written). A database writer on the lease database makes the same check inside its admission
- * statement ({@link FencedJdbcWriter.Builder#verifyAgainstLeaseTable(String)}), and its strict
- * mode holds the lease row until the commit.
+ * <p>It proves this at the moment of the read: a run that releases right after it was verified can
+ * still finish that one write (the resource's high-water mark then refuses it once a newer run has
+ * written). A database writer on the lease database makes the same check inside its admission
+ * statement ({@link FencedJdbcWriter.Builder#verifyAgainstLeaseTable(String)}), and its strict mode
+ * holds the lease row until the commit.
  *
  * <p>A database failure refuses the token ({@link TokenVerificationException.Reason#UNAVAILABLE}):
  * fail closed. Thread-safe.
@@ -57,8 +57,14 @@ public final class LeaseTableVerifier implements TokenVerifier {
     // never stalls a write; a read takes no row lock (an acquire in flight is simply not visible
     // yet, and its run has no token yet either).
     this.sql =
-        "SELECT set_config('statement_timeout', '" + statementTimeout.toMillis() + "', true);"
-            + " SELECT " + LeaseRow.COLUMNS + " FROM " + table + " AS l WHERE l.account_id = ? AND l.session_id = ?";
+        "SELECT set_config('statement_timeout', '"
+            + statementTimeout.toMillis()
+            + "', true);"
+            + " SELECT "
+            + LeaseRow.COLUMNS
+            + " FROM "
+            + table
+            + " AS l WHERE l.account_id = ? AND l.session_id = ?";
   }
 
   /**
@@ -71,7 +77,10 @@ public final class LeaseTableVerifier implements TokenVerifier {
    */
   public static LeaseTableVerifier of(DataSource dataSource, String leaseTable) {
     Arguments.required(dataSource, "dataSource");
-    return new LeaseTableVerifier(dataSource, SqlNames.qualifiedIdentifier(leaseTable, "lease table name"), Duration.ofSeconds(2));
+    return new LeaseTableVerifier(
+        dataSource,
+        SqlNames.qualifiedIdentifier(leaseTable, "lease table name"),
+        Duration.ofSeconds(2));
   }
 
   @Override

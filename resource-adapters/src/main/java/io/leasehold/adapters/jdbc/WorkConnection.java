@@ -7,10 +7,10 @@ import java.sql.SQLException;
 import java.util.Set;
 
 /**
- * The connection the work of a fenced transaction is given: the real one, except that it refuses
- * to end or split the transaction. A work that committed itself would commit its writes without
- * the admission (at commit) or the live-lease check (strict mode); one that rolled back or turned
- * on auto-commit would leave the admission's row lock. Savepoints stay allowed.
+ * The connection the work of a fenced transaction is given: the real one, except that it refuses to
+ * end or split the transaction. A work that committed itself would commit its writes without the
+ * admission (at commit) or the live-lease check (strict mode); one that rolled back or turned on
+ * auto-commit would leave the admission's row lock. Savepoints stay allowed.
  */
 final class WorkConnection {
   private static final Set<String> REFUSED =
@@ -29,12 +29,15 @@ final class WorkConnection {
               boolean partialRollback = name.equals("rollback") && args != null && args.length == 1;
               if (REFUSED.contains(name) && !partialRollback) {
                 throw new SQLException(
-                    "Connection." + name + "() is refused inside a fenced transaction:"
+                    "Connection."
+                        + name
+                        + "() is refused inside a fenced transaction:"
                         + " FencedJdbcWriter commits or rolls back the whole transaction itself",
                     "25000");
               }
               if (name.equals("unwrap") || name.equals("isWrapperFor")) {
-                throw new SQLException("the real connection is not handed out inside a fenced transaction", "25000");
+                throw new SQLException(
+                    "the real connection is not handed out inside a fenced transaction", "25000");
               }
               try {
                 return method.invoke(real, args);

@@ -16,10 +16,10 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * The line format of a {@link FileMarkStore}'s {@code admin.log}, its record of mark resets: one line per mark reset, ASCII, fields
- * separated by one space: {@code reset <account> <session> <previous> <new> <operator> <reason>
- * <instant>}, text fields as unpadded base64url of UTF-8 so no field can contain a space or a
- * line break.
+ * The line format of a {@link FileMarkStore}'s {@code admin.log}, its record of mark resets: one
+ * line per mark reset, ASCII, fields separated by one space: {@code reset <account> <session>
+ * <previous> <new> <operator> <reason> <instant>}, text fields as unpadded base64url of UTF-8 so no
+ * field can contain a space or a line break.
  */
 final class AdminLog {
   private AdminLog() {}
@@ -88,13 +88,21 @@ final class AdminLog {
           Instant.parse(f[7]));
     } catch (IllegalArgumentException | DateTimeParseException e) {
       throw new IOException(
-          file + " line " + number + " is damaged (" + e.getMessage() + "); the marks are not"
-              + " affected: move the file aside to keep its readable lines for the record", e);
+          file
+              + " line "
+              + number
+              + " is damaged ("
+              + e.getMessage()
+              + "); the marks are not"
+              + " affected: move the file aside to keep its readable lines for the record",
+          e);
     }
   }
 
   private static String b64(String s) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
 
   private static String text(String field) {

@@ -27,18 +27,18 @@ import java.util.UUID;
 
 /**
  * The high-water marks of the file store and the file tool journal, in one directory: {@code
- * marks/} and {@code marks-copy/} (each key's mark twice, see {@link MarkFiles}), {@code
- * admin.log} (the resets, see {@link AdminLog}) and a {@code tmp/} to write marks in. Every
- * fail-closed rule about marks on files (CONTRACT C16) lives here: a damaged, unreadable or
- * oversized mark, one copy deleted or lowered, both directories gone (see {@link #create}), a
- * reset to 0 that keeps a mark of 0, a reset recorded and forced before the mark changes.
+ * marks/} and {@code marks-copy/} (each key's mark twice, see {@link MarkFiles}), {@code admin.log}
+ * (the resets, see {@link AdminLog}) and a {@code tmp/} to write marks in. Every fail-closed rule
+ * about marks on files (CONTRACT C16) lives here: a damaged, unreadable or oversized mark, one copy
+ * deleted or lowered, both directories gone (see {@link #create}), a reset to 0 that keeps a mark
+ * of 0, a reset recorded and forced before the mark changes.
  *
- * <p>An admission uses every piece of evidence it has: the persisted mark, the marks this
- * instance admitted while open, and, when the unit of work names one, the writer recorded on the
- * file an operation would replace and the key's other files in its directory. A mark is never
- * taken as lower than any of them says. The unit of work is the caller's cross-process lock,
- * held around every call; its value is the operation's {@link Evidence}, or null when there is
- * none (a bare admission, a tool journal).
+ * <p>An admission uses every piece of evidence it has: the persisted mark, the marks this instance
+ * admitted while open, and, when the unit of work names one, the writer recorded on the file an
+ * operation would replace and the key's other files in its directory. A mark is never taken as
+ * lower than any of them says. The unit of work is the caller's cross-process lock, held around
+ * every call; its value is the operation's {@link Evidence}, or null when there is none (a bare
+ * admission, a tool journal).
  */
 public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
   /** Keys whose admitted marks this instance remembers; past it, the oldest are forgotten. */
@@ -79,6 +79,7 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
   private final Path adminLog;
   private final String repair;
   private final WriterLookup writers;
+
   /** The highest mark this instance admitted or set per key, guarded by the owner's lock. */
   private final Map<LeaseKey, Long> admitted = new HashMap<>();
 
@@ -93,15 +94,16 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
    */
   public FileMarkStore(Path dir, Path tmp, String repair, WriterLookup writers) {
     this.dir = dir;
-    this.marks = new MarkFiles(dir.resolve(MarkFiles.PRIMARY), dir.resolve(MarkFiles.COPY), tmp, repair);
+    this.marks =
+        new MarkFiles(dir.resolve(MarkFiles.PRIMARY), dir.resolve(MarkFiles.COPY), tmp, repair);
     this.adminLog = dir.resolve("admin.log");
     this.repair = repair;
     this.writers = writers;
   }
 
   /**
-   * The name of a key's mark file in {@code marks/} and {@code marks-copy/}: the hex SHA-256 of
-   * the key.
+   * The name of a key's mark file in {@code marks/} and {@code marks-copy/}: the hex SHA-256 of the
+   * key.
    *
    * @param key the key
    * @return the file name
@@ -111,8 +113,8 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
   }
 
   /**
-   * Whether either mark directory exists: false for a new store, one whose marks were all lost,
-   * or one in an older layout. The caller then decides what to {@link #create}.
+   * Whether either mark directory exists: false for a new store, one whose marks were all lost, or
+   * one in an older layout. The caller then decides what to {@link #create}.
    *
    * @return true if the marks are there to open
    */
@@ -181,23 +183,43 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
     Path existing = evidence == null ? null : evidence.existing();
 
     Optional<FencingToken> writer =
-        existing == null ? Optional.empty() : writers.writerOf(existing).filter(w -> w.key().equals(key));
+        existing == null
+            ? Optional.empty()
+            : writers.writerOf(existing).filter(w -> w.key().equals(key));
     if (stored.isEmpty() && writer.isPresent()) {
       throw new IOException(
-          "the high-water mark of " + key + " is missing, but " + existing + " was written"
-              + " by fence " + writer.get().fence() + " of that key: the marks were lost or deleted."
+          "the high-water mark of "
+              + key
+              + " is missing, but "
+              + existing
+              + " was written"
+              + " by fence "
+              + writer.get().fence()
+              + " of that key: the marks were lost or deleted."
               + " Every operation of the key is refused until an operator sets the mark again"
-              + " (" + repair + ") to at least the highest fence the"
+              + " ("
+              + repair
+              + ") to at least the highest fence the"
               + " key ever wrote; the lease table's current fence for the key is a safe choice");
     }
     Long ours = admitted.get(key);
-    if (ours != null && mark < ours && !lastReset(key).map(r -> r.newMark() == mark).orElse(false)) {
+    if (ours != null
+        && mark < ours
+        && !lastReset(key).map(r -> r.newMark() == mark).orElse(false)) {
       // Issue 27: both copies deleted (or lowered) while open; a key would otherwise be admitted
       // from mark 0, and re-create the mark at the stale fence.
       throw new IOException(
-          "the high-water mark of " + key + " on disk is " + mark + ", but this store admitted fence " + ours
+          "the high-water mark of "
+              + key
+              + " on disk is "
+              + mark
+              + ", but this store admitted fence "
+              + ours
               + " for it while open: the mark files were deleted or lowered. Every operation of the key is"
-              + " refused until an operator sets the mark again (" + repair + ") to at least " + ours);
+              + " refused until an operator sets the mark again ("
+              + repair
+              + ") to at least "
+              + ours);
     }
     if (token.fence() < mark) {
       throw new StaleFenceException(token, mark);
@@ -222,12 +244,12 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
 
   /**
    * Issue 46, red team: a key's mark files deleted (or restored from an older copy), then a new
-   * store on the root, and a stale fence writing a new path was admitted: only the replaced
-   * file's writer was evidence, and a new path has none. The key's other files in the target's
-   * directory are evidence too: a file the key wrote with a fence above its mark means the mark
-   * was lost or lowered, unless an operator set it below that fence. Looked at once per key per
-   * instance (then its memory of what it admitted takes over), and at most {@link
-   * #EVIDENCE_SCAN_LIMIT} entries, so a large directory costs bounded work.
+   * store on the root, and a stale fence writing a new path was admitted: only the replaced file's
+   * writer was evidence, and a new path has none. The key's other files in the target's directory
+   * are evidence too: a file the key wrote with a fence above its mark means the mark was lost or
+   * lowered, unless an operator set it below that fence. Looked at once per key per instance (then
+   * its memory of what it admitted takes over), and at most {@link #EVIDENCE_SCAN_LIMIT} entries,
+   * so a large directory costs bounded work.
    */
   private void refuseIfTheKeysFilesOutrankItsMark(LeaseKey key, OptionalLong stored, Path directory)
       throws IOException {
@@ -250,21 +272,33 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
       return; // a new directory: nothing in it to outrank the mark
     }
     long found = highest;
-    if (witness == null || found <= mark || lastReset(key).map(r -> r.newMark() < found).orElse(false)) {
+    if (witness == null
+        || found <= mark
+        || lastReset(key).map(r -> r.newMark() < found).orElse(false)) {
       return;
     }
     throw new IOException(
-        "the high-water mark of " + key + " is " + (stored.isEmpty() ? "missing" : String.valueOf(mark)) + ", but "
-            + witness + " was written by fence " + found + " of that key: the marks were lost, deleted or"
+        "the high-water mark of "
+            + key
+            + " is "
+            + (stored.isEmpty() ? "missing" : String.valueOf(mark))
+            + ", but "
+            + witness
+            + " was written by fence "
+            + found
+            + " of that key: the marks were lost, deleted or"
             + " restored from an older copy. Every operation of the key is refused until an operator sets"
-            + " the mark again (" + repair + ") to at least " + found
+            + " the mark again ("
+            + repair
+            + ") to at least "
+            + found
             + "; the lease table's current fence for the key is a safe choice");
   }
 
   /**
-   * Admits an operation that changes nothing (the delete of a file that is not there): checked
-   * like any other, and it raises a mark the key already has, but it creates none. Issue 27:
-   * 2,000 deletes of missing files by 2,000 keys left 2,000 mark files (CONTRACT C21). A key this
+   * Admits an operation that changes nothing (the delete of a file that is not there): checked like
+   * any other, and it raises a mark the key already has, but it creates none. Issue 27: 2,000
+   * deletes of missing files by 2,000 keys left 2,000 mark files (CONTRACT C21). A key this
    * instance knows nothing of cannot have been written by an older run here, so no mark is lost.
    *
    * @param token a verified token
@@ -284,8 +318,8 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
   }
 
   /**
-   * Refuses a token below its key's mark, changing nothing: the check a tool journal makes
-   * before it records a call, so that a stale call adds nothing.
+   * Refuses a token below its key's mark, changing nothing: the check a tool journal makes before
+   * it records a call, so that a stale call adds nothing.
    *
    * @param token a verified token
    * @throws StaleFenceException if the fence is below the mark
@@ -315,7 +349,8 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
    * here: the reset is its repair, and the log says from what.
    */
   @Override
-  public MarkReset reset(Evidence evidence, LeaseKey key, long newMark, String operator, String reason, Instant at) {
+  public MarkReset reset(
+      Evidence evidence, LeaseKey key, long newMark, String operator, String reason, Instant at) {
     try {
       long previous;
       try {
@@ -348,7 +383,9 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
     }
   }
 
-  /** The key's last reset in the admin log; read only when the evidence disagrees, which is rare. */
+  /**
+   * The key's last reset in the admin log; read only when the evidence disagrees, which is rare.
+   */
   private Optional<MarkReset> lastReset(LeaseKey key) throws IOException {
     List<MarkReset> resets = AdminLog.readAll(adminLog);
     for (int i = resets.size() - 1; i >= 0; i--) {

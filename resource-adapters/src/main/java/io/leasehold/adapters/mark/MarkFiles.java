@@ -23,20 +23,20 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * The marks of a {@link FileMarkStore}, each kept in two files, {@code <dir>/marks/<h>} and
- * {@code <dir>/marks-copy/<h>} ({@code h} the SHA-256 of the key), so that losing or lowering one
- * never lowers a mark (CONTRACT C16).
+ * The marks of a {@link FileMarkStore}, each kept in two files, {@code <dir>/marks/<h>} and {@code
+ * <dir>/marks-copy/<h>} ({@code h} the SHA-256 of the key), so that losing or lowering one never
+ * lowers a mark (CONTRACT C16).
  *
- * <p>A mark is the higher of the two copies. That is safe after a crash (each copy is replaced
- * by an atomic rename, the primary first, so a crash between the two leaves the primary ahead)
- * and after tampering with one copy (deleted, or a lower value written into it: the other still
- * holds the mark). A copy that cannot be parsed is neither: the key fails closed until an
- * operator resets its mark, and so is anything that is not a small regular file (a named pipe
- * would block the reader forever, holding the owner's lock; a huge file would exhaust the heap).
- * An operator's reset to 0 writes a mark of 0 ({@link #forget}), never removes the files. Both
- * copies missing means the key has no mark, unless the caller's evidence says otherwise (see
- * {@link FileMarkStore}); a key whose marks were lost with both directories is recorded as lost
- * (see {@link #create}), which refuses like a damaged mark. The caller holds the owner's lock.
+ * <p>A mark is the higher of the two copies. That is safe after a crash (each copy is replaced by
+ * an atomic rename, the primary first, so a crash between the two leaves the primary ahead) and
+ * after tampering with one copy (deleted, or a lower value written into it: the other still holds
+ * the mark). A copy that cannot be parsed is neither: the key fails closed until an operator resets
+ * its mark, and so is anything that is not a small regular file (a named pipe would block the
+ * reader forever, holding the owner's lock; a huge file would exhaust the heap). An operator's
+ * reset to 0 writes a mark of 0 ({@link #forget}), never removes the files. Both copies missing
+ * means the key has no mark, unless the caller's evidence says otherwise (see {@link
+ * FileMarkStore}); a key whose marks were lost with both directories is recorded as lost (see
+ * {@link #create}), which refuses like a damaged mark. The caller holds the owner's lock.
  *
  * @param primary the primary copies' directory
  * @param copy the second copies' directory
@@ -51,8 +51,7 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   static final String COPY = "marks-copy";
 
   /**
-   * Largest mark file read: a fence, a space, a token's text and a newline fit with room to
-   * spare.
+   * Largest mark file read: a fence, a space, a token's text and a newline fit with room to spare.
    */
   static final int MAX_MARK_BYTES = 4096;
 
@@ -63,14 +62,15 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   private static final String FORGOTTEN = "forgotten";
 
   /** A mark file's name: the hex SHA-256 of its key. */
-  private static final java.util.regex.Pattern MARK_NAME = java.util.regex.Pattern.compile("[0-9a-f]{64}");
+  private static final java.util.regex.Pattern MARK_NAME =
+      java.util.regex.Pattern.compile("[0-9a-f]{64}");
 
   /**
-   * Creates both mark directories, holding {@code records} (a mark file's bytes by key): those
-   * of a store's lost keys, or the marks of an older layout being upgraded. Each directory is
-   * filled under a name of its own and renamed into place, the copy first: a crash before the
-   * renames leaves both missing (the next open decides again), one between them leaves the copy,
-   * which holds every record by itself.
+   * Creates both mark directories, holding {@code records} (a mark file's bytes by key): those of a
+   * store's lost keys, or the marks of an older layout being upgraded. Each directory is filled
+   * under a name of its own and renamed into place, the copy first: a crash before the renames
+   * leaves both missing (the next open decides again), one between them leaves the copy, which
+   * holds every record by itself.
    */
   void create(Map<LeaseKey, byte[]> records) throws IOException {
     Path newPrimary = fresh(primary);
@@ -94,9 +94,13 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
       DurableFiles.ownDirectory(filling); // refuses a link or a file planted under this name
       try (var s = Files.newDirectoryStream(filling)) {
         for (Path p : s) {
-          if (!MARK_NAME.matcher(p.getFileName().toString()).matches() || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+          if (!MARK_NAME.matcher(p.getFileName().toString()).matches()
+              || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException(
-                filling + " holds " + p.getFileName() + ", which the store never writes there; move it"
+                filling
+                    + " holds "
+                    + p.getFileName()
+                    + ", which the store never writes there; move it"
                     + " aside and open the store again");
           }
           Files.delete(p);
@@ -113,7 +117,8 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
     try (var s = Files.newDirectoryStream(primary)) {
       for (Path p : s) {
         Path c = copy.resolve(p.getFileName());
-        if (!Files.exists(c, LinkOption.NOFOLLOW_LINKS) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.exists(c, LinkOption.NOFOLLOW_LINKS)
+            && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           replace(c, Files.readAllBytes(p));
         }
       }
@@ -147,7 +152,8 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
 
   /** A mark file's bytes: the fence and the token of the run that raised it. */
   static byte[] markRecord(FencingToken token) {
-    return (token.fence() + " " + token.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
+    return (token.fence() + " " + token.unsigned().toText() + "\n")
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /** Replaces both copies of a mark, the primary first (see the class comment), durably. */
@@ -159,11 +165,12 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   }
 
   /**
-   * What a lost key's mark holds instead of a fence: every operation of the key is refused,
-   * naming the highest fence found in its files, until an operator resets the mark.
+   * What a lost key's mark holds instead of a fence: every operation of the key is refused, naming
+   * the highest fence found in its files, until an operator resets the mark.
    */
   static byte[] lostRecord(FencingToken highestSeen) {
-    return (LOST + " " + highestSeen.unsigned().toText() + "\n").getBytes(StandardCharsets.US_ASCII);
+    return (LOST + " " + highestSeen.unsigned().toText() + "\n")
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   /**
@@ -179,8 +186,12 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   /** A mark file's bytes for a mark of 0. */
   static byte[] forgottenRecord(LeaseKey key) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-    return (FORGOTTEN + " " + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8)) + " "
-            + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8)) + "\n")
+    return (FORGOTTEN
+            + " "
+            + b64.encodeToString(key.accountId().getBytes(StandardCharsets.UTF_8))
+            + " "
+            + b64.encodeToString(key.sessionId().getBytes(StandardCharsets.UTF_8))
+            + "\n")
         .getBytes(StandardCharsets.US_ASCII);
   }
 
@@ -192,7 +203,8 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   private static LeaseKey forgottenKey(String account, String session) {
     Base64.Decoder b64 = Base64.getUrlDecoder();
     return LeaseKey.of(
-        new String(b64.decode(account), StandardCharsets.UTF_8), new String(b64.decode(session), StandardCharsets.UTF_8));
+        new String(b64.decode(account), StandardCharsets.UTF_8),
+        new String(b64.decode(session), StandardCharsets.UTF_8));
   }
 
   private void replace(Path target, byte[] bytes) throws IOException {
@@ -219,13 +231,18 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
     if (parts.length == 2 && parts[0].equals(LOST)) {
       String seen;
       try {
-        seen = "what is left (files, journal lines) shows fence " + FencingToken.parse(parts[1]).fence() + " of this key";
+        seen =
+            "what is left (files, journal lines) shows fence "
+                + FencingToken.parse(parts[1]).fence()
+                + " of this key";
       } catch (IllegalArgumentException e) {
         seen = "the record of the highest fence seen is damaged too";
       }
       throw damaged(
-          file, key,
-          "both mark directories were lost and the key's mark with them; " + seen
+          file,
+          key,
+          "both mark directories were lost and the key's mark with them; "
+              + seen
               + ", and deleted files may have had higher",
           null);
     }
@@ -252,14 +269,15 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
 
   /**
    * The file's text, if it is a regular file (never followed through a link) of at most {@value
-   * #MAX_MARK_BYTES} bytes of ASCII. The type is checked before the file is opened: opening a
-   * named pipe blocks until someone writes to it.
+   * #MAX_MARK_BYTES} bytes of ASCII. The type is checked before the file is opened: opening a named
+   * pipe blocks until someone writes to it.
    *
    * @throws NoSuchFileException if it does not exist
    * @throws IOException if it is anything else (the message names the repair)
    */
   private String readSmallRegularFile(Path file, LeaseKey key) throws IOException {
-    BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    BasicFileAttributes attributes =
+        Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     if (attributes.isSymbolicLink()) {
       throw damaged(file, key, "it is a symbolic link", null);
     }
@@ -267,10 +285,15 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
       throw damaged(file, key, "it is not a regular file", null);
     }
     if (attributes.size() > MAX_MARK_BYTES) {
-      throw damaged(file, key, "it holds " + attributes.size() + " bytes, more than a mark's " + MAX_MARK_BYTES, null);
+      throw damaged(
+          file,
+          key,
+          "it holds " + attributes.size() + " bytes, more than a mark's " + MAX_MARK_BYTES,
+          null);
     }
     ByteBuffer buf = ByteBuffer.allocate(MAX_MARK_BYTES + 1);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       while (buf.hasRemaining() && ch.read(buf) >= 0) {
         // read until the end, or until the file proves longer than a mark
       }
@@ -294,8 +317,16 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
   private IOException damaged(Path file, LeaseKey key, String why, Exception cause) {
     // Fail closed (CONTRACT C16): a mark that cannot be read is never taken for "no mark".
     return new IOException(
-        "damaged high-water mark file " + file + " for " + key + " (" + why + "): every operation"
-            + " of this key is refused until an operator sets the mark again with " + repair + ", to at"
+        "damaged high-water mark file "
+            + file
+            + " for "
+            + key
+            + " ("
+            + why
+            + "): every operation"
+            + " of this key is refused until an operator sets the mark again with "
+            + repair
+            + ", to at"
             + " least the highest fence this"
             + " key ever wrote (the lease table's current fence for the key is a safe choice)",
         cause);
@@ -306,7 +337,9 @@ record MarkFiles(Path primary, Path copy, Path tmp, String repair) {
       return HexFormat.of()
           .formatHex(
               MessageDigest.getInstance("SHA-256")
-                  .digest((key.accountId() + '\u0000' + key.sessionId()).getBytes(StandardCharsets.UTF_8)));
+                  .digest(
+                      (key.accountId() + '\u0000' + key.sessionId())
+                          .getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }

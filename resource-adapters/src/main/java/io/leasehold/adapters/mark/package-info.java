@@ -1,6 +1,7 @@
 /**
  * The mark store on files ({@link io.leasehold.adapters.mark.FileMarkStore}), shared by the file
- * store and the file tool journal: one implementation of {@link io.leasehold.fencing.mark.MarkStore}
- * per medium. Not an API: the module does not export this package.
+ * store and the file tool journal: one implementation of {@link
+ * io.leasehold.fencing.mark.MarkStore} per medium. Not an API: the module does not export this
+ * package.
  */
 package io.leasehold.adapters.mark;

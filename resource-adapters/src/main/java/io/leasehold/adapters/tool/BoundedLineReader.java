@@ -5,9 +5,9 @@ import java.io.InputStream;
 import java.util.Arrays;
 
 /**
- * Reads newline-terminated lines from a stream without ever holding more than one line of at most
- * a given length: a journal file is outside input, and one line of gigabytes must be an error, not
- * an {@link OutOfMemoryError} (CONTRACT C21).
+ * Reads newline-terminated lines from a stream without ever holding more than one line of at most a
+ * given length: a journal file is outside input, and one line of gigabytes must be an error, not an
+ * {@link OutOfMemoryError} (CONTRACT C21).
  */
 final class BoundedLineReader {
   private final InputStream in;
@@ -33,9 +33,8 @@ final class BoundedLineReader {
   }
 
   /**
-   * The next complete line, without its newline, or null at the end of the stream. Bytes after
-   * the last newline (a line torn by a crash) are not returned; {@link #pendingBytes()} counts
-   * them.
+   * The next complete line, without its newline, or null at the end of the stream. Bytes after the
+   * last newline (a line torn by a crash) are not returned; {@link #pendingBytes()} counts them.
    *
    * @throws LineTooLongException if a line exceeds the limit, terminated or not
    */
@@ -72,7 +71,9 @@ final class BoundedLineReader {
       throw new LineTooLongException(maxLineBytes);
     }
     if (lineLength + length > line.length) {
-      line = Arrays.copyOf(line, Math.max(lineLength + length, Math.min(maxLineBytes, line.length * 2)));
+      line =
+          Arrays.copyOf(
+              line, Math.max(lineLength + length, Math.min(maxLineBytes, line.length * 2)));
     }
     System.arraycopy(buffer, from, line, lineLength, length);
     lineLength += length;

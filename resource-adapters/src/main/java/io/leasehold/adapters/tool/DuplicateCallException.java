@@ -5,11 +5,12 @@ import java.util.UUID;
 
 /**
  * A call was refused because the same run has a call with the same tool and idempotency key in
- * flight: the idempotency key is reserved when a call is admitted, so concurrent duplicates run
- * the tool once. The refused call is journaled as refused and the tool did not run. Retry after
- * the first call finished: the retry is answered from the journal.
+ * flight: the idempotency key is reserved when a call is admitted, so concurrent duplicates run the
+ * tool once. The refused call is journaled as refused and the tool did not run. Retry after the
+ * first call finished: the retry is answered from the journal.
  */
-public class DuplicateCallException extends io.leasehold.fencing.WriteRefusedException implements GuardListener.Classified {
+public class DuplicateCallException extends io.leasehold.fencing.WriteRefusedException
+    implements GuardListener.Classified {
   private static final long serialVersionUID = 1L;
 
   private final UUID inFlight;
@@ -22,8 +23,14 @@ public class DuplicateCallException extends io.leasehold.fencing.WriteRefusedExc
    * @param inFlight the call holding the key
    */
   public DuplicateCallException(String tool, String idempotencyKey, UUID inFlight) {
-    super("tool " + tool + " with idempotency key '" + idempotencyKey + "' is already running as call "
-        + inFlight + "; this duplicate was not started (retry once it finished to get its result)");
+    super(
+        "tool "
+            + tool
+            + " with idempotency key '"
+            + idempotencyKey
+            + "' is already running as call "
+            + inFlight
+            + "; this duplicate was not started (retry once it finished to get its result)");
     this.inFlight = inFlight;
   }
 

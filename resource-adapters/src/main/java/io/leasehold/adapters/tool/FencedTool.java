@@ -84,10 +84,10 @@ public interface FencedTool {
   JsonNode call(ToolInvocation invocation) throws Exception;
 
   /**
-   * A key that identifies this call's effect, for tools whose effect may safely be requested
-   * again with the same key (the downstream system deduplicates by it). When present, the
-   * executor passes it to the tool, records it in the journal, and answers a repeated call with
-   * the same key from the journal once an earlier call finished. Default: none.
+   * A key that identifies this call's effect, for tools whose effect may safely be requested again
+   * with the same key (the downstream system deduplicates by it). When present, the executor passes
+   * it to the tool, records it in the journal, and answers a repeated call with the same key from
+   * the journal once an earlier call finished. Default: none.
    *
    * @param arguments the call's arguments
    * @return the key, or empty if the tool is not idempotent

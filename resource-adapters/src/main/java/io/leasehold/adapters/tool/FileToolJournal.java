@@ -25,44 +25,37 @@ import java.util.UUID;
 /**
  * A durable journal in one append-only file of JSON lines, shared safely by several processes.
  *
- * <p>Every record is appended under a lock that holds across threads and processes (a JVM lock
- * and an OS lock on {@code <file>.lock}) and forced to disk before the call goes on: a call's
- * intent and start are one append, its outcome another, and concurrent calls share a force.
- * Before each operation the journal reads what other processes appended since, so its marks and
- * call states are those of the file.
- * A line torn by a crash is cut off by the next writer. Each line is an object with an {@code
- * "event"} member: {@code intended} (with the call's tool, token, arguments and idempotency key),
- * {@code started}, {@code finished} (with the result), {@code failed} (with the error), {@code
- * refused} (with the highest fence), {@code mark_reset} (an operator's reset, recorded with the
- * marks too) or {@code highest_admitted} (what a compaction keeps of a key's admitted fences).
+ * <p>Every record is appended under a lock that holds across threads and processes (a JVM lock and
+ * an OS lock on {@code <file>.lock}) and forced to disk before the call goes on: a call's intent
+ * and start are one append, its outcome another, and concurrent calls share a force. Before each
+ * operation the journal reads what other processes appended since, so its marks and call states are
+ * those of the file. A line torn by a crash is cut off by the next writer. Each line is an object
+ * with an {@code "event"} member: {@code intended} (with the call's tool, token, arguments and
+ * idempotency key), {@code started}, {@code finished} (with the result), {@code failed} (with the
+ * error), {@code refused} (with the highest fence), {@code mark_reset} (an operator's reset,
+ * recorded with the marks too) or {@code highest_admitted} (what a compaction keeps of a key's
+ * admitted fences).
  *
  * <h2>Bounded by the live state (CONTRACT C21)</h2>
  *
  * The file grows with every call until {@link #compact()} rewrites it with only what is live; it
  * runs by itself once the file passes {@link Builder#compactAbove(long)} (16 MiB) and twice its
  * last compacted size, so the file, the time to open it and the memory held follow the live calls
- * and marks, not the history (and {@link #calls(LeaseKey)} lists settled calls only until the
- * next compaction). Reading is line by line, each line at most {@value #MAX_LINE_BYTES} bytes; a
- * file larger than {@link Builder#maxBytes(long)} (1 GiB) is refused at open with the repair
- * rather than read for minutes.
+ * and marks, not the history (and {@link #calls(LeaseKey)} lists settled calls only until the next
+ * compaction). Reading is line by line, each line at most {@value #MAX_LINE_BYTES} bytes; a file
+ * larger than {@link Builder#maxBytes(long)} (1 GiB) is refused at open with the repair rather than
+ * read for minutes.
  *
  * <h2>Failing closed (CONTRACT C16)</h2>
  *
- * The marks are kept apart from the journal, in {@code <file>.marks.d/}, in the form the file
- * store keeps its own ({@link FileMarkStore}): each key's mark in {@code marks/} and again in
- * {@code marks-copy/} (the higher counts), raised and forced before the call it admits is
- * journaled, and every operator reset in {@code admin.log}, forced before the mark changes. They
- * are the authority: truncating or deleting the journal never lowers a mark. The journal's lines
- * are evidence in turn, which the marks never go below: a key whose mark is lower than the
- * highest fence the journal shows admitted since the key's last reset (its lines, other
- * processes' included, or the line a compaction keeps per key) has every call refused until an
- * operator resets its mark, as the SQL journal checks its mark row. A damaged mark
- * refuses its key's calls; a complete journal line that cannot be read, and a journal that shrank
- * while in use, refuse every call; each error names the file and the repair. A journal written
- * before this layout (its marks in {@code <file>.marks}) is upgraded in place when opened, every
- * mark kept and none below the journal's evidence; a non-empty journal whose mark directory is
- * gone has its keys refused as lost (see {@link JournalMarks}). The files are created readable by their owner only: they hold tokens,
- * arguments and results. Journal paths are canonical, so two spellings of one file share one lock.
+ * The marks live apart, in {@code <file>.marks.d/}, in the file store's form ({@link
+ * FileMarkStore}: two copies per key, resets in {@code admin.log}), raised and forced before the
+ * call they admit is journaled: truncating or deleting the journal never lowers a mark. The
+ * journal's lines (or the line a compaction keeps per key) are a floor the marks never go below, as
+ * the SQL journal checks its mark row; a key below it, or with a damaged mark, is refused until an
+ * operator resets its mark, and an unreadable or shrunk journal refuses every call. An older {@code
+ * <file>.marks} is upgraded in place ({@link JournalMarks}); docs/resource-owners.md has the whole
+ * list. Files are owner-only; journal paths are canonical (one file, one lock).
  *
  * <p>Thread-safe, and safe for several processes sharing the file.
  */
@@ -71,8 +64,10 @@ public final class FileToolJournal implements ToolJournal {
 
   /** The default of {@link Builder#compactAbove(long)}: 16 MiB. */
   public static final long COMPACT_ON_OPEN_BYTES = 16L << 20;
+
   /** The default of {@link Builder#maxBytes(long)}: 1 GiB. */
   public static final long DEFAULT_MAX_BYTES = 1L << 30;
+
   /**
    * The longest line the journal writes or reads, 8 MiB: a call whose arguments or result do not
    * fit is refused before anything is written; pass large payloads by reference.
@@ -86,10 +81,13 @@ public final class FileToolJournal implements ToolJournal {
   private final long compactAbove;
   private final JournalFile journal;
   private final FileMarkStore marks;
+
   /** Whether the marks were opened (or upgraded), once, under the lock. */
   private boolean marksOpen;
+
   private JournalState state = new JournalState();
-  /** The journal's size when last rewritten (by any process) or 0: compaction runs past twice it. */
+
+  /** Size when last rewritten (by any process), or 0: compaction runs past twice it. */
   private long compactedSize;
 
   private FileToolJournal(Path file, Builder b) {
@@ -97,7 +95,8 @@ public final class FileToolJournal implements ToolJournal {
     this.clock = b.clock;
     this.maxBytes = b.maxBytes;
     this.compactAbove = b.compactAbove;
-    this.lock = new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), b.lockTimeout);
+    this.lock =
+        new CrossProcessLock(file.resolveSibling(file.getFileName() + ".lock"), b.lockTimeout);
     this.journal = new JournalFile(file, MAX_LINE_BYTES);
     this.marks = JournalMarks.of(file);
   }
@@ -107,8 +106,8 @@ public final class FileToolJournal implements ToolJournal {
    *
    * @param file the journal file; its directory must exist
    * @return the journal
-   * @throws ResourceAccessException if the file cannot be read or created, is damaged, or is
-   *     larger than {@value #DEFAULT_MAX_BYTES} bytes
+   * @throws ResourceAccessException if the file cannot be read or created, is damaged, or is larger
+   *     than {@value #DEFAULT_MAX_BYTES} bytes
    */
   public static FileToolJournal open(Path file) {
     return builder(file).build();
@@ -185,8 +184,8 @@ public final class FileToolJournal implements ToolJournal {
     }
 
     /**
-     * @param maxBytes the largest journal file this journal reads from its start (when opened,
-     *     or after another process rewrote it); a larger one is refused with the repair, so that
+     * @param maxBytes the largest journal file this journal reads from its start (when opened, or
+     *     after another process rewrote it); a larger one is refused with the repair, so that
      *     opening stays bounded in time (CONTRACT C21). To open an oversized journal once, pass a
      *     larger value: opening compacts it. Default 1 GiB; at least {@link #compactAbove(long)}.
      * @return this builder
@@ -197,9 +196,9 @@ public final class FileToolJournal implements ToolJournal {
     }
 
     /**
-     * @param compactAbove the journal compacts itself (see {@link #compact()}) before a call
-     *     once it is larger than this and than twice its size after the last compaction, so the
-     *     file follows the live state, not the history. Default 16 MiB; at least 4096.
+     * @param compactAbove the journal compacts itself (see {@link #compact()}) before a call once
+     *     it is larger than this and than twice its size after the last compaction, so the file
+     *     follows the live state, not the history. Default 16 MiB; at least 4096.
      * @return this builder
      */
     public Builder compactAbove(long compactAbove) {
@@ -224,7 +223,8 @@ public final class FileToolJournal implements ToolJournal {
       try {
         canonical = DurableFiles.inRealDirectory(file); // one journal, one name, one lock
       } catch (IOException e) {
-        throw new ResourceAccessException("the directory of tool journal " + file + " is not usable: " + e, e);
+        throw new ResourceAccessException(
+            "the directory of tool journal " + file + " is not usable: " + e, e);
       }
       FileToolJournal journal = new FileToolJournal(canonical, this);
       journal.locked(() -> null); // reads it, and compacts it if it is large
@@ -267,9 +267,9 @@ public final class FileToolJournal implements ToolJournal {
   /**
    * {@inheritDoc}
    *
-   * <p>The intent and the start are one append, forced once before the tool may run (a raised
-   * mark is forced to the mark files first, which stay the authority: C9). The force is shared
-   * with concurrent calls of this journal ({@link JournalFile#forceUpTo}).
+   * <p>The intent and the start are one append, forced once before the tool may run (a raised mark
+   * is forced to the mark files first, which stay the authority: C9). The force is shared with
+   * concurrent calls of this journal ({@link JournalFile#forceUpTo}).
    */
   @Override
   public Admission start(ToolCall call) {
@@ -282,7 +282,9 @@ public final class FileToolJournal implements ToolJournal {
     return started.admission();
   }
 
-  /** How many times this journal forced its journal file (not its marks): for tests and benchmarks. */
+  /**
+   * How many times this journal forced its journal file (not its marks): for tests and benchmarks.
+   */
   long journalForces() {
     return journal.forces();
   }
@@ -294,14 +296,16 @@ public final class FileToolJournal implements ToolJournal {
    * Under the lock: records {@code newCall} if given (else the call is recorded already), then
    * admits and starts it, or records its refusal.
    */
-  private Started startLocked(FencingToken token, UUID callId, ToolCall newCall) throws IOException {
+  private Started startLocked(FencingToken token, UUID callId, ToolCall newCall)
+      throws IOException {
     byte[] intent = new byte[0];
     refuseBelowEvidence(token.key());
     if (newCall != null) {
       marks.refuseIfStale(token); // a stale call adds nothing (issue 27, CONTRACT C21)
       intent = JournalLines.intendedLine(newCall, MAX_LINE_BYTES);
     }
-    Optional<ToolCall> duplicate = newCall != null ? state.inFlightDuplicateOf(newCall) : state.inFlightDuplicate(callId);
+    Optional<ToolCall> duplicate =
+        newCall != null ? state.inFlightDuplicateOf(newCall) : state.inFlightDuplicate(callId);
     if (duplicate.isPresent()) {
       UUID other = duplicate.get().callId();
       journal.append(intent, JournalLines.bytes(JournalLines.refusedDuplicate(callId, other)));
@@ -313,29 +317,37 @@ public final class FileToolJournal implements ToolJournal {
     Admission admission;
     try {
       admission = marks.admit(null, token); // the raise is forced before the start is journaled
-    } catch (StaleFenceException e) { // only for a call recorded before: a new one was checked above
+    } catch (
+        StaleFenceException e) { // only for a call recorded before: a new one was checked above
       append(JournalLines.refusedStale(callId, e.highestFence()));
       state.refused(callId, e.highestFence());
       throw e;
     }
-    long number = journal.appendDeferred(intent, JournalLines.bytes(JournalLines.started(callId, token)));
+    long number =
+        journal.appendDeferred(intent, JournalLines.bytes(JournalLines.started(callId, token)));
     state.intendedUnlessNull(newCall);
     state.replayStarted(token, callId); // admitted by the marks, the authority
     return new Started(admission, number);
   }
 
-
-
   @Override
   public void finished(UUID callId, JsonNode result) {
-    settle(callId, "the result", JournalLines.finished(callId, result), () -> state.finished(callId, result));
+    settle(
+        callId,
+        "the result",
+        JournalLines.finished(callId, result),
+        () -> state.finished(callId, result));
   }
 
   @Override
   public void failed(UUID callId, String error) {
     // An error text is a message, not data: past the line limit it is cut, not refused.
-    String text = error.length() > MAX_LINE_BYTES / 16 ? error.substring(0, MAX_LINE_BYTES / 16) + " [cut]" : error;
-    settle(callId, "the failure", JournalLines.failed(callId, text), () -> state.failed(callId, text));
+    String text =
+        error.length() > MAX_LINE_BYTES / 16
+            ? error.substring(0, MAX_LINE_BYTES / 16) + " [cut]"
+            : error;
+    settle(
+        callId, "the failure", JournalLines.failed(callId, text), () -> state.failed(callId, text));
   }
 
   /**
@@ -346,13 +358,7 @@ public final class FileToolJournal implements ToolJournal {
     long number =
         locked(
             () -> {
-              byte[] line = JournalLines.bytes(outcome);
-              if (line.length > MAX_LINE_BYTES) {
-                throw new ResourceAccessException(
-                    what + " of call " + callId + " is " + line.length + " bytes as a journal line, over the file"
-                        + " journal's " + MAX_LINE_BYTES + ": it was not recorded and the call stays in doubt."
-                        + " Return large results by reference (a path or an id)", null);
-              }
+              byte[] line = JournalLines.outcomeLine(outcome, what, callId, MAX_LINE_BYTES);
               long n = journal.appendDeferred(line);
               apply.run();
               return n;
@@ -365,7 +371,8 @@ public final class FileToolJournal implements ToolJournal {
     try {
       journal.forceUpTo(number);
     } catch (IOException e) {
-      throw new ResourceAccessException("tool journal " + file + " could not force " + what + " to disk: " + e, e);
+      throw new ResourceAccessException(
+          "tool journal " + file + " could not force " + what + " to disk: " + e, e);
     }
   }
 
@@ -413,17 +420,17 @@ public final class FileToolJournal implements ToolJournal {
   public record Compaction(long bytesBefore, long bytesAfter, int callsKept) {}
 
   /**
-   * Rewrites the journal with only what is still live, so that opening it costs time and memory
-   * in proportion to that, not to its history: every call still in doubt (intended or started),
-   * and every finished call with an idempotency key (a retry is answered from it). Finished calls
+   * Rewrites the journal with only what is still live, so that opening it costs time and memory in
+   * proportion to that, not to its history: every call still in doubt (intended or started), and
+   * every finished call with an idempotency key (a retry is answered from it). Finished calls
    * without a key, failed and refused calls are dropped: archive the journal first if you need
    * them. Each key keeps one line with the highest fence admitted since its last reset, the
    * evidence its mark is checked against. The marks and the record of resets live in the mark
-   * directory, one small file per key and one line per reset, and are not rewritten. The file is replaced by an atomic rename, so a
-   * crash leaves the old file or the new one; other processes notice the new file and read it
-   * again. Runs by itself before a call (and at
-   * open) once the file is larger than {@link Builder#compactAbove(long)} and than twice its size
-   * after the last compaction, so it seldom needs calling.
+   * directory, one small file per key and one line per reset, and are not rewritten. The file is
+   * replaced by an atomic rename, so a crash leaves the old file or the new one; other processes
+   * notice the new file and read it again. Runs by itself before a call (and at open) once the file
+   * is larger than {@link Builder#compactAbove(long)} and than twice its size after the last
+   * compaction, so it seldom needs calling.
    *
    * @return what it did
    * @throws ResourceAccessException if a file cannot be written

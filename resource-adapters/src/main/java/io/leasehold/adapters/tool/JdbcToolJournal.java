@@ -26,14 +26,14 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * A tool journal kept in PostgreSQL: the default for services that run more than one process,
- * which have that database already. Calls, marks and mark resets are rows ({@link
- * ToolJournalSchema}); nothing to compact, no file format to damage. The marks are the SQL mark
- * store the database writer uses too ({@code SqlMarkStore}), with the journal's admitted calls as
- * the evidence against which a mark deleted, lowered or made negative outside the journal refuses
- * every call of its key (as {@link ResourceAccessException}) until an operator resets it. The
- * admission locks the key's mark row, so admissions of one key are serialized across every process, and a repeat of a call
- * in flight (same run, tool and idempotency key) is refused under that lock. A call's intent,
+ * A tool journal kept in PostgreSQL: the default for services that run more than one process, which
+ * have that database already. Calls, marks and mark resets are rows ({@link ToolJournalSchema});
+ * nothing to compact, no file format to damage. The marks are the SQL mark store the database
+ * writer uses too ({@code SqlMarkStore}), with the journal's admitted calls as the evidence against
+ * which a mark deleted, lowered or made negative outside the journal refuses every call of its key
+ * (as {@link ResourceAccessException}) until an operator resets it. The admission locks the key's
+ * mark row, so admissions of one key are serialized across every process, and a repeat of a call in
+ * flight (same run, tool and idempotency key) is refused under that lock. A call's intent,
  * admission and start are one transaction, its outcome another.
  *
  * <pre>{@code
@@ -60,7 +60,8 @@ public final class JdbcToolJournal implements ToolJournal {
   /** The default lock wait: as the database writer's. */
   public static final java.time.Duration DEFAULT_LOCK_TIMEOUT = java.time.Duration.ofSeconds(5);
 
-  private JdbcToolJournal(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
+  private JdbcToolJournal(
+      DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
     this.marks = SqlMarkStore.journalMarks(schema.prefix());
@@ -93,17 +94,21 @@ public final class JdbcToolJournal implements ToolJournal {
    *
    * @param dataSource the database, with {@link ToolJournalSchema#apply} run
    * @param schema the tables
-   * @param lockTimeout how long a call waits for a row lock another transaction holds (a key's
-   *     mark row, a duplicate call's row), from 1 ms to 1 h (CONTRACT C21); past it the call fails
-   *     with {@link ResourceAccessException} naming the table, and nothing is recorded. Default 5 s.
+   * @param lockTimeout how long a call waits for a row lock another transaction holds (a key's mark
+   *     row, a duplicate call's row), from 1 ms to 1 h (CONTRACT C21); past it the call fails with
+   *     {@link ResourceAccessException} naming the table, and nothing is recorded. Default 5 s.
    * @return the journal
    */
-  public static JdbcToolJournal create(DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
+  public static JdbcToolJournal create(
+      DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     if (dataSource == null || schema == null) {
       throw new IllegalArgumentException("dataSource and schema must not be null");
     }
-    if (lockTimeout == null || lockTimeout.toMillis() < 1 || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("lockTimeout must be between 1 ms and 1 h, got " + lockTimeout);
+    if (lockTimeout == null
+        || lockTimeout.toMillis() < 1
+        || lockTimeout.compareTo(java.time.Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(
+          "lockTimeout must be between 1 ms and 1 h, got " + lockTimeout);
     }
     return new JdbcToolJournal(dataSource, schema, lockTimeout);
   }
@@ -114,8 +119,8 @@ public final class JdbcToolJournal implements ToolJournal {
   }
 
   /**
-   * One transaction, committed after {@code work} (through {@link Transactions}: rolled back on
-   * any throwable before auto-commit is restored).
+   * One transaction, committed after {@code work} (through {@link Transactions}: rolled back on any
+   * throwable before auto-commit is restored).
    *
    * @param setsTimeout whether the work's first statement carries the lock timeout ({@link
    *     JournalSql#intend}, {@link JournalSql#setOutcome}), which spares a round trip
@@ -139,7 +144,8 @@ public final class JdbcToolJournal implements ToolJournal {
         throw failed(what, failure);
       }
       // A mark that cannot be trusted: refused as the journal refuses a damaged call row.
-      throw new ResourceAccessException("tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage(), e);
+      throw new ResourceAccessException(
+          "tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage(), e);
     } catch (SQLException e) {
       throw failed(what, e);
     }
@@ -147,14 +153,28 @@ public final class JdbcToolJournal implements ToolJournal {
 
   private ResourceAccessException failed(String what, SQLException e) {
     return new ResourceAccessException(
-          "tool journal in " + sql.call() + " could not " + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState()
-              + (e.getSQLState() != null && e.getSQLState().equals("42P01")
-                  ? "; run ToolJournalSchema.apply first" : "")
-              + ("55P03".equals(e.getSQLState())
-                  ? "; waited " + lockTimeout.toMillis() + " ms (lockTimeout) for a lock on " + sql.mark() + " or " + sql.call()
-                      + " (a row, or the table) that another transaction holds: find it in pg_locks and pg_stat_activity"
-                  : "") + ")",
-          e);
+        "tool journal in "
+            + sql.call()
+            + " could not "
+            + what
+            + ": "
+            + e.getMessage()
+            + " (SQLState "
+            + e.getSQLState()
+            + (e.getSQLState() != null && e.getSQLState().equals("42P01")
+                ? "; run ToolJournalSchema.apply first"
+                : "")
+            + ("55P03".equals(e.getSQLState())
+                ? "; waited "
+                    + lockTimeout.toMillis()
+                    + " ms (lockTimeout) for a lock on "
+                    + sql.mark()
+                    + " or "
+                    + sql.call()
+                    + " (a row, or the table) that another transaction holds: find it in pg_locks and pg_stat_activity"
+                : "")
+            + ")",
+        e);
   }
 
   @Override
@@ -204,17 +224,22 @@ public final class JdbcToolJournal implements ToolJournal {
    *
    * <p>Here the intent, the admission and the start are one transaction: one commit to wait for
    * before the tool runs, instead of one for the intent and one for the start, and a call whose
-   * admission fails (a lock wait that timed out, a lost connection) leaves no row that would
-   * later be listed as in doubt, since it never started. A refused call is recorded as
-   * {@link #admitAndStart} records it.
+   * admission fails (a lock wait that timed out, a lost connection) leaves no row that would later
+   * be listed as in doubt, since it never started. A refused call is recorded as {@link
+   * #admitAndStart} records it.
    */
   @Override
   public Admission start(ToolCall call) {
     return admission(
-        tx("record and admit a call", true, c -> {
-          Long stale = recordIntent(c, call);
-          return stale != null ? stale(call.token(), stale) : admitAndStart(c, call.token(), call.callId());
-        }));
+        tx(
+            "record and admit a call",
+            true,
+            c -> {
+              Long stale = recordIntent(c, call);
+              return stale != null
+                  ? stale(call.token(), stale)
+                  : admitAndStart(c, call.token(), call.callId());
+            }));
   }
 
   /** The admission a transaction returned, or its refusal thrown once the transaction committed. */
@@ -256,28 +281,35 @@ public final class JdbcToolJournal implements ToolJournal {
     }
     setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
     ToolCall refused = read(c, callId);
-    return new DuplicateCallException(refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
+    return new DuplicateCallException(
+        refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
   }
 
   @Override
   public Admission admit(FencingToken token) {
     Arguments.required(token, "token");
     return admission(
-        tx("admit a run", c -> {
-          try {
-            return marks.admit(c, token);
-          } catch (StaleFenceException e) {
-            return e;
-          }
-        }));
+        tx(
+            "admit a run",
+            c -> {
+              try {
+                return marks.admit(c, token);
+              } catch (StaleFenceException e) {
+                return e;
+              }
+            }));
   }
 
-  private void setState(Connection c, UUID callId, String state, JsonNode result, String error) throws SQLException {
+  private void setState(Connection c, UUID callId, String state, JsonNode result, String error)
+      throws SQLException {
     setState(c, false, callId, state, result, error);
   }
 
-  /** @param first whether this opens the transaction, which sends the lock timeout with it */
-  private void setState(Connection c, boolean first, UUID callId, String state, JsonNode result, String error)
+  /**
+   * @param first whether this opens the transaction, which sends the lock timeout with it
+   */
+  private void setState(
+      Connection c, boolean first, UUID callId, String state, JsonNode result, String error)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(first ? sql.setOutcome() : sql.setState())) {
       ps.setString(1, state);
@@ -290,35 +322,42 @@ public final class JdbcToolJournal implements ToolJournal {
     }
   }
 
-
   @Override
   public void finished(UUID callId, JsonNode result) {
-    tx("record a finished call", true, c -> {
-      setState(c, true, callId, "FINISHED", result, null);
-      return null;
-    });
+    tx(
+        "record a finished call",
+        true,
+        c -> {
+          setState(c, true, callId, "FINISHED", result, null);
+          return null;
+        });
   }
 
   @Override
   public void failed(UUID callId, String error) {
-    tx("record a failed call", true, c -> {
-      setState(c, true, callId, "FAILED", null, error);
-      return null;
-    });
+    tx(
+        "record a failed call",
+        true,
+        c -> {
+          setState(c, true, callId, "FAILED", null, error);
+          return null;
+        });
   }
 
   @Override
   public List<ToolCall> calls(LeaseKey key) {
-    return tx("read the calls of " + key, c -> {
-      try (PreparedStatement ps = JournalSql.keyed(c, sql.callsOfKey(), key);
-          ResultSet rs = ps.executeQuery()) {
-        List<ToolCall> out = new ArrayList<>();
-        while (rs.next()) {
-          out.add(row(rs));
-        }
-        return out;
-      }
-    });
+    return tx(
+        "read the calls of " + key,
+        c -> {
+          try (PreparedStatement ps = JournalSql.keyed(c, sql.callsOfKey(), key);
+              ResultSet rs = ps.executeQuery()) {
+            List<ToolCall> out = new ArrayList<>();
+            while (rs.next()) {
+              out.add(row(rs));
+            }
+            return out;
+          }
+        });
   }
 
   private ToolCall read(Connection c, UUID callId) throws SQLException {
@@ -333,8 +372,8 @@ public final class JdbcToolJournal implements ToolJournal {
 
   /**
    * A call row. Its token text must agree with its key, fence and run columns (issue 27): those
-   * columns are what admissions and the mark check compare, so a row whose text says otherwise
-   * was edited outside the journal, and is damage, not an answer.
+   * columns are what admissions and the mark check compare, so a row whose text says otherwise was
+   * edited outside the journal, and is damage, not an answer.
    */
   private ToolCall row(ResultSet rs) throws SQLException {
     try {
@@ -344,8 +383,14 @@ public final class JdbcToolJournal implements ToolJournal {
           || !token.runId().equals(rs.getObject(10, UUID.class))
           || !token.key().equals(LeaseKey.of(rs.getString(11), rs.getString(12)))) {
         throw new IllegalArgumentException(
-            "call " + rs.getObject(1, UUID.class) + ": its token text (" + token + ") disagrees with its"
-                + " fence " + rs.getLong(9) + " and run columns; the row was edited outside the journal");
+            "call "
+                + rs.getObject(1, UUID.class)
+                + ": its token text ("
+                + token
+                + ") disagrees with its"
+                + " fence "
+                + rs.getLong(9)
+                + " and run columns; the row was edited outside the journal");
       }
       return new ToolCall(
           rs.getObject(1, UUID.class),
@@ -363,17 +408,21 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    return tx("read the mark of " + key, c -> {
-      return marks.read(c, key);
-    });
+    return tx(
+        "read the mark of " + key,
+        c -> {
+          return marks.read(c, key);
+        });
   }
 
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
-    return tx("reset the mark of " + key, c -> {
-      // Dated by the database's clock, as every time the journal keeps.
-      return marks.reset(c, key, newMark, operator, reason, null);
-    });
+    return tx(
+        "reset the mark of " + key,
+        c -> {
+          // Dated by the database's clock, as every time the journal keeps.
+          return marks.reset(c, key, newMark, operator, reason, null);
+        });
   }
 
   @Override
@@ -383,20 +432,22 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
-    return tx("look up a finished call", c -> {
-      try (PreparedStatement ps = JournalSql.keyed(c, sql.finishedResult(), key)) {
-        ps.setString(3, tool);
-        ps.setString(4, idempotencyKey);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return Optional.empty();
+    return tx(
+        "look up a finished call",
+        c -> {
+          try (PreparedStatement ps = JournalSql.keyed(c, sql.finishedResult(), key)) {
+            ps.setString(3, tool);
+            ps.setString(4, idempotencyKey);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                return Optional.empty();
+              }
+              return Optional.of(JSON.readTree(rs.getString(1)));
+            } catch (IOException e) {
+              throw new SQLException("damaged result in " + sql.call() + ": " + e.getMessage(), e);
+            }
           }
-          return Optional.of(JSON.readTree(rs.getString(1)));
-        } catch (IOException e) {
-          throw new SQLException("damaged result in " + sql.call() + ": " + e.getMessage(), e);
-        }
-      }
-    });
+        });
   }
 
   /**
@@ -406,16 +457,18 @@ public final class JdbcToolJournal implements ToolJournal {
    * @return the fences of started calls in admission order
    */
   List<Long> admittedFences(LeaseKey key) {
-    return tx("read the admissions of " + key, c -> {
-      try (PreparedStatement ps = JournalSql.keyed(c, sql.admittedFences(), key);
-          ResultSet rs = ps.executeQuery()) {
-        List<Long> out = new ArrayList<>();
-        while (rs.next()) {
-          out.add(rs.getLong(1));
-        }
-        return out;
-      }
-    });
+    return tx(
+        "read the admissions of " + key,
+        c -> {
+          try (PreparedStatement ps = JournalSql.keyed(c, sql.admittedFences(), key);
+              ResultSet rs = ps.executeQuery()) {
+            List<Long> out = new ArrayList<>();
+            while (rs.next()) {
+              out.add(rs.getLong(1));
+            }
+            return out;
+          }
+        });
   }
 
   private static String json(JsonNode node) throws SQLException {

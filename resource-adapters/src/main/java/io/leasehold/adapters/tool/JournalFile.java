@@ -13,25 +13,32 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * An append-only line file of the file journal (the journal, or an older journal's marks file
- * read once to upgrade it) and how far it has been read: every catch-up reads only the lines appended since, one bounded line at a time,
- * and notices a file that shrank, vanished or was replaced by another process's compaction. Not
- * thread-safe; the journal's lock guards it.
+ * An append-only line file of the file journal (the journal, or an older journal's marks file read
+ * once to upgrade it) and how far it has been read: every catch-up reads only the lines appended
+ * since, one bounded line at a time, and notices a file that shrank, vanished or was replaced by
+ * another process's compaction. Not thread-safe; the journal's lock guards it.
  */
 final class JournalFile {
-  /** Applies one complete line, without its newline; a RuntimeException or IOException is damage. */
+  /**
+   * Applies one complete line, without its newline; a RuntimeException or IOException is damage.
+   */
   interface LineHandler {
     void apply(byte[] line) throws IOException;
   }
 
   private final Path path;
   private final int maxLineBytes;
+
   /** Appends made without a force, numbered in the order they completed. */
-  private final java.util.concurrent.atomic.AtomicLong deferred = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong deferred =
+      new java.util.concurrent.atomic.AtomicLong();
+
   /** The highest deferred append known forced; guarded by {@link #forcing}. */
   private long forced;
+
   private final Object forcing = new Object();
-  private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong forces =
+      new java.util.concurrent.atomic.AtomicLong();
   private long readUpTo;
   private long linesRead;
   private Object identity;
@@ -58,8 +65,8 @@ final class JournalFile {
   }
 
   /**
-   * Whether another process replaced the file (a compaction renames a new one into place) since
-   * it was last read.
+   * Whether another process replaced the file (a compaction renames a new one into place) since it
+   * was last read.
    *
    * @throws IOException if the file was read before and is gone now: lost state, not a compaction
    */
@@ -67,7 +74,8 @@ final class JournalFile {
     Object now = identity(path);
     if (identity != null && now == null) {
       throw new IOException(
-          path + " was deleted while in use: every call is refused. Restore it from a copy, or reopen"
+          path
+              + " was deleted while in use: every call is refused. Restore it from a copy, or reopen"
               + " the journal after checking the marks (ResetMarkCommand --tool-journal) against the"
               + " lease table");
     }
@@ -82,7 +90,8 @@ final class JournalFile {
    * @param maxBytesFromStart the largest file read from its start; a larger one is refused
    * @throws IOException if the file shrank, is over the limit, or a line is damaged or too long
    */
-  void catchUp(LineHandler handler, boolean cutTornLine, long maxBytesFromStart) throws IOException {
+  void catchUp(LineHandler handler, boolean cutTornLine, long maxBytesFromStart)
+      throws IOException {
     StateFiles.requireRegularFileOrAbsent(path);
     if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
       if (readUpTo > 0) {
@@ -90,20 +99,27 @@ final class JournalFile {
       }
       DurableFiles.createOwnerOnly(path);
     }
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (FileChannel ch =
+        FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       long size = ch.size();
       if (size < readUpTo) {
         throw shrank(size);
       }
       if (readUpTo == 0 && size > maxBytesFromStart) {
         throw new IOException(
-            path + " is " + size + " bytes, over this journal's maxBytes of " + maxBytesFromStart + ": it"
+            path
+                + " is "
+                + size
+                + " bytes, over this journal's maxBytes of "
+                + maxBytesFromStart
+                + ": it"
                 + " was not read, and nothing was changed. Open it once with a larger"
                 + " FileToolJournal.builder(file).maxBytes(...), which compacts it to its live calls,"
                 + " or archive it (with its .marks.d directory) and start a new journal after resetting the"
                 + " marks (ResetMarkCommand --tool-journal) to the lease table's fences");
       }
-      BoundedLineReader in = new BoundedLineReader(Channels.newInputStream(ch.position(readUpTo)), maxLineBytes);
+      BoundedLineReader in =
+          new BoundedLineReader(Channels.newInputStream(ch.position(readUpTo)), maxLineBytes);
       while (true) {
         byte[] line;
         try {
@@ -123,7 +139,8 @@ final class JournalFile {
         readUpTo += line.length + 1;
       }
       if (cutTornLine && readUpTo < size) {
-        try (FileChannel w = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        try (FileChannel w =
+            FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
           w.truncate(readUpTo);
           w.force(true);
         }
@@ -142,8 +159,8 @@ final class JournalFile {
   }
 
   /**
-   * Appends one complete line without forcing it; {@link #forceUpTo} with the returned number
-   * makes it durable. Called under the journal's lock, like {@link #append}.
+   * Appends one complete line without forcing it; {@link #forceUpTo} with the returned number makes
+   * it durable. Called under the journal's lock, like {@link #append}.
    *
    * @return the append's number
    */
@@ -165,12 +182,12 @@ final class JournalFile {
 
   /**
    * Makes the deferred append numbered {@code number} durable: group commit. Called outside the
-   * journal's lock, so other threads append meanwhile; one force covers every append that
-   * completed before it began, so a thread whose append a concurrent force covered returns at
-   * once. Safe outside the lock because the file is append-only: a later force of the file (by
-   * anyone) covers every earlier byte, and no caller acts on its line (runs a tool, returns a
-   * result) before its own number is forced. If a compaction replaced the file meanwhile, the
-   * new file was forced when it was written, with what the line recorded.
+   * journal's lock, so other threads append meanwhile; one force covers every append that completed
+   * before it began, so a thread whose append a concurrent force covered returns at once. Safe
+   * outside the lock because the file is append-only: a later force of the file (by anyone) covers
+   * every earlier byte, and no caller acts on its line (runs a tool, returns a result) before its
+   * own number is forced. If a compaction replaced the file meanwhile, the new file was forced when
+   * it was written, with what the line recorded.
    */
   void forceUpTo(long number) throws IOException {
     synchronized (forcing) {
@@ -191,7 +208,8 @@ final class JournalFile {
 
   private static Object identity(Path f) throws IOException {
     try {
-      return Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+      return Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
     } catch (NoSuchFileException e) {
       return null;
     }
@@ -199,7 +217,12 @@ final class JournalFile {
 
   private IOException damaged(long line, Exception cause) {
     return new IOException(
-        path + " line " + line + " is damaged (" + cause + "). The journal refuses every call until it"
+        path
+            + " line "
+            + line
+            + " is damaged ("
+            + cause
+            + "). The journal refuses every call until it"
             + " is repaired: stop every process using it, copy the file aside, remove or fix that"
             + " line, and if marks may have been lost reset them with ResetMarkCommand"
             + " --tool-journal to the lease table's current fences",
@@ -208,7 +231,12 @@ final class JournalFile {
 
   private IOException shrank(long size) {
     return new IOException(
-        path + " shrank from " + readUpTo + " to " + size + " bytes while in use (truncated or replaced):"
+        path
+            + " shrank from "
+            + readUpTo
+            + " to "
+            + size
+            + " bytes while in use (truncated or replaced):"
             + " every call is refused. Restore it from a copy, or reopen the journal after checking"
             + " the marks (ResetMarkCommand --tool-journal) against the lease table");
   }

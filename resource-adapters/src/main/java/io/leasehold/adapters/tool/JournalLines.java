@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
@@ -18,16 +19,15 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The file journal's two line formats, apart from its locking and files ({@link
- * FileToolJournal}).
+ * The file journal's two line formats, apart from its locking and files ({@link FileToolJournal}).
  *
  * <ul>
  *   <li>The journal: one JSON object per line, {@code "event"} one of {@code intended}, {@code
  *       started}, {@code finished}, {@code failed}, {@code refused}, {@code mark_reset} (an
  *       operator's reset) and {@code highest_admitted} (a compacted journal's evidence per key).
- *   <li>The marks file of journals written before the mark directory ({@link JournalMarks}),
- *       read once to upgrade them: ASCII lines {@code raise|reset <account> <session> <fence>},
- *       the key's parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
+ *   <li>The marks file of journals written before the mark directory ({@link JournalMarks}), read
+ *       once to upgrade them: ASCII lines {@code raise|reset <account> <session> <fence>}, the
+ *       key's parts as unpadded base64url of UTF-8 so no field holds a space or a line break.
  * </ul>
  *
  * <p>A {@code mark_reset} line records an operator's reset (also in the mark directory's {@code
@@ -76,9 +76,38 @@ final class JournalLines {
     byte[] line = bytes(intended(call));
     if (line.length > maxLineBytes) {
       throw new IllegalArgumentException(
-          "the call of " + call.tool() + " is " + line.length + " bytes as a journal line, over the"
-              + " file journal's " + maxLineBytes + ": nothing was recorded. Pass large arguments by"
+          "the call of "
+              + call.tool()
+              + " is "
+              + line.length
+              + " bytes as a journal line, over the"
+              + " file journal's "
+              + maxLineBytes
+              + ": nothing was recorded. Pass large arguments by"
               + " reference (a path or an id)");
+    }
+    return line;
+  }
+
+  /**
+   * A call's outcome as a journal line, refused when it is longer than the journal reads back: the
+   * outcome is then not recorded and the call stays in doubt.
+   */
+  static byte[] outcomeLine(ObjectNode outcome, String what, UUID callId, int maxLineBytes)
+      throws JsonProcessingException {
+    byte[] line = bytes(outcome);
+    if (line.length > maxLineBytes) {
+      throw new ResourceAccessException(
+          what
+              + " of call "
+              + callId
+              + " is "
+              + line.length
+              + " bytes as a journal line, over the file journal's "
+              + maxLineBytes
+              + ": it was not recorded and the call stays in doubt. Return large results by"
+              + " reference (a path or an id)",
+          null);
     }
     return line;
   }
@@ -119,7 +148,8 @@ final class JournalLines {
   static byte[] compactedJournal(JournalState state, int[] kept) throws IOException {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     for (ToolCall c : state.allCalls()) {
-      boolean live = c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
+      boolean live =
+          c.inDoubt() || (c.state() == ToolCall.State.FINISHED && c.idempotencyKey().isPresent());
       if (!live) {
         continue;
       }
@@ -169,7 +199,9 @@ final class JournalLines {
     }
     Optional<MarkReset> recorded =
         f[0].equals("reset")
-            ? journalResets.stream().filter(r -> r.key().equals(key) && r.newMark() == fence).findFirst()
+            ? journalResets.stream()
+                .filter(r -> r.key().equals(key) && r.newMark() == fence)
+                .findFirst()
             : Optional.empty();
     if (recorded.isPresent()) {
       journalResets.remove(recorded.get());
@@ -204,7 +236,8 @@ final class JournalLines {
       if (fence < 0) {
         throw new IllegalArgumentException("negative fence");
       }
-      state.applyEvidence(LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()), fence);
+      state.applyEvidence(
+          LeaseKey.of(req(line, "accountId").asText(), req(line, "sessionId").asText()), fence);
       return;
     }
     UUID callId = UUID.fromString(req(line, "call").asText());
@@ -222,7 +255,8 @@ final class JournalLines {
                 Optional.empty(),
                 Optional.empty()));
       }
-      case "started" -> state.replayStarted(FencingToken.parse(req(line, "token").asText()), callId);
+      case "started" ->
+          state.replayStarted(FencingToken.parse(req(line, "token").asText()), callId);
       case "finished" -> state.finished(callId, present(line, "result"));
       case "failed" -> state.failed(callId, req(line, "error").asText());
       case "refused" -> {
@@ -235,6 +269,7 @@ final class JournalLines {
       default -> throw new IOException("unknown journal event in " + file + ": " + line);
     }
   }
+
   /** A required member that may be JSON null (arguments, results). */
   private static JsonNode present(JsonNode line, String name) {
     JsonNode v = line.get(name);

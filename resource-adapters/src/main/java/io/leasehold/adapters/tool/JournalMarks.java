@@ -19,18 +19,18 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Where the file journal keeps its marks, and how it opens them: a {@link FileMarkStore} in
- * {@code <journal>.marks.d/}, the form the file store keeps its own in. Opening decides once,
- * under the journal's lock, what a missing mark directory means:
+ * Where the file journal keeps its marks, and how it opens them: a {@link FileMarkStore} in {@code
+ * <journal>.marks.d/}, the form the file store keeps its own in. Opening decides once, under the
+ * journal's lock, what a missing mark directory means:
  *
  * <ul>
  *   <li>a journal written before this layout has its marks in {@code <journal>.marks} (append-only
  *       lines, see {@link JournalLines#applyMark}): they are upgraded in place, each key keeping
  *       the higher of the mark that file gives and the journal's evidence (the highest fence its
- *       lines show admitted since the key's last reset), a reset line in that file lowering a
- *       mark only where the journal recorded the same reset; the journal's {@code mark_reset}
- *       records are carried into the new {@code admin.log}; the old file is removed once the new
- *       marks are in place;
+ *       lines show admitted since the key's last reset), a reset line in that file lowering a mark
+ *       only where the journal recorded the same reset; the journal's {@code mark_reset} records
+ *       are carried into the new {@code admin.log}; the old file is removed once the new marks are
+ *       in place;
  *   <li>an empty journal is a new one: it starts without marks;
  *   <li>otherwise the marks were lost (deleted with their directory): each key the journal shows
  *       admitted above 0 (a compacted journal keeps that evidence) is recorded as lost and refused
@@ -65,10 +65,11 @@ final class JournalMarks {
   }
 
   /**
-   * Opens the journal's marks, creating them as the class comment says; the journal has been
-   * read into {@code state} ({@code journalBytes} of it).
+   * Opens the journal's marks, creating them as the class comment says; the journal has been read
+   * into {@code state} ({@code journalBytes} of it).
    */
-  static void open(FileMarkStore marks, Path file, JournalState state, long journalBytes, long maxBytes)
+  static void open(
+      FileMarkStore marks, Path file, JournalState state, long journalBytes, long maxBytes)
       throws IOException {
     Path dir = markDirectory(file);
     DurableFiles.ownDirectory(dir);
@@ -81,23 +82,34 @@ final class JournalMarks {
       // Never below what the journal's own lines show admitted since the key's last reset: an
       // older marks file planted or restored lower does not lower a mark (CONTRACT C16).
       Map<LeaseKey, Long> carried = new HashMap<>(state.allEvidence());
-      readOlderMarks(older, maxBytes, state.resets()).forEach((key, fence) -> carried.merge(key, fence, Math::max));
+      readOlderMarks(older, maxBytes, state.resets())
+          .forEach((key, fence) -> carried.merge(key, fence, Math::max));
       marks.create(List.of(), carried, state.resets());
     } else if (journalBytes == 0) {
       marks.create(List.of(), Map.of(), List.of());
     } else {
       List<FencingToken> lost = new ArrayList<>();
-      state.allEvidence().forEach((key, fence) -> {
-        if (fence > 0) {
-          lost.add(new FencingToken(key, fence, new UUID(0, 0)));
-        }
-      });
+      state
+          .allEvidence()
+          .forEach(
+              (key, fence) -> {
+                if (fence > 0) {
+                  lost.add(new FencingToken(key, fence, new UUID(0, 0)));
+                }
+              });
       marks.create(lost, Map.of(), List.of());
       if (!lost.isEmpty()) {
         LOG.log(
             System.Logger.Level.WARNING,
-            () -> "the marks of tool journal " + file + " were missing: " + lost.size() + " key(s) it names are"
-                + " refused until an operator resets their marks (" + REPAIR + ")");
+            () ->
+                "the marks of tool journal "
+                    + file
+                    + " were missing: "
+                    + lost.size()
+                    + " key(s) it names are"
+                    + " refused until an operator resets their marks ("
+                    + REPAIR
+                    + ")");
       }
     }
     // Carried into the mark directory (or left by a crash after that): never read again.
@@ -109,13 +121,15 @@ final class JournalMarks {
    * the journal recorded that reset ({@code journalResets}, each matched once), else it lowers
    * nothing (a reset line written into the file by hand is not an audited reset).
    */
-  private static Map<LeaseKey, Long> readOlderMarks(Path older, long maxBytes, List<MarkReset> journalResets)
-      throws IOException {
+  private static Map<LeaseKey, Long> readOlderMarks(
+      Path older, long maxBytes, List<MarkReset> journalResets) throws IOException {
     Map<LeaseKey, Long> marks = new HashMap<>();
     List<MarkReset> unmatched = new ArrayList<>(journalResets);
     new JournalFile(older, FileToolJournal.MAX_LINE_BYTES)
         .catchUp(
-            line -> JournalLines.applyMark(new String(line, StandardCharsets.US_ASCII), marks, unmatched),
+            line ->
+                JournalLines.applyMark(
+                    new String(line, StandardCharsets.US_ASCII), marks, unmatched),
             false,
             maxBytes);
     return marks;
@@ -123,14 +137,15 @@ final class JournalMarks {
 
   /**
    * Refuses every call of a key whose mark is below what the journal's lines show admitted since
-   * the key's last reset (CONTRACT C16), as the SQL journal checks its mark row against its
-   * calls: the mark files were deleted, lowered or restored from an older copy, here or by
-   * another process, whose lines {@code state} has caught up. Reads the mark only for a key the
-   * journal has admitted a fence above 0 for.
+   * the key's last reset (CONTRACT C16), as the SQL journal checks its mark row against its calls:
+   * the mark files were deleted, lowered or restored from an older copy, here or by another
+   * process, whose lines {@code state} has caught up. Reads the mark only for a key the journal has
+   * admitted a fence above 0 for.
    *
    * @throws MarkStoreException naming the repair
    */
-  static void refuseBelowEvidence(FileMarkStore marks, JournalState state, LeaseKey key, Path file) {
+  static void refuseBelowEvidence(
+      FileMarkStore marks, JournalState state, LeaseKey key, Path file) {
     long admitted = state.evidence(key);
     if (admitted == 0) {
       return;
@@ -138,10 +153,22 @@ final class JournalMarks {
     long mark = marks.read(null, key).orElse(0);
     if (mark < admitted) {
       throw new MarkStoreException(
-          "the mark of " + key + " in " + markDirectory(file) + " is " + mark + ", but tool journal " + file
-              + " shows fence " + admitted + " admitted since the key's last reset: the mark files were deleted,"
+          "the mark of "
+              + key
+              + " in "
+              + markDirectory(file)
+              + " is "
+              + mark
+              + ", but tool journal "
+              + file
+              + " shows fence "
+              + admitted
+              + " admitted since the key's last reset: the mark files were deleted,"
               + " lowered or restored from an older copy. Every call of the key is refused until an operator"
-              + " resets its mark (" + REPAIR + ", or FencedToolExecutor.resetMark) to at least " + admitted
+              + " resets its mark ("
+              + REPAIR
+              + ", or FencedToolExecutor.resetMark) to at least "
+              + admitted
               + "; the lease table's current fence for the key is a safe choice",
           null);
     }

@@ -47,8 +47,8 @@ public interface JournalRedaction {
   }
 
   /**
-   * No redaction: everything is journaled as it is. The opt-out, for journals whose readers may
-   * see every argument and error text.
+   * No redaction: everything is journaled as it is. The opt-out, for journals whose readers may see
+   * every argument and error text.
    *
    * @return the redaction
    */
@@ -91,7 +91,8 @@ enum SecretsRedacted implements JournalRedaction {
     if (node == null || node.isNull() || node.isMissingNode()) {
       return com.fasterxml.jackson.databind.node.NullNode.getInstance();
     }
-    com.fasterxml.jackson.databind.node.JsonNodeFactory f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    com.fasterxml.jackson.databind.node.JsonNodeFactory f =
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
     if (node.isObject()) {
       com.fasterxml.jackson.databind.node.ObjectNode out = f.objectNode();
       node.properties().forEach(e -> out.set(e.getKey(), redact(e.getValue())));

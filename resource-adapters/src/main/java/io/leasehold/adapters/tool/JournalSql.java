@@ -7,9 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}) on its calls, built
- * once from the schema's validated prefix (request data always travels as bind parameters). Each
- * runs inside the journal's own short transaction.
+ * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}) on its calls, built once
+ * from the schema's validated prefix (request data always travels as bind parameters). Each runs
+ * inside the journal's own short transaction.
  *
  * <p>Tables: {@code <prefix>_call}, a row per call (its key, token text, fence and run, state);
  * {@code <prefix>_admission_seq}, the order in which calls were admitted. The marks ({@code
@@ -20,8 +20,18 @@ import java.sql.SQLException;
  * @param call the call table
  * @param mark the mark table
  */
-record JournalSql(String call, String mark, String lockTimeout, String intend, String start,
-    String setState, String setOutcome, String callsOfKey, String callById, String finishedResult, String admittedFences) {
+record JournalSql(
+    String call,
+    String mark,
+    String lockTimeout,
+    String intend,
+    String start,
+    String setState,
+    String setOutcome,
+    String callsOfKey,
+    String callById,
+    String finishedResult,
+    String admittedFences) {
 
   /**
    * The statements on the tables named by {@code schema}.
@@ -34,11 +44,13 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
     // path's first statements travel behind the setting in one round trip; the others'
     // transactions send it alone first.
     String call = schema.prefix() + "_call";
-    String setState = "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
+    String setState =
+        "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
     String admissionSeq = schema.prefix() + "_admission_seq";
     String callColumns =
         "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence, run_id,"
-            + " account_id, session_id FROM " + call;
+            + " account_id, session_id FROM "
+            + call;
     return new JournalSql(
         call,
         mark,
@@ -53,24 +65,37 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         // account, session, fence.
         LockTimeout.ahead(
             lockTimeout,
-            "INSERT INTO " + call + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
+            "INSERT INTO "
+                + call
+                + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
                 + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-                + " WHERE NOT EXISTS (SELECT 1 FROM " + mark + " WHERE account_id = ? AND session_id = ? AND fence > ?)"),
+                + " WHERE NOT EXISTS (SELECT 1 FROM "
+                + mark
+                + " WHERE account_id = ? AND session_id = ? AND fence > ?)"),
         // Starts an admitted call, numbering it in admission order, unless a call of the same
         // run with the same tool and idempotency key is in flight: then nothing changes, the
         // statement returns that call's id, and the caller records the refusal. Both answers
         // come from one statement, so from one snapshot: asked in a second statement, the
         // in-flight call could have finished in between and the duplicate found neither (issue
         // 46). Race-free without a savepoint: every start of a key holds the key's mark row
-        // lock, taken by the admission (SqlMarkStore), so this snapshot sees every other start of the
+        // lock, taken by the admission (SqlMarkStore), so this snapshot sees every other start of
+        // the
         // key that committed. The unique index on in-flight calls stays as the last word; a
         // violation rolls the whole transaction back. Returns one row: the started call's id
         // (null if not started) and the in-flight duplicate's (null if none). Parameters: call
         // id, call id.
-        "WITH dup AS (SELECT d.call_id FROM " + call + " AS me JOIN " + call + " AS d ON d.account_id = me.account_id"
+        "WITH dup AS (SELECT d.call_id FROM "
+            + call
+            + " AS me JOIN "
+            + call
+            + " AS d ON d.account_id = me.account_id"
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
             + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ? LIMIT 1),"
-            + " started AS (UPDATE " + call + " AS me SET state = 'STARTED', admitted_seq = nextval('" + admissionSeq + "')"
+            + " started AS (UPDATE "
+            + call
+            + " AS me SET state = 'STARTED', admitted_seq = nextval('"
+            + admissionSeq
+            + "')"
             + " WHERE me.call_id = ? AND me.state = 'INTENDED' AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
             + " SELECT (SELECT call_id FROM started), (SELECT call_id FROM dup)",
         // A call's state and outcome, in a transaction already under way. Parameters: state,
@@ -85,11 +110,15 @@ record JournalSql(String call, String mark, String lockTimeout, String intend, S
         callColumns + " WHERE call_id = ?",
         // The first finished result of an idempotent call, for a replay. Parameters: account,
         // session, tool, idempotency key.
-        "SELECT result::text FROM " + call + " WHERE account_id = ? AND session_id = ? AND tool = ?"
+        "SELECT result::text FROM "
+            + call
+            + " WHERE account_id = ? AND session_id = ? AND tool = ?"
             + " AND idempotency_key = ? AND state = 'FINISHED' ORDER BY seq LIMIT 1",
         // A key's started calls by fence, in admission order: what the guard contract checks.
         // Parameters: account, session.
-        "SELECT fence FROM " + call + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
+        "SELECT fence FROM "
+            + call
+            + " WHERE account_id = ? AND session_id = ? AND admitted_seq IS NOT NULL"
             + " ORDER BY admitted_seq");
   }
 

@@ -20,9 +20,9 @@ import java.util.UUID;
 /**
  * The calls and marks a journal knows, shared by both journals. Not thread-safe.
  *
- * <p>Memory follows the live state, not the history (CONTRACT C21): calls in doubt, finished
- * calls with an idempotency key (a retry is answered from them), marks and resets are kept; of
- * the settled calls nobody can ask about again (finished without a key, failed, refused) only the
+ * <p>Memory follows the live state, not the history (CONTRACT C21): calls in doubt, finished calls
+ * with an idempotency key (a retry is answered from them), marks and resets are kept; of the
+ * settled calls nobody can ask about again (finished without a key, failed, refused) only the
  * latest {@value #SETTLED_KEPT} are.
  */
 final class JournalState {
@@ -30,14 +30,19 @@ final class JournalState {
   static final int SETTLED_KEPT = 10_000;
 
   private final Map<UUID, ToolCall> calls = new LinkedHashMap<>();
+
   /** Settled calls without a later use, oldest first: dropped past {@link #SETTLED_KEPT}. */
   private final java.util.ArrayDeque<UUID> settled = new java.util.ArrayDeque<>();
+
   /** Started calls with an idempotency key, by run, tool and key: duplicates are one lookup. */
   private final Map<String, java.util.Set<UUID>> inFlight = new HashMap<>();
+
   /** The marks and resets: the memory medium's rules, shared with the in-memory guard. */
   private final MemoryMarkStore marks = MemoryMarkStore.unbounded();
+
   /** The first finished call per (key, tool, idempotency key): replays are one lookup. */
   private final Map<String, ToolCall> firstFinished = new HashMap<>();
+
   /**
    * Per key, the highest fence the journal's lines show admitted since the key's last reset (or
    * that reset's mark): the evidence the file journal's marks may never be below (CONTRACT C16).
@@ -45,12 +50,20 @@ final class JournalState {
   private final Map<LeaseKey, Long> evidence = new LinkedHashMap<>();
 
   private static String idem(LeaseKey key, String tool, String idempotencyKey) {
-    return key.accountId() + '\u0000' + key.sessionId() + '\u0000' + tool + '\u0000' + idempotencyKey;
+    return key.accountId()
+        + '\u0000'
+        + key.sessionId()
+        + '\u0000'
+        + tool
+        + '\u0000'
+        + idempotencyKey;
   }
 
   /** The in-flight index's key: one run's calls of one tool with one idempotency key. */
   private static String runIdem(ToolCall c) {
-    return idem(c.token().key(), c.tool(), c.idempotencyKey().orElseThrow()) + '\u0000' + c.token().runId();
+    return idem(c.token().key(), c.tool(), c.idempotencyKey().orElseThrow())
+        + '\u0000'
+        + c.token().runId();
   }
 
   Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
@@ -96,9 +109,9 @@ final class JournalState {
   }
 
   /**
-   * A call of the same run with the same tool and idempotency key that is in flight (started,
-   * not finished): the reservation that makes concurrent duplicates run the tool once. A started
-   * call of an earlier run is in doubt, not in flight: a new run's retry may go ahead.
+   * A call of the same run with the same tool and idempotency key that is in flight (started, not
+   * finished): the reservation that makes concurrent duplicates run the tool once. A started call
+   * of an earlier run is in doubt, not in flight: a new run's retry may go ahead.
    */
   Optional<ToolCall> inFlightDuplicate(UUID callId) {
     ToolCall call = calls.get(callId);
@@ -138,11 +151,19 @@ final class JournalState {
   }
 
   void refused(UUID callId, long highest) {
-    update(callId, ToolCall.State.REFUSED, Optional.empty(), Optional.of("stale; highest fence " + highest));
+    update(
+        callId,
+        ToolCall.State.REFUSED,
+        Optional.empty(),
+        Optional.of("stale; highest fence " + highest));
   }
 
   void refusedDuplicate(UUID callId, UUID inFlight) {
-    update(callId, ToolCall.State.REFUSED, Optional.empty(), Optional.of("duplicate of call " + inFlight + " in flight"));
+    update(
+        callId,
+        ToolCall.State.REFUSED,
+        Optional.empty(),
+        Optional.of("duplicate of call " + inFlight + " in flight"));
   }
 
   /** Sets a key's mark from the journal's separate marks file, the authority for its keys. */
@@ -162,7 +183,8 @@ final class JournalState {
     update(callId, ToolCall.State.FAILED, Optional.empty(), Optional.of(error));
   }
 
-  private void update(UUID callId, ToolCall.State state, Optional<JsonNode> result, Optional<String> error) {
+  private void update(
+      UUID callId, ToolCall.State state, Optional<JsonNode> result, Optional<String> error) {
     ToolCall call = calls.get(callId);
     if (call == null) {
       throw new IllegalStateException("call " + callId + " was never journaled as intended");

@@ -11,7 +11,8 @@ import java.util.function.Function;
  * @param body performs a call
  * @param key a call's idempotency key from its arguments, null for none
  */
-record LambdaTool(String name, FencedTool.Body body, Function<JsonNode, String> key) implements FencedTool {
+record LambdaTool(String name, FencedTool.Body body, Function<JsonNode, String> key)
+    implements FencedTool {
   @Override
   public JsonNode call(ToolInvocation invocation) throws Exception {
     return body.call(invocation);

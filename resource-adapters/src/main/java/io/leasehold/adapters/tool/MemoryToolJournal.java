@@ -13,10 +13,10 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * A journal kept in memory: marks and calls are lost with the process, and it guards only
- * executors in this process. For tests, benchmarks, and tools whose effects need no record. Its
- * marks and resets are kept by a {@link io.leasehold.fencing.mark.MemoryMarkStore}, the memory
- * medium the in-memory guard uses too. Thread-safe.
+ * A journal kept in memory: marks and calls are lost with the process, and it guards only executors
+ * in this process. For tests, benchmarks, and tools whose effects need no record. Its marks and
+ * resets are kept by a {@link io.leasehold.fencing.mark.MemoryMarkStore}, the memory medium the
+ * in-memory guard uses too. Thread-safe.
  */
 public final class MemoryToolJournal implements ToolJournal {
   private final JournalState state = new JournalState();
@@ -48,7 +48,8 @@ public final class MemoryToolJournal implements ToolJournal {
     if (duplicate.isPresent()) {
       state.refusedDuplicate(callId, duplicate.get().callId());
       ToolCall c = state.call(callId);
-      throw new DuplicateCallException(c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
+      throw new DuplicateCallException(
+          c.tool(), c.idempotencyKey().orElseThrow(), duplicate.get().callId());
     }
     try {
       return state.started(token, callId);
@@ -85,12 +86,14 @@ public final class MemoryToolJournal implements ToolJournal {
   }
 
   @Override
-  public synchronized MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {
+  public synchronized MarkReset resetMark(
+      LeaseKey key, long newMark, String operator, String reason) {
     return state.reset(key, newMark, operator, reason, clock.instant());
   }
 
   @Override
-  public synchronized java.util.Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+  public synchronized java.util.Optional<JsonNode> finishedResult(
+      LeaseKey key, String tool, String idempotencyKey) {
     return state.finishedResult(key, tool, idempotencyKey);
   }
 

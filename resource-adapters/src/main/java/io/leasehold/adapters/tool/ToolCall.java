@@ -48,15 +48,21 @@ public record ToolCall(
    * @throws IllegalArgumentException if a component is null
    */
   public ToolCall {
-    if (callId == null || tool == null || token == null || arguments == null
-        || idempotencyKey == null || state == null || result == null || error == null) {
+    if (callId == null
+        || tool == null
+        || token == null
+        || arguments == null
+        || idempotencyKey == null
+        || state == null
+        || result == null
+        || error == null) {
       throw new IllegalArgumentException("all components are required");
     }
   }
 
   /**
-   * Whether nobody knows if the tool's effect happened: the call was intended or started and
-   * never confirmed. After a crash even an {@link State#INTENDED} call may have started.
+   * Whether nobody knows if the tool's effect happened: the call was intended or started and never
+   * confirmed. After a crash even an {@link State#INTENDED} call may have started.
    *
    * @return true for INTENDED and STARTED
    */
@@ -65,6 +71,7 @@ public record ToolCall(
   }
 
   ToolCall with(State newState, Optional<JsonNode> newResult, Optional<String> newError) {
-    return new ToolCall(callId, tool, token, arguments, idempotencyKey, newState, newResult, newError);
+    return new ToolCall(
+        callId, tool, token, arguments, idempotencyKey, newState, newResult, newError);
   }
 }

@@ -6,10 +6,11 @@ import java.util.UUID;
 
 /**
  * An admitted tool call threw; the cause is what it threw, and the journal records the call as
- * failed. Whether retrying helps depends on the tool and the cause; its effect may have happened
- * in part.
+ * failed. Whether retrying helps depends on the tool and the cause; its effect may have happened in
+ * part.
  */
-public class ToolCallFailedException extends LeaseholdException implements GuardListener.Classified {
+public class ToolCallFailedException extends LeaseholdException
+    implements GuardListener.Classified {
   private static final long serialVersionUID = 1L;
 
   private final UUID callId;

@@ -1,8 +1,8 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.fencing.internal.Arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -16,7 +16,11 @@ import java.util.UUID;
  * @param idempotencyKey the tool's idempotency key for this call, if it declared one
  */
 public record ToolInvocation(
-    UUID callId, String tool, JsonNode arguments, FencingToken token, Optional<String> idempotencyKey) {
+    UUID callId,
+    String tool,
+    JsonNode arguments,
+    FencingToken token,
+    Optional<String> idempotencyKey) {
   /**
    * Checks required components.
    *

@@ -24,9 +24,9 @@ import java.util.UUID;
  */
 public interface ToolJournal extends ResettableMarks {
   /**
-   * Records a call before anything else happens to it, unless the key's mark is already above
-   * its fence: a stale run's calls add nothing to the journal (CONTRACT C21), and are counted by
-   * the executor's listener instead.
+   * Records a call before anything else happens to it, unless the key's mark is already above its
+   * fence: a stale run's calls add nothing to the journal (CONTRACT C21), and are counted by the
+   * executor's listener instead.
    *
    * @param call the call, in state {@link ToolCall.State#INTENDED}
    * @throws StaleFenceException if the key's mark is above the call's fence; nothing recorded
@@ -34,8 +34,8 @@ public interface ToolJournal extends ResettableMarks {
   void intended(ToolCall call);
 
   /**
-   * Admits the token for the call and records the call as started, atomically: once a higher
-   * fence is admitted for the key, no lower one starts a call.
+   * Admits the token for the call and records the call as started, atomically: once a higher fence
+   * is admitted for the key, no lower one starts a call.
    *
    * @param token the call's token
    * @param callId the call, recorded as intended
@@ -49,8 +49,8 @@ public interface ToolJournal extends ResettableMarks {
 
   /**
    * Records a call and admits and starts it in one step: what {@link #intended} and then {@link
-   * #admitAndStart} do, with the same refusals. A journal may write both records at once (the
-   * file journal forces them to disk with one force); this default calls the two.
+   * #admitAndStart} do, with the same refusals. A journal may write both records at once (the file
+   * journal forces them to disk with one force); this default calls the two.
    *
    * @param call the call, in state {@link ToolCall.State#INTENDED}
    * @return the admission
@@ -64,10 +64,9 @@ public interface ToolJournal extends ResettableMarks {
   }
 
   /**
-   * Admits a token without a call: raises the key's mark to its fence, so that from now on no
-   * lower fence starts a call. A new run calls it as it starts (through {@link
-   * FencedToolExecutor#startRun}), so an older run is refused even before the new one calls a
-   * tool.
+   * Admits a token without a call: raises the key's mark to its fence, so that from now on no lower
+   * fence starts a call. A new run calls it as it starts (through {@link
+   * FencedToolExecutor#startRun}), so an older run is refused even before the new one calls a tool.
    *
    * @param token the new run's token
    * @return the admission, with the mark before it
@@ -92,8 +91,7 @@ public interface ToolJournal extends ResettableMarks {
   void failed(UUID callId, String error);
 
   /**
-   * Every call recorded for a key, in the order they were first recorded, each in its latest
-   * state.
+   * Every call recorded for a key, in the order they were first recorded, each in its latest state.
    *
    * @param key the lease key
    * @return the calls
@@ -110,7 +108,8 @@ public interface ToolJournal extends ResettableMarks {
    * @param idempotencyKey the idempotency key
    * @return the result, or empty if no such call finished
    */
-  default java.util.Optional<JsonNode> finishedResult(LeaseKey key, String tool, String idempotencyKey) {
+  default java.util.Optional<JsonNode> finishedResult(
+      LeaseKey key, String tool, String idempotencyKey) {
     for (ToolCall c : calls(key)) {
       if (c.state() == ToolCall.State.FINISHED
           && c.tool().equals(tool)

@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 public record ToolJournalSchema(String prefix) {
   /** Default prefix. */
   public static final String DEFAULT_PREFIX = "leasehold_tool";
+
   /** Class-path location of the changelog. */
   public static final String CHANGELOG = "META-INF/leasehold/adapters/tool-journal.changelog.xml";
 
@@ -45,6 +46,10 @@ public record ToolJournalSchema(String prefix) {
    */
   public void apply(DataSource dataSource) {
     Changelogs.apply(
-        dataSource, CHANGELOG, prefix + "_changelog", Map.of("leasehold.toolJournal", prefix), "tool journal schema");
+        dataSource,
+        CHANGELOG,
+        prefix + "_changelog",
+        Map.of("leasehold.toolJournal", prefix),
+        "tool journal schema");
   }
 }

@@ -1,8 +1,8 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.fencing.internal.Arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.Admission;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.UUID;
 
 /**

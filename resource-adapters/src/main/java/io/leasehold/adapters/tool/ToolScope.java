@@ -4,16 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.LeaseKey;
 
 /**
- * Which lease key may make which tool calls through a {@link FencedToolExecutor} (CONTRACT C19).
- * A valid token proves which run of which session calls, not what the call may touch: the
- * executor's owner says that, and a call outside its key's share is refused with {@link
- * io.leasehold.fencing.TokenVerificationException.Reason#OUT_OF_SCOPE} before anything is
- * journaled or the tool runs.
+ * Which lease key may make which tool calls through a {@link FencedToolExecutor} (CONTRACT C19). A
+ * valid token proves which run of which session calls, not what the call may touch: the executor's
+ * owner says that, and a call outside its key's share is refused with {@link
+ * io.leasehold.fencing.TokenVerificationException.Reason#OUT_OF_SCOPE} before anything is journaled
+ * or the tool runs.
  *
- * <p>Whatever the scope, the journal's records, marks and idempotent replays are per key: one
- * key's calls never answer, refuse or reorder another's. The default, {@link #anyCall()}, adds no
- * check of its own, because the executor cannot know what a tool's arguments name; a tool that
- * takes a path or a resource id should be given a scope such as {@link #argumentUnderKey}.
+ * <p>Whatever the scope, the journal's records, marks and idempotent replays are per key: one key's
+ * calls never answer, refuse or reorder another's. The default, {@link #anyCall()}, adds no check
+ * of its own, because the executor cannot know what a tool's arguments name; a tool that takes a
+ * path or a resource id should be given a scope such as {@link #argumentUnderKey}.
  *
  * <p>Implementations must be thread-safe, quick and free of side effects.
  */
@@ -82,12 +82,16 @@ public interface ToolScope {
       public String ownerOf(String tool, JsonNode arguments) {
         JsonNode value = arguments.get(name);
         if (value == null || !value.isTextual()) {
-          return "no session (argument '" + name + "' must be a string starting with <account id>/<session id>/)";
+          return "no session (argument '"
+              + name
+              + "' must be a string starting with <account id>/<session id>/)";
         }
         String path = value.textValue();
         if (("/" + path + "/").contains("/../") || ("/" + path + "/").contains("/./")) {
           // Not the session its first two segments name: '..' may lead anywhere (issue 46).
-          return "no session (argument '" + name + "' holds a '.' or '..' segment, which may lead out of"
+          return "no session (argument '"
+              + name
+              + "' holds a '.' or '..' segment, which may lead out of"
               + " <account id>/<session id>/)";
         }
         String[] parts = path.split("/", 3);

@@ -36,14 +36,17 @@ class ResetMarkCommandTest {
 
   private int run(String... args) {
     return ResetMarkCommand.run(
-        args, "alice", Map.of("LEASEHOLD_JDBC_PASSWORD", db.database().server().password()),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        args,
+        "alice",
+        Map.of("LEASEHOLD_JDBC_PASSWORD", db.database().server().password()),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
   /**
    * Issue 27, finding 10: the command recorded the {@code user.name} property, which {@code
-   * -Duser.name=...} sets to anyone. The operator now comes from the operating system's account
-   * of the process.
+   * -Duser.name=...} sets to anyone. The operator now comes from the operating system's account of
+   * the process.
    */
   @Test
   void theOperatorIsTheOperatingSystemsUserNotAClaimedName() {
@@ -62,24 +65,41 @@ class ResetMarkCommandTest {
   @Test
   void theShellCommandRecordsTheRealUserWhateverUserNameClaims() throws Exception {
     Path root = dir.resolve("claimed");
-    FencedFileStore files = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore files =
+        FencedFileStore.builder(root)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     Process p =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Duser.name=mallory",
-                "-cp", System.getProperty("java.class.path"),
+                "-cp",
+                System.getProperty("java.class.path"),
                 ResetMarkCommand.class.getName(),
-                "--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
-                "--mark", "12", "--reason", "incident 8")
+                "--file-store",
+                root.toString(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "12",
+                "--reason",
+                "incident 8")
             .redirectErrorStream(true)
             .start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(output).isZero();
-    assertThat(files.markResets()).singleElement().satisfies(r -> {
-      assertThat(r.operator()).isNotEqualTo("mallory");
-      assertThat(r.operator()).isEqualTo(ProcessHandle.current().info().user().orElseThrow());
-    });
+    assertThat(files.markResets())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.operator()).isNotEqualTo("mallory");
+              assertThat(r.operator())
+                  .isEqualTo(ProcessHandle.current().info().user().orElseThrow());
+            });
   }
 
   private static FencingToken forged() {
@@ -89,7 +109,10 @@ class ResetMarkCommandTest {
   /** A file store at {@code root} that admitted a forged token with the highest fence there is. */
   private static FencedFileStore storeWithAForgedMark(Path root) {
     FencedFileStore files =
-        FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+        FencedFileStore.builder(root)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     return files;
   }
@@ -98,16 +121,30 @@ class ResetMarkCommandTest {
   void resetsAFileStoreMark() {
     Path root = dir.resolve("files");
     FencedFileStore files = storeWithAForgedMark(root);
-    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
-        "--mark", "12", "--reason", "forged token, incident 7")).isZero();
+    assertThat(
+            run(
+                "--file-store",
+                root.toString(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "12",
+                "--reason",
+                "forged token, incident 7"))
+        .isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("from 9223372036854775807 to 12 by alice");
     assertThat(files.highWaterMark(KEY)).hasValue(12);
     List<MarkReset> resets = files.markResets();
-    assertThat(resets).singleElement().satisfies(r -> {
-      assertThat(r.operator()).isEqualTo("alice");
-      assertThat(r.reason()).isEqualTo("forged token, incident 7");
-    });
+    assertThat(resets)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.operator()).isEqualTo("alice");
+              assertThat(r.reason()).isEqualTo("forged token, incident 7");
+            });
   }
 
   @Test
@@ -120,20 +157,47 @@ class ResetMarkCommandTest {
             .tool(FencedTool.of("echo", a -> a))
             .build();
     tools.call(forged(), "echo", com.fasterxml.jackson.databind.node.NullNode.getInstance());
-    assertThat(run("--tool-journal", journal.toString(), "--account", "acct-7", "--session", "chat-1",
-        "--mark", "0", "--reason", "leaked key")).isZero();
+    assertThat(
+            run(
+                "--tool-journal",
+                journal.toString(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "0",
+                "--reason",
+                "leaked key"))
+        .isZero();
     assertThat(FileToolJournal.open(journal).highWaterMark(KEY)).isEmpty();
-    assertThat(FileToolJournal.open(journal).markResets()).singleElement()
+    assertThat(FileToolJournal.open(journal).markResets())
+        .singleElement()
         .satisfies(r -> assertThat(r.previousMark()).isEqualTo(Long.MAX_VALUE));
   }
 
   @Test
   void resetsADatabaseWriterMark() {
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .build();
     writer.write(forged(), (c, t) -> null);
-    assertThat(run("--jdbc-url", db.database().jdbcUrl(), "--jdbc-user", db.database().server().user(),
-        "--account", "acct-7", "--session", "chat-1", "--mark", "5", "--reason", "forged")).isZero();
+    assertThat(
+            run(
+                "--jdbc-url",
+                db.database().jdbcUrl(),
+                "--jdbc-user",
+                db.database().server().user(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "5",
+                "--reason",
+                "forged"))
+        .isZero();
     assertThat(writer.highWaterMark(KEY)).hasValue(5);
   }
 
@@ -141,14 +205,48 @@ class ResetMarkCommandTest {
   void badArgumentsChangeNothingAndSayHow() {
     Path root = dir.resolve("files");
     FencedFileStore files = storeWithAForgedMark(root);
-    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
-        "--mark", "12")).isEqualTo(2);
-    assertThat(run("--file-store", root.toString(), "--tool-journal", "x", "--account", "acct-7",
-        "--session", "chat-1", "--mark", "12", "--reason", "r")).isEqualTo(2);
-    assertThat(run("--file-store", root.toString(), "--account", "acct-7", "--session", "chat-1",
-        "--mark", "-3", "--reason", "r")).isEqualTo(1);
+    assertThat(
+            run(
+                "--file-store",
+                root.toString(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "12"))
+        .isEqualTo(2);
+    assertThat(
+            run(
+                "--file-store",
+                root.toString(),
+                "--tool-journal",
+                "x",
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "12",
+                "--reason",
+                "r"))
+        .isEqualTo(2);
+    assertThat(
+            run(
+                "--file-store",
+                root.toString(),
+                "--account",
+                "acct-7",
+                "--session",
+                "chat-1",
+                "--mark",
+                "-3",
+                "--reason",
+                "r"))
+        .isEqualTo(1);
     assertThat(run("--frobnicate", "1")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: ResetMarkCommand", "reason must not be blank");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("usage: ResetMarkCommand", "reason must not be blank");
     assertThat(files.highWaterMark(KEY)).hasValue(Long.MAX_VALUE);
     assertThat(files.markResets()).isEmpty();
   }

@@ -3,11 +3,11 @@ package io.leasehold.adapters.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.fencing.Refusal;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.TokenVerifier;
 import java.util.Map;
 import java.util.UUID;
@@ -53,27 +53,38 @@ class FrameworkToolFenceTest {
       };
 
   private String call(FrameworkToolFence<Map<String, Object>> core, Map<String, Object> context) {
-    return core.call(context, "send", "{}", c -> {
-      invoked.incrementAndGet();
-      return "sent";
-    }, s -> s, journaled -> "REPLAYED: " + journaled, message -> "REFUSED: " + message);
+    return core.call(
+        context,
+        "send",
+        "{}",
+        c -> {
+          invoked.incrementAndGet();
+          return "sent";
+        },
+        s -> s,
+        journaled -> "REPLAYED: " + journaled,
+        message -> "REFUSED: " + message);
   }
 
   @Test
   void aSupersededRunsCallNeverReachesTheToolAndEndsTheRun() {
-    FrameworkToolFence<Map<String, Object>> core = new FrameworkToolFence<>(fence, CARRIER, null, null, true);
+    FrameworkToolFence<Map<String, Object>> core =
+        new FrameworkToolFence<>(fence, CARRIER, null, null, true);
     fence.startRun(new FencingToken(key, 2, UUID.randomUUID()));
     FencingToken older = new FencingToken(key, 1, UUID.randomUUID());
     assertThatThrownBy(() -> call(core, Map.of("lease", older)))
         .isInstanceOfSatisfying(
-            RunStoppedException.class, e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
-    assertThat(call(core, Map.of("lease", new FencingToken(key, 2, UUID.randomUUID())))).isEqualTo("sent");
+            RunStoppedException.class,
+            e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
+    assertThat(call(core, Map.of("lease", new FencingToken(key, 2, UUID.randomUUID()))))
+        .isEqualTo("sent");
     assertThat(invoked).hasValue(1);
   }
 
   @Test
   void withoutEndRunOnRefusalTheModelReadsTheRefusal() {
-    FrameworkToolFence<Map<String, Object>> core = new FrameworkToolFence<>(fence, CARRIER, null, null, false);
+    FrameworkToolFence<Map<String, Object>> core =
+        new FrameworkToolFence<>(fence, CARRIER, null, null, false);
     fence.startRun(new FencingToken(key, 2, UUID.randomUUID()));
     assertThat(call(core, Map.of("lease", new FencingToken(key, 1, UUID.randomUUID()))))
         .startsWith("REFUSED: ")
@@ -82,15 +93,20 @@ class FrameworkToolFenceTest {
   }
 
   /** The call is tied to no run: refused before the tool, with an error that says {@code why}. */
-  private void assertUnresolved(FrameworkToolFence<Map<String, Object>> core, Map<String, Object> context, String why) {
-    assertThatThrownBy(() -> call(core, context)).isInstanceOf(UnresolvedSessionException.class).hasMessageContaining(why);
+  private void assertUnresolved(
+      FrameworkToolFence<Map<String, Object>> core, Map<String, Object> context, String why) {
+    assertThatThrownBy(() -> call(core, context))
+        .isInstanceOf(UnresolvedSessionException.class)
+        .hasMessageContaining(why);
   }
 
   @Test
   void aCallTiedToNoRunIsRefusedWithTheFrameworksOwnRepair() {
-    FrameworkToolFence<Map<String, Object>> core = new FrameworkToolFence<>(fence, CARRIER, null, null, true);
+    FrameworkToolFence<Map<String, Object>> core =
+        new FrameworkToolFence<>(fence, CARRIER, null, null, true);
     assertUnresolved(core, Map.of(), "put the lease under \"lease\"");
-    assertUnresolved(core, Map.of("lease", "not a lease"), "map entry lease holds a java.lang.String");
+    assertUnresolved(
+        core, Map.of("lease", "not a lease"), "map entry lease holds a java.lang.String");
     assertThat(invoked).hasValue(0);
   }
 
@@ -99,21 +115,33 @@ class FrameworkToolFenceTest {
     SessionLeases sessions = new SessionLeases();
     FrameworkToolFence<Map<String, Object>> core =
         new FrameworkToolFence<>(
-            fence, CARRIER, c -> c.get("conversation") == null ? null : LeaseKey.of("acct", (String) c.get("conversation")),
-            sessions, true);
-    try (SessionLeases.Registration r = sessions.register(new FencingToken(key, 3, UUID.randomUUID()))) {
+            fence,
+            CARRIER,
+            c ->
+                c.get("conversation") == null
+                    ? null
+                    : LeaseKey.of("acct", (String) c.get("conversation")),
+            sessions,
+            true);
+    try (SessionLeases.Registration r =
+        sessions.register(new FencingToken(key, 3, UUID.randomUUID()))) {
       assertThat(call(core, Map.of("conversation", "chat"))).isEqualTo("sent");
       assertUnresolved(core, Map.of(), "put the conversation under \"conversation\"");
       assertUnresolved(core, Map.of("conversation", "other"), "no live run of session");
-      FencingToken foreign = new FencingToken(LeaseKey.of("acct", "elsewhere"), 9, UUID.randomUUID());
-      assertUnresolved(core, Map.of("conversation", "chat", "lease", foreign), "but the conversation maps to session");
+      FencingToken foreign =
+          new FencingToken(LeaseKey.of("acct", "elsewhere"), 9, UUID.randomUUID());
+      assertUnresolved(
+          core,
+          Map.of("conversation", "chat", "lease", foreign),
+          "but the conversation maps to session");
     }
     assertThat(invoked).hasValue(1);
   }
 
   @Test
   void aResolverWithoutSessionsIsABuildError() {
-    assertThatThrownBy(() -> new FrameworkToolFence<Map<String, Object>>(fence, CARRIER, c -> key, null, true))
+    assertThatThrownBy(
+            () -> new FrameworkToolFence<Map<String, Object>>(fence, CARRIER, c -> key, null, true))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -49,8 +49,12 @@ class SessionLeasesTest {
   @Test
   void aLostLeaseCannotRegister() {
     AtomicBoolean lost = new AtomicBoolean(true);
-    assertThatThrownBy(() -> new SessionLeases().register(run(new FencingToken(key, 1, UUID.randomUUID()), lost)))
+    assertThatThrownBy(
+            () ->
+                new SessionLeases()
+                    .register(run(new FencingToken(key, 1, UUID.randomUUID()), lost)))
         .isInstanceOf(LeaseLostException.class);
-    assertThatThrownBy(() -> new SessionLeases().register(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new SessionLeases().register(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -3,7 +3,6 @@ package io.leasehold.adapters.agenttest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.fencing.Refusal;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
@@ -14,6 +13,7 @@ import io.leasehold.adapters.tool.JdbcToolJournal;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
@@ -51,8 +51,10 @@ public abstract class AgentToolFenceScenarios {
 
   protected final List<RunStop> stops = new CopyOnWriteArrayList<>();
   protected final ToolWorld world = new ToolWorld();
+
   /** The runs registered by session, for fences that resolve a call's session. */
   protected final SessionLeases sessions = new SessionLeases();
+
   protected final LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
   protected LeaseStore store;
   protected JdbcToolJournal journal;
@@ -87,12 +89,12 @@ public abstract class AgentToolFenceScenarios {
    * @return the answer the framework returned, and the tool results the model read
    * @throws Exception whatever the framework threw
    */
-  protected abstract Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls)
-      throws Exception;
+  protected abstract Turn turn(
+      Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) throws Exception;
 
   /**
-   * Runs one turn through the framework, ending the run on a refusal, in which the model calls
-   * one tool of the framework's raw tool type (not an annotated method) whose body throws {@code
+   * Runs one turn through the framework, ending the run on a refusal, in which the model calls one
+   * tool of the framework's raw tool type (not an annotated method) whose body throws {@code
    * crash}.
    *
    * @param lease the run
@@ -101,8 +103,8 @@ public abstract class AgentToolFenceScenarios {
    * @param crash what the tool's body throws
    * @throws Exception whatever the framework threw
    */
-  protected abstract void turnCallingACrashingTool(Lease lease, String tool, String arguments, Error crash)
-      throws Exception;
+  protected abstract void turnCallingACrashingTool(
+      Lease lease, String tool, String arguments, Error crash) throws Exception;
 
   /**
    * What the fence's error says to do when a call carries no lease.
@@ -121,10 +123,17 @@ public abstract class AgentToolFenceScenarios {
 
   @BeforeEach
   void openStoreAndJournal() {
-    store = LeaseStore.builder(db.dataSource()).accessPolicy(administeredBy("ops")).ttl(Duration.ofSeconds(30)).build();
+    store =
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(administeredBy("ops"))
+            .ttl(Duration.ofSeconds(30))
+            .build();
     journal = JdbcToolJournal.create(db.dataSource());
     FencedToolExecutor executor =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(journal)
+            .build();
     agentFence = AgentToolFence.builder(executor).listener(stops::add).build();
   }
 
@@ -168,7 +177,9 @@ public abstract class AgentToolFenceScenarios {
    * @return its calls
    */
   protected List<ToolCall> callsOf(Lease lease) {
-    return journal.calls(key).stream().filter(c -> c.token().runId().equals(lease.runId())).toList();
+    return journal.calls(key).stream()
+        .filter(c -> c.token().runId().equals(lease.runId()))
+        .toList();
   }
 
   @Test
@@ -181,11 +192,15 @@ public abstract class AgentToolFenceScenarios {
     assertThat(world.effects).containsExactly("sent:hello");
     assertThat(world.tokensSeen).containsExactly(Optional.of(desktop.token()));
     assertThat(turn.toolResultsSeen()).containsExactly(asTheModelReadsIt("sent"));
-    assertThat(callsOf(desktop)).singleElement().satisfies(c -> {
-      assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
-      assertThat(c.tool()).isEqualTo("sendMessage");
-      assertThat(c.arguments().get("text").asText()).isEqualTo("<redacted>"); // issue 27: redacted by default
-    });
+    assertThat(callsOf(desktop))
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
+              assertThat(c.tool()).isEqualTo("sendMessage");
+              assertThat(c.arguments().get("text").asText())
+                  .isEqualTo("<redacted>"); // issue 27: redacted by default
+            });
     assertThat(stops).isEmpty();
   }
 
@@ -198,14 +213,18 @@ public abstract class AgentToolFenceScenarios {
         .isInstanceOf(RunStoppedException.class)
         .hasMessageContaining("superseded")
         .hasMessageContaining("was NOT run")
-        .satisfies(e -> {
-          RunStop stop = ((RunStoppedException) e).stop();
-          assertThat(stop.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
-          assertThat(stop.newerFence()).hasValue(browser.fence());
-          assertThat(stop.token()).isEqualTo(desktop.token());
-        });
+        .satisfies(
+            e -> {
+              RunStop stop = ((RunStoppedException) e).stop();
+              assertThat(stop.reason()).isEqualTo(Refusal.Reason.SUPERSEDED);
+              assertThat(stop.newerFence()).hasValue(browser.fence());
+              assertThat(stop.token()).isEqualTo(desktop.token());
+            });
     assertThat(world.effects).isEmpty();
-    assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.SUPERSEDED);
+    assertThat(stops)
+        .singleElement()
+        .extracting(RunStop::reason)
+        .isEqualTo(Refusal.Reason.SUPERSEDED);
     // Issue 27: the stale run's refused call added nothing to the journal.
     assertThat(callsOf(desktop)).isEmpty();
   }
@@ -237,9 +256,12 @@ public abstract class AgentToolFenceScenarios {
             desktop,
             false,
             "I stopped.",
-            "sendMessage", "{\"text\":\"a\"}",
-            "bookTable", "{\"name\":\"b\"}",
-            "sendMessage", "{\"text\":\"c\"}");
+            "sendMessage",
+            "{\"text\":\"a\"}",
+            "bookTable",
+            "{\"name\":\"b\"}",
+            "sendMessage",
+            "{\"text\":\"c\"}");
 
     assertThat(turn.answer()).isEqualTo("I stopped.");
     assertThat(world.effects).isEmpty();
@@ -263,16 +285,22 @@ public abstract class AgentToolFenceScenarios {
             desktop,
             false,
             "stopped",
-            "sendMessage", "{\"text\":\"first\"}",
-            "bookTable", "{\"name\":\"second\"}",
-            "sendMessage", "{\"text\":\"third\"}");
+            "sendMessage",
+            "{\"text\":\"first\"}",
+            "bookTable",
+            "{\"name\":\"second\"}",
+            "sendMessage",
+            "{\"text\":\"third\"}");
 
     assertThat(world.effects).containsExactly("sent:first");
     // The second call was refused by the journal without a record (issue 27); the third never
     // left the process.
-    assertThat(callsOf(desktop)).extracting(ToolCall::state).containsExactly(ToolCall.State.FINISHED);
+    assertThat(callsOf(desktop))
+        .extracting(ToolCall::state)
+        .containsExactly(ToolCall.State.FINISHED);
     assertThat(turn.toolResultsSeen()).hasSize(3);
-    assertThat(turn.toolResultsSeen().subList(1, 3)).allSatisfy(r -> assertThat(r).contains("superseded"));
+    assertThat(turn.toolResultsSeen().subList(1, 3))
+        .allSatisfy(r -> assertThat(r).contains("superseded"));
     assertThat(stops).hasSize(1);
   }
 
@@ -284,7 +312,10 @@ public abstract class AgentToolFenceScenarios {
             .ttl(Duration.ofSeconds(2))
             .renewInterval(Duration.ofMillis(100))
             .build()) {
-      Lease desktop = ((AcquireResult.Acquired) keeping.tryAcquire(AcquireRequest.of(key, "acct-7"))).lease().keepAlive();
+      Lease desktop =
+          ((AcquireResult.Acquired) keeping.tryAcquire(AcquireRequest.of(key, "acct-7")))
+              .lease()
+              .keepAlive();
       keeping.admin().forceRelease(key, "ops", "operator stopped the run");
       assertThat(desktop.whenLost().get(10, TimeUnit.SECONDS)).isNotNull();
 
@@ -292,7 +323,10 @@ public abstract class AgentToolFenceScenarios {
           .isInstanceOf(RunStoppedException.class)
           .hasMessageContaining("lost its lease");
       assertNothingRan();
-      assertThat(stops).singleElement().extracting(RunStop::reason).isEqualTo(Refusal.Reason.LEASE_LOST);
+      assertThat(stops)
+          .singleElement()
+          .extracting(RunStop::reason)
+          .isEqualTo(Refusal.Reason.LEASE_LOST);
     }
   }
 
@@ -303,18 +337,25 @@ public abstract class AgentToolFenceScenarios {
     assertThatThrownBy(
             () ->
                 turnCallingACrashingTool(
-                    desktop, "chargeCard", "{\"what\":\"order 42\"}", new OutOfMemoryError("simulated crash while charging")))
+                    desktop,
+                    "chargeCard",
+                    "{\"what\":\"order 42\"}",
+                    new OutOfMemoryError("simulated crash while charging")))
         .isInstanceOf(OutOfMemoryError.class);
 
     store.admin().forceRelease(key, "ops", "the desktop died");
     FencedToolExecutor.RunStart start = agentFence.startRun(acquire("browser"));
 
-    assertThat(start.inDoubt()).singleElement().satisfies(c -> {
-      assertThat(c.tool()).isEqualTo("chargeCard");
-      assertThat(c.state()).isEqualTo(ToolCall.State.STARTED);
-      assertThat(c.token()).isEqualTo(desktop.token());
-      assertThat(c.arguments().get("what").asText()).isEqualTo("<redacted>"); // issue 27: redacted by default
-    });
+    assertThat(start.inDoubt())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.tool()).isEqualTo("chargeCard");
+              assertThat(c.state()).isEqualTo(ToolCall.State.STARTED);
+              assertThat(c.token()).isEqualTo(desktop.token());
+              assertThat(c.arguments().get("what").asText())
+                  .isEqualTo("<redacted>"); // issue 27: redacted by default
+            });
     assertThat(start.admission().previousMark()).isEqualTo(desktop.fence());
   }
 

@@ -14,14 +14,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The part of an {@link AgentFrameworkContract} harness that is the same in every framework: one
  * tool, {@code record(text, idempotencyKey)}, fenced over an in-memory journal whose calls are
- * deduplicated by the {@code idempotencyKey} argument. A framework's harness sends {@link
- * #call}'s turn through its framework, to a tool of its own that calls {@link #record(String)}.
+ * deduplicated by the {@code idempotencyKey} argument. A framework's harness sends {@link #call}'s
+ * turn through its framework, to a tool of its own that calls {@link #record(String)}.
  */
 public abstract class RecordingAgentHarness implements AgentFrameworkContract.AgentHarness {
   /** The fence the framework's fence is built over. */
   protected final AgentToolFence agentFence =
       AgentToolFence.builder(
-              FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(new MemoryToolJournal()).build())
+              FencedToolExecutor.builder()
+                  .verifier(TokenVerifier.trustEveryWriter())
+                  .journal(new MemoryToolJournal())
+                  .build())
           .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
           .build();
 
@@ -46,7 +49,11 @@ public abstract class RecordingAgentHarness implements AgentFrameworkContract.Ag
    * @return the arguments
    */
   protected static String recordArguments(String text, Optional<String> idempotencyKey) {
-    return "{\"text\":" + quoted(text) + ",\"idempotencyKey\":" + quoted(idempotencyKey.orElse("")) + "}";
+    return "{\"text\":"
+        + quoted(text)
+        + ",\"idempotencyKey\":"
+        + quoted(idempotencyKey.orElse(""))
+        + "}";
   }
 
   private static String quoted(String s) {

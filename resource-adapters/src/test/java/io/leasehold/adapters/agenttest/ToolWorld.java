@@ -12,8 +12,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class ToolWorld {
   /** What reached the world, in order: {@code sent:<text>} and {@code booked:<name>}. */
   public final List<String> effects = new CopyOnWriteArrayList<>();
+
   /** The token each {@link #send} call read from its framework's context. */
   public final List<Optional<FencingToken>> tokensSeen = new CopyOnWriteArrayList<>();
+
   private volatile Runnable duringNextSend = () -> {};
 
   /**

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the tests that damage a file store's own state share (CONTRACT C16): a store at {@code
- * root} under a fresh directory, opened again by each test class's own {@link #open(Path)}.
+ * What the tests that damage a file store's own state share (CONTRACT C16): a store at {@code root}
+ * under a fresh directory, opened again by each test class's own {@link #open(Path)}.
  */
 abstract class DamagedStateTest {
   static final LeaseKey KEY = LeaseKey.of("acct", "chat-1");
@@ -44,7 +44,8 @@ abstract class DamagedStateTest {
   }
 
   static FencingToken token(LeaseKey key, long fence) {
-    return new FencingToken(key, fence, UUID.nameUUIDFromBytes((key + "/" + fence).getBytes(StandardCharsets.UTF_8)));
+    return new FencingToken(
+        key, fence, UUID.nameUUIDFromBytes((key + "/" + fence).getBytes(StandardCharsets.UTF_8)));
   }
 
   String content(String path) {

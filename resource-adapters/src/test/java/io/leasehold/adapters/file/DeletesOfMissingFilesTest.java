@@ -1,6 +1,5 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,7 +25,10 @@ class DeletesOfMissingFilesTest {
   @TempDir Path root;
 
   private FencedFileStore open() {
-    return FencedFileStore.builder(root).pathScope(PathScope.anyPath()).verifier(TokenVerifier.trustEveryWriter()).open();
+    return FencedFileStore.builder(root)
+        .pathScope(PathScope.anyPath())
+        .verifier(TokenVerifier.trustEveryWriter())
+        .open();
   }
 
   private long markFiles() throws IOException {
@@ -56,11 +58,16 @@ class DeletesOfMissingFilesTest {
   void aDeleteOfAMissingFileStillRaisesAnExistingMarkAndIsRefusedWhenStale() throws IOException {
     FencedFileStore store = open();
     LeaseKey key = LeaseKey.of("acct", "chat");
-    store.write(new FencingToken(key, 5, UUID.randomUUID()), "a.txt", "five".getBytes(StandardCharsets.UTF_8));
+    store.write(
+        new FencingToken(key, 5, UUID.randomUUID()),
+        "a.txt",
+        "five".getBytes(StandardCharsets.UTF_8));
     store.delete(new FencingToken(key, 7, UUID.randomUUID()), "missing.txt");
     assertThat(store.highWaterMark(key)).hasValue(7);
     FencingToken stale = new FencingToken(key, 6, UUID.randomUUID());
-    assertThatThrownBy(() -> store.delete(stale, "missing.txt")).isInstanceOf(StaleFenceException.class);
-    assertThatThrownBy(() -> store.write(stale, "a.txt", new byte[1])).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> store.delete(stale, "missing.txt"))
+        .isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> store.write(stale, "a.txt", new byte[1]))
+        .isInstanceOf(StaleFenceException.class);
   }
 }

@@ -1,12 +1,12 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +32,11 @@ class FencedFileStoreTest {
 
   @Test
   void readersSeeWhichFenceWroteAFileAndFilesKeepPlainContent() throws Exception {
-    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore store =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     FencingToken t = token(3);
     FileOperation op = store.write(t, "chat/answer.md", bytes("# hello"));
     assertThat(op.existed()).isFalse();
@@ -46,10 +50,15 @@ class FencedFileStoreTest {
 
   @Test
   void deleteIsFencedToo() {
-    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore store =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     store.write(token(2), "f.txt", bytes("x"));
     store.write(token(5), "g.txt", bytes("y"));
-    assertThatThrownBy(() -> store.delete(token(4), "f.txt")).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> store.delete(token(4), "f.txt"))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(store.read("f.txt")).isPresent();
     assertThat(store.delete(token(5), "f.txt").existed()).isTrue();
     assertThat(store.read("f.txt")).isEmpty();
@@ -61,25 +70,42 @@ class FencedFileStoreTest {
   void pathsThatLeaveTheRootAreRefusedAndNothingIsWritten() throws Exception {
     Path root = dir.resolve("root");
     Path outside = Files.createDirectories(dir.resolve("outside"));
-    FencedFileStore store = FencedFileStore.builder(root).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore store =
+        FencedFileStore.builder(root)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     Files.createSymbolicLink(root.resolve("escape"), outside);
     Files.writeString(outside.resolve("secret.txt"), "secret");
     Files.createSymbolicLink(root.resolve("link.txt"), outside.resolve("secret.txt"));
 
     for (String bad :
         List.of(
-            "../x.txt", "/etc/passwd", "a/../../x.txt", "a/./b.txt", "a//b.txt", "a\\b.txt",
-            "dir/", "", ".leasehold/marks/evil", "nul\u0000byte", "escape/secret.txt",
+            "../x.txt",
+            "/etc/passwd",
+            "a/../../x.txt",
+            "a/./b.txt",
+            "a//b.txt",
+            "a\\b.txt",
+            "dir/",
+            "",
+            ".leasehold/marks/evil",
+            "nul\u0000byte",
+            "escape/secret.txt",
             "escape/new.txt")) {
       assertThatThrownBy(() -> store.write(token(9), bad, bytes("pwned")))
           .as("path %s", bad)
           .isInstanceOf(IllegalArgumentException.class);
     }
     assertThatThrownBy(() -> store.read("link.txt")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.delete(token(9), "link.txt")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.read("escape/secret.txt")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.write(token(9), "a", null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.write(token(9), null, bytes("x"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.delete(token(9), "link.txt"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.read("escape/secret.txt"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.write(token(9), "a", null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.write(token(9), null, bytes("x")))
+        .isInstanceOf(IllegalArgumentException.class);
 
     try (Stream<Path> files = Files.list(outside)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly("secret.txt");
@@ -90,18 +116,32 @@ class FencedFileStoreTest {
 
   @Test
   void malformedTokenTextNeverReachesTheStore() {
-    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
-    assertThatThrownBy(() -> store.write(FencingToken.parse("lh2.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
+    FencedFileStore store =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
+    assertThatThrownBy(
+            () -> store.write(FencingToken.parse("lh2.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store.read("x")).isEmpty();
   }
 
   @Test
   void twoInstancesOnOneRootShareTheMark() {
-    FencedFileStore a = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
-    FencedFileStore b = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
+    FencedFileStore a =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
+    FencedFileStore b =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
     a.write(token(10), "f", bytes("a"));
-    assertThatThrownBy(() -> b.write(token(9), "f", bytes("b"))).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> b.write(token(9), "f", bytes("b")))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(b.highWaterMark(key)).hasValue(10);
   }
 
@@ -111,13 +151,22 @@ class FencedFileStoreTest {
     // the cause.
     java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> FencedFileStore.builder(file.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open())
+            () ->
+                FencedFileStore.builder(file.resolve("root"))
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .pathScope(PathScope.anyPath())
+                    .open())
         .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
         .hasMessageContaining("Exception on " + file)
         .hasMessageContaining("root must be a directory");
 
-    FencedFileStore store = FencedFileStore.builder(dir.resolve("root")).verifier(TokenVerifier.trustEveryWriter()).pathScope(PathScope.anyPath()).open();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.write(null, "f.txt", new byte[] {1}))
+    FencedFileStore store =
+        FencedFileStore.builder(dir.resolve("root"))
+            .verifier(TokenVerifier.trustEveryWriter())
+            .pathScope(PathScope.anyPath())
+            .open();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> store.write(null, "f.txt", new byte[] {1}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lease (or token) presented must not be null");
   }

@@ -1,15 +1,15 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.testkit.GuardHarness;
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testkit.GuardHarness;
 import java.nio.charset.StandardCharsets;
-import io.leasehold.fencing.AdminPolicy;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 
 /** The file store as a register: one file per key, and the store's audit log. */
 public final class FileHarness implements GuardHarness {
@@ -22,7 +22,11 @@ public final class FileHarness implements GuardHarness {
     this(root, verifier, false, java.time.Duration.ofSeconds(30));
   }
 
-  private FileHarness(Path root, TokenVerifier verifier, boolean sessionDirectories, java.time.Duration lockTimeout) {
+  private FileHarness(
+      Path root,
+      TokenVerifier verifier,
+      boolean sessionDirectories,
+      java.time.Duration lockTimeout) {
     this.verifier = verifier;
     this.sessionDirectories = sessionDirectories;
     this.lockTimeout = lockTimeout;
@@ -31,16 +35,22 @@ public final class FileHarness implements GuardHarness {
             .verifier(verifier)
             // A scope of its own: the harness names each key's directory by a digest of the key,
             // unless it runs the default layout (plain keys only).
-            .pathScope(sessionDirectories ? PathScope.sessionDirectories() : (key, path) -> path.equals(path(key)))
+            .pathScope(
+                sessionDirectories
+                    ? PathScope.sessionDirectories()
+                    : (key, path) -> path.equals(path(key)))
             .lockTimeout(lockTimeout)
             .auditLog(true)
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .open();
   }
 
-  /** The store with its default layout, {@code <account>/<session>/register.txt}: for plain keys. */
+  /**
+   * The store with its default layout, {@code <account>/<session>/register.txt}: for plain keys.
+   */
   public static FileHarness sessionDirectories(Path root) {
-    return new FileHarness(root, TokenVerifier.trustEveryWriter(), true, java.time.Duration.ofSeconds(30));
+    return new FileHarness(
+        root, TokenVerifier.trustEveryWriter(), true, java.time.Duration.ofSeconds(30));
   }
 
   /** A store whose lock waits end after {@code lockTimeout}. */
@@ -49,7 +59,9 @@ public final class FileHarness implements GuardHarness {
   }
 
   private String pathOf(LeaseKey key) {
-    return sessionDirectories ? key.accountId() + "/" + key.sessionId() + "/register.txt" : path(key);
+    return sessionDirectories
+        ? key.accountId() + "/" + key.sessionId() + "/register.txt"
+        : path(key);
   }
 
   public FileHarness(Path root) {
@@ -66,7 +78,8 @@ public final class FileHarness implements GuardHarness {
     try {
       byte[] d =
           java.security.MessageDigest.getInstance("SHA-256")
-              .digest((key.accountId() + '\u0000' + key.sessionId()).getBytes(StandardCharsets.UTF_8));
+              .digest(
+                  (key.accountId() + '\u0000' + key.sessionId()).getBytes(StandardCharsets.UTF_8));
       return java.util.HexFormat.of().formatHex(d) + "/register.txt";
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

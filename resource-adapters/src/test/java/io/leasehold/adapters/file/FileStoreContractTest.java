@@ -1,14 +1,14 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.testkit.GuardHarness;
 import io.leasehold.adapters.HarnessFactories;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.CrossProcessGuardContract;
 import io.leasehold.testkit.DamagedStateContract;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.testkit.GuardHarnessFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the file store, on a real file system. */
 class FileStoreContractTest extends FencedResourceContract
-    implements CrossProcessGuardContract, DamagedStateContract, io.leasehold.testkit.ScopeAndBoundsContract {
+    implements CrossProcessGuardContract,
+        DamagedStateContract,
+        io.leasehold.testkit.ScopeAndBoundsContract {
   @TempDir Path root;
 
   private Path fresh(String what) {
@@ -59,7 +61,8 @@ class FileStoreContractTest extends FencedResourceContract
   @Override
   public AutoCloseable stickPeer(GuardHarness harness, LeaseKey key) throws Exception {
     io.leasehold.testkit.ChildJvm holder =
-        io.leasehold.testkit.ChildJvm.start(io.leasehold.adapters.LockHolderMain.class, lockFile(harness).toString());
+        io.leasehold.testkit.ChildJvm.start(
+            io.leasehold.adapters.LockHolderMain.class, lockFile(harness).toString());
     holder.awaitLine("LOCKED ", 30);
     return holder::kill;
   }
@@ -101,14 +104,23 @@ class FileStoreContractTest extends FencedResourceContract
           deleteFile(marks(h, k, "marks"));
           deleteFile(marks(h, k, "marks-copy"));
         },
-        "primary mark deleted", (h, k) -> deleteFile(marks(h, k, "marks")),
-        "a lower value in the primary mark", (h, k) -> write(marks(h, k, "marks"), "3 " + new FencingToken(k, 3, new UUID(0, 3)).toText()),
-        "garbage in the copy", (h, k) -> write(marks(h, k, "marks-copy"), "garbage"),
-        "an empty primary", (h, k) -> write(marks(h, k, "marks"), ""));
+        "primary mark deleted",
+        (h, k) -> deleteFile(marks(h, k, "marks")),
+        "a lower value in the primary mark",
+        (h, k) ->
+            write(marks(h, k, "marks"), "3 " + new FencingToken(k, 3, new UUID(0, 3)).toText()),
+        "garbage in the copy",
+        (h, k) -> write(marks(h, k, "marks-copy"), "garbage"),
+        "an empty primary",
+        (h, k) -> write(marks(h, k, "marks"), ""));
   }
 
   private static Path marks(GuardHarness h, LeaseKey k, String dir) {
-    return ((FileHarness) h).root().resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(k));
+    return ((FileHarness) h)
+        .root()
+        .resolve(".leasehold")
+        .resolve(dir)
+        .resolve(FileMarkStore.fileName(k));
   }
 
   private static void deleteFile(Path p) {

@@ -1,10 +1,10 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.StaleFenceException;
@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 13 (CONTRACT C16), each finding from trying the file store as a hostile or unlucky
- * environment would: damage never lowers a mark, and nothing under the root makes the store
- * touch files outside it.
+ * environment would: damage never lowers a mark, and nothing under the root makes the store touch
+ * files outside it.
  */
 class FileStoreFailsClosedTest extends DamagedStateTest {
   @Override
@@ -75,7 +75,8 @@ class FileStoreFailsClosedTest extends DamagedStateTest {
         .hasMessageContaining("missing")
         .hasMessageContaining("fence 10")
         .hasMessageContaining("ResetMarkCommand");
-    assertThatThrownBy(() -> store.delete(token(5), "chat-1/a.md")).isInstanceOf(ResourceAccessException.class);
+    assertThatThrownBy(() -> store.delete(token(5), "chat-1/a.md"))
+        .isInstanceOf(ResourceAccessException.class);
     assertThat(content("chat-1/a.md")).isEqualTo("ten");
     store.resetMark(KEY, 10, "ops", "marks lost in a restore");
     assertThatThrownBy(() -> store.write(token(5), "chat-1/a.md", "five".getBytes()))
@@ -86,7 +87,8 @@ class FileStoreFailsClosedTest extends DamagedStateTest {
   @Test
   void garbageOrANegativeValueInAMarkIsAClearRefusalThatRaisesNothing() throws Exception {
     store.write(token(10), "chat-1/a.md", "ten".getBytes());
-    for (String damage : List.of("garbage", "-7 " + token(10).toText(), "99999999999999999999 x", "")) {
+    for (String damage :
+        List.of("garbage", "-7 " + token(10).toText(), "99999999999999999999 x", "")) {
       Files.writeString(primaryMark(), damage);
       assertThatThrownBy(() -> store.write(token(12), "chat-1/a.md", "twelve".getBytes()))
           .as("mark file holding '%s'", damage)
@@ -211,9 +213,14 @@ class FileStoreFailsClosedTest extends DamagedStateTest {
   @Test
   void oneDamagedAuditLineDoesNotHideTheRest() throws Exception {
     store.write(token(1), "chat-1/a.md", "a".getBytes());
-    Files.writeString(root.resolve(".leasehold/audit.log"), "WRITE garbage\n\n", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(
+        root.resolve(".leasehold/audit.log"),
+        "WRITE garbage\n\n",
+        java.nio.file.StandardOpenOption.APPEND);
     store.write(token(2), "chat-1/b.md", "b".getBytes());
-    assertThat(store.auditLog()).extracting(FileOperation::path).containsExactly("chat-1/a.md", "chat-1/b.md");
+    assertThat(store.auditLog())
+        .extracting(FileOperation::path)
+        .containsExactly("chat-1/a.md", "chat-1/b.md");
     assertThat(store.damagedAuditLines()).isEqualTo(2);
   }
 
@@ -222,9 +229,15 @@ class FileStoreFailsClosedTest extends DamagedStateTest {
     store.write(token(1), "chat-1/a.md", "a".getBytes());
     store.resetMark(KEY, 1, "ops", "permissions check");
     for (String f : List.of(".leasehold/audit.log", ".leasehold/admin.log", ".leasehold/lock")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve(f)))).as(f).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve(f))))
+          .as(f)
+          .isEqualTo("rw-------");
     }
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(primaryMark()))).isEqualTo("rw-------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve(".leasehold")))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(primaryMark())))
+        .isEqualTo("rw-------");
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(root.resolve(".leasehold"))))
+        .isEqualTo("rwx------");
   }
 }

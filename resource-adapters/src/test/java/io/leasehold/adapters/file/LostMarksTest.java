@@ -1,10 +1,10 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import java.io.IOException;
@@ -18,15 +18,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONTRACT C16 for the store's own state going missing or turning into something that is not a
- * mark file. What broke: with both mark directories gone (a root restored without its {@code
- * .leasehold} directory, say), the store started fresh, and a stale run's write to a path it had
- * not written before was admitted; only the operation's own target was checked for evidence. And
- * a huge mark file raised OutOfMemoryError. (A mark that is a named pipe: {@code
- * SpecialStateFilesTest}.)
+ * CONTRACT C16 for the store's own state going missing or turning into something that is not a mark
+ * file. What broke: with both mark directories gone (a root restored without its {@code .leasehold}
+ * directory, say), the store started fresh, and a stale run's write to a path it had not written
+ * before was admitted; only the operation's own target was checked for evidence. And a huge mark
+ * file raised OutOfMemoryError. (A mark that is a named pipe: {@code SpecialStateFilesTest}.)
  */
 class LostMarksTest extends DamagedStateTest {
   private static final LeaseKey OTHER = LeaseKey.of("acct", "chat-2");
+
   @Override
   FencedFileStore open(Path root) {
     return openForOperators(root);
@@ -67,7 +67,8 @@ class LostMarksTest extends DamagedStateTest {
   }
 
   @Test
-  void bothMarkDirectoriesGoneFailsClosedForEveryKeyWithFilesAndSurvivesReopening() throws Exception {
+  void bothMarkDirectoriesGoneFailsClosedForEveryKeyWithFilesAndSurvivesReopening()
+      throws Exception {
     store.write(token(KEY, 10), "chat-1/a.md", "ten".getBytes());
     store.write(token(OTHER, 7), "chat-2/a.md", "seven".getBytes());
     deleteTree(root.resolve(".leasehold/marks"));
@@ -76,10 +77,12 @@ class LostMarksTest extends DamagedStateTest {
     store = open(root);
     store = open(root); // the second open sees mark directories, and must still refuse
     for (LeaseKey key : new LeaseKey[] {KEY, OTHER}) {
-      assertThatThrownBy(() -> store.write(token(key, 1), "elsewhere/" + key.sessionId(), "x".getBytes()))
+      assertThatThrownBy(
+              () -> store.write(token(key, 1), "elsewhere/" + key.sessionId(), "x".getBytes()))
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining("resetMark");
-      assertThatThrownBy(() -> store.highWaterMark(key)).isInstanceOf(ResourceAccessException.class);
+      assertThatThrownBy(() -> store.highWaterMark(key))
+          .isInstanceOf(ResourceAccessException.class);
     }
     assertThat(store.read("elsewhere/chat-1")).isEmpty();
     assertThat(content("chat-1/a.md")).isEqualTo("ten");
@@ -126,7 +129,8 @@ class LostMarksTest extends DamagedStateTest {
         .hasMessageContaining(FencedFileStore.TOKEN_ATTRIBUTE);
     // Nothing was recorded as a mark: a later open still refuses until the file is repaired.
     assertThatThrownBy(() -> open(root)).isInstanceOf(ResourceAccessException.class);
-    Files.getFileAttributeView(file, UserDefinedFileAttributeView.class).delete(FencedFileStore.TOKEN_ATTRIBUTE);
+    Files.getFileAttributeView(file, UserDefinedFileAttributeView.class)
+        .delete(FencedFileStore.TOKEN_ATTRIBUTE);
     store = open(root);
     store.write(token(KEY, 11), "chat-1/a.md", "eleven".getBytes());
   }

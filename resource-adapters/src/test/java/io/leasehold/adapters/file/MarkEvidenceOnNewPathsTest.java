@@ -1,10 +1,10 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.mark.FileMarkStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 46, red team: a key's mark files deleted, or restored from an older copy, then a store
- * opened again on the root (a restarted process), and a stale fence writing a path the key had
- * not written yet was admitted: the only evidence consulted was the writer of the file an
- * operation replaces, and a new path has none (CONTRACT C16). The key's files next to the new
- * path are evidence too, the first time a store admits the key.
+ * opened again on the root (a restarted process), and a stale fence writing a path the key had not
+ * written yet was admitted: the only evidence consulted was the writer of the file an operation
+ * replaces, and a new path has none (CONTRACT C16). The key's files next to the new path are
+ * evidence too, the first time a store admits the key.
  */
 class MarkEvidenceOnNewPathsTest extends DamagedStateTest {
   @Override
@@ -52,11 +52,15 @@ class MarkEvidenceOnNewPathsTest extends DamagedStateTest {
     store.write(token(KEY, 5), "chat-1/f.md", "five".getBytes());
     Path saved = Files.createTempDirectory(root.getParent(), "saved-marks");
     for (String dir : new String[] {"marks", "marks-copy"}) {
-      Files.copy(root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)), saved.resolve(dir));
+      Files.copy(
+          root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)),
+          saved.resolve(dir));
     }
     store.write(token(KEY, 20), "chat-1/f.md", "twenty".getBytes());
     for (String dir : new String[] {"marks", "marks-copy"}) {
-      Files.copy(saved.resolve(dir), root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)),
+      Files.copy(
+          saved.resolve(dir),
+          root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)),
           StandardCopyOption.REPLACE_EXISTING);
     }
     store = open(root);

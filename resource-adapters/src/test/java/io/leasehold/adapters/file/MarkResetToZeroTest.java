@@ -1,19 +1,19 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.StaleFenceException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 46, item 11: after {@code resetMark(key, 0)} a newer honest run's rewrite of a file the
- * key had written was refused "mark is missing" until some other write recreated the mark, because
- * the reset deleted the mark files and a missing mark next to the key's data is read as tampering
+ * Issue 46, item 11: after {@code resetMark(key, 0)} a newer honest run's rewrite of a file the key
+ * had written was refused "mark is missing" until some other write recreated the mark, because the
+ * reset deleted the mark files and a missing mark next to the key's data is read as tampering
  * (CONTRACT C16). A reset to 0 now leaves a mark of 0 on disk: the next run of any fence is
  * admitted, and a mark deleted by anyone else still fails closed.
  */
@@ -70,7 +70,9 @@ class MarkResetToZeroTest extends DamagedStateTest {
     store.resetMark(KEY, 0, "ops", "forged token, true fence unknown");
     for (String dir : new String[] {"marks", "marks-copy"}) {
       Path meta = root.resolve(".leasehold").resolve(dir);
-      Files.copy(meta.resolve(FileMarkStore.fileName(KEY)), meta.resolve(FileMarkStore.fileName(other)),
+      Files.copy(
+          meta.resolve(FileMarkStore.fileName(KEY)),
+          meta.resolve(FileMarkStore.fileName(other)),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     assertThatThrownBy(() -> store.write(token(other, 5), "chat-2/a.md", "five".getBytes()))

@@ -1,6 +1,5 @@
 package io.leasehold.adapters.jdbc;
 
-import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +8,7 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
@@ -45,7 +45,8 @@ class FencedJdbcWriterTest {
   private static int registerRows(LeaseKey key) throws SQLException {
     try (Connection c = db.database().newConnection();
         PreparedStatement ps =
-            c.prepareStatement("SELECT count(*) FROM register WHERE account_id = ? AND session_id = ?")) {
+            c.prepareStatement(
+                "SELECT count(*) FROM register WHERE account_id = ? AND session_id = ?")) {
       ps.setString(1, key.accountId());
       ps.setString(2, key.sessionId());
       try (ResultSet rs = ps.executeQuery()) {
@@ -71,7 +72,11 @@ class FencedJdbcWriterTest {
   @ValueSource(booleans = {false, true})
   void failingWorkRollsBackTheMarkToo(boolean atCommit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rollback-" + atCommit);
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .admitAtCommit(atCommit)
+            .build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
     assertThatThrownBy(
@@ -86,8 +91,8 @@ class FencedJdbcWriterTest {
   }
 
   /**
-   * The difference between the modes: a run whose lease expired but that nobody replaced still
-   * has the highest fence. The plain writer admits its late write; the strict one refuses it.
+   * The difference between the modes: a run whose lease expired but that nobody replaced still has
+   * the highest fence. The plain writer admits its late write; the strict one refuses it.
    */
   @ParameterizedTest(name = "admit at commit: {0}")
   @ValueSource(booleans = {false, true})
@@ -98,11 +103,16 @@ class FencedJdbcWriterTest {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       FencingToken token = lease.token();
       FencedJdbcWriter strict =
-          FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter())
+          FencedJdbcWriter.builder(db.dataSource())
+              .verifier(TokenVerifier.trustEveryWriter())
               .strictLeaseTable("leasehold_lease")
               .admitAtCommit(atCommit)
               .build();
-      FencedJdbcWriter plain = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
+      FencedJdbcWriter plain =
+          FencedJdbcWriter.builder(db.dataSource())
+              .verifier(TokenVerifier.trustEveryWriter())
+              .admitAtCommit(atCommit)
+              .build();
       JdbcWork<Void> insert =
           (c, t) -> {
             try (PreparedStatement ps =
@@ -123,7 +133,9 @@ class FencedJdbcWriterTest {
       db.database()
           .execute(
               "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
-                  + " WHERE session_id = '" + key.sessionId() + "'");
+                  + " WHERE session_id = '"
+                  + key.sessionId()
+                  + "'");
       db.database().execute("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'");
 
       assertThatThrownBy(() -> strict.write(token, insert))
@@ -137,15 +149,19 @@ class FencedJdbcWriterTest {
   }
 
   /**
-   * Admission at commit runs a stale writer's work, then refuses it in the commit's round trip:
-   * the work is rolled back, the mark is untouched, and the exception names the mark.
+   * Admission at commit runs a stale writer's work, then refuses it in the commit's round trip: the
+   * work is rolled back, the mark is untouched, and the exception names the mark.
    */
   @Test
   void atCommitAStaleWritersWorkIsRolledBack() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "stale-at-commit");
     RegisterHarness register = new RegisterHarness(db.dataSource(), true);
     register.write(key, new FencingToken(key, 7, UUID.randomUUID()), "seven");
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(true).build();
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .admitAtCommit(true)
+            .build();
     AtomicBoolean ran = new AtomicBoolean();
     assertThatThrownBy(
             () ->
@@ -158,7 +174,8 @@ class FencedJdbcWriterTest {
                       }
                       return null;
                     }))
-        .isInstanceOfSatisfying(StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(7));
+        .isInstanceOfSatisfying(
+            StaleFenceException.class, e -> assertThat(e.highestFence()).isEqualTo(7));
     assertThat(ran).isTrue();
     assertThat(register.value(key)).contains("seven");
     assertThat(writer.highWaterMark(key)).hasValue(7);
@@ -168,22 +185,29 @@ class FencedJdbcWriterTest {
   }
 
   /**
-   * The admission waits for another writer of the key for at most the lock timeout: a held mark
-   * row makes the write fail fast with lock_not_available, and nothing is written.
+   * The admission waits for another writer of the key for at most the lock timeout: a held mark row
+   * makes the write fail fast with lock_not_available, and nothing is written.
    */
   @ParameterizedTest(name = "admit at commit: {0}")
   @ValueSource(booleans = {false, true})
-  @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // without the timeout it would wait for ever
+  @Timeout(
+      value = 30,
+      threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // without the timeout it would wait for ever
   void theAdmissionWaitsAtMostTheLockTimeout(boolean atCommit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "locked-" + atCommit);
     RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
     register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(Duration.ofMillis(100)).admitAtCommit(atCommit).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .lockTimeout(Duration.ofMillis(100))
+            .admitAtCommit(atCommit)
+            .build();
     try (Connection holder = db.database().newConnection()) {
       holder.setAutoCommit(false);
       try (PreparedStatement ps =
-          holder.prepareStatement("SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE")) {
+          holder.prepareStatement(
+              "SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE")) {
         ps.setString(1, key.sessionId());
         assertThat(ps.executeQuery().next()).isTrue();
       }
@@ -191,13 +215,15 @@ class FencedJdbcWriterTest {
               () ->
                   writer.write(
                       new FencingToken(key, 2, UUID.randomUUID()),
-                      statements("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'")))
+                      statements(
+                          "DELETE FROM register WHERE session_id = '" + key.sessionId() + "'")))
           .isInstanceOf(ResourceAccessException.class)
           // The configured 100 ms, not the 5 s default, was in force, and the error says for what.
           .hasMessageContaining("waited 100 ms (lockTimeout) for a row lock")
           .hasMessageContaining("the mark row of " + key)
           .cause()
-          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+          .isInstanceOfSatisfying(
+              SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
       holder.rollback();
     }
     assertThat(register.value(key)).contains("one");
@@ -205,15 +231,21 @@ class FencedJdbcWriterTest {
   }
 
   /**
-   * CONTRACT C21 on the writer's other ways in: {@code admit(token)} and {@code resetMark} read
-   * the mark under its row lock before anything else, and a table lock held elsewhere (a
-   * migration's ALTER TABLE) is taken when a statement is bound, reads included. Each ends at the
-   * lock timeout; before, the timeout was set inside the admission statement only, so these
-   * waited as long as the lock was held.
+   * CONTRACT C21 on the writer's other ways in: {@code admit(token)} and {@code resetMark} read the
+   * mark under its row lock before anything else, and a table lock held elsewhere (a migration's
+   * ALTER TABLE) is taken when a statement is bound, reads included. Each ends at the lock timeout;
+   * before, the timeout was set inside the admission statement only, so these waited as long as the
+   * lock was held.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"admit under a row lock", "reset under a row lock", "write under a table lock",
-      "write at commit under a table lock", "mark read under a table lock"})
+  @ValueSource(
+      strings = {
+        "admit under a row lock",
+        "reset under a row lock",
+        "write under a table lock",
+        "write at commit under a table lock",
+        "mark read under a table lock"
+      })
   @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void everyWayInWaitsAtMostTheLockTimeout(String way) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "locked-" + way.replace(' ', '-'));
@@ -221,15 +253,22 @@ class FencedJdbcWriterTest {
     RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
     register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).lockTimeout(Duration.ofMillis(100))
-            .admitAtCommit(atCommit).adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("ops"))).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .lockTimeout(Duration.ofMillis(100))
+            .admitAtCommit(atCommit)
+            .adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("ops")))
+            .build();
     try (Connection holder = db.database().newConnection()) {
       holder.setAutoCommit(false);
       try (java.sql.Statement st = holder.createStatement()) {
         if (way.contains("table lock")) {
           st.execute("LOCK TABLE leasehold_high_water IN ACCESS EXCLUSIVE MODE");
         } else {
-          st.executeQuery("SELECT 1 FROM leasehold_high_water WHERE session_id = '" + key.sessionId() + "' FOR UPDATE");
+          st.executeQuery(
+              "SELECT 1 FROM leasehold_high_water WHERE session_id = '"
+                  + key.sessionId()
+                  + "' FOR UPDATE");
         }
       }
       FencingToken next = new FencingToken(key, 2, UUID.randomUUID());
@@ -238,13 +277,19 @@ class FencedJdbcWriterTest {
             case "admit under a row lock" -> () -> writer.admit(next);
             case "reset under a row lock" -> () -> writer.resetMark(key, 5, "ops", "test");
             case "mark read under a table lock" -> () -> writer.highWaterMark(key);
-            default -> () -> writer.write(next, statements("DELETE FROM register WHERE session_id = '" + key.sessionId() + "'"));
+            default ->
+                () ->
+                    writer.write(
+                        next,
+                        statements(
+                            "DELETE FROM register WHERE session_id = '" + key.sessionId() + "'"));
           };
       assertThatThrownBy(call)
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining("waited 100 ms (lockTimeout)")
           .cause()
-          .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+          .isInstanceOfSatisfying(
+              SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
       holder.rollback();
     }
     assertThat(register.value(key)).contains("one");
@@ -253,11 +298,23 @@ class FencedJdbcWriterTest {
 
   @Test
   void badOptionsAreRefused() {
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(null).verifier(TokenVerifier.trustEveryWriter())).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).strictLeaseTable("lease; drop"))
+    assertThatThrownBy(
+            () -> FencedJdbcWriter.builder(null).verifier(TokenVerifier.trustEveryWriter()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new HighWaterSchema("Bad-Name")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build().write(null, (c, t) -> null))
+    assertThatThrownBy(
+            () ->
+                FencedJdbcWriter.builder(db.dataSource())
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .strictLeaseTable("lease; drop"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new HighWaterSchema("Bad-Name"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                FencedJdbcWriter.builder(db.dataSource())
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .build()
+                    .write(null, (c, t) -> null))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

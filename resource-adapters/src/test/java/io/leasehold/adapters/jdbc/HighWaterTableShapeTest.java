@@ -28,12 +28,15 @@ class HighWaterTableShapeTest {
   @Test
   void aTableOfTheWrongShapeIsRefusedAtFirstUseAndNothingIsWritten() {
     db.database().execute("CREATE SCHEMA shape");
-    db.database().execute(
-        "CREATE TABLE shape.leasehold_high_water (account_id text NOT NULL, session_id text NOT NULL,"
-            + " fence text NOT NULL, run_id uuid NOT NULL, admitted_at timestamptz NOT NULL,"
-            + " PRIMARY KEY (account_id, session_id))");
+    db.database()
+        .execute(
+            "CREATE TABLE shape.leasehold_high_water (account_id text NOT NULL, session_id text NOT NULL,"
+                + " fence text NOT NULL, run_id uuid NOT NULL, admitted_at timestamptz NOT NULL,"
+                + " PRIMARY KEY (account_id, session_id))");
     LeaseKey key = LeaseKey.of("acct", "shape");
-    db.database().execute("INSERT INTO shape.leasehold_high_water VALUES ('acct', 'shape', '10', gen_random_uuid(), now())");
+    db.database()
+        .execute(
+            "INSERT INTO shape.leasehold_high_water VALUES ('acct', 'shape', '10', gen_random_uuid(), now())");
     FencedJdbcWriter writer =
         FencedJdbcWriter.builder(db.dataSource())
             .databaseSchema("shape")
@@ -52,25 +55,31 @@ class HighWaterTableShapeTest {
     HighWaterSchema.defaults().apply(db.dataSource());
     LeaseKey key = LeaseKey.of("acct", "search-path");
     FencedJdbcWriter honest =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .build();
     honest.write(token(key, 10), (c, t) -> null);
 
     db.database().execute("CREATE SCHEMA IF NOT EXISTS evil");
-    db.database().execute(
-        "CREATE TABLE evil.leasehold_high_water (account_id text NOT NULL, session_id text NOT NULL,"
-            + " fence bigint NOT NULL, run_id uuid NOT NULL, admitted_at timestamptz NOT NULL,"
-            + " PRIMARY KEY (account_id, session_id))");
+    db.database()
+        .execute(
+            "CREATE TABLE evil.leasehold_high_water (account_id text NOT NULL, session_id text NOT NULL,"
+                + " fence bigint NOT NULL, run_id uuid NOT NULL, admitted_at timestamptz NOT NULL,"
+                + " PRIMARY KEY (account_id, session_id))");
     org.postgresql.ds.PGSimpleDataSource evilPath = new org.postgresql.ds.PGSimpleDataSource();
     evilPath.setUrl(db.database().jdbcUrl());
     evilPath.setUser(db.database().server().user());
     evilPath.setPassword(db.database().server().password());
     evilPath.setOptions("-c search_path=evil,public");
-    try (var c = evilPath.getConnection(); var rs = c.createStatement().executeQuery("SHOW search_path")) {
+    try (var c = evilPath.getConnection();
+        var rs = c.createStatement().executeQuery("SHOW search_path")) {
       rs.next();
       assertThat(rs.getString(1)).startsWith("evil");
     }
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(evilPath).verifier(TokenVerifier.trustEveryWriter()).build();
-    assertThatThrownBy(() -> writer.write(token(key, 9), (c, t) -> null)).isInstanceOf(StaleFenceException.class);
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(evilPath).verifier(TokenVerifier.trustEveryWriter()).build();
+    assertThatThrownBy(() -> writer.write(token(key, 9), (c, t) -> null))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(writer.highWaterMark(key)).hasValue(10);
     db.database().execute("DROP SCHEMA evil CASCADE");
   }

@@ -11,11 +11,12 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
- * The testkit's C19 and C21 contracts for the database writer, in both modes. C19's scope
- * contract does not apply: which rows the work touches is the application's SQL, which receives
- * the admitted token to filter by.
+ * The testkit's C19 and C21 contracts for the database writer, in both modes. C19's scope contract
+ * does not apply: which rows the work touches is the application's SQL, which receives the admitted
+ * token to filter by.
  */
-interface JdbcWriterBoundsContracts extends AccountIsolationContract, BoundedGrowthContract, BoundedWaitContract {
+interface JdbcWriterBoundsContracts
+    extends AccountIsolationContract, BoundedGrowthContract, BoundedWaitContract {
   DataSource resourceDatabase();
 
   boolean admitsAtCommit();
@@ -28,7 +29,10 @@ interface JdbcWriterBoundsContracts extends AccountIsolationContract, BoundedGro
   @Override
   default GuardHarness growthHarness(TokenVerifier verifier) {
     return new RegisterHarness(
-        resourceDatabase(), FencedJdbcWriter.builder(resourceDatabase()).verifier(verifier).admitAtCommit(admitsAtCommit()));
+        resourceDatabase(),
+        FencedJdbcWriter.builder(resourceDatabase())
+            .verifier(verifier)
+            .admitAtCommit(admitsAtCommit()));
   }
 
   @Override

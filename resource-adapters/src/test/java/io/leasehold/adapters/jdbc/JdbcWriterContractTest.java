@@ -48,7 +48,11 @@ class JdbcWriterContractTest extends FencedResourceContract
 
   @Override
   public String sharedStorage() {
-    return db.database().jdbcUrl() + "\n" + db.database().server().user() + "\n" + db.database().server().password();
+    return db.database().jdbcUrl()
+        + "\n"
+        + db.database().server().user()
+        + "\n"
+        + db.database().server().password();
   }
 
   @Override
@@ -57,7 +61,8 @@ class JdbcWriterContractTest extends FencedResourceContract
   }
 
   @Override
-  public void writeThrowing(GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
+  public void writeThrowing(
+      GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
     ((RegisterHarness) harness).writeThrowing(key, token, thrown);
   }
 
@@ -69,6 +74,7 @@ class JdbcWriterContractTest extends FencedResourceContract
 
   @Override
   protected GuardHarness onlineHarness() {
-    return new RegisterHarness(db.dataSource(), writer().verifyAgainstLeaseTable("leasehold_lease"));
+    return new RegisterHarness(
+        db.dataSource(), writer().verifyAgainstLeaseTable("leasehold_lease"));
   }
 }

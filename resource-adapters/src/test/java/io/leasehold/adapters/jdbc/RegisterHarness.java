@@ -1,18 +1,18 @@
 package io.leasehold.adapters.jdbc;
 
-import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.testkit.GuardHarness;
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testkit.GuardHarness;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import io.leasehold.fencing.AdminPolicy;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /** The database writer as a register: one row per key, and a log of admitted writes. */
@@ -37,7 +37,11 @@ public final class RegisterHarness implements GuardHarness {
    * @param admitAtCommit the writer's mode (see {@link FencedJdbcWriter.Builder#admitAtCommit})
    */
   public RegisterHarness(DataSource ds, boolean admitAtCommit) {
-    this(ds, FencedJdbcWriter.builder(ds).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(admitAtCommit));
+    this(
+        ds,
+        FencedJdbcWriter.builder(ds)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .admitAtCommit(admitAtCommit));
   }
 
   @Override
@@ -52,7 +56,8 @@ public final class RegisterHarness implements GuardHarness {
         (c, token) -> {
           setRegister(c, key, value);
           try (PreparedStatement ps =
-              c.prepareStatement("INSERT INTO op_log (account_id, session_id, fence) VALUES (?, ?, ?)")) {
+              c.prepareStatement(
+                  "INSERT INTO op_log (account_id, session_id, fence) VALUES (?, ?, ?)")) {
             ps.setString(1, key.accountId());
             ps.setString(2, key.sessionId());
             ps.setLong(3, token.fence());
@@ -63,7 +68,8 @@ public final class RegisterHarness implements GuardHarness {
   }
 
   /** A write whose work changes the register, then throws {@code thrown}. */
-  public void writeThrowing(LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
+  public void writeThrowing(
+      LeaseKey key, io.leasehold.fencing.FencingToken token, Throwable thrown) {
     writer.write(
         token,
         (c, t) -> {
@@ -87,8 +93,7 @@ public final class RegisterHarness implements GuardHarness {
 
   @Override
   public Optional<String> value(LeaseKey key) {
-    return query("SELECT value FROM register WHERE account_id = ? AND session_id = ?", key)
-        .stream()
+    return query("SELECT value FROM register WHERE account_id = ? AND session_id = ?", key).stream()
         .findFirst();
   }
 
@@ -100,12 +105,12 @@ public final class RegisterHarness implements GuardHarness {
   @Override
   public List<Long> admittedFences(LeaseKey key) {
     return query(
-            "SELECT fence::text FROM op_log WHERE account_id = ? AND session_id = ? ORDER BY seq", key)
+            "SELECT fence::text FROM op_log WHERE account_id = ? AND session_id = ? ORDER BY seq",
+            key)
         .stream()
         .map(Long::parseLong)
         .toList();
   }
-
 
   private List<String> query(String sql, LeaseKey key) {
     try (Connection c = ds.getConnection();

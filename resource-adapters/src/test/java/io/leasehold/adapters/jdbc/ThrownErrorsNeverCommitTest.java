@@ -22,9 +22,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Issue 13 (CONTRACT C16): when the work threw an Error or a sneaky checked exception, the
  * admit-at-commit mode committed a stale writer's row, and strict mode committed a forged
  * Long.MAX_VALUE mark: only SQLException and RuntimeException were caught, and restoring
- * auto-commit in {@code finally} committed the open transaction. Work that commits by itself
- * would commit without the admission. Every case, in both admission modes: nothing the work did
- * is kept and the mark is unchanged.
+ * auto-commit in {@code finally} committed the open transaction. Work that commits by itself would
+ * commit without the admission. Every case, in both admission modes: nothing the work did is kept
+ * and the mark is unchanged.
  */
 class ThrownErrorsNeverCommitTest {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
@@ -36,9 +36,10 @@ class ThrownErrorsNeverCommitTest {
   }
 
   static Stream<Arguments> failures() {
-    Failure assertionError = c -> {
-      throw new AssertionError("work asserted");
-    };
+    Failure assertionError =
+        c -> {
+          throw new AssertionError("work asserted");
+        };
     Failure stackOverflow = c -> recurse(0);
     Failure sneakyChecked = c -> sneakyThrow(new Exception("checked, thrown sneakily"));
     Failure commitsItself = Connection::commit;
@@ -62,10 +63,14 @@ class ThrownErrorsNeverCommitTest {
 
   @ParameterizedTest(name = "{0}, admit at commit: {1}")
   @MethodSource("failures")
-  void aStaleWriterWhoseWorkFailsKeepsNothing(String name, boolean atCommit, Failure failure) throws Exception {
+  void aStaleWriterWhoseWorkFailsKeepsNothing(String name, boolean atCommit, Failure failure)
+      throws Exception {
     LeaseKey key = LeaseKey.of("acct", "thrown-" + KEYS.incrementAndGet());
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource()).verifier(TokenVerifier.trustEveryWriter()).admitAtCommit(atCommit).build();
+        FencedJdbcWriter.builder(db.dataSource())
+            .verifier(TokenVerifier.trustEveryWriter())
+            .admitAtCommit(atCommit)
+            .build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
 
@@ -121,7 +126,10 @@ class ThrownErrorsNeverCommitTest {
                   Object result = invoke(db.dataSource(), method, args);
                   return result instanceof Connection c ? refusingRollback(c, aborted) : result;
                 });
-    FencedJdbcWriter writer = FencedJdbcWriter.builder(refusingRollback).verifier(TokenVerifier.trustEveryWriter()).build();
+    FencedJdbcWriter writer =
+        FencedJdbcWriter.builder(refusingRollback)
+            .verifier(TokenVerifier.trustEveryWriter())
+            .build();
     AssertionError workFailure = new AssertionError("work asserted");
     Throwable thrown =
         catchThrowable(
@@ -133,7 +141,9 @@ class ThrownErrorsNeverCommitTest {
                       throw workFailure;
                     }));
     assertThat(thrown).isSameAs(workFailure);
-    assertThat(thrown.getSuppressed()).extracting(Throwable::getMessage).contains("rollback refused");
+    assertThat(thrown.getSuppressed())
+        .extracting(Throwable::getMessage)
+        .contains("rollback refused");
     assertThat(aborted).hasSize(1);
     assertThat(countRows("before a failed rollback")).isZero();
     assertThat(writer.highWaterMark(key)).isEmpty();
@@ -155,7 +165,8 @@ class ThrownErrorsNeverCommitTest {
             });
   }
 
-  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+      throws Throwable {
     try {
       return method.invoke(target, args);
     } catch (java.lang.reflect.InvocationTargetException e) {
@@ -181,7 +192,8 @@ class ThrownErrorsNeverCommitTest {
   }
 
   private static long countRows(String value) {
-    return db.database().queryOne("SELECT count(*) FROM register WHERE value = '" + value + "'", Long.class);
+    return db.database()
+        .queryOne("SELECT count(*) FROM register WHERE value = '" + value + "'", Long.class);
   }
 
   private static int recurse(int depth) {

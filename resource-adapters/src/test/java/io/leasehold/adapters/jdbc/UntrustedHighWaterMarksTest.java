@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 47: the high-water table and the tool journal's mark table share one SQL mark store, so
- * the journal's rule that a negative mark is no mark (issue 27) now holds for the database
- * writer too. Before, with the table's CHECK dropped and a mark set to -5 by hand, the writer
- * admitted fence 3 and overwrote the damage; now every admission of the key refuses until an
- * operator resets the mark, whichever way it is sent.
+ * Issue 47: the high-water table and the tool journal's mark table share one SQL mark store, so the
+ * journal's rule that a negative mark is no mark (issue 27) now holds for the database writer too.
+ * Before, with the table's CHECK dropped and a mark set to -5 by hand, the writer admitted fence 3
+ * and overwrote the damage; now every admission of the key refuses until an operator resets the
+ * mark, whichever way it is sent.
  */
 class UntrustedHighWaterMarksTest {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
@@ -43,11 +43,17 @@ class UntrustedHighWaterMarksTest {
     FencedJdbcWriter first = writer(false);
     FencedJdbcWriter atCommit = writer(true);
     first.write(token(2), (c, t) -> null);
-    db.database().execute("ALTER TABLE leasehold_high_water DROP CONSTRAINT leasehold_high_water_fence_check");
+    db.database()
+        .execute(
+            "ALTER TABLE leasehold_high_water DROP CONSTRAINT leasehold_high_water_fence_check");
     try {
-      db.database().execute(
-          "UPDATE leasehold_high_water SET fence = -5 WHERE account_id = '" + key.accountId() + "' AND session_id = '"
-              + key.sessionId() + "'");
+      db.database()
+          .execute(
+              "UPDATE leasehold_high_water SET fence = -5 WHERE account_id = '"
+                  + key.accountId()
+                  + "' AND session_id = '"
+                  + key.sessionId()
+                  + "'");
       for (Runnable admission :
           new Runnable[] {
             () -> first.write(token(3), (c, t) -> null),
@@ -66,9 +72,10 @@ class UntrustedHighWaterMarksTest {
       atCommit.write(token(3), (c, t) -> null);
       assertThat(first.highWaterMark(key)).hasValue(3);
     } finally {
-      db.database().execute(
-          "DELETE FROM leasehold_high_water WHERE fence < 0; ALTER TABLE leasehold_high_water"
-              + " ADD CONSTRAINT leasehold_high_water_fence_check CHECK (fence > 0)");
+      db.database()
+          .execute(
+              "DELETE FROM leasehold_high_water WHERE fence < 0; ALTER TABLE leasehold_high_water"
+                  + " ADD CONSTRAINT leasehold_high_water_fence_check CHECK (fence > 0)");
     }
   }
 }

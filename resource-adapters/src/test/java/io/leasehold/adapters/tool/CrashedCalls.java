@@ -30,15 +30,18 @@ final class CrashedCalls {
    * @param dir where the tool records its effects
    * @param step where the child halts
    */
-  static void crashThenRetry(String journal, Supplier<ToolJournal> reopen, Path dir, String step) throws Exception {
+  static void crashThenRetry(String journal, Supplier<ToolJournal> reopen, Path dir, String step)
+      throws Exception {
     Path effects = dir.resolve("effects-" + step);
     String session = "chat-" + UUID.randomUUID();
-    try (ChildJvm child = ChildJvm.start(CrashingCallMain.class, journal, effects.toString(), step, "3", session)) {
+    try (ChildJvm child =
+        ChildJvm.start(CrashingCallMain.class, journal, effects.toString(), step, "3", session)) {
       child.awaitLine("HALT " + step, 60);
       assertThat(child.awaitExit(60)).isEqualTo(3);
     }
     boolean acted = !step.equals("before-start") && !step.equals("before-effect");
-    assertThat(Files.exists(effects) ? Files.readAllLines(effects).size() : 0).isEqualTo(acted ? 1 : 0);
+    assertThat(Files.exists(effects) ? Files.readAllLines(effects).size() : 0)
+        .isEqualTo(acted ? 1 : 0);
 
     ToolJournal journalAfter = reopen.get();
     LeaseKey key = LeaseKey.of("acct", session);
@@ -50,15 +53,21 @@ final class CrashedCalls {
     } else {
       assertThat(calls).hasSize(1);
       assertThat(calls.get(0).state())
-          .isEqualTo(step.equals("after-return") ? ToolCall.State.FINISHED : ToolCall.State.STARTED);
+          .isEqualTo(
+              step.equals("after-return") ? ToolCall.State.FINISHED : ToolCall.State.STARTED);
     }
 
     AtomicInteger ran = new AtomicInteger();
     FencedTool retry = TestTools.idempotentCounting("send_mail", "message", ran, "sent again");
     FencedToolExecutor next =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journalAfter).tool(retry).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(journalAfter)
+            .tool(retry)
+            .build();
     FencingToken newer = new FencingToken(key, 4, UUID.randomUUID());
-    ToolResult r = next.call(newer, "send_mail", JsonNodeFactory.instance.objectNode().put("message", "m-1"));
+    ToolResult r =
+        next.call(newer, "send_mail", JsonNodeFactory.instance.objectNode().put("message", "m-1"));
     if (step.equals("after-return")) {
       assertThat(r.replayed()).isTrue();
       assertThat(r.value().asText()).isEqualTo("sent once");

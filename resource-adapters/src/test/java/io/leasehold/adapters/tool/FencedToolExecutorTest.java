@@ -2,8 +2,6 @@ package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
 import static io.leasehold.adapters.tool.TestTools.tool;
-
-import io.leasehold.fencing.TokenVerifier;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The tool executor beyond the guard contract: journal, in-doubt calls, idempotency, parallelism. */
+/**
+ * The tool executor beyond the guard contract: journal, in-doubt calls, idempotency, parallelism.
+ */
 class FencedToolExecutorTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   @TempDir Path dir;
@@ -47,7 +48,8 @@ class FencedToolExecutorTest {
       child.kill();
     }
     FencedToolExecutor next =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journal))
             .tool(tool("charge_card", inv -> JSON.nullNode()))
             .build();
@@ -67,7 +69,8 @@ class FencedToolExecutorTest {
   void journalRecordsEveryOutcome() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(journal)
             .tool(tool("ok", inv -> JSON.textNode("done")))
             .tool(
@@ -93,8 +96,11 @@ class FencedToolExecutorTest {
         // Issue 27: a stale call adds nothing to the journal.
         .containsExactly(ToolCall.State.FINISHED, ToolCall.State.FAILED);
     assertThat(tools.calls(key).get(0).result()).contains(JSON.textNode("done"));
-    assertThat(tools.calls(key).get(1).error()).get().asString()
-        .contains("IllegalStateException").doesNotContain("downstream 503");
+    assertThat(tools.calls(key).get(1).error())
+        .get()
+        .asString()
+        .contains("IllegalStateException")
+        .doesNotContain("downstream 503");
     assertThat(tools.inDoubt(token(6))).isEmpty();
   }
 
@@ -104,24 +110,32 @@ class FencedToolExecutorTest {
    */
   @Test
   void argumentValuesAndErrorMessagesAreRedactedByDefault() {
-    com.fasterxml.jackson.databind.node.ObjectNode args = JSON.objectNode().put("card", "4111-1111");
+    com.fasterxml.jackson.databind.node.ObjectNode args =
+        JSON.objectNode().put("card", "4111-1111");
     args.putArray("to").add("ada@example.com");
     FencedToolExecutor redacting =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal())
-            .tool(tool("pay", inv -> {
-              assertThat(inv.arguments().get("card").asText()).isEqualTo("4111-1111"); // the tool sees all
-              throw new IllegalStateException("card 4111-1111 declined");
-            }))
+            .tool(
+                tool(
+                    "pay",
+                    inv -> {
+                      assertThat(inv.arguments().get("card").asText())
+                          .isEqualTo("4111-1111"); // the tool sees all
+                      throw new IllegalStateException("card 4111-1111 declined");
+                    }))
             .build();
-    assertThatThrownBy(() -> redacting.call(token(1), "pay", args)).isInstanceOf(ToolCallFailedException.class);
+    assertThatThrownBy(() -> redacting.call(token(1), "pay", args))
+        .isInstanceOf(ToolCallFailedException.class);
     ToolCall journaled = redacting.calls(key).get(0);
     assertThat(journaled.arguments().toString()).doesNotContain("4111", "ada@");
     assertThat(journaled.arguments().get("to").get(0).asText()).isEqualTo("<redacted>");
     assertThat(journaled.error()).get().asString().doesNotContain("4111");
 
     FencedToolExecutor clear =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal())
             .redaction(JournalRedaction.none())
             .tool(tool("pay", inv -> JSON.textNode("paid")))
@@ -134,7 +148,8 @@ class FencedToolExecutorTest {
   void toolsReceiveTheTokenToForward() {
     List<FencingToken> seen = new ArrayList<>();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(new MemoryToolJournal())
             .tool(
                 tool(
@@ -163,10 +178,18 @@ class FencedToolExecutorTest {
     Path journal = dir.resolve("tools.jsonl");
     ObjectNode args = JSON.objectNode().put("messageId", "msg-1");
     FencedToolExecutor first =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(journal)).tool(sendEmail).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(journal))
+            .tool(sendEmail)
+            .build();
     assertThat(first.call(token(1), "send_email", args).replayed()).isFalse();
     FencedToolExecutor second =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(journal)).tool(sendEmail).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(journal))
+            .tool(sendEmail)
+            .build();
     ToolResult again = second.call(token(2), "send_email", args);
     assertThat(again.replayed()).isTrue();
     assertThat(again.value().asText()).isEqualTo("sent #1");
@@ -178,7 +201,8 @@ class FencedToolExecutorTest {
     int parallel = 4;
     CountDownLatch allInside = new CountDownLatch(parallel);
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
             .tool(
                 tool(
@@ -209,18 +233,30 @@ class FencedToolExecutorTest {
   void badInputIsRefusedBeforeAnythingIsJournaled() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(tool("ok", inv -> JSON.nullNode())).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(journal)
+            .tool(tool("ok", inv -> JSON.nullNode()))
+            .build();
     assertThatThrownBy(() -> tools.call(token(1), "nope", JSON.objectNode()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown tool");
-    assertThatThrownBy(() -> tools.call(token(1), "ok", null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> tools.call(null, "ok", JSON.objectNode())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> tools.call(token(1), "ok", null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> tools.call(null, "ok", JSON.objectNode()))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(journal.calls(key)).isEmpty();
-    assertThatThrownBy(() -> FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).tool(tool("ok", inv -> null)).build())
+    assertThatThrownBy(
+            () ->
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .tool(tool("ok", inv -> null))
+                    .build())
         .hasMessageContaining("journal");
     assertThatThrownBy(
             () ->
-                FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.trustEveryWriter())
                     .tool(tool("ok", inv -> null))
                     .tool(tool("ok", inv -> null)))
         .hasMessageContaining("registered already");
@@ -230,12 +266,17 @@ class FencedToolExecutorTest {
   void aLineTornByACrashIsCutOff() throws Exception {
     Path journal = dir.resolve("tools.jsonl");
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter())
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(journal))
             .tool(tool("ok", inv -> JSON.nullNode()))
             .build();
     tools.call(token(2), "ok", JSON.objectNode());
-    Files.writeString(journal, "{\"event\":\"intended\",\"call\":\"12", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    Files.writeString(
+        journal,
+        "{\"event\":\"intended\",\"call\":\"12",
+        StandardCharsets.UTF_8,
+        StandardOpenOption.APPEND);
     FileToolJournal reopened = FileToolJournal.open(journal);
     assertThat(reopened.calls(key)).hasSize(1);
     assertThat(reopened.highWaterMark(key)).hasValue(2);

@@ -1,15 +1,15 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.fencing.TokenVerifier;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import java.util.UUID;
 
 /**
- * Child process of {@link FencedToolExecutorTest}: calls a tool that never returns, so the
- * process can be killed in the middle of the call. Arguments: journal file, fence.
+ * Child process of {@link FencedToolExecutorTest}: calls a tool that never returns, so the process
+ * can be killed in the middle of the call. Arguments: journal file, fence.
  */
 public final class HangingToolMain {
   private HangingToolMain() {}
@@ -25,8 +25,13 @@ public final class HangingToolMain {
               return JsonNodeFactory.instance.nullNode();
             });
     FencedToolExecutor executor =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
-    FencingToken token = new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(Path.of(args[0])))
+            .tool(hang)
+            .build();
+    FencingToken token =
+        new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());
     executor.call(token, "charge_card", JsonNodeFactory.instance.objectNode().put("amount", 42));
   }
 }

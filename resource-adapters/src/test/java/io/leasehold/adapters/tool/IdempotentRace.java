@@ -47,20 +47,26 @@ final class IdempotentRace {
               return JsonNodeFactory.instance.textNode("paid");
             });
     FencedToolExecutor tools =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(pay).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(journal)
+            .tool(pay)
+            .build();
     ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
     try {
       CyclicBarrier start = new CyclicBarrier(CALLERS);
       List<Future<String>> outcomes = new ArrayList<>();
       for (int i = 0; i < CALLERS; i++) {
-        outcomes.add(pool.submit(() -> {
-          start.await();
-          try {
-            return tools.call(token, "pay", args).replayed() ? "replayed" : "ran";
-          } catch (DuplicateCallException e) {
-            return "duplicate";
-          }
-        }));
+        outcomes.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  try {
+                    return tools.call(token, "pay", args).replayed() ? "replayed" : "ran";
+                  } catch (DuplicateCallException e) {
+                    return "duplicate";
+                  }
+                }));
       }
       List<String> seen = new ArrayList<>();
       for (Future<String> f : outcomes) {

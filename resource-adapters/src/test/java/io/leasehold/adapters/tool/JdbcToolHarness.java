@@ -21,12 +21,26 @@ final class JdbcToolHarness extends RegisterToolHarness {
     this(ds, register, verifier, ToolScope.anyCall(), JdbcToolJournal.DEFAULT_LOCK_TIMEOUT);
   }
 
-  JdbcToolHarness(DataSource ds, Map<String, String> register, TokenVerifier verifier, ToolScope scope, Duration lockTimeout) {
-    this(ds, register, verifier, scope, JdbcToolJournal.create(ds, ToolJournalSchema.defaults(), lockTimeout));
+  JdbcToolHarness(
+      DataSource ds,
+      Map<String, String> register,
+      TokenVerifier verifier,
+      ToolScope scope,
+      Duration lockTimeout) {
+    this(
+        ds,
+        register,
+        verifier,
+        scope,
+        JdbcToolJournal.create(ds, ToolJournalSchema.defaults(), lockTimeout));
   }
 
   private JdbcToolHarness(
-      DataSource ds, Map<String, String> register, TokenVerifier verifier, ToolScope scope, JdbcToolJournal journal) {
+      DataSource ds,
+      Map<String, String> register,
+      TokenVerifier verifier,
+      ToolScope scope,
+      JdbcToolJournal journal) {
     super(register, verifier, scope, journal);
     this.ds = ds;
     this.register = register;

@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class JdbcToolHarnessFactory implements GuardHarnessFactory {
   @Override
   public GuardHarness open(String storage) {
-    return new JdbcToolHarness(HarnessFactories.dataSource(storage), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter());
+    return new JdbcToolHarness(
+        HarnessFactories.dataSource(storage),
+        new ConcurrentHashMap<>(),
+        TokenVerifier.trustEveryWriter());
   }
 }

@@ -1,7 +1,6 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 13: a journal only grew (100k calls took 5 s and 74 MiB to open). Compaction keeps what
- * is live (marks, resets, calls in doubt, finished idempotent calls) and drops the rest, and a
- * second journal instance on the same file follows it.
+ * Issue 13: a journal only grew (100k calls took 5 s and 74 MiB to open). Compaction keeps what is
+ * live (marks, resets, calls in doubt, finished idempotent calls) and drops the rest, and a second
+ * journal instance on the same file follows it.
  */
 class JournalCompactionTest {
   private static final LeaseKey KEY = LeaseKey.of("acct", "chat-1");
@@ -40,7 +39,10 @@ class JournalCompactionTest {
     Path file = dir.resolve("tools.jsonl");
     AtomicInteger payments = new AtomicInteger();
     FencedTool pay =
-        idempotent("pay", arguments -> "invoice-42", invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+        idempotent(
+            "pay",
+            arguments -> "invoice-42",
+            invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
     FileToolJournal journal = FileToolJournal.open(file);
     FileToolJournal other = FileToolJournal.open(file); // another process's view, in effect
     FencedToolExecutor tools =
@@ -57,8 +59,16 @@ class JournalCompactionTest {
     tools.call(token(3), "pay", ARGS);
     // A call of run 3 left in doubt (its process died after admission).
     UUID inDoubt = UUID.randomUUID();
-    journal.intended(new ToolCall(inDoubt, "echo", token(3), ARGS, Optional.empty(), ToolCall.State.INTENDED,
-        Optional.empty(), Optional.empty()));
+    journal.intended(
+        new ToolCall(
+            inDoubt,
+            "echo",
+            token(3),
+            ARGS,
+            Optional.empty(),
+            ToolCall.State.INTENDED,
+            Optional.empty(),
+            Optional.empty()));
     journal.admitAndStart(token(3), inDoubt);
     tools.resetMark(KEY, 2, "ops", "test reset");
     tools.call(token(5), "echo", ARGS);
@@ -72,32 +82,42 @@ class JournalCompactionTest {
     for (FileToolJournal j : new FileToolJournal[] {journal, other, FileToolJournal.open(file)}) {
       assertThat(j.highWaterMark(KEY)).hasValue(5);
       assertThat(j.calls(KEY)).extracting(ToolCall::callId).contains(inDoubt).hasSize(2);
-      assertThat(j.markResets()).singleElement().satisfies(r -> assertThat(r.reason()).isEqualTo("test reset"));
-      assertThat(j.finishedResult(KEY, "pay", "invoice-42")).hasValueSatisfying(v -> assertThat(v.asInt()).isEqualTo(1));
+      assertThat(j.markResets())
+          .singleElement()
+          .satisfies(r -> assertThat(r.reason()).isEqualTo("test reset"));
+      assertThat(j.finishedResult(KEY, "pay", "invoice-42"))
+          .hasValueSatisfying(v -> assertThat(v.asInt()).isEqualTo(1));
     }
-    assertThatThrownBy(() -> tools.call(token(4), "echo", ARGS)).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> tools.call(token(4), "echo", ARGS))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(tools.call(token(6), "pay", ARGS).replayed()).isTrue();
     assertThat(payments).hasValue(1);
     assertThat(tools.inDoubt(token(6))).extracting(ToolCall::callId).containsExactly(inDoubt);
     // The other instance keeps working on the compacted file.
     FencedToolExecutor second =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(other)
-            .tool(FencedTool.of("echo", a -> a)).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(other)
+            .tool(FencedTool.of("echo", a -> a))
+            .build();
     second.call(token(7), "echo", ARGS);
     assertThat(journal.highWaterMark(KEY)).hasValue(7);
   }
 
   /**
-   * Issue 46, item 11: a reset to 0 dropped the key from the marks file at the next compaction,
-   * and the journal's kept calls then gave the key their fence again, refusing the run the
-   * operator had let in.
+   * Issue 46, item 11: a reset to 0 dropped the key from the marks file at the next compaction, and
+   * the journal's kept calls then gave the key their fence again, refusing the run the operator had
+   * let in.
    */
   @Test
   void aResetToZeroSurvivesCompaction() throws Exception {
     Path file = dir.resolve("tools.jsonl");
     AtomicInteger payments = new AtomicInteger();
     FencedTool pay =
-        idempotent("pay", arguments -> "invoice-42", invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+        idempotent(
+            "pay",
+            arguments -> "invoice-42",
+            invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
     FileToolJournal journal = FileToolJournal.open(file);
     FencedToolExecutor tools =
         FencedToolExecutor.builder()
@@ -113,8 +133,11 @@ class JournalCompactionTest {
       assertThat(j.highWaterMark(KEY)).isEmpty();
     }
     FencedToolExecutor reopened =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(FileToolJournal.open(file))
-            .tool(FencedTool.of("echo", a -> a)).build();
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(FileToolJournal.open(file))
+            .tool(FencedTool.of("echo", a -> a))
+            .build();
     reopened.call(token(3), "echo", ARGS);
     assertThat(reopened.highWaterMark(KEY)).hasValue(3);
   }

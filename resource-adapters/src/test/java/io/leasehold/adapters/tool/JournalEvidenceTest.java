@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16: the file journal's own lines are evidence its marks never go below. A compacted
- * journal keeps, per key, the highest fence it admitted; a lost mark directory, an older marks
- * file planted beside it, or a lowered copy never lets a stale fence run the tool.
+ * journal keeps, per key, the highest fence it admitted; a lost mark directory, an older marks file
+ * planted beside it, or a lowered copy never lets a stale fence run the tool.
  */
 class JournalEvidenceTest {
   @TempDir Path dir;
@@ -32,19 +32,25 @@ class JournalEvidenceTest {
     probe = new JournalProbe(dir);
   }
 
-  /** marks.d deleted, and an empty older-format marks file beside the journal: upgraded no lower. */
+  /**
+   * marks.d deleted, and an empty older-format marks file beside the journal: upgraded no lower.
+   */
   @Test
   void markDirectoryGoneWithAnEmptyOlderMarksFileBesideIt() throws Exception {
     probe.olderMarksFilePlantedAfter9(true, "");
   }
 
-  /** marks.d deleted, and an older-format marks file naming a lower mark: the mark does not go down. */
+  /**
+   * marks.d deleted, and an older-format marks file naming a lower mark: the mark does not go down.
+   */
   @Test
   void markDirectoryGoneWithALowerOlderMarksFile() throws Exception {
     probe.olderMarksFilePlantedAfter9(true, olderLine("raise", "2"));
   }
 
-  /** A compacted journal (every call finished, no idempotency key) and its marks directory deleted. */
+  /**
+   * A compacted journal (every call finished, no idempotency key) and its marks directory deleted.
+   */
   @Test
   void compactedJournalThenMarkDirectoryGone() throws Exception {
     FileToolJournal j = FileToolJournal.open(probe.file);
@@ -79,18 +85,35 @@ class JournalEvidenceTest {
   @Test
   void nonEmptyCompactedJournalThenMarkDirectoryGone() throws Exception {
     FileToolJournal j = FileToolJournal.open(probe.file);
-    FencedTool boom = FencedTool.of("boom", a -> { throw new AssertionError("tool died mid-call"); });
+    FencedTool boom =
+        FencedTool.of(
+            "boom",
+            a -> {
+              throw new AssertionError("tool died mid-call");
+            });
     FencedToolExecutor e1 = probe.executor(j, boom);
     LeaseKey a = LeaseKey.of("acct", "other");
-    assertThatThrownBy(() -> e1.call(new FencingToken(a, 4, new UUID(4, 4)), "boom", JsonNodeFactory.instance.objectNode()))
-        .as("the call stays STARTED: in doubt").isInstanceOf(Throwable.class);
+    assertThatThrownBy(
+            () ->
+                e1.call(
+                    new FencingToken(a, 4, new UUID(4, 4)),
+                    "boom",
+                    JsonNodeFactory.instance.objectNode()))
+        .as("the call stays STARTED: in doubt")
+        .isInstanceOf(Throwable.class);
     e1.call(token(9), "echo", JsonNodeFactory.instance.objectNode());
     j.compact();
     assertThat(Files.size(probe.file)).isPositive();
     deleteTree(probe.markDirectory());
     FencedToolExecutor e2 = probe.executor(probe.file);
-    assertThatThrownBy(() -> e2.call(new FencingToken(a, 3, new UUID(3, 3)), "echo", JsonNodeFactory.instance.objectNode()))
-        .as("the key the journal names is lost").isInstanceOf(RuntimeException.class);
+    assertThatThrownBy(
+            () ->
+                e2.call(
+                    new FencingToken(a, 3, new UUID(3, 3)),
+                    "echo",
+                    JsonNodeFactory.instance.objectNode()))
+        .as("the key the journal names is lost")
+        .isInstanceOf(RuntimeException.class);
     probe.staleRefused(e2);
   }
 
@@ -116,7 +139,10 @@ class JournalEvidenceTest {
     reopened.compact();
     FileToolJournal afterCompaction = FileToolJournal.open(probe.file);
     assertThat(afterCompaction.admit(token(3)).token().fence()).isEqualTo(3);
-    assertThatThrownBy(() -> afterCompaction.admit(token(2))).isInstanceOf(StaleFenceException.class);
-    assertThat(Files.readString(probe.file)).contains("\"event\":\"highest_admitted\"").doesNotContain("\"fence\":9");
+    assertThatThrownBy(() -> afterCompaction.admit(token(2)))
+        .isInstanceOf(StaleFenceException.class);
+    assertThat(Files.readString(probe.file))
+        .contains("\"event\":\"highest_admitted\"")
+        .doesNotContain("\"fence\":9");
   }
 }

@@ -1,13 +1,12 @@
 package io.leasehold.adapters.tool;
 
-
-import io.leasehold.adapters.mark.FileMarkStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
@@ -26,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 13 (CONTRACT C16), the tool journal's findings: a malformed line bricked every call with
- * a NullPointerException, a journal truncated to its first line let stale fence 5 in, four
- * concurrent calls with one idempotency key ran the tool four times, a symlinked path failed with
+ * Issue 13 (CONTRACT C16), the tool journal's findings: a malformed line bricked every call with a
+ * NullPointerException, a journal truncated to its first line let stale fence 5 in, four concurrent
+ * calls with one idempotency key ran the tool four times, a symlinked path failed with
  * OverlappingFileLockException, and the files were world-readable.
  */
 class JournalFailsClosedTest {
@@ -54,7 +53,12 @@ class JournalFailsClosedTest {
     Path journal = dir.resolve("tools.jsonl");
     executor(journal, FencedTool.of("echo", a -> a)).call(token(3), "echo", ARGS);
     List<String> lines = Files.readAllLines(journal);
-    for (String damage : List.of("", "{not json", "{\"event\":\"started\"}", "{\"event\":\"nonsense\",\"call\":\"x\"}")) {
+    for (String damage :
+        List.of(
+            "",
+            "{not json",
+            "{\"event\":\"started\"}",
+            "{\"event\":\"nonsense\",\"call\":\"x\"}")) {
       List<String> damaged = new ArrayList<>(lines);
       damaged.add(1, damage);
       Files.write(journal, damaged);
@@ -77,7 +81,8 @@ class JournalFailsClosedTest {
     List<String> lines = Files.readAllLines(journal);
     Files.write(journal, lines.subList(0, 1));
     FencedToolExecutor reopened = executor(journal, FencedTool.of("echo", a -> a));
-    assertThatThrownBy(() -> reopened.call(token(5), "echo", ARGS)).isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(() -> reopened.call(token(5), "echo", ARGS))
+        .isInstanceOf(StaleFenceException.class);
     assertThat(FileToolJournal.open(journal).highWaterMark(KEY)).hasValue(10);
     Files.delete(journal);
     assertThat(FileToolJournal.open(journal).highWaterMark(KEY)).hasValue(10);
@@ -108,12 +113,14 @@ class JournalFailsClosedTest {
     ExecutorService pool = Executors.newFixedThreadPool(2);
     List<Future<?>> fs = new ArrayList<>();
     for (FencedToolExecutor e : List.of(a, b)) {
-      fs.add(pool.submit(() -> {
-        for (int i = 0; i < 50; i++) {
-          e.call(token(3), "echo", ARGS);
-        }
-        return null;
-      }));
+      fs.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 50; i++) {
+                  e.call(token(3), "echo", ARGS);
+                }
+                return null;
+              }));
     }
     for (Future<?> f : fs) {
       f.get(60, TimeUnit.SECONDS);
@@ -127,11 +134,22 @@ class JournalFailsClosedTest {
     Path journal = dir.resolve("tools.jsonl");
     executor(journal, FencedTool.of("echo", a -> a)).call(token(3), "echo", ARGS);
     String mark = FileMarkStore.fileName(KEY);
-    for (String f : List.of("tools.jsonl", "tools.jsonl.marks.d/marks/" + mark, "tools.jsonl.marks.d/marks-copy/" + mark, "tools.jsonl.lock")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f)))).as(f).isEqualTo("rw-------");
+    for (String f :
+        List.of(
+            "tools.jsonl",
+            "tools.jsonl.marks.d/marks/" + mark,
+            "tools.jsonl.marks.d/marks-copy/" + mark,
+            "tools.jsonl.lock")) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f))))
+          .as(f)
+          .isEqualTo("rw-------");
     }
-    for (String d : List.of("tools.jsonl.marks.d", "tools.jsonl.marks.d/marks", "tools.jsonl.marks.d/marks-copy")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(d)))).as(d).isEqualTo("rwx------");
+    for (String d :
+        List.of(
+            "tools.jsonl.marks.d", "tools.jsonl.marks.d/marks", "tools.jsonl.marks.d/marks-copy")) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(d))))
+          .as(d)
+          .isEqualTo("rwx------");
     }
   }
 
@@ -148,7 +166,8 @@ class JournalFailsClosedTest {
                 new JournalRedaction() {
                   @Override
                   public JsonNode arguments(String tool, JsonNode arguments) {
-                    return ((com.fasterxml.jackson.databind.node.ObjectNode) arguments.deepCopy()).put("password", "***");
+                    return ((com.fasterxml.jackson.databind.node.ObjectNode) arguments.deepCopy())
+                        .put("password", "***");
                   }
 
                   @Override
@@ -156,15 +175,24 @@ class JournalFailsClosedTest {
                     return JsonNodeFactory.instance.textNode("[redacted]");
                   }
                 })
-            .tool(FencedTool.of("login", a -> {
-              seenByTool.add(a.get("password").asText());
-              return JsonNodeFactory.instance.textNode("session-cookie-s3cr3t");
-            }))
+            .tool(
+                FencedTool.of(
+                    "login",
+                    a -> {
+                      seenByTool.add(a.get("password").asText());
+                      return JsonNodeFactory.instance.textNode("session-cookie-s3cr3t");
+                    }))
             .build();
-    ToolResult r = tools.call(token(3), "login", JsonNodeFactory.instance.objectNode().put("password", "hunter2"));
+    ToolResult r =
+        tools.call(
+            token(3), "login", JsonNodeFactory.instance.objectNode().put("password", "hunter2"));
     assertThat(r.value().asText()).isEqualTo("session-cookie-s3cr3t");
     assertThat(seenByTool).containsExactly("hunter2");
     String written = Files.readString(journal);
-    assertThat(written).doesNotContain("hunter2").doesNotContain("s3cr3t").contains("***").contains("[redacted]");
+    assertThat(written)
+        .doesNotContain("hunter2")
+        .doesNotContain("s3cr3t")
+        .contains("***")
+        .contains("[redacted]");
   }
 }

@@ -1,7 +1,5 @@
 package io.leasehold.adapters.tool;
 
-import static io.leasehold.adapters.tool.TestTools.idempotent;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -42,10 +40,13 @@ class JournalGroupCommitTest {
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())
             .journal(journal)
-            .tool(FencedTool.of("echo", args -> {
-              forcesSeenByTheTool.set((int) journal.journalForces());
-              return args;
-            }))
+            .tool(
+                FencedTool.of(
+                    "echo",
+                    args -> {
+                      forcesSeenByTheTool.set((int) journal.journalForces());
+                      return args;
+                    }))
             .build();
     FencingToken token = token(1);
     executor.call(token, "echo", JSON.objectNode().put("n", 0)); // raises the mark: its own force
@@ -56,7 +57,9 @@ class JournalGroupCommitTest {
       assertThat(forcesSeenByTheTool.get()).isEqualTo(before + 2L * (i - 1) + 1);
     }
     assertThat(journal.journalForces() - before).isEqualTo(20);
-    assertThat(journal.calls(token.key())).hasSize(11).allMatch(c -> c.state() == ToolCall.State.FINISHED);
+    assertThat(journal.calls(token.key()))
+        .hasSize(11)
+        .allMatch(c -> c.state() == ToolCall.State.FINISHED);
   }
 
   @Test
@@ -75,11 +78,15 @@ class JournalGroupCommitTest {
     assertThat(Files.readString(file)).isEqualTo("a\nb\nc\n");
   }
 
-  /** A crash at each step of an idempotent call, then the next run retries it ({@link CrashedCalls}). */
+  /**
+   * A crash at each step of an idempotent call, then the next run retries it ({@link
+   * CrashedCalls}).
+   */
   @ParameterizedTest
   @ValueSource(strings = {"before-effect", "after-effect", "after-return"})
   void aCrashAtAnyStepLosesNothing(String step) throws Exception {
     Path journalFile = dir.resolve("tools.jsonl");
-    CrashedCalls.crashThenRetry(journalFile.toString(), () -> FileToolJournal.open(journalFile), dir, step);
+    CrashedCalls.crashThenRetry(
+        journalFile.toString(), () -> FileToolJournal.open(journalFile), dir, step);
   }
 }

@@ -43,7 +43,9 @@ class JournalMarksTamperingTest {
     probe.olderMarksFilePlantedAfter9(true, olderLine("raise", "9x") + "garbage\n");
   }
 
-  /** Both mark copies restored from an older backup while closed; the journal still shows fence 9. */
+  /**
+   * Both mark copies restored from an older backup while closed; the journal still shows fence 9.
+   */
   @Test
   void bothCopiesLoweredWhileClosed() throws Exception {
     probe.journalAt9();

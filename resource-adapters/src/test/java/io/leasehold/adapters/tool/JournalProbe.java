@@ -29,7 +29,13 @@ final class JournalProbe {
   final Path dir;
   final Path file;
   final AtomicInteger ran = new AtomicInteger();
-  final FencedTool echo = FencedTool.of("echo", a -> { ran.incrementAndGet(); return a; });
+  final FencedTool echo =
+      FencedTool.of(
+          "echo",
+          a -> {
+            ran.incrementAndGet();
+            return a;
+          });
 
   JournalProbe(Path dir) {
     this.dir = dir;
@@ -47,7 +53,10 @@ final class JournalProbe {
 
   FencedToolExecutor executor(FileToolJournal journal, FencedTool... more) {
     FencedToolExecutor.Builder b =
-        FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).tool(echo);
+        FencedToolExecutor.builder()
+            .verifier(TokenVerifier.trustEveryWriter())
+            .journal(journal)
+            .tool(echo);
     for (FencedTool t : more) {
       b.tool(t);
     }
@@ -72,8 +81,10 @@ final class JournalProbe {
 
   private void staleRefused(Supplier<FencedToolExecutor> executor) {
     int before = ran.get();
-    assertThatThrownBy(() -> executor.get().call(token(3), "echo", JsonNodeFactory.instance.objectNode()))
-        .as("a stale fence 3 after fence 9").isInstanceOf(RuntimeException.class);
+    assertThatThrownBy(
+            () -> executor.get().call(token(3), "echo", JsonNodeFactory.instance.objectNode()))
+        .as("a stale fence 3 after fence 9")
+        .isInstanceOf(RuntimeException.class);
     assertThat(ran.get()).isEqualTo(before);
   }
 
@@ -115,7 +126,9 @@ final class JournalProbe {
     Path lower = journalAt2();
     String name = FileMarkStore.fileName(K);
     for (String sub : new String[] {"marks", "marks-copy"}) {
-      Files.copy(lower.resolve(sub).resolve(name), markDirectory().resolve(sub).resolve(name),
+      Files.copy(
+          lower.resolve(sub).resolve(name),
+          markDirectory().resolve(sub).resolve(name),
           StandardCopyOption.REPLACE_EXISTING);
     }
   }
@@ -131,7 +144,9 @@ final class JournalProbe {
   }
 
   private static String b64(String s) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
 
   static void deleteTree(Path p) throws Exception {

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CONTRACT C16: a second journal open on the same files (another process) checks the marks
- * against the lines the first appended; an oversized or endless older marks file is refused in
- * bounded time.
+ * CONTRACT C16: a second journal open on the same files (another process) checks the marks against
+ * the lines the first appended; an oversized or endless older marks file is refused in bounded
+ * time.
  */
 class JournalSharedEvidenceTest {
   @TempDir Path dir;
@@ -52,7 +52,12 @@ class JournalSharedEvidenceTest {
     try (RandomAccessFile raf = new RandomAccessFile(probe.olderMarksFile().toFile(), "rw")) {
       raf.setLength(3L << 30);
     }
-    assertThat(outcome(() -> probe.executor(probe.file).call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
+    assertThat(
+            outcome(
+                () ->
+                    probe
+                        .executor(probe.file)
+                        .call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
         .isInstanceOf(RuntimeException.class);
   }
 
@@ -63,7 +68,12 @@ class JournalSharedEvidenceTest {
     probe.journalAt9();
     deleteTree(probe.markDirectory());
     Files.createSymbolicLink(probe.olderMarksFile(), Path.of("/dev/zero"));
-    assertThat(outcome(() -> probe.executor(probe.file).call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
+    assertThat(
+            outcome(
+                () ->
+                    probe
+                        .executor(probe.file)
+                        .call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
         .isInstanceOf(RuntimeException.class);
   }
 }

@@ -30,13 +30,16 @@ import org.junit.jupiter.api.io.TempDir;
 class JournalsKeepNoCredentialTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("tool_journal_credential", ds -> ToolJournalSchema.defaults().apply(ds));
+      TestDatabaseExtension.withTemplate(
+          "tool_journal_credential", ds -> ToolJournalSchema.defaults().apply(ds));
 
   @TempDir Path dir;
   private final SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
   private final FencingToken token =
-      signing.sign(new FencingToken(LeaseKey.of("acct", "chat-" + UUID.randomUUID()), 7, UUID.randomUUID()),
-          Clock.systemUTC(), Duration.ofMinutes(5));
+      signing.sign(
+          new FencingToken(LeaseKey.of("acct", "chat-" + UUID.randomUUID()), 7, UUID.randomUUID()),
+          Clock.systemUTC(),
+          Duration.ofMinutes(5));
 
   private FencedToolExecutor executor(ToolJournal journal) {
     return FencedToolExecutor.builder()
@@ -52,7 +55,9 @@ class JournalsKeepNoCredentialTest {
     FencedToolExecutor tools = executor(FileToolJournal.open(file));
     tools.call(token, "send", JsonNodeFactory.instance.objectNode());
     String signature = token.signature().orElseThrow().value();
-    assertThat(Files.readString(file)).contains(token.unsigned().toText()).doesNotContain(signature);
+    assertThat(Files.readString(file))
+        .contains(token.unsigned().toText())
+        .doesNotContain(signature);
     assertThat(FileToolJournal.open(file).calls(token.key()).get(0).token().isSigned()).isFalse();
   }
 
@@ -62,8 +67,11 @@ class JournalsKeepNoCredentialTest {
     tools.call(token, "send", JsonNodeFactory.instance.objectNode());
     try (Connection c = db.dataSource().getConnection();
         Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT token FROM leasehold_tool_call WHERE session_id = '"
-            + token.key().sessionId() + "'")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT token FROM leasehold_tool_call WHERE session_id = '"
+                    + token.key().sessionId()
+                    + "'")) {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).isEqualTo(token.unsigned().toText());
     }

@@ -29,8 +29,15 @@ class JournalsStayBoundedTest {
   @TempDir Path dir;
 
   private static ToolCall intent(String tool, JsonNode args, Optional<String> idempotencyKey) {
-    return new ToolCall(UUID.randomUUID(), tool, RUN, args, idempotencyKey, ToolCall.State.INTENDED,
-        Optional.empty(), Optional.empty());
+    return new ToolCall(
+        UUID.randomUUID(),
+        tool,
+        RUN,
+        args,
+        idempotencyKey,
+        ToolCall.State.INTENDED,
+        Optional.empty(),
+        Optional.empty());
   }
 
   private static void callOnce(ToolJournal journal, JsonNode args, Optional<String> idem) {
@@ -43,7 +50,8 @@ class JournalsStayBoundedTest {
   @Test
   void aLongRunningFileJournalCompactsItselfSoTheFileFollowsTheLiveState() throws Exception {
     Path file = dir.resolve("tools.jsonl");
-    FileToolJournal journal = FileToolJournal.builder(file).compactAbove(16 * 1024).maxBytes(16 * 1024).build();
+    FileToolJournal journal =
+        FileToolJournal.builder(file).compactAbove(16 * 1024).maxBytes(16 * 1024).build();
     JsonNode args = JsonNodeFactory.instance.objectNode().put("text", "x".repeat(200));
     long largest = 0;
     for (int i = 0; i < 400; i++) {
@@ -53,14 +61,16 @@ class JournalsStayBoundedTest {
     // 400 calls write about 150 KiB of lines; the file never holds much more than its threshold.
     assertThat(largest).isLessThan(16 * 1024 + 2 * 1024);
     // And a journal with a small maxBytes still opens it: the file is under it.
-    FileToolJournal reopened = FileToolJournal.builder(file).compactAbove(16 * 1024).maxBytes(16 * 1024).build();
+    FileToolJournal reopened =
+        FileToolJournal.builder(file).compactAbove(16 * 1024).maxBytes(16 * 1024).build();
     assertThat(reopened.highWaterMark(KEY)).hasValue(3);
   }
 
   @Test
   void anOversizedJournalIsRefusedAtOpenWithTheRepairAndLeftAsItWas() throws Exception {
     Path file = dir.resolve("tools.jsonl");
-    FileToolJournal journal = FileToolJournal.builder(file).compactAbove(1 << 20).maxBytes(1 << 20).build();
+    FileToolJournal journal =
+        FileToolJournal.builder(file).compactAbove(1 << 20).maxBytes(1 << 20).build();
     JsonNode args = JsonNodeFactory.instance.objectNode().put("text", "x".repeat(200));
     for (int i = 0; i < 40; i++) {
       callOnce(journal, args, Optional.empty());
@@ -68,7 +78,8 @@ class JournalsStayBoundedTest {
     byte[] before = Files.readAllBytes(file);
     assertThat(before.length).isGreaterThan(8192);
 
-    assertThatThrownBy(() -> FileToolJournal.builder(file).compactAbove(4096).maxBytes(8192).build())
+    assertThatThrownBy(
+            () -> FileToolJournal.builder(file).compactAbove(4096).maxBytes(8192).build())
         .isInstanceOf(ResourceAccessException.class)
         .hasMessageContaining("over this journal's maxBytes of 8192")
         .hasMessageContaining("FileToolJournal.builder(file).maxBytes(...)");
@@ -77,7 +88,13 @@ class JournalsStayBoundedTest {
     // The repair the error gives: open once with a larger maxBytes; that compacts it.
     FileToolJournal.builder(file).compactAbove(4096).maxBytes(1 << 20).build();
     assertThat(Files.size(file)).isLessThan(8192);
-    assertThat(FileToolJournal.builder(file).compactAbove(4096).maxBytes(8192).build().highWaterMark(KEY)).hasValue(3);
+    assertThat(
+            FileToolJournal.builder(file)
+                .compactAbove(4096)
+                .maxBytes(8192)
+                .build()
+                .highWaterMark(KEY))
+        .hasValue(3);
   }
 
   @Test
@@ -96,7 +113,9 @@ class JournalsStayBoundedTest {
   @Test
   void anOverlongLineInAnOlderJournalsMarksFileIsDamageToo() throws Exception {
     Path file = dir.resolve("tools.jsonl");
-    Files.writeString(dir.resolve("tools.jsonl.marks"), "raise YQ Yg 3\n"); // the layout before the mark directory
+    Files.writeString(
+        dir.resolve("tools.jsonl.marks"),
+        "raise YQ Yg 3\n"); // the layout before the mark directory
     byte[] huge = new byte[FileToolJournal.MAX_LINE_BYTES + 1];
     Arrays.fill(huge, (byte) 'b');
     Files.write(dir.resolve("tools.jsonl.marks"), huge, java.nio.file.StandardOpenOption.APPEND);
@@ -134,7 +153,8 @@ class JournalsStayBoundedTest {
     }
     assertThat(journal.calls(KEY)).hasSize(JournalState.SETTLED_KEPT + 2);
     assertThat(journal.calls(KEY)).anyMatch(c -> c.callId().equals(inDoubt.callId()));
-    assertThat(journal.finishedResult(KEY, "echo", "invoice-1")).hasValue(JsonNodeFactory.instance.textNode("ok"));
+    assertThat(journal.finishedResult(KEY, "echo", "invoice-1"))
+        .hasValue(JsonNodeFactory.instance.textNode("ok"));
   }
 
   @Test
@@ -163,7 +183,8 @@ class JournalsStayBoundedTest {
   void theFileJournalReadsItsFilesAsBytesSoMultiByteTextKeepsItsPosition() throws Exception {
     Path file = dir.resolve("tools.jsonl");
     FileToolJournal journal = FileToolJournal.open(file);
-    callOnce(journal, JsonNodeFactory.instance.objectNode().put("text", "grüße, 日本"), Optional.empty());
+    callOnce(
+        journal, JsonNodeFactory.instance.objectNode().put("text", "grüße, 日本"), Optional.empty());
     FileToolJournal other = FileToolJournal.open(file);
     callOnce(other, JsonNodeFactory.instance.objectNode().put("text", "€"), Optional.empty());
     assertThat(journal.calls(KEY)).hasSize(2); // caught up from the exact byte offset

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RefusedCallsAddNothingTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("tool_journal_refusals", ds -> ToolJournalSchema.defaults().apply(ds));
+      TestDatabaseExtension.withTemplate(
+          "tool_journal_refusals", ds -> ToolJournalSchema.defaults().apply(ds));
 
   private static final JsonNode BIG =
       JsonNodeFactory.instance.objectNode().put("payload", "x".repeat(2_000));
@@ -38,11 +39,12 @@ class RefusedCallsAddNothingTest {
     return FencedToolExecutor.builder()
         .verifier(TokenVerifier.trustEveryWriter())
         .journal(journal)
-        .listener((resource, decision) -> {
-          if (decision == GuardListener.Decision.STALE) {
-            stale.incrementAndGet();
-          }
-        })
+        .listener(
+            (resource, decision) -> {
+              if (decision == GuardListener.Decision.STALE) {
+                stale.incrementAndGet();
+              }
+            })
         .tool(FencedTool.of("send", args -> JsonNodeFactory.instance.textNode("sent")))
         .build();
   }
@@ -51,7 +53,8 @@ class RefusedCallsAddNothingTest {
     tools.call(new FencingToken(key, 10, UUID.randomUUID()), "send", BIG);
     FencingToken old = new FencingToken(key, 9, UUID.randomUUID());
     for (int i = 0; i < 500; i++) {
-      assertThatThrownBy(() -> tools.call(old, "send", BIG)).isInstanceOf(StaleFenceException.class);
+      assertThatThrownBy(() -> tools.call(old, "send", BIG))
+          .isInstanceOf(StaleFenceException.class);
     }
   }
 
@@ -59,7 +62,10 @@ class RefusedCallsAddNothingTest {
   void thePostgresJournalGainsNoRowForARefusedCall() {
     FencedToolExecutor tools = executor(JdbcToolJournal.create(db.dataSource()));
     flood(tools);
-    assertThat(tools.calls(key)).singleElement().extracting(ToolCall::state).isEqualTo(ToolCall.State.FINISHED);
+    assertThat(tools.calls(key))
+        .singleElement()
+        .extracting(ToolCall::state)
+        .isEqualTo(ToolCall.State.FINISHED);
     assertThat(stale).hasValue(500);
   }
 
@@ -72,7 +78,8 @@ class RefusedCallsAddNothingTest {
     flood(tools);
     // Only flood()'s own honest call was added: the same lines as the first, in length.
     assertThat(Files.size(file)).isEqualTo(2 * size);
-    assertThat(tools.calls(key)).extracting(ToolCall::state)
+    assertThat(tools.calls(key))
+        .extracting(ToolCall::state)
         .containsExactly(ToolCall.State.FINISHED, ToolCall.State.FINISHED);
     assertThat(stale).hasValue(500);
   }

@@ -24,7 +24,8 @@ public final class RegisterTool implements FencedTool {
 
   @Override
   public JsonNode call(ToolInvocation invocation) {
-    register.put(invocation.arguments().get("key").asText(), invocation.arguments().get("value").asText());
+    register.put(
+        invocation.arguments().get("key").asText(), invocation.arguments().get("value").asText());
     return JsonNodeFactory.instance.textNode("ok");
   }
 }

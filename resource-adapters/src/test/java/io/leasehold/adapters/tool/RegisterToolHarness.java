@@ -17,8 +17,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The tool executor as a register, whatever its journal: a tool {@code set} that sets a value in
- * a map, a tool {@code throw} that throws what the test asks for, and "ops" as the operator who may
+ * The tool executor as a register, whatever its journal: a tool {@code set} that sets a value in a
+ * map, a tool {@code throw} that throws what the test asks for, and "ops" as the operator who may
  * reset marks. A subclass says how its journal is read back.
  */
 public abstract class RegisterToolHarness implements GuardHarness {
@@ -52,7 +52,8 @@ public abstract class RegisterToolHarness implements GuardHarness {
    * @param scope the executor's scope
    * @param journal the journal under test
    */
-  protected RegisterToolHarness(Map<String, String> register, TokenVerifier verifier, ToolScope scope, ToolJournal journal) {
+  protected RegisterToolHarness(
+      Map<String, String> register, TokenVerifier verifier, ToolScope scope, ToolJournal journal) {
     this.register = register;
     this.executor =
         FencedToolExecutor.builder()
@@ -61,9 +62,12 @@ public abstract class RegisterToolHarness implements GuardHarness {
             .adminPolicy(AdminPolicy.operators(Set.of("ops")))
             .journal(journal)
             .tool(new RegisterTool(register))
-            .tool(FencedTool.of("throw", a -> {
-              throw Sneaky.raise(toThrow);
-            }))
+            .tool(
+                FencedTool.of(
+                    "throw",
+                    a -> {
+                      throw Sneaky.raise(toThrow);
+                    }))
             .build();
   }
 

@@ -45,14 +45,19 @@ class RunStartTest {
   }
 
   private static FencedToolExecutor executor(ToolJournal journal) {
-    return FencedToolExecutor.builder().verifier(TokenVerifier.trustEveryWriter()).journal(journal).build();
+    return FencedToolExecutor.builder()
+        .verifier(TokenVerifier.trustEveryWriter())
+        .journal(journal)
+        .build();
   }
 
   private FencedTool counting() {
-    return FencedTool.of("send", args -> {
-      invoked.incrementAndGet();
-      return TextNode.valueOf("sent");
-    });
+    return FencedTool.of(
+        "send",
+        args -> {
+          invoked.incrementAndGet();
+          return TextNode.valueOf("sent");
+        });
   }
 
   @ParameterizedTest(name = "{0} journal")
@@ -63,7 +68,9 @@ class RunStartTest {
     FencedToolExecutor browser = executor(journals.get()); // another process, on the same journal
     FencingToken older = new FencingToken(key, 5, UUID.randomUUID());
     FencingToken newer = new FencingToken(key, 8, UUID.randomUUID());
-    assertThat(desktop.call(older, counting(), JsonNodeFactory.instance.objectNode()).value().asText()).isEqualTo("sent");
+    assertThat(
+            desktop.call(older, counting(), JsonNodeFactory.instance.objectNode()).value().asText())
+        .isEqualTo("sent");
 
     FencedToolExecutor.RunStart start = browser.startRun(newer);
 
@@ -87,16 +94,27 @@ class RunStartTest {
     FencingToken older = new FencingToken(key, 5, UUID.randomUUID());
     UUID lost = UUID.randomUUID();
     journal.intended(
-        new ToolCall(lost, "charge", older, TextNode.valueOf("order 42"), java.util.Optional.empty(),
-            ToolCall.State.INTENDED, java.util.Optional.empty(), java.util.Optional.empty()));
+        new ToolCall(
+            lost,
+            "charge",
+            older,
+            TextNode.valueOf("order 42"),
+            java.util.Optional.empty(),
+            ToolCall.State.INTENDED,
+            java.util.Optional.empty(),
+            java.util.Optional.empty()));
     journal.admitAndStart(older, lost); // and then the process died
 
-    FencedToolExecutor.RunStart start = executor(journals.get()).startRun(new FencingToken(key, 6, UUID.randomUUID()));
+    FencedToolExecutor.RunStart start =
+        executor(journals.get()).startRun(new FencingToken(key, 6, UUID.randomUUID()));
 
-    assertThat(start.inDoubt()).singleElement().satisfies(c -> {
-      assertThat(c.callId()).isEqualTo(lost);
-      assertThat(c.state()).isEqualTo(ToolCall.State.STARTED);
-    });
+    assertThat(start.inDoubt())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.callId()).isEqualTo(lost);
+              assertThat(c.state()).isEqualTo(ToolCall.State.STARTED);
+            });
   }
 
   @ParameterizedTest(name = "{0} journal")
@@ -104,13 +122,18 @@ class RunStartTest {
   void aToolTheExecutorDoesNotOwnIsJournaledUnderItsName(String kind) {
     FencedToolExecutor tools = executor(journals(kind).get());
     FencingToken token = new FencingToken(key, 3, UUID.randomUUID());
-    ToolResult r = tools.call(token, counting(), JsonNodeFactory.instance.objectNode().put("to", "ada"));
-    assertThat(tools.calls(key)).singleElement().satisfies(c -> {
-      assertThat(c.callId()).isEqualTo(r.callId());
-      assertThat(c.tool()).isEqualTo("send");
-      assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
-    });
-    assertThatThrownBy(() -> tools.call(token, (FencedTool) null, JsonNodeFactory.instance.objectNode()))
+    ToolResult r =
+        tools.call(token, counting(), JsonNodeFactory.instance.objectNode().put("to", "ada"));
+    assertThat(tools.calls(key))
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.callId()).isEqualTo(r.callId());
+              assertThat(c.tool()).isEqualTo("send");
+              assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED);
+            });
+    assertThatThrownBy(
+            () -> tools.call(token, (FencedTool) null, JsonNodeFactory.instance.objectNode()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(tools.toolNames()).isEmpty();
   }

@@ -19,14 +19,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 27, finding 8: rows of the PostgreSQL journal edited outside it. A deleted or lowered
- * mark row admitted a stale call; a negative mark gave an unclear error; {@code calls()} trusted
- * the token text over the fence column. Each case is now refused, naming the repair.
+ * Issue 27, finding 8: rows of the PostgreSQL journal edited outside it. A deleted or lowered mark
+ * row admitted a stale call; a negative mark gave an unclear error; {@code calls()} trusted the
+ * token text over the fence column. Each case is now refused, naming the repair.
  */
 class TamperedJournalRowsTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate("tool_journal_tampered", ds -> ToolJournalSchema.defaults().apply(ds));
+      TestDatabaseExtension.withTemplate(
+          "tool_journal_tampered", ds -> ToolJournalSchema.defaults().apply(ds));
 
   private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
   private final LeaseKey key = LeaseKey.of("acct", "chat-" + UUID.randomUUID());
@@ -37,10 +38,13 @@ class TamperedJournalRowsTest {
         .verifier(TokenVerifier.trustEveryWriter())
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))
         .journal(JdbcToolJournal.create(db.dataSource()))
-        .tool(FencedTool.of("send", args -> {
-          ran.incrementAndGet();
-          return JsonNodeFactory.instance.textNode("sent");
-        }))
+        .tool(
+            FencedTool.of(
+                "send",
+                args -> {
+                  ran.incrementAndGet();
+                  return JsonNodeFactory.instance.textNode("sent");
+                }))
         .build();
   }
 
@@ -60,13 +64,18 @@ class TamperedJournalRowsTest {
       FencedToolExecutor tools, long written, String tamper, long next) throws Exception {
     tools.call(token(written), "send", ARGS);
     sql(tamper);
-    return assertThatThrownBy(() -> tools.call(token(next), "send", ARGS)).isInstanceOf(ResourceAccessException.class);
+    return assertThatThrownBy(() -> tools.call(token(next), "send", ARGS))
+        .isInstanceOf(ResourceAccessException.class);
   }
 
   @Test
   void aDeletedMarkRowIsDamageNotZero() throws Exception {
     FencedToolExecutor tools = executor();
-    refusedAfter(tools, 10, "DELETE FROM leasehold_tool_mark WHERE account_id = '$A' AND session_id = '$S'", 5)
+    refusedAfter(
+            tools,
+            10,
+            "DELETE FROM leasehold_tool_mark WHERE account_id = '$A' AND session_id = '$S'",
+            5)
         .hasMessageContaining("calls with fence 10 were admitted")
         .hasMessageContaining("resetMark");
     assertThat(ran).hasValue(1);
@@ -75,13 +84,18 @@ class TamperedJournalRowsTest {
   @Test
   void aLoweredMarkRowIsDamageAndAResetRepairsIt() throws Exception {
     FencedToolExecutor tools = executor();
-    refusedAfter(tools, 10, "UPDATE leasehold_tool_mark SET fence = 3 WHERE account_id = '$A' AND session_id = '$S'", 5)
+    refusedAfter(
+            tools,
+            10,
+            "UPDATE leasehold_tool_mark SET fence = 3 WHERE account_id = '$A' AND session_id = '$S'",
+            5)
         .hasMessageContaining("is 3, but calls with fence 10 were admitted");
     assertThat(ran).hasValue(1);
 
     // The operator's reset is the repair; afterwards the fence rule applies from the new mark.
     tools.resetMark(key, 10, "ops", "mark row lowered by hand, incident 9");
-    assertThatThrownBy(() -> tools.call(token(5), "send", ARGS)).isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
+    assertThatThrownBy(() -> tools.call(token(5), "send", ARGS))
+        .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
     tools.call(token(11), "send", ARGS);
     assertThat(ran).hasValue(2);
   }
@@ -100,7 +114,11 @@ class TamperedJournalRowsTest {
   @Test
   void aNegativeMarkIsAClearError() throws Exception {
     FencedToolExecutor tools = executor();
-    refusedAfter(tools, 2, "UPDATE leasehold_tool_mark SET fence = -5 WHERE account_id = '$A' AND session_id = '$S'", 3)
+    refusedAfter(
+            tools,
+            2,
+            "UPDATE leasehold_tool_mark SET fence = -5 WHERE account_id = '$A' AND session_id = '$S'",
+            3)
         .hasMessageContaining("holds -5, which is not a fence");
   }
 
@@ -110,7 +128,10 @@ class TamperedJournalRowsTest {
     FencingToken honest = token(4);
     tools.call(honest, "send", ARGS);
     String raised = new FencingToken(key, 400, honest.runId()).toText();
-    sql("UPDATE leasehold_tool_call SET token = '" + raised + "' WHERE account_id = '$A' AND session_id = '$S'");
+    sql(
+        "UPDATE leasehold_tool_call SET token = '"
+            + raised
+            + "' WHERE account_id = '$A' AND session_id = '$S'");
     assertThatThrownBy(() -> tools.calls(key))
         .isInstanceOf(ResourceAccessException.class)
         .hasMessageContaining("disagrees with its fence 4");

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-/** Tools for tests, written as lambdas: a name, a body ({@link FencedTool.Body}) and, for an idempotent tool, its key. */
+/**
+ * Tools for tests, written as lambdas: a name, a body ({@link FencedTool.Body}) and, for an
+ * idempotent tool, its key.
+ */
 public final class TestTools {
   private TestTools() {}
 
@@ -30,7 +33,8 @@ public final class TestTools {
    * @param answer the text it answers
    * @return the tool
    */
-  public static FencedTool idempotentCounting(String name, String keyField, AtomicInteger runs, String answer) {
+  public static FencedTool idempotentCounting(
+      String name, String keyField, AtomicInteger runs, String answer) {
     return idempotent(
         name,
         arguments -> arguments.get(keyField).asText(),
@@ -48,7 +52,8 @@ public final class TestTools {
    * @param body what it does
    * @return the tool
    */
-  public static FencedTool idempotent(String name, Function<JsonNode, String> key, FencedTool.Body body) {
+  public static FencedTool idempotent(
+      String name, Function<JsonNode, String> key, FencedTool.Body body) {
     return new LambdaTool(name, body, key);
   }
 }

@@ -1,22 +1,22 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.adapters.FencedResourceContract;
-import io.leasehold.testkit.GuardHarness;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.adapters.HarnessFactories;
+import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.CrossProcessGuardContract;
 import io.leasehold.testkit.DamagedStateContract;
+import io.leasehold.testkit.GuardHarness;
 import io.leasehold.testkit.GuardHarnessFactory;
 import io.leasehold.testkit.ThrownErrorContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BiConsumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The guard contract for the tool executor with its durable file journal. */
@@ -33,8 +33,12 @@ class ToolExecutorContractTest extends FencedResourceContract
 
   @Override
   public GuardHarness scopedHarness() {
-    return new ToolHarness(fresh("scoped"), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
-        RegisterToolHarness.OWN_REGISTER, java.time.Duration.ofSeconds(30));
+    return new ToolHarness(
+        fresh("scoped"),
+        new ConcurrentHashMap<>(),
+        TokenVerifier.trustEveryWriter(),
+        RegisterToolHarness.OWN_REGISTER,
+        java.time.Duration.ofSeconds(30));
   }
 
   @Override
@@ -52,7 +56,8 @@ class ToolExecutorContractTest extends FencedResourceContract
   public long stateSize(GuardHarness harness) {
     Path journal = ((ToolHarness) harness).journalFile();
     try (java.util.stream.Stream<Path> files = Files.list(journal.getParent())) {
-      return files.filter(p -> p.getFileName().toString().startsWith(journal.getFileName().toString()))
+      return files
+          .filter(p -> p.getFileName().toString().startsWith(journal.getFileName().toString()))
           .mapToLong(p -> p.toFile().length() + 1)
           .sum();
     } catch (java.io.IOException e) {
@@ -62,14 +67,19 @@ class ToolExecutorContractTest extends FencedResourceContract
 
   @Override
   public GuardHarness waitingHarness(java.time.Duration limit) {
-    return new ToolHarness(fresh("waiting"), new ConcurrentHashMap<>(), TokenVerifier.trustEveryWriter(),
-        io.leasehold.adapters.tool.ToolScope.anyCall(), limit);
+    return new ToolHarness(
+        fresh("waiting"),
+        new ConcurrentHashMap<>(),
+        TokenVerifier.trustEveryWriter(),
+        io.leasehold.adapters.tool.ToolScope.anyCall(),
+        limit);
   }
 
   @Override
   public AutoCloseable stickPeer(GuardHarness harness, LeaseKey key) throws Exception {
     io.leasehold.testkit.ChildJvm holder =
-        io.leasehold.testkit.ChildJvm.start(io.leasehold.adapters.LockHolderMain.class, awaitedName(harness, key));
+        io.leasehold.testkit.ChildJvm.start(
+            io.leasehold.adapters.LockHolderMain.class, awaitedName(harness, key));
     holder.awaitLine("LOCKED ", 30);
     return holder::kill;
   }
@@ -101,11 +111,13 @@ class ToolExecutorContractTest extends FencedResourceContract
 
   @Override
   public GuardHarness throwingHarness() {
-    return new ToolHarness(dir.resolve("thrown-" + UUID.randomUUID() + ".jsonl"), new ConcurrentHashMap<>());
+    return new ToolHarness(
+        dir.resolve("thrown-" + UUID.randomUUID() + ".jsonl"), new ConcurrentHashMap<>());
   }
 
   @Override
-  public void writeThrowing(GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
+  public void writeThrowing(
+      GuardHarness harness, LeaseKey key, FencingToken token, Throwable thrown) {
     ((ToolHarness) harness).writeThrowing(key, token, thrown);
   }
 
@@ -123,15 +135,18 @@ class ToolExecutorContractTest extends FencedResourceContract
         "journal truncated to nothing", (h, k) -> rewrite(damagedJournal, ""),
         "journal deleted", (h, k) -> delete(damagedJournal),
         "a garbage line appended", (h, k) -> append(damagedJournal, "{garbage\n"),
-        "mark directory deleted, journal truncated", (h, k) -> {
-          deleteTree(Path.of(damagedJournal + ".marks.d"));
-          rewrite(damagedJournal, "");
-        },
-        "one copy of the mark deleted, the other lowered", (h, k) -> {
-          delete(Path.of(damagedJournal + ".marks.d/marks/" + FileMarkStore.fileName(k)));
-          rewrite(Path.of(damagedJournal + ".marks.d/marks-copy/" + FileMarkStore.fileName(k)),
-              "3 " + new FencingToken(k, 3, new UUID(0, 3)).unsigned().toText() + "\n");
-        });
+        "mark directory deleted, journal truncated",
+            (h, k) -> {
+              deleteTree(Path.of(damagedJournal + ".marks.d"));
+              rewrite(damagedJournal, "");
+            },
+        "one copy of the mark deleted, the other lowered",
+            (h, k) -> {
+              delete(Path.of(damagedJournal + ".marks.d/marks/" + FileMarkStore.fileName(k)));
+              rewrite(
+                  Path.of(damagedJournal + ".marks.d/marks-copy/" + FileMarkStore.fileName(k)),
+                  "3 " + new FencingToken(k, 3, new UUID(0, 3)).unsigned().toText() + "\n");
+            });
   }
 
   private static void rewrite(Path p, String text) {

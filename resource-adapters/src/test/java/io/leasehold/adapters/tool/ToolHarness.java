@@ -17,7 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-/** The tool executor on the file journal, as a register; the journal's STARTED records as the admission log. */
+/**
+ * The tool executor on the file journal, as a register; the journal's STARTED records as the
+ * admission log.
+ */
 public final class ToolHarness extends RegisterToolHarness {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Path journalFile;
@@ -34,8 +37,17 @@ public final class ToolHarness extends RegisterToolHarness {
     this(journalFile, register, verifier, ToolScope.anyCall(), Duration.ofSeconds(30));
   }
 
-  public ToolHarness(Path journalFile, Map<String, String> register, TokenVerifier verifier, ToolScope scope, Duration lockTimeout) {
-    super(register, verifier, scope, FileToolJournal.builder(journalFile).lockTimeout(lockTimeout).build());
+  public ToolHarness(
+      Path journalFile,
+      Map<String, String> register,
+      TokenVerifier verifier,
+      ToolScope scope,
+      Duration lockTimeout) {
+    super(
+        register,
+        verifier,
+        scope,
+        FileToolJournal.builder(journalFile).lockTimeout(lockTimeout).build());
     this.journalFile = journalFile;
     this.register = register;
     this.verifier = verifier;

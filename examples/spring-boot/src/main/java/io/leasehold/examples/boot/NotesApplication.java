@@ -16,12 +16,12 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A small service on the Leasehold starter: one fenced endpoint ({@link NotesController}) that
- * writes a session's note only while its run holds the session's lease. Everything else (the
- * store, the file store guard, meters, health, the held-lease endpoint, release at shutdown) comes
- * from the starter and {@code application.properties}.
+ * writes a session's note only while its run holds the session's lease. Everything else (the store,
+ * the file store guard, meters, health, the held-lease endpoint, release at shutdown) comes from
+ * the starter and {@code application.properties}.
  *
- * <p>{@code mvn -pl examples/spring-boot exec:java} runs it on a local PostgreSQL 17 that it
- * starts (and stops at exit) when no {@code --spring.datasource.url} is given.
+ * <p>{@code mvn -pl examples/spring-boot exec:java} runs it on a local PostgreSQL 17 that it starts
+ * (and stops at exit) when no {@code --spring.datasource.url} is given.
  */
 @SpringBootApplication
 public class NotesApplication {
@@ -36,6 +36,7 @@ public class NotesApplication {
   AccessPolicy accessPolicy() {
     return (caller, key) -> caller.equals(key.accountId());
   }
+
   // endregion
 
   /**

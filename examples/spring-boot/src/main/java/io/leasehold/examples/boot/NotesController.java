@@ -19,8 +19,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The fenced endpoint: {@code PUT /accounts/{account}/sessions/{session}/note} takes the session's
  * lease for one run, writes the note through the file store guard with that run's fence, and
- * releases. While another run holds the session the answer is 409 with the holder; a run that
- * lost its lease cannot write (the guard refuses its fence).
+ * releases. While another run holds the session the answer is 409 with the holder; a run that lost
+ * its lease cannot write (the guard refuses its fence).
  */
 @RestController
 class NotesController {

@@ -21,7 +21,9 @@ import org.springframework.stereotype.Component;
  * expired cannot write over a newer one's digest (the file store refuses its fence).
  */
 @Component
-@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "notes.digest.enabled", matchIfMissing = true)
+@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(
+    name = "notes.digest.enabled",
+    matchIfMissing = true)
 class NotesDigestJob {
   private final FencedFileStore notes;
 

@@ -39,12 +39,14 @@ class NotesApplicationTest {
   }
 
   private ConfigurableApplicationContext start(Path notes, String... more) {
-    java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
-        "--server.port=0",
-        "--spring.datasource.url=" + db.jdbcUrl(),
-        "--spring.datasource.username=" + db.user(),
-        "--spring.datasource.password=" + db.password(),
-        "--leasehold.guards.file-store-root=" + notes));
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "--server.port=0",
+                "--spring.datasource.url=" + db.jdbcUrl(),
+                "--spring.datasource.username=" + db.user(),
+                "--spring.datasource.password=" + db.password(),
+                "--leasehold.guards.file-store-root=" + notes));
     args.addAll(java.util.List.of(more));
     return NotesApplication.start(args.toArray(String[]::new));
   }
@@ -53,7 +55,8 @@ class NotesApplicationTest {
     return "http://localhost:" + app.getEnvironment().getProperty("local.server.port");
   }
 
-  private HttpResponse<String> put(ConfigurableApplicationContext app, String path, String caller, String body)
+  private HttpResponse<String> put(
+      ConfigurableApplicationContext app, String path, String caller, String body)
       throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(base(app) + path))
@@ -63,21 +66,27 @@ class NotesApplicationTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(base(app) + path)).build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> get(ConfigurableApplicationContext app, String path)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base(app) + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
   void theFencedEndpointMetersHealthAndShutdownRelease(@TempDir Path notes) throws Exception {
     LeaseKey held = LeaseKey.of("alice", "held-at-shutdown");
-    // The scheduled digest job would add its own acquires and admissions to the meters counted here.
+    // The scheduled digest job would add its own acquires and admissions to the meters counted
+    // here.
     try (ConfigurableApplicationContext app = start(notes, "--notes.digest.enabled=false")) {
-      HttpResponse<String> written = put(app, "/accounts/alice/sessions/chat/note", "alice", "hello");
+      HttpResponse<String> written =
+          put(app, "/accounts/alice/sessions/chat/note", "alice", "hello");
       assertThat(written.statusCode()).isEqualTo(200);
       assertThat(written.body()).startsWith("written with fence ");
       assertThat(Files.readString(notes.resolve("alice/chat/note.txt"))).isEqualTo("hello");
 
-      assertThat(put(app, "/accounts/alice/sessions/chat/note", "mallory", "x").statusCode()).isEqualTo(403);
+      assertThat(put(app, "/accounts/alice/sessions/chat/note", "mallory", "x").statusCode())
+          .isEqualTo(403);
 
       // Another run holds the session: the endpoint answers 409 and writes nothing.
       LeaseStore store = app.getBean(LeaseStore.class);
@@ -88,7 +97,8 @@ class NotesApplicationTest {
 
       String acquired = get(app, "/actuator/metrics/leasehold.acquire?tag=outcome:acquired").body();
       assertThat(acquired).contains("\"COUNT\"").contains("\"value\":2.0");
-      String admitted = get(app, "/actuator/metrics/leasehold.guard.admissions?tag=resource:file").body();
+      String admitted =
+          get(app, "/actuator/metrics/leasehold.guard.admissions?tag=resource:file").body();
       assertThat(admitted).contains("\"value\":1.0");
 
       HttpResponse<String> health = get(app, "/actuator/health");
@@ -112,11 +122,16 @@ class NotesApplicationTest {
     }
   }
 
-  /** The {@code @SchedulerLock} job: its lock is a lease, and its digest is written with the lock's fence. */
+  /**
+   * The {@code @SchedulerLock} job: its lock is a lease, and its digest is written with the lock's
+   * fence.
+   */
   @Test
-  void theScheduledJobWritesUnderItsShedLockLockWithTheLocksFence(@TempDir Path notes) throws Exception {
+  void theScheduledJobWritesUnderItsShedLockLockWithTheLocksFence(@TempDir Path notes)
+      throws Exception {
     try (ConfigurableApplicationContext app = start(notes, "--notes.digest.every=PT0.2S")) {
-      io.leasehold.adapters.file.FencedFileStore files = app.getBean(io.leasehold.adapters.file.FencedFileStore.class);
+      io.leasehold.adapters.file.FencedFileStore files =
+          app.getBean(io.leasehold.adapters.file.FencedFileStore.class);
       long bound = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
       java.util.Optional<io.leasehold.adapters.file.StoredFile> digest;
       while ((digest = files.read("scheduler/notes-digest/digest.txt")).isEmpty()) {
@@ -126,9 +141,12 @@ class NotesApplicationTest {
       long fence = digest.get().writtenBy().orElseThrow().fence();
       assertThat(new String(digest.get().content(), java.nio.charset.StandardCharsets.UTF_8))
           .startsWith("digest by fence " + fence + " at ");
-      assertThat(digest.get().writtenBy().orElseThrow().key()).isEqualTo(LeaseKey.of("scheduler", "notes-digest"));
+      assertThat(digest.get().writtenBy().orElseThrow().key())
+          .isEqualTo(LeaseKey.of("scheduler", "notes-digest"));
       // The lock is a row of the lease table, by the database clock.
-      LeaseStatus lock = app.getBean(LeaseStore.class).status(LeaseKey.of("scheduler", "notes-digest"), "scheduler");
+      LeaseStatus lock =
+          app.getBean(LeaseStore.class)
+              .status(LeaseKey.of("scheduler", "notes-digest"), "scheduler");
       assertThat(lock.owner().orElseThrow().fence()).isGreaterThanOrEqualTo(fence);
     }
   }

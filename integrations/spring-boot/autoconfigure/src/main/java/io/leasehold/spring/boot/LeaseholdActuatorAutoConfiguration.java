@@ -15,8 +15,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Actuator support: the {@code leasehold} health indicator, the {@code leasehold} endpoint that
  * lists held leases, and (only with {@code leasehold.admin.force-release-enabled=true}) the {@code
- * leaseholdadmin} endpoint for force release. Each follows actuator's usual switches
- * ({@code management.health.leasehold.enabled}, {@code management.endpoints.web.exposure.include}).
+ * leaseholdadmin} endpoint for force release. Each follows actuator's usual switches ({@code
+ * management.health.leasehold.enabled}, {@code management.endpoints.web.exposure.include}).
  */
 @AutoConfiguration(after = LeaseholdAutoConfiguration.class)
 @ConditionalOnBean(LeaseStore.class)
@@ -31,9 +31,11 @@ public class LeaseholdActuatorAutoConfiguration {
   static class HealthConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "leaseholdHealthIndicator")
-    LeaseholdHealthIndicator leaseholdHealthIndicator(LeaseStore store, LeaseholdProperties properties) {
+    LeaseholdHealthIndicator leaseholdHealthIndicator(
+        LeaseStore store, LeaseholdProperties properties) {
       Duration max = properties.getHealth().getMaxKeeperLag();
-      return new LeaseholdHealthIndicator(store, max != null ? max : store.renewInterval().multipliedBy(2));
+      return new LeaseholdHealthIndicator(
+          store, max != null ? max : store.renewInterval().multipliedBy(2));
     }
   }
 

@@ -14,8 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * The {@code leaseholdadmin} actuator endpoint: force release of a session ({@code DELETE
  * /actuator/leaseholdadmin/{account}/{session}?reason=...}). Present only with {@code
  * leasehold.admin.force-release-enabled=true}. It needs an authenticated principal, whose name the
- * access policy must allow {@code FORCE_RELEASE}; every call is recorded in the lease table's
- * audit table, whether or not a lease was live.
+ * access policy must allow {@code FORCE_RELEASE}; every call is recorded in the lease table's audit
+ * table, whether or not a lease was live.
  */
 @Endpoint(id = "leaseholdadmin")
 public class LeaseholdAdminEndpoint {
@@ -33,8 +33,8 @@ public class LeaseholdAdminEndpoint {
   /**
    * What a force release did.
    *
-   * @param outcome released, not_held, denied (no principal, or the policy refused), or invalid
-   *     (a bad key or reason); nothing changed unless released
+   * @param outcome released, not_held, denied (no principal, or the policy refused), or invalid (a
+   *     bad key or reason); nothing changed unless released
    * @param detail what happened, in words
    */
   public record ForceRelease(String outcome, String detail) {}
@@ -49,11 +49,13 @@ public class LeaseholdAdminEndpoint {
    * @return the outcome
    */
   @DeleteOperation
-  public ForceRelease release(@Selector String account, @Selector String session, String reason, SecurityContext security) {
+  public ForceRelease release(
+      @Selector String account, @Selector String session, String reason, SecurityContext security) {
     Principal principal = security == null ? null : security.getPrincipal();
     if (principal == null) {
       return new ForceRelease(
-          "denied", "force release needs an authenticated principal: secure the actuator endpoints (Spring Security)");
+          "denied",
+          "force release needs an authenticated principal: secure the actuator endpoints (Spring Security)");
     }
     LeaseKey key;
     try {

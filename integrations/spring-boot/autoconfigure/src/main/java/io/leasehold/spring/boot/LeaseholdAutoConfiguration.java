@@ -24,14 +24,14 @@ import org.springframework.context.annotation.Configuration;
  * Leasehold for a Spring Boot application: a {@link LeaseStore} on the application's {@code
  * DataSource} (or on {@code leasehold.datasource.*}), closed before the {@code DataSource} when the
  * context closes, so its leases are released and the next process takes over at once; a token
- * verifier and guard beans when configured; and meters when Micrometer is present. The
- * application must declare an {@link AccessPolicy} bean (CONTRACT C8), as the store's builder
- * requires one.
+ * verifier and guard beans when configured; and meters when Micrometer is present. The application
+ * must declare an {@link AccessPolicy} bean (CONTRACT C8), as the store's builder requires one.
  *
  * <p>Every bean backs off when the application declares its own of the same type. The whole
  * configuration is off with {@code leasehold.enabled=false}.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@AutoConfiguration(
+    afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass(LeaseStore.class)
 @ConditionalOnBooleanProperty(name = "leasehold.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaseholdProperties.class)
@@ -40,8 +40,8 @@ public class LeaseholdAutoConfiguration {
   public LeaseholdAutoConfiguration() {}
 
   /**
-   * The connections Leasehold uses: a pool of its own when {@code leasehold.datasource.url} is
-   * set, else the application's {@code DataSource}.
+   * The connections Leasehold uses: a pool of its own when {@code leasehold.datasource.url} is set,
+   * else the application's {@code DataSource}.
    *
    * @param properties the properties
    * @param applicationDataSource the application's data source, if any
@@ -86,7 +86,9 @@ public class LeaseholdAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public LeaseStore leaseStore(
-      LeaseholdProperties properties, LeaseholdDataSource dataSource, ObjectProvider<AccessPolicy> accessPolicy) {
+      LeaseholdProperties properties,
+      LeaseholdDataSource dataSource,
+      ObjectProvider<AccessPolicy> accessPolicy) {
     AccessPolicy policy = accessPolicy.getIfUnique();
     if (policy == null) {
       throw new IllegalStateException(
@@ -94,11 +96,13 @@ public class LeaseholdAutoConfiguration {
               + " -> ...; } deciding whether an authenticated caller may run a session (CONTRACT C8), or"
               + " return AccessPolicy.allowAll() if callers are checked before the store");
     }
-    LeaseSchema schema = new LeaseSchema(properties.getSchema().getTable(), properties.getSchema().getSequence());
+    LeaseSchema schema =
+        new LeaseSchema(properties.getSchema().getTable(), properties.getSchema().getSequence());
     if (properties.getSchema().isApply()) {
       schema.apply(dataSource.dataSource());
     }
-    LeaseStoreBuilder b = LeaseStore.builder(dataSource.dataSource()).schema(schema).accessPolicy(policy);
+    LeaseStoreBuilder b =
+        LeaseStore.builder(dataSource.dataSource()).schema(schema).accessPolicy(policy);
     // Each property left unset keeps the builder's default.
     setIfPresent(properties.getTtl(), b::ttl);
     setIfPresent(properties.getRenewInterval(), b::renewInterval);
@@ -143,8 +147,10 @@ public class LeaseholdAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnClass(name = "io.leasehold.adapters.jdbc.LeaseTableVerifier")
-  @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "leasehold.tokens.verification")
-  public TokenVerifier leaseholdTokenVerifier(LeaseholdProperties properties, LeaseholdDataSource dataSource) {
+  @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(
+      name = "leasehold.tokens.verification")
+  public TokenVerifier leaseholdTokenVerifier(
+      LeaseholdProperties properties, LeaseholdDataSource dataSource) {
     LeaseholdProperties.Tokens t = properties.getTokens();
     return switch (t.getVerification()) {
       case "signed" -> {
@@ -156,12 +162,14 @@ public class LeaseholdAutoConfiguration {
         yield TokenVerifier.signedBy(TokenKeySet.parse(t.getVerificationKeys()));
       }
       case "lease-table" ->
-          io.leasehold.adapters.jdbc.LeaseTableVerifier.of(dataSource.dataSource(), properties.getSchema().getTable());
+          io.leasehold.adapters.jdbc.LeaseTableVerifier.of(
+              dataSource.dataSource(), properties.getSchema().getTable());
       case "trust-every-writer" -> TokenVerifier.trustEveryWriter();
       default ->
           throw new IllegalStateException(
               "leasehold.tokens.verification must be signed, lease-table or trust-every-writer, was '"
-                  + t.getVerification() + "'");
+                  + t.getVerification()
+                  + "'");
     };
   }
 
@@ -170,21 +178,29 @@ public class LeaseholdAutoConfiguration {
    * and leasehold-micrometer are present.
    */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry", "io.leasehold.micrometer.LeaseholdMetrics"})
+  @ConditionalOnClass(
+      name = {
+        "io.micrometer.core.instrument.MeterRegistry",
+        "io.leasehold.micrometer.LeaseholdMetrics"
+      })
   static class Metrics {
     @Bean(destroyMethod = "close")
     LeaseholdMeters leaseholdMeters(
         ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry,
         ObjectProvider<io.micrometer.observation.ObservationRegistry> observations,
         ObjectProvider<LeaseStore> stores) {
-      return LeaseholdMeters.bind(registry.getIfUnique(), observations.getIfUnique(), stores.orderedStream().toList());
+      return LeaseholdMeters.bind(
+          registry.getIfUnique(), observations.getIfUnique(), stores.orderedStream().toList());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    GuardListener leaseholdGuardListener(ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry) {
+    GuardListener leaseholdGuardListener(
+        ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry) {
       io.micrometer.core.instrument.MeterRegistry r = registry.getIfUnique();
-      return r == null ? GuardListener.NONE : io.leasehold.micrometer.LeaseholdMetrics.guardListener(r);
+      return r == null
+          ? GuardListener.NONE
+          : io.leasehold.micrometer.LeaseholdMetrics.guardListener(r);
     }
   }
 
@@ -194,10 +210,14 @@ public class LeaseholdAutoConfiguration {
   static class Guards {
     @Bean
     @ConditionalOnMissingBean
-    @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "leasehold.guards.file-store-root")
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(
+        name = "leasehold.guards.file-store-root")
     io.leasehold.adapters.file.FencedFileStore leaseholdFileStore(
-        LeaseholdProperties properties, ObjectProvider<TokenVerifier> verifier, ObjectProvider<GuardListener> listener) {
-      return io.leasehold.adapters.file.FencedFileStore.builder(properties.getGuards().getFileStoreRoot())
+        LeaseholdProperties properties,
+        ObjectProvider<TokenVerifier> verifier,
+        ObjectProvider<GuardListener> listener) {
+      return io.leasehold.adapters.file.FencedFileStore.builder(
+              properties.getGuards().getFileStoreRoot())
           .verifier(requireVerifier(verifier, "file store"))
           .auditLog(properties.getGuards().isFileStoreAuditLog())
           .listener(listener.getIfAvailable(() -> GuardListener.NONE))
@@ -242,11 +262,14 @@ public class LeaseholdAutoConfiguration {
       return b.build();
     }
 
-    private static TokenVerifier requireVerifier(ObjectProvider<TokenVerifier> verifier, String guard) {
+    private static TokenVerifier requireVerifier(
+        ObjectProvider<TokenVerifier> verifier, String guard) {
       TokenVerifier v = verifier.getIfUnique();
       if (v == null) {
         throw new IllegalStateException(
-            "the Leasehold " + guard + " needs to know how to verify tokens (CONTRACT C15): set"
+            "the Leasehold "
+                + guard
+                + " needs to know how to verify tokens (CONTRACT C15): set"
                 + " leasehold.tokens.verification to signed (with leasehold.tokens.verification-keys),"
                 + " lease-table or trust-every-writer, or declare a TokenVerifier bean");
       }

@@ -5,11 +5,12 @@ import javax.sql.DataSource;
 
 /**
  * The connections Leasehold's beans use. A type of its own rather than a second {@code DataSource}
- * bean, so that the application's {@code DataSource} auto-configuration never backs off because
- * of Leasehold's pool.
+ * bean, so that the application's {@code DataSource} auto-configuration never backs off because of
+ * Leasehold's pool.
  */
 public final class LeaseholdDataSource implements AutoCloseable {
   private final DataSource dataSource;
+
   /** Whether {@link #dataSource} is Leasehold's own pool, a {@link HikariDataSource} it closes. */
   private final boolean owned;
 

@@ -10,9 +10,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code leasehold} actuator endpoint: the leases held now, across every process on the lease
- * table, as the access policy lets the caller see them ({@code READ_STATUS} per key). The caller
- * is the authenticated principal's name, or {@value #ANONYMOUS} when there is none. Run ids are
- * not shown.
+ * table, as the access policy lets the caller see them ({@code READ_STATUS} per key). The caller is
+ * the authenticated principal's name, or {@value #ANONYMOUS} when there is none. Run ids are not
+ * shown.
  */
 @Endpoint(id = "leasehold")
 public class LeaseholdEndpoint {
@@ -42,7 +42,8 @@ public class LeaseholdEndpoint {
    * @param fence its fence
    * @param expiresInMs time left by the database clock, in milliseconds
    */
-  public record HeldLease(String account, String session, String holder, long fence, long expiresInMs) {}
+  public record HeldLease(
+      String account, String session, String holder, long fence, long expiresInMs) {}
 
   /**
    * The listing.
@@ -61,13 +62,20 @@ public class LeaseholdEndpoint {
   @ReadOperation
   public HeldLeases leases(SecurityContext security) {
     List<HeldLease> leases =
-        store.admin().heldLeases(callerOf(security), LIMIT).stream().map(LeaseholdEndpoint::held).toList();
+        store.admin().heldLeases(callerOf(security), LIMIT).stream()
+            .map(LeaseholdEndpoint::held)
+            .toList();
     return new HeldLeases(leases, LIMIT);
   }
 
   private static HeldLease held(LeaseStatus s) {
     var owner = s.owner().orElseThrow();
-    return new HeldLease(s.key().accountId(), s.key().sessionId(), owner.holder(), owner.fence(), s.remaining().toMillis());
+    return new HeldLease(
+        s.key().accountId(),
+        s.key().sessionId(),
+        owner.holder(),
+        owner.fence(),
+        s.remaining().toMillis());
   }
 
   static String callerOf(SecurityContext security) {

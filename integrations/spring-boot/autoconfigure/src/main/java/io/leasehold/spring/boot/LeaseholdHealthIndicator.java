@@ -12,7 +12,8 @@ import org.springframework.boot.health.contributor.Health;
  * (unreachable, schema missing, no privilege), or when it keeps leases and its keeper has not
  * completed a renewal round for longer than the allowed lag (the leases are about to be lost).
  * Details: the database time, the kept leases, the keeper lag, and whether the database keeps
- * leases across a failover ({@link io.leasehold.lease.LeaseAdmin#failoverSafety()}; reported, never DOWN by itself).
+ * leases across a failover ({@link io.leasehold.lease.LeaseAdmin#failoverSafety()}; reported, never
+ * DOWN by itself).
  */
 public final class LeaseholdHealthIndicator extends AbstractHealthIndicator {
   private final LeaseStore store;
@@ -26,7 +27,10 @@ public final class LeaseholdHealthIndicator extends AbstractHealthIndicator {
    */
   public LeaseholdHealthIndicator(LeaseStore store, Duration maxKeeperLag) {
     super("Leasehold health check failed");
-    if (store == null || maxKeeperLag == null || maxKeeperLag.isNegative() || maxKeeperLag.isZero()) {
+    if (store == null
+        || maxKeeperLag == null
+        || maxKeeperLag.isNegative()
+        || maxKeeperLag.isZero()) {
       throw new IllegalArgumentException("store and a positive maxKeeperLag are required");
     }
     this.store = store;
@@ -48,8 +52,13 @@ public final class LeaseholdHealthIndicator extends AbstractHealthIndicator {
       builder.withDetail("failoverWarnings", safety.warnings());
     }
     if (kept > 0 && lag.isPresent() && lag.get().compareTo(maxKeeperLag) > 0) {
-      builder.down().withDetail("reason", "the keeper has not renewed for longer than " + maxKeeperLag
-          + "; kept leases are about to be lost (is the database slow or unreachable?)");
+      builder
+          .down()
+          .withDetail(
+              "reason",
+              "the keeper has not renewed for longer than "
+                  + maxKeeperLag
+                  + "; kept leases are about to be lost (is the database slow or unreachable?)");
     } else {
       builder.up();
     }

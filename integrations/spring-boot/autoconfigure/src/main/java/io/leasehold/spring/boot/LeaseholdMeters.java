@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * The lease stores' meters (see {@code LeaseholdMetrics}) and observations (see {@code
- * LeaseholdObservations}), bound to the application's meter and observation registries and
- * unbound when the context closes. Binds nothing for a registry the application does not have.
+ * LeaseholdObservations}), bound to the application's meter and observation registries and unbound
+ * when the context closes. Binds nothing for a registry the application does not have.
  */
 public final class LeaseholdMeters implements AutoCloseable {
   private final List<AutoCloseable> bindings;
@@ -20,7 +20,8 @@ public final class LeaseholdMeters implements AutoCloseable {
     this.bindings = bindings;
   }
 
-  static LeaseholdMeters bind(MeterRegistry registry, ObservationRegistry observations, List<LeaseStore> stores) {
+  static LeaseholdMeters bind(
+      MeterRegistry registry, ObservationRegistry observations, List<LeaseStore> stores) {
     List<AutoCloseable> bindings = new ArrayList<>();
     for (LeaseStore store : stores) {
       if (registry != null) {

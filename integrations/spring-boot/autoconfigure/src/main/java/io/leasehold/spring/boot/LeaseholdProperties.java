@@ -5,9 +5,9 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The {@code leasehold.*} properties. Durations left unset take the lease store's defaults
- * (see {@code io.leasehold.lease.LeaseStoreBuilder}); the store checks them together when it is
- * built, and a bad combination fails start-up with the store's own message.
+ * The {@code leasehold.*} properties. Durations left unset take the lease store's defaults (see
+ * {@code io.leasehold.lease.LeaseStoreBuilder}); the store checks them together when it is built,
+ * and a bad combination fails start-up with the store's own message.
  */
 @ConfigurationProperties(prefix = "leasehold")
 public class LeaseholdProperties {
@@ -61,8 +61,8 @@ public class LeaseholdProperties {
 
     /**
      * Apply the Leasehold schema (lease table, and the tables of the configured guards) at
-     * start-up, through Liquibase. Off by default: include the changelogs in the application's
-     * own Liquibase changelog instead, or apply them once by hand.
+     * start-up, through Liquibase. Off by default: include the changelogs in the application's own
+     * Liquibase changelog instead, or apply them once by hand.
      */
     private boolean apply;
 
@@ -96,7 +96,9 @@ public class LeaseholdProperties {
     /** Properties at their defaults. */
     public Datasource() {}
 
-    /** JDBC URL. When set, Leasehold uses a pool of its own instead of the application's DataSource. */
+    /**
+     * JDBC URL. When set, Leasehold uses a pool of its own instead of the application's DataSource.
+     */
     private String url;
 
     /** Database user. */
@@ -168,10 +170,10 @@ public class LeaseholdProperties {
     private String signingKey;
 
     /**
-     * How guard beans verify tokens, unless the application declares a TokenVerifier bean:
-     * "signed" (needs verification-keys), "lease-table" (asks the lease table of this database),
-     * or "trust-every-writer" (every writer is trusted code). Unset: no verifier, and a
-     * configured guard fails start-up saying how to choose.
+     * How guard beans verify tokens, unless the application declares a TokenVerifier bean: "signed"
+     * (needs verification-keys), "lease-table" (asks the lease table of this database), or
+     * "trust-every-writer" (every writer is trusted code). Unset: no verifier, and a configured
+     * guard fails start-up saying how to choose.
      */
     private String verification;
 
@@ -218,8 +220,8 @@ public class LeaseholdProperties {
     private boolean jdbcWriter;
 
     /**
-     * A FencedToolExecutor bean, with every FencedTool bean of the application and a journal in
-     * the database (the tool-journal tables).
+     * A FencedToolExecutor bean, with every FencedTool bean of the application and a journal in the
+     * database (the tool-journal tables).
      */
     private boolean toolExecutor;
 
@@ -262,8 +264,8 @@ public class LeaseholdProperties {
     public Health() {}
 
     /**
-     * Keeper lag past which health is DOWN while leases are kept. Default twice the renew
-     * interval: one missed round is noise, two mean leases are about to be lost.
+     * Keeper lag past which health is DOWN while leases are kept. Default twice the renew interval:
+     * one missed round is noise, two mean leases are about to be lost.
      */
     private Duration maxKeeperLag;
 

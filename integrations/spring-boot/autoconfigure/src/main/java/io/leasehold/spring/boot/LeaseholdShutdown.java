@@ -5,12 +5,12 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Closes the context's lease stores when the context stops. Closing a store releases the leases
- * it keeps, so another process takes the sessions over at once instead of waiting out the TTL.
+ * Closes the context's lease stores when the context stops. Closing a store releases the leases it
+ * keeps, so another process takes the sessions over at once instead of waiting out the TTL.
  *
  * <p>Lifecycle beans stop before any bean is destroyed, so the stores close while the {@code
- * DataSource} is still open (releasing needs it). The phase is below the web server's, so
- * requests in flight (which may hold leases) have finished when the stores close.
+ * DataSource} is still open (releasing needs it). The phase is below the web server's, so requests
+ * in flight (which may hold leases) have finished when the stores close.
  */
 public final class LeaseholdShutdown implements SmartLifecycle {
   /** Below the web server's graceful shutdown and its stop: stopped after them. */

@@ -14,7 +14,8 @@ class ConfigurationMetadataTest {
     String json;
     try (InputStream in =
         Objects.requireNonNull(
-            LeaseholdProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json"),
+            LeaseholdProperties.class.getResourceAsStream(
+                "/META-INF/spring-configuration-metadata.json"),
             "no configuration metadata: is spring-boot-configuration-processor on the processor path?")) {
       json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }

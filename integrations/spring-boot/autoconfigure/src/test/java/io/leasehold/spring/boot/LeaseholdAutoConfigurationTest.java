@@ -33,7 +33,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** Every branch of the auto-configuration, on real PostgreSQL. */
 class LeaseholdAutoConfigurationTest {
   /** Names of stopped observations. */
-  static final class ObservationNames implements io.micrometer.observation.ObservationHandler<io.micrometer.observation.Observation.Context> {
+  static final class ObservationNames
+      implements io.micrometer.observation.ObservationHandler<
+          io.micrometer.observation.Observation.Context> {
     final java.util.List<String> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
@@ -56,7 +58,8 @@ class LeaseholdAutoConfigurationTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
           .withConfiguration(
-              AutoConfigurations.of(LeaseholdAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class));
+              AutoConfigurations.of(
+                  LeaseholdAutoConfiguration.class, LeaseholdActuatorAutoConfiguration.class));
 
   private ApplicationContextRunner withDatabase() {
     return runner.withBean(DataSource.class, () -> TestDataSources.unclosable(db.dataSource()));
@@ -68,41 +71,55 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void aMissingAccessPolicyFailsStartUpSayingHowToSupplyOne() {
-    withDatabase().run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure())
-          .rootCause()
-          .hasMessageContaining("Leasehold needs an AccessPolicy bean")
-          .hasMessageContaining("AccessPolicy.allowAll()");
-    });
+    withDatabase()
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("Leasehold needs an AccessPolicy bean")
+                  .hasMessageContaining("AccessPolicy.allowAll()");
+            });
   }
 
   @Test
   void aMissingDataSourceFailsStartUpSayingHowToSupplyOne() {
-    runner.withBean(AccessPolicy.class, AccessPolicy::allowAll).run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("leasehold.datasource.url");
-    });
+    runner
+        .withBean(AccessPolicy.class, AccessPolicy::allowAll)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("leasehold.datasource.url");
+            });
   }
 
   @Test
   void aDisabledStarterConfiguresNothing() {
-    withDatabase().withPropertyValues("leasehold.enabled=false").run(context -> {
-      assertThat(context).hasNotFailed();
-      assertThat(context).doesNotHaveBean(LeaseStore.class);
-      assertThat(context).doesNotHaveBean(LeaseholdHealthIndicator.class);
-      assertThat(context).doesNotHaveBean(LeaseholdEndpoint.class);
-    });
+    withDatabase()
+        .withPropertyValues("leasehold.enabled=false")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).doesNotHaveBean(LeaseStore.class);
+              assertThat(context).doesNotHaveBean(LeaseholdHealthIndicator.class);
+              assertThat(context).doesNotHaveBean(LeaseholdEndpoint.class);
+            });
   }
 
   @Test
   void theUsersOwnStoreIsKeptAndStillClosedAtShutdown() {
-    LeaseStore own = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
-    withDatabase().withBean("myStore", LeaseStore.class, () -> own).run(context -> {
-      assertThat(context).hasNotFailed();
-      assertThat(context).getBean(LeaseStore.class).isSameAs(own);
-      assertThat(context).hasSingleBean(LeaseholdHealthIndicator.class);
-    });
+    LeaseStore own =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+    withDatabase()
+        .withBean("myStore", LeaseStore.class, () -> own)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).getBean(LeaseStore.class).isSameAs(own);
+              assertThat(context).hasSingleBean(LeaseholdHealthIndicator.class);
+            });
     assertThat(own.isClosed()).isTrue();
   }
 
@@ -113,22 +130,29 @@ class LeaseholdAutoConfigurationTest {
         .withBean(AccessPolicy.class, AccessPolicy::allowAll)
         .withPropertyValues(
             "leasehold.ttl=12s", "leasehold.renew-interval=2s", "leasehold.schema.apply=true")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          LeaseStore store = context.getBean(LeaseStore.class);
-          assertThat(store.ttl()).isEqualTo(Duration.ofSeconds(12));
-          assertThat(store.renewInterval()).isEqualTo(Duration.ofSeconds(2));
-          assertThat(store.tryAcquire(LeaseKey.of("acct", "applied"), "acct")).isInstanceOf(AcquireResult.Acquired.class);
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              LeaseStore store = context.getBean(LeaseStore.class);
+              assertThat(store.ttl()).isEqualTo(Duration.ofSeconds(12));
+              assertThat(store.renewInterval()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(store.tryAcquire(LeaseKey.of("acct", "applied"), "acct"))
+                  .isInstanceOf(AcquireResult.Acquired.class);
+            });
   }
 
   @Test
   void aBadPropertyCombinationFailsWithTheStoresMessage() {
-    withDatabaseAndPolicy().withPropertyValues("leasehold.ttl=1s", "leasehold.renew-interval=2s").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("renewInterval");
-    });
+    withDatabaseAndPolicy()
+        .withPropertyValues("leasehold.ttl=1s", "leasehold.renew-interval=2s")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOf(IllegalArgumentException.class)
+                  .hasMessageContaining("renewInterval");
+            });
   }
 
   @Test
@@ -140,31 +164,40 @@ class LeaseholdAutoConfigurationTest {
             "leasehold.datasource.username=" + db.database().server().user(),
             "leasehold.datasource.password=" + db.database().server().password(),
             "leasehold.datasource.maximum-pool-size=2")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          assertThat(context.getBean(LeaseholdDataSource.class).isOwned()).isTrue();
-          assertThat(context).doesNotHaveBean(DataSource.class);
-          LeaseStore store = context.getBean(LeaseStore.class);
-          assertThat(store.tryAcquire(LeaseKey.of("acct", "own-pool"), "acct")).isInstanceOf(AcquireResult.Acquired.class);
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(LeaseholdDataSource.class).isOwned()).isTrue();
+              assertThat(context).doesNotHaveBean(DataSource.class);
+              LeaseStore store = context.getBean(LeaseStore.class);
+              assertThat(store.tryAcquire(LeaseKey.of("acct", "own-pool"), "acct"))
+                  .isInstanceOf(AcquireResult.Acquired.class);
+            });
   }
 
   @Test
   void closingTheContextReleasesHeldLeasesSoAnotherStoreTakesOverAtOnce() {
     LeaseKey key = LeaseKey.of("acct", "handed-over");
     Lease[] held = new Lease[1];
-    withDatabaseAndPolicy().withPropertyValues("leasehold.ttl=60s").run(context -> {
-      LeaseStore store = context.getBean(LeaseStore.class);
-      held[0] = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().keepAlive();
-    });
-    try (LeaseStore other = LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    withDatabaseAndPolicy()
+        .withPropertyValues("leasehold.ttl=60s")
+        .run(
+            context -> {
+              LeaseStore store = context.getBean(LeaseStore.class);
+              held[0] =
+                  ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().keepAlive();
+            });
+    try (LeaseStore other =
+        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       // Released, not expired: the 60 s lease is free at once, and a new run takes the key.
       LeaseStatus status = other.status(key, "acct");
       assertThat(status.state()).isEqualTo(LeaseStatus.State.FREE);
       assertThat(status.owner().orElseThrow().releasedAt()).isNotNull();
       AcquireResult next = other.tryAcquire(key, "acct");
-      assertThat(next).isInstanceOfSatisfying(AcquireResult.Acquired.class, a ->
-          assertThat(a.lease().fence()).isGreaterThan(held[0].fence()));
+      assertThat(next)
+          .isInstanceOfSatisfying(
+              AcquireResult.Acquired.class,
+              a -> assertThat(a.lease().fence()).isGreaterThan(held[0].fence()));
     }
   }
 
@@ -173,80 +206,124 @@ class LeaseholdAutoConfigurationTest {
     ObservationNames names = new ObservationNames();
     withDatabaseAndPolicy()
         .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-        .withBean(io.micrometer.observation.ObservationRegistry.class, () -> {
-          io.micrometer.observation.ObservationRegistry r = io.micrometer.observation.ObservationRegistry.create();
-          r.observationConfig().observationHandler(names);
-          return r;
-        })
+        .withBean(
+            io.micrometer.observation.ObservationRegistry.class,
+            () -> {
+              io.micrometer.observation.ObservationRegistry r =
+                  io.micrometer.observation.ObservationRegistry.create();
+              r.observationConfig().observationHandler(names);
+              return r;
+            })
         .withPropertyValues(
-            "leasehold.tokens.verification=trust-every-writer", "leasehold.guards.file-store-root=" + root)
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          MeterRegistry registry = context.getBean(MeterRegistry.class);
-          LeaseStore store = context.getBean(LeaseStore.class);
-          LeaseKey key = LeaseKey.of("acct", "metered");
-          Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
-          assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
-          assertThat(registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count()).isEqualTo(1);
-          assertThat(registry.get("leasehold.acquire").tag("outcome", "busy").timer().count()).isEqualTo(1);
-          assertThat(names.stopped).containsExactly("leasehold.lease.acquire", "leasehold.lease.acquire");
+            "leasehold.tokens.verification=trust-every-writer",
+            "leasehold.guards.file-store-root=" + root)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              LeaseStore store = context.getBean(LeaseStore.class);
+              LeaseKey key = LeaseKey.of("acct", "metered");
+              Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
+              assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+              assertThat(
+                      registry.get("leasehold.acquire").tag("outcome", "acquired").timer().count())
+                  .isEqualTo(1);
+              assertThat(registry.get("leasehold.acquire").tag("outcome", "busy").timer().count())
+                  .isEqualTo(1);
+              assertThat(names.stopped)
+                  .containsExactly("leasehold.lease.acquire", "leasehold.lease.acquire");
 
-          FencedFileStore files = context.getBean(FencedFileStore.class);
-          files.write(lease, "acct/metered/notes.txt", "new".getBytes(StandardCharsets.UTF_8));
-          Assertions.assertThatThrownBy(() ->
-                  files.write(new FencingToken(key, lease.fence() - 1, UUID.randomUUID()), "acct/metered/notes.txt", new byte[0]))
-              .isInstanceOf(StaleFenceException.class);
-          assertThat(registry.get("leasehold.guard.admissions").tag("resource", "file").counter().count()).isEqualTo(1);
-          assertThat(registry.get("leasehold.guard.rejections").tags("resource", "file", "reason", "stale").counter().count())
-              .isEqualTo(1);
-        });
+              FencedFileStore files = context.getBean(FencedFileStore.class);
+              files.write(lease, "acct/metered/notes.txt", "new".getBytes(StandardCharsets.UTF_8));
+              Assertions.assertThatThrownBy(
+                      () ->
+                          files.write(
+                              new FencingToken(key, lease.fence() - 1, UUID.randomUUID()),
+                              "acct/metered/notes.txt",
+                              new byte[0]))
+                  .isInstanceOf(StaleFenceException.class);
+              assertThat(
+                      registry
+                          .get("leasehold.guard.admissions")
+                          .tag("resource", "file")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
+              assertThat(
+                      registry
+                          .get("leasehold.guard.rejections")
+                          .tags("resource", "file", "reason", "stale")
+                          .counter()
+                          .count())
+                  .isEqualTo(1);
+            });
   }
 
   @Test
   void aGuardWithoutVerificationFailsStartUpSayingHowToChoose(@TempDir Path root) {
-    withDatabaseAndPolicy().withPropertyValues("leasehold.guards.file-store-root=" + root).run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("leasehold.tokens.verification");
-    });
+    withDatabaseAndPolicy()
+        .withPropertyValues("leasehold.guards.file-store-root=" + root)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("leasehold.tokens.verification");
+            });
   }
 
   @Test
   void guardsAreBeansOnlyWhenConfigured() {
-    withDatabaseAndPolicy().withPropertyValues("leasehold.tokens.verification=lease-table").run(context -> {
-      assertThat(context).hasSingleBean(TokenVerifier.class);
-      assertThat(context).doesNotHaveBean(FencedFileStore.class);
-      assertThat(context).doesNotHaveBean(io.leasehold.adapters.jdbc.FencedJdbcWriter.class);
-      assertThat(context).doesNotHaveBean(io.leasehold.adapters.tool.FencedToolExecutor.class);
-      // No registry: guards report to nobody.
-      assertThat(context.getBean(GuardListener.class)).isSameAs(GuardListener.NONE);
-    });
+    withDatabaseAndPolicy()
+        .withPropertyValues("leasehold.tokens.verification=lease-table")
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(TokenVerifier.class);
+              assertThat(context).doesNotHaveBean(FencedFileStore.class);
+              assertThat(context)
+                  .doesNotHaveBean(io.leasehold.adapters.jdbc.FencedJdbcWriter.class);
+              assertThat(context)
+                  .doesNotHaveBean(io.leasehold.adapters.tool.FencedToolExecutor.class);
+              // No registry: guards report to nobody.
+              assertThat(context.getBean(GuardListener.class)).isSameAs(GuardListener.NONE);
+            });
     withDatabaseAndPolicy()
         .withPropertyValues(
             "leasehold.tokens.verification=trust-every-writer",
             "leasehold.schema.apply=true",
             "leasehold.guards.jdbc-writer=true",
             "leasehold.guards.tool-executor=true")
-        .withBean(io.leasehold.adapters.tool.FencedTool.class,
+        .withBean(
+            io.leasehold.adapters.tool.FencedTool.class,
             () -> io.leasehold.adapters.tool.FencedTool.of("echo", args -> args))
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          assertThat(context.getBean(io.leasehold.adapters.tool.FencedToolExecutor.class).toolNames())
-              .containsExactly("echo");
-          io.leasehold.adapters.jdbc.FencedJdbcWriter writer =
-              context.getBean(io.leasehold.adapters.jdbc.FencedJdbcWriter.class);
-          LeaseKey key = LeaseKey.of("acct", "jdbc-bean");
-          Integer written = writer.write(new FencingToken(key, 5, UUID.randomUUID()), (c, t) -> 1);
-          assertThat(written).isEqualTo(1);
-          assertThat(writer.highWaterMark(key)).hasValue(5);
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(
+                      context
+                          .getBean(io.leasehold.adapters.tool.FencedToolExecutor.class)
+                          .toolNames())
+                  .containsExactly("echo");
+              io.leasehold.adapters.jdbc.FencedJdbcWriter writer =
+                  context.getBean(io.leasehold.adapters.jdbc.FencedJdbcWriter.class);
+              LeaseKey key = LeaseKey.of("acct", "jdbc-bean");
+              Integer written =
+                  writer.write(new FencingToken(key, 5, UUID.randomUUID()), (c, t) -> 1);
+              assertThat(written).isEqualTo(1);
+              assertThat(writer.highWaterMark(key)).hasValue(5);
+            });
   }
 
   @Test
   void anUnknownVerificationIsRefused() {
-    withDatabaseAndPolicy().withPropertyValues("leasehold.tokens.verification=sometimes").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).rootCause()
-          .hasMessageContaining("signed, lease-table or trust-every-writer");
-    });
+    withDatabaseAndPolicy()
+        .withPropertyValues("leasehold.tokens.verification=sometimes")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("signed, lease-table or trust-every-writer");
+            });
   }
 }
