@@ -2,7 +2,6 @@ package io.leasehold.fencing;
 
 import io.leasehold.fencing.internal.Arguments;
 import java.time.Clock;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -67,28 +66,16 @@ public record GuardOptions(
    * @return what the operation returned
    */
   public <T> T observe(Supplier<T> operation) {
-    return observe(operation, () -> false);
-  }
-
-  /**
-   * {@link #observe(Supplier)} for an operation that may have reported its admission itself ({@link
-   * GuardPipeline.Call#admitted()}): then nothing more is reported.
-   */
-  <T> T observe(Supplier<T> operation, BooleanSupplier reportedAlready) {
     T result;
     try {
       result = operation.get();
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      if (!reportedAlready.getAsBoolean()) {
-        reportOutcome(e);
-      }
+      reportOutcome(e);
       throw e;
     }
-    if (!reportedAlready.getAsBoolean()) {
-      report(GuardListener.Decision.ADMITTED);
-    }
+    report(GuardListener.Decision.ADMITTED);
     return result;
   }
 
@@ -122,7 +109,7 @@ public record GuardOptions(
    * one refusal vocabulary ({@link GuardListener#refused}): the key, the fence presented and the
    * highest seen, as far as the exception knows them.
    */
-  private void reportOutcome(Throwable e) {
+  void reportOutcome(Throwable e) {
     GuardListener.Decision decision = decisionOf(e);
     report(decision);
     if (decision == GuardListener.Decision.ADMITTED) {

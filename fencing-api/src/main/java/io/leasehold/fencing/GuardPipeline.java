@@ -248,15 +248,26 @@ public final class GuardPipeline<A> {
   private <T> T call(Fenced fenced, A argument, boolean scoped, Step<A, T> step) {
     Arguments.required(step, "step");
     Call<A> call = new Call<>(options, fenced, argument);
-    return options.observe(
-        () -> {
-          FencingToken token = options.verify(fenced);
-          if (scoped) {
-            scope.check(token, argument);
-          }
-          call.token = token;
-          return step.run(call);
-        },
-        call::reported);
+    // GuardOptions.observe, written out: no lambda per call on the in-memory guard's hot path.
+    T result;
+    try {
+      FencingToken token = options.verify(fenced);
+      if (scoped) {
+        scope.check(token, argument);
+      }
+      call.token = token;
+      result = step.run(call);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException | Error e) {
+      if (!call.reported()) {
+        options.reportOutcome(e);
+      }
+      throw e;
+    }
+    if (!call.reported()) {
+      options.report(GuardListener.Decision.ADMITTED);
+    }
+    return result;
   }
 }

@@ -59,11 +59,16 @@ public final class InMemoryFenceGuard implements FenceGuard {
   public static final String RESOURCE = "memory";
 
   private final GuardPipeline<Void> pipeline;
+
+  /** The step of {@link #admit}: an admission without a write, made once, not per call. */
+  private final GuardPipeline.Step<Void, Admission> admitOnly;
+
   private final MemoryMarkStore marks;
 
   private InMemoryFenceGuard(GuardOptions options, int maxKeys) {
     this.pipeline = GuardPipeline.unscoped(options);
     this.marks = MemoryMarkStore.bounded(maxKeys);
+    this.admitOnly = call -> marks.admit(null, call.token());
   }
 
   /**
@@ -87,7 +92,7 @@ public final class InMemoryFenceGuard implements FenceGuard {
 
   @Override
   public Admission admit(Fenced fenced) {
-    return runFenced(fenced, admission -> admission);
+    return pipeline.runForKey(fenced, admitOnly);
   }
 
   /**
