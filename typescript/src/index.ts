@@ -16,3 +16,8 @@ export {
   refusal, refusalOf, writtenRefusal, REFUSAL_ACTIONS, TOKEN_REFUSAL_REASONS, REFUSAL_WORDS,
   type Refusal, type RefusalAction,
 } from './refusal.js';
+export {
+  AgentToolFence, LeaseLostError, RunStop, RunStoppedError, tokenTextOf,
+  type AgentToolFenceOptions, type AgentToolOutcome, type FencedRun, type RunOrToken, type ToolScope,
+} from './agent.js';
+export { InMemoryToolJournal, type ToolJournal, type JournalBegin } from './journal.js';

@@ -1,0 +1,77 @@
+// The Vercel AI SDK (ai): its types only, so importing this entry point loads nothing of the SDK,
+// and the core entry point never loads this one.
+import type { StepResult, ToolSet } from 'ai';
+import { type AgentToolFence, type RunOrToken, RunStop, RunStoppedError } from './agent.js';
+
+/** How a run's tools are fenced. */
+export interface AiSdkFenceOptions {
+  /** The call's idempotency key, if any, from the tool's name and input; default none. */
+  readonly idempotencyKey?: (tool: string, input: unknown) => string | undefined;
+  /**
+   * Default true: a refused call throws `RunStoppedError` from `execute`, which the SDK hands to
+   * the model as the call's tool error (its message is the stop's `messageForModel()`), and
+   * `runStopped` ends the loop after that step. False: the model reads the same text as the
+   * tool's output.
+   */
+  readonly endRunOnRefusal?: boolean;
+}
+
+/** The tool sets this module fenced, each with its run. */
+const FENCED = new WeakSet<object>();
+
+/**
+ * A run's tools, fenced: each tool with an `execute` is a copy whose `execute` (the one function
+ * through which `generateText`, `streamText`, an `Agent` or any caller runs it) admits the call
+ * through `fence` for `run` before the original runs. The set is frozen, so no tool is added to
+ * it unfenced. Fence the tools per run
+ * (`tools: fenceAiSdkTools(fence, tools, lease)`): the tool set carries its run. A tool without
+ * `execute` never runs here (the application gets its calls), so it is passed on unchanged.
+ */
+export function fenceAiSdkTools<T extends ToolSet>(fence: AgentToolFence, tools: T, run: RunOrToken, options: AiSdkFenceOptions = {}): T {
+  if (run === undefined || run === null) throw new Error('fenceAiSdkTools needs the run: its lease ({ token(): string }) or its token text');
+  const keyOf = options.idempotencyKey ?? (() => undefined);
+  const endRun = options.endRunOnRefusal !== false;
+  const fenced: Record<string, unknown> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const execute = (tool as { execute?: unknown }).execute;
+    if (typeof execute !== 'function') {
+      fenced[name] = tool;
+      continue;
+    }
+    const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
+    Object.defineProperty(copy, 'execute', {
+      enumerable: true,
+      writable: false,
+      configurable: false,
+      value: (input: unknown, callOptions: unknown) =>
+        fence.invoke(run, name, input, keyOf(name, input), () => execute.call(tool, input, callOptions), endRun),
+    });
+    FENCED.add(copy);
+    fenced[name] = copy;
+  }
+  // Frozen: a tool added to the set after fencing would run unfenced, so none can be.
+  return Object.freeze(fenced) as T;
+}
+
+/** Whether `tool` is one `fenceAiSdkTools` returned. */
+export function isFencedAiSdkTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && FENCED.has(tool);
+}
+
+/** The stop of the last step's refused call, if one of its tool calls was refused. */
+export function runStopOf(steps: readonly StepResult<any>[]): RunStop | undefined {
+  const last = steps[steps.length - 1];
+  for (const part of last?.content ?? []) {
+    if (part.type === 'tool-error' && part.error instanceof RunStoppedError) return part.error.stop;
+  }
+  return undefined;
+}
+
+/**
+ * A stop condition for `stopWhen` (with your others: `stopWhen: [isStepCount(10), runStopped]`):
+ * the loop ends after a step in which a call was refused, so the model is not asked again. The
+ * result's `steps` hold the refusal (`runStopOf(result.steps)`).
+ */
+export function runStopped({ steps }: { readonly steps: readonly StepResult<any>[] }): boolean {
+  return runStopOf(steps) !== undefined;
+}

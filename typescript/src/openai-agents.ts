@@ -1,0 +1,144 @@
+// The OpenAI Agents SDK for JavaScript (@openai/agents): its types only, so importing this entry
+// point loads nothing of the SDK, and the core entry point never loads this one.
+import type { FunctionTool, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
+import { type AgentToolFence, type RunOrToken, tokenTextOf } from './agent.js';
+import { IDEMPOTENCY_META_KEY, TOKEN_META_KEY } from './mcp.js';
+
+/** Where a fenced tool finds its run and its idempotency key. */
+export interface OpenAIAgentsFenceOptions {
+  /**
+   * The run a call belongs to, from the `context` given to `run(agent, input, { context })`;
+   * default `context.lease`. A call that belongs to no run is not run (the SDK's run fails).
+   */
+  readonly runOf?: (context: unknown) => RunOrToken | undefined;
+  /** The call's idempotency key, if any, from the tool's name and parsed arguments; default none. */
+  readonly idempotencyKey?: (tool: string, args: unknown) => string | undefined;
+  /**
+   * Default true: a refused call throws `RunStoppedError` from the tool, which ends the SDK's run
+   * (it rejects with the SDK's `ToolCallError` wrapping it). False: the model reads the refusal
+   * as the tool's output, and the run's later calls are refused.
+   */
+  readonly endRunOnRefusal?: boolean;
+}
+
+/** The tools this module fenced: the only ones `requireFencedTools` lets start. */
+const FENCED = new WeakSet<object>();
+
+/** The run in `context.lease`, the default of `runOf`. */
+export function leaseInContext(context: unknown): RunOrToken | undefined {
+  if (context === null || typeof context !== 'object') return undefined;
+  return (context as { lease?: RunOrToken }).lease;
+}
+
+/** A tool call's idempotency key in the string argument `name` (for `idempotencyKey`). */
+export function idempotencyKeyArgument(name: string): (tool: string, args: unknown) => string | undefined {
+  return (_tool, args) => {
+    const value = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  };
+}
+
+/**
+ * The agent's function tools, fenced: each returned tool is a copy of the SDK's tool whose
+ * `invoke` (the one method through which the SDK's runner, `invokeFunctionTool` and any other
+ * caller run a function tool) admits the call through `fence` before the original `invoke` runs.
+ * Every other member (name, schema, guardrails, approval) is the original's. A tool that is not
+ * a function tool (a hosted tool, the computer or shell tools) is refused here with an error:
+ * leave it out, or fence what it reaches.
+ */
+export function fenceAgentTools<T extends Tool<any>>(fence: AgentToolFence, tools: readonly T[], options: OpenAIAgentsFenceOptions = {}): T[] {
+  return tools.map((t) => {
+    if (t === null || typeof t !== 'object' || t.type !== 'function') {
+      throw new Error(`cannot fence the tool ${JSON.stringify((t as { name?: unknown })?.name ?? null)} of type ` +
+        `${JSON.stringify((t as { type?: unknown })?.type ?? null)}: only function tools run in this process through invoke`);
+    }
+    return fenceAgentTool(fence, t as FunctionTool<any, any, any>, options) as unknown as T;
+  });
+}
+
+/** One function tool, fenced as `fenceAgentTools` fences each. */
+export function fenceAgentTool<C, P, R>(
+  fence: AgentToolFence,
+  tool: FunctionTool<C, any, R>,
+  options: OpenAIAgentsFenceOptions = {},
+): FunctionTool<C, any, R> {
+  if (FENCED.has(tool)) return tool;
+  const original = tool.invoke;
+  const runOf = options.runOf ?? leaseInContext;
+  const keyOf = options.idempotencyKey ?? (() => undefined);
+  const endRun = options.endRunOnRefusal !== false;
+  const invoke: FunctionTool<C, any, R>['invoke'] = async (runContext: RunContext<C>, input: string, details) => {
+    let args: unknown;
+    try {
+      args = input === '' ? {} : JSON.parse(input);
+    } catch {
+      // The arguments are not what the model meant to send: nothing is admitted, nothing runs.
+      return `Tool call refused by Leasehold: the arguments of "${tool.name}" are not one JSON value. The tool "${tool.name}" was NOT run.` as never;
+    }
+    const run = runOf(runContext?.context);
+    if (run === undefined || run === null) {
+      throw new Error(`the call of "${tool.name}" carries no run: pass the run's lease as run(agent, input, { context: { lease } }), ` +
+        'or configure runOf; the tool did not run');
+    }
+    return fence.invoke(run, tool.name, args, keyOf(tool.name, args), () => original.call(tool, runContext, input, details), endRun) as never;
+  };
+  const fenced = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool)) as FunctionTool<C, any, R>;
+  Object.defineProperty(fenced, 'invoke', { value: invoke, enumerable: true, writable: false, configurable: false });
+  FENCED.add(fenced);
+  return fenced;
+}
+
+/** Whether `tool` is one `fenceAgentTools` returned. */
+export function isFencedAgentTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && FENCED.has(tool);
+}
+
+/** Thrown when a tool that was not fenced is about to start: the run ends before it runs. */
+export class UnfencedToolError extends Error {
+  constructor(name: string) {
+    super(`the tool "${name}" was not fenced by Leasehold (added after fenceAgentTools?): the run is stopped before it runs; ` +
+      'fence it with fenceAgentTools, or allow it in requireFencedTools (a tool on a fenced MCP server)');
+    this.name = 'UnfencedToolError';
+  }
+}
+
+/** The part of the SDK's `Runner` (or an `Agent`) this module listens on. */
+export interface ToolStartEmitter {
+  on(event: 'agent_tool_start', listener: (...args: any[]) => void): unknown;
+}
+
+/**
+ * Makes a runner refuse to start any function tool that `fenceAgentTools` did not return (a tool
+ * pushed onto `agent.tools` later, a handoff's agent with its own tools), unless `allow` says it
+ * is safe (say, a tool of an MCP server whose fence admits calls by their `_meta`). The SDK emits
+ * `agent_tool_start` synchronously before it invokes a tool, and an error thrown by a listener
+ * ends the run there.
+ */
+export function requireFencedTools(runner: ToolStartEmitter, allow: (tool: { name: string }) => boolean = () => false): void {
+  runner.on('agent_tool_start', (...args: unknown[]) => {
+    // The runner passes (context, agent, tool, details); an agent passes (context, tool, details).
+    const tool = (args.find((a, i) => i > 0 && a !== null && typeof a === 'object' && (a as { type?: unknown }).type === 'function')
+      ?? args[2]) as { name: string; type?: string } | undefined;
+    if (tool === undefined || tool.type !== 'function') return;
+    if (!isFencedAgentTool(tool) && !allow(tool)) throw new UnfencedToolError(tool.name);
+  });
+}
+
+/**
+ * The SDK's own hook for an MCP tool call's `_meta` (`toolMetaResolver` of `MCPServerStdio`,
+ * `MCPServerStreamableHttp` and `MCPServerSSE`): every call carries the run's token in
+ * `_meta["io.leasehold/token"]`, and its idempotency key, if any, in
+ * `_meta["io.leasehold/idempotency-key"]`, so the server's fence (`fenceTool` in Node,
+ * `McpToolFence` in Java) admits it. A lost lease throws `LeaseLostError`: no call is sent.
+ */
+export function leaseholdToolMeta<C = unknown>(options: Omit<OpenAIAgentsFenceOptions, 'endRunOnRefusal'> = {}): MCPToolMetaResolver<C> {
+  const runOf = options.runOf ?? leaseInContext;
+  return ({ runContext, toolName, arguments: args }) => {
+    const run = runOf(runContext?.context);
+    if (run === undefined || run === null) {
+      throw new Error(`the MCP call of "${toolName}" carries no run: pass the run's lease as run(agent, input, { context: { lease } })`);
+    }
+    const key = options.idempotencyKey?.(toolName, args);
+    return { [TOKEN_META_KEY]: tokenTextOf(run), ...(key === undefined ? {} : { [IDEMPOTENCY_META_KEY]: key }) };
+  };
+}
