@@ -250,6 +250,14 @@ export class AgentToolFence {
   }
 }
 
+/** A tool call's idempotency key in the string argument `name` (for `idempotencyKey`). */
+export function idempotencyKeyArgument(name: string): (tool: string, args: unknown) => string | undefined {
+  return (_tool, args) => {
+    const value = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)[name] : undefined;
+    return typeof value === 'string' && value.length > 0 ? value : undefined;
+  };
+}
+
 /** The run's token text; a lost lease throws `LeaseLostError`. */
 export function tokenTextOf(run: RunOrToken): string {
   if (typeof run === 'string') return run;

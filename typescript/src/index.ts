@@ -17,7 +17,7 @@ export {
   type Refusal, type RefusalAction,
 } from './refusal.js';
 export {
-  AgentToolFence, LeaseLostError, RunStop, RunStoppedError, tokenTextOf,
+  AgentToolFence, LeaseLostError, RunStop, RunStoppedError, idempotencyKeyArgument, tokenTextOf,
   type AgentToolFenceOptions, type AgentToolOutcome, type FencedRun, type RunOrToken, type ToolScope,
 } from './agent.js';
 export { InMemoryToolJournal, type ToolJournal, type JournalBegin } from './journal.js';

@@ -1,7 +1,11 @@
 // The OpenAI Agents SDK for JavaScript (@openai/agents): its types only, so importing this entry
 // point loads nothing of the SDK, and the core entry point never loads this one.
-import type { FunctionTool, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
-import { type AgentToolFence, type RunOrToken, tokenTextOf } from './agent.js';
+import type { FunctionTool, MCPToolErrorFunction, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
+import { type AgentToolFence, LeaseLostError, type RunOrToken, RunStop, RunStoppedError, tokenTextOf } from './agent.js';
+import { refusal } from './refusal.js';
+import { type FencingToken, parseToken } from './token.js';
+
+export { idempotencyKeyArgument } from './agent.js';
 import { IDEMPOTENCY_META_KEY, TOKEN_META_KEY } from './mcp.js';
 
 /** Where a fenced tool finds its run and its idempotency key. */
@@ -28,14 +32,6 @@ const FENCED = new WeakSet<object>();
 export function leaseInContext(context: unknown): RunOrToken | undefined {
   if (context === null || typeof context !== 'object') return undefined;
   return (context as { lease?: RunOrToken }).lease;
-}
-
-/** A tool call's idempotency key in the string argument `name` (for `idempotencyKey`). */
-export function idempotencyKeyArgument(name: string): (tool: string, args: unknown) => string | undefined {
-  return (_tool, args) => {
-    const value = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)[name] : undefined;
-    return typeof value === 'string' && value.length > 0 ? value : undefined;
-  };
 }
 
 /**
@@ -129,16 +125,48 @@ export function requireFencedTools(runner: ToolStartEmitter, allow: (tool: { nam
  * `MCPServerStreamableHttp` and `MCPServerSSE`): every call carries the run's token in
  * `_meta["io.leasehold/token"]`, and its idempotency key, if any, in
  * `_meta["io.leasehold/idempotency-key"]`, so the server's fence (`fenceTool` in Node,
- * `McpToolFence` in Java) admits it. A lost lease throws `LeaseLostError`: no call is sent.
+ * `McpToolFence` in Java) admits it. A run whose lease is lost, or a call with no run, throws
+ * `RunStoppedError` here: nothing is sent; give the server `errorFunction: endRunOnStop()` so that
+ * it ends the run rather than telling the model to try again.
  */
 export function leaseholdToolMeta<C = unknown>(options: Omit<OpenAIAgentsFenceOptions, 'endRunOnRefusal'> = {}): MCPToolMetaResolver<C> {
   const runOf = options.runOf ?? leaseInContext;
   return ({ runContext, toolName, arguments: args }) => {
     const run = runOf(runContext?.context);
     if (run === undefined || run === null) {
-      throw new Error(`the MCP call of "${toolName}" carries no run: pass the run's lease as run(agent, input, { context: { lease } })`);
+      throw new RunStoppedError(new RunStop(undefined, toolName, refusal('missing', {
+        detail: `the MCP call of "${toolName}" carries no run: pass the run's lease as run(agent, input, { context: { lease } })`,
+      })));
+    }
+    let text: string;
+    try {
+      text = tokenTextOf(run);
+    } catch (e) {
+      if (!(e instanceof LeaseLostError)) throw e;
+      const token = parsedOrUndefined(e.tokenText);
+      throw new RunStoppedError(new RunStop(token, toolName, refusal('lease_lost', { token, detail: e.message })));
     }
     const key = options.idempotencyKey?.(toolName, args);
-    return { [TOKEN_META_KEY]: tokenTextOf(run), ...(key === undefined ? {} : { [IDEMPOTENCY_META_KEY]: key }) };
+    return { [TOKEN_META_KEY]: text, ...(key === undefined ? {} : { [IDEMPOTENCY_META_KEY]: key }) };
   };
+}
+
+/**
+ * An MCP server's `errorFunction` that ends the run on a `RunStoppedError` (a lost lease, a call
+ * with no run) and hands every other failure to `fallback` (default: a fixed text that names no
+ * detail, as the SDK's own default does).
+ */
+export function endRunOnStop(fallback?: MCPToolErrorFunction): MCPToolErrorFunction {
+  return (args) => {
+    if (args.error instanceof RunStoppedError) throw args.error;
+    return fallback === undefined ? 'The tool failed, and was not run to its end.' : fallback(args);
+  };
+}
+
+function parsedOrUndefined(text: string): FencingToken | undefined {
+  try {
+    return parseToken(text);
+  } catch {
+    return undefined;
+  }
 }

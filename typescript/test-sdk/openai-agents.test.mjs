@@ -5,11 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, Runner, invokeFunctionTool, setTracingDisabled, tool } from '@openai/agents';
 import { z } from 'zod';
-import { AgentToolFence, InMemoryFenceGuard, RunStoppedError, TokenKeySet, signedBy } from '../dist/index.js';
+import { RunStoppedError } from '../dist/index.js';
 import {
   UnfencedToolError, fenceAgentTools, idempotencyKeyArgument, isFencedAgentTool, requireFencedTools,
 } from '../dist/openai-agents.js';
 import { agentFrameworkContract } from '../dist/testkit.js';
+import { freshFence, session, tokenFor } from '../fixtures/agent-tokens.mjs';
 import { ScriptedModel, toolOutputs } from '../fixtures/scripted-openai-model.mjs';
 
 setTracingDisabled(true);
@@ -46,23 +47,6 @@ agentFrameworkContract({
     };
   },
 });
-
-// The setup of the tests below: an HMAC verifier from the token vectors' key, and a fresh session.
-import { readFileSync } from 'node:fs';
-import { createHmac, randomUUID } from 'node:crypto';
-import { formatToken, signedContent } from '../dist/index.js';
-
-const vectors = JSON.parse(readFileSync(new URL('../../docs/token-vectors.json', import.meta.url), 'utf8'));
-const hmacVerifyKey = vectors.cases.find((c) => c.name === 'valid HMAC-SHA-256 token').verifier.keys[0];
-const secret = Buffer.from(hmacVerifyKey.split(':').pop(), 'base64url');
-const keyId = hmacVerifyKey.split(':')[3];
-export function tokenFor(key, fence) {
-  const now = BigInt(Date.now());
-  const t = { key, fence, runId: randomUUID(), signature: { validFrom: now - 1000n, validUntil: now + 600_000n, keyId, value: '' } };
-  return formatToken({ ...t, signature: { ...t.signature, value: createHmac('sha256', secret).update(signedContent(t)).digest('base64url') } });
-}
-const freshFence = () => new AgentToolFence({ guard: new InMemoryFenceGuard({ verifier: signedBy(TokenKeySet.parse(hmacVerifyKey)) }) });
-const session = () => ({ accountId: 'acct-7', sessionId: `chat-${randomUUID()}` });
 
 test('parallel calls of a superseded run: none runs, and the run ends', async () => {
   const fence = freshFence();
