@@ -1,9 +1,11 @@
 // An OpenAI Agents SDK agent whose tool is fenced: a superseded run's call never reaches it.
 // Type-checked in the build, and run by test-sdk/examples.test.mjs with a scripted model.
-import { Agent, run, tool, type Model } from '@openai/agents';
+import { Agent, MCPServerStreamableHttp, run, tool, type Model } from '@openai/agents';
 import { z } from 'zod';
 import { AgentToolFence, InMemoryFenceGuard, type FencedRun, type TokenVerifier } from '@leasehold/fencing';
-import { fenceAgentTools, idempotencyKeyArgument, runStopOf } from '@leasehold/fencing/openai-agents';
+import {
+  endRunOnStop, fenceAgentTools, idempotencyKeyArgument, leaseholdToolMeta, runStopOf,
+} from '@leasehold/fencing/openai-agents';
 
 /** The concierge agent: `model` is a model name, or a `Model` (a test's scripted one). */
 export function concierge(verifier: TokenVerifier, model: string | Model, booked: string[]) {
@@ -42,4 +44,16 @@ export function concierge(verifier: TokenVerifier, model: string | Model, booked
     // endregion
   }
   return { fence, chat };
+}
+
+/** An MCP server whose fence (Java's McpToolFence or this package's fenceTool) admits each call by its _meta. */
+export function fencedNotesServer(url: string): MCPServerStreamableHttp {
+  // region openai-agents-mcp
+  const notes = new MCPServerStreamableHttp({
+    url, // a server fenced by McpToolFence (Java) or fenceTool (Node)
+    toolMetaResolver: leaseholdToolMeta(), // each call's _meta carries context.lease's token
+    errorFunction: endRunOnStop(), // a lost lease ends the run; nothing is sent
+  });
+  // endregion
+  return notes;
 }

@@ -29,22 +29,24 @@ async function turn(model, tools, calls) {
 
 const outputs = (result) => result.steps.flatMap((s) => s.content).filter((p) => p.type === 'tool-result').map((p) => p.output);
 
+// region contract
 agentFrameworkContract({
   name: 'Vercel AI SDK',
   harness: ({ fence }) => {
     const effects = [];
-    const model = scriptedModel();
+    const model = scriptedModel(); // MockLanguageModelV4 from ai/test, told which call to make
     return {
       async call(run, text, idempotencyKey) {
-        const tools = fenceAiSdkTools(fence, { record: recordTool(effects) }, run, { idempotencyKey: idempotencyKeyArgument('idempotencyKey') });
+        const tools = fenceAiSdkTools(fence, { record: recordTool(effects) }, run,
+          { idempotencyKey: idempotencyKeyArgument('idempotencyKey') });
         const args = idempotencyKey === undefined ? { text } : { text, idempotencyKey };
-        return outputs(await turn(model, tools, [{ name: 'record', args }]))[0];
+        return outputs(await turn(model, tools, [{ name: 'record', args }]))[0]; // rejects once stopped
       },
       effects: () => effects,
     };
   },
 });
-
+// endregion
 
 test('parallel calls of a superseded run: none runs, the model reads the refusal, and the loop ends after the step', async () => {
   const fence = freshFence();
