@@ -3,20 +3,22 @@
 // and the desktop's next booking never reaches the tool.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTracingDisabled } from '@openai/agents';
+import { Usage, setTracingDisabled } from '@openai/agents';
+import { MockLanguageModelV4 } from 'ai/test';
 import { concierge as openAiConcierge } from '../examples/openai-agents.ts';
 import { concierge as aiSdkConcierge } from '../examples/ai-sdk.ts';
 import { session, tokenFor, verifier } from '../fixtures/agent-tokens.mjs';
-import { ScriptedModel } from '../fixtures/scripted-openai-model.mjs';
+import { scriptedModelClass } from '../fixtures/scripted-openai-model.mjs';
 import { scriptedModel } from '../fixtures/scripted-ai-model.mjs';
 
 setTracingDisabled(true);
+const ScriptedModel = scriptedModelClass(Usage);
 
 const lease = (text) => ({ token: () => text });
 
 for (const [name, build, model, call] of [
   ['OpenAI Agents SDK', openAiConcierge, new ScriptedModel(), (who) => ({ name: 'book_table', args: { name: who, idempotencyKey: null } })],
-  ['Vercel AI SDK', aiSdkConcierge, scriptedModel(), (who) => ({ name: 'bookTable', args: { name: who } })],
+  ['Vercel AI SDK', aiSdkConcierge, scriptedModel(MockLanguageModelV4), (who) => ({ name: 'bookTable', args: { name: who } })],
 ]) {
   test(`the ${name} example: the desktop's late booking never reaches the tool`, async () => {
     const booked = [];
