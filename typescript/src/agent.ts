@@ -2,6 +2,7 @@ import type { FenceGuard } from './guard.js';
 import { type FencingToken, type LeaseKey, parseToken } from './token.js';
 import { type Refusal, refusal, refusalOf } from './refusal.js';
 import { InMemoryToolJournal, type ToolJournal } from './journal.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './mcp.js';
 
 /**
  * A run's lease, as an agent framework's tool fence sees it: `token()` gives the run's token text
@@ -114,6 +115,8 @@ export interface AgentToolFenceOptions {
   readonly onStop?: (stop: RunStop) => void;
 }
 
+const REFUSAL_MESSAGES_KEY = `the call's idempotency key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`;
+
 /** Stopped runs remembered; past it the oldest are forgotten (the guard still refuses them). */
 const MAX_STOPPED = 10_000;
 
@@ -174,6 +177,11 @@ export class AgentToolFence {
     if (token === undefined) {
       return this.#refused(undefined, tool, refusal('malformed', { detail: 'the run gave no token in its text form (lh2.…)' }), false);
     }
+    if (idempotencyKey !== undefined
+      && !(typeof idempotencyKey === 'string' && idempotencyKey.length > 0 && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY_LENGTH)) {
+      // As on the MCP wire: a key the model wrote may be anything; the call is not run.
+      return this.#refused(token, tool, refusal('malformed', { token, detail: REFUSAL_MESSAGES_KEY }), false);
+    }
     const earlier = this.#stopped.get(token.runId);
     if (earlier !== undefined && earlier.token?.fence === token.fence) {
       return { kind: 'refused', stop: new RunStop(token, tool, earlier.refusal) };
@@ -198,6 +206,7 @@ export class AgentToolFence {
     }
     if (idempotencyKey === undefined) return { kind: 'ran', value: await body(token) };
     const entry = JSON.stringify([token.runId, tool, idempotencyKey]);
+    // A journal that fails here throws, and the tool does not run.
     const begun = await this.#journal.begin(entry);
     if (begun.state === 'finished') return { kind: 'replayed', value: begun.result as R };
     if (begun.state === 'running') return this.#refused(token, tool, refusal('duplicate', { token }), false);
@@ -205,11 +214,20 @@ export class AgentToolFence {
     try {
       value = await body(token);
     } catch (e) {
-      await this.#journal.fail(entry);
+      await this.#recordQuietly(() => this.#journal.fail(entry), tool, 'failure');
       throw e;
     }
-    await this.#journal.finish(entry, value);
+    // Once the tool ran, its outcome is the answer, even if the journal cannot record it.
+    await this.#recordQuietly(() => this.#journal.finish(entry, value), tool, 'result');
     return { kind: 'ran', value };
+  }
+
+  async #recordQuietly(record: () => Promise<void>, tool: string, what: string): Promise<void> {
+    try {
+      await record();
+    } catch (e) {
+      console.warn(`leasehold: the tool ${tool} ran but its ${what} could not be journaled; a retry with its key may run it again:`, e);
+    }
   }
 
   /**

@@ -39,18 +39,58 @@ export function fenceAiSdkTools<T extends ToolSet>(fence: AgentToolFence, tools:
       continue;
     }
     const copy = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool));
+    const original = (input: unknown, callOptions: unknown) => execute.call(tool, input, callOptions);
     Object.defineProperty(copy, 'execute', {
       enumerable: true,
       writable: false,
       configurable: false,
-      value: (input: unknown, callOptions: unknown) =>
-        fence.invoke(run, name, input, keyOf(name, input), () => execute.call(tool, input, callOptions), endRun),
+      value: isAsyncGeneratorFunction(execute)
+        ? streamingExecute(fence, run, name, original, keyOf, endRun)
+        : (input: unknown, callOptions: unknown) =>
+          fence.invoke(run, name, input, keyOf(name, input), () => original(input, callOptions), endRun),
     });
     FENCED.add(copy);
     fenced[name] = copy;
   }
   // Frozen: a tool added to the set after fencing would run unfenced, so none can be.
   return Object.freeze(fenced) as T;
+}
+
+function isAsyncGeneratorFunction(f: unknown): boolean {
+  return Object.prototype.toString.call(f) === '[object AsyncGeneratorFunction]';
+}
+
+/**
+ * A streaming tool's `execute` (an async generator, whose outputs the SDK passes on as
+ * preliminary results), fenced: the call is admitted before the generator starts. Without an
+ * idempotency key its outputs stream as they come; with one, the call runs to its end inside the
+ * fence so that a retry can be answered with all of its outputs, which then follow at once.
+ */
+function streamingExecute(
+  fence: AgentToolFence,
+  run: RunOrToken,
+  name: string,
+  original: (input: unknown, callOptions: unknown) => unknown,
+  keyOf: (tool: string, input: unknown) => string | undefined,
+  endRun: boolean,
+): (input: unknown, callOptions: unknown) => AsyncGenerator<unknown> {
+  return async function* fencedStream(input, callOptions) {
+    const key = keyOf(name, input);
+    if (key === undefined) {
+      // Wrapped, so that the admitted call hands back the generator unstarted (not awaited).
+      const started = await fence.invoke(run, name, input, undefined, () => ({ outputs: original(input, callOptions) as AsyncIterable<unknown> }), endRun);
+      if (typeof started === 'string') yield started;
+      else yield* started.outputs;
+      return;
+    }
+    const outputs = await fence.invoke(run, name, input, key, async () => {
+      const all: unknown[] = [];
+      for await (const o of original(input, callOptions) as AsyncIterable<unknown>) all.push(o);
+      return all;
+    }, endRun);
+    if (typeof outputs === 'string') yield outputs;
+    else yield* outputs;
+  };
 }
 
 /** Whether `tool` is one `fenceAiSdkTools` returned. */
