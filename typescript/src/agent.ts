@@ -287,7 +287,8 @@ export function tokenTextOf(run: RunOrToken): string {
   return text;
 }
 
-function tokenOrUndefined(text: string): FencingToken | undefined {
+/** The token of a text, or undefined if it is not one. */
+export function tokenOrUndefined(text: string): FencingToken | undefined {
   try {
     return parseToken(text);
   } catch {

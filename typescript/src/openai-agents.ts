@@ -1,12 +1,13 @@
 // The OpenAI Agents SDK for JavaScript (@openai/agents): its types only, so importing this entry
 // point loads nothing of the SDK, and the core entry point never loads this one.
 import type { FunctionTool, MCPToolErrorFunction, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
-import { type AgentToolFence, LeaseLostError, type RunOrToken, RunStop, RunStoppedError, tokenTextOf } from './agent.js';
+import {
+  type AgentToolFence, LeaseLostError, type RunOrToken, RunStop, RunStoppedError, tokenOrUndefined, tokenTextOf,
+} from './agent.js';
 import { refusal } from './refusal.js';
-import { type FencingToken, parseToken } from './token.js';
+import { IDEMPOTENCY_META_KEY, TOKEN_META_KEY } from './mcp.js';
 
 export { idempotencyKeyArgument } from './agent.js';
-import { IDEMPOTENCY_META_KEY, TOKEN_META_KEY } from './mcp.js';
 
 /** Where a fenced tool finds its run and its idempotency key. */
 export interface OpenAIAgentsFenceOptions {
@@ -53,7 +54,7 @@ export function fenceAgentTools<T extends Tool<any>>(fence: AgentToolFence, tool
 }
 
 /** One function tool, fenced as `fenceAgentTools` fences each. */
-export function fenceAgentTool<C, P, R>(
+export function fenceAgentTool<C, R>(
   fence: AgentToolFence,
   tool: FunctionTool<C, any, R>,
   options: OpenAIAgentsFenceOptions = {},
@@ -158,7 +159,7 @@ export function leaseholdToolMeta<C = unknown>(options: Omit<OpenAIAgentsFenceOp
       text = tokenTextOf(run);
     } catch (e) {
       if (!(e instanceof LeaseLostError)) throw e;
-      const token = parsedOrUndefined(e.tokenText);
+      const token = tokenOrUndefined(e.tokenText);
       throw new RunStoppedError(new RunStop(token, toolName, refusal('lease_lost', { token, detail: e.message })));
     }
     const key = options.idempotencyKey?.(toolName, args);
@@ -176,12 +177,4 @@ export function endRunOnStop(fallback?: MCPToolErrorFunction): MCPToolErrorFunct
     if (args.error instanceof RunStoppedError) throw args.error;
     return fallback === undefined ? 'The tool failed, and was not run to its end.' : fallback(args);
   };
-}
-
-function parsedOrUndefined(text: string): FencingToken | undefined {
-  try {
-    return parseToken(text);
-  } catch {
-    return undefined;
-  }
 }
