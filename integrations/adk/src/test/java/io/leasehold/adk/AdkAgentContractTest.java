@@ -1,10 +1,10 @@
 package io.leasehold.adk;
 
-import com.fasterxml.jackson.databind.node.TextNode;
 import com.google.adk.agents.LlmAgent;
 import com.google.adk.tools.Annotations.Schema;
 import com.google.adk.tools.FunctionTool;
 import io.leasehold.adapters.agent.AgentToolFence;
+import io.leasehold.adapters.agenttest.RecordingAgentHarness;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
 import io.leasehold.adapters.tool.ToolJournalSchema;
@@ -14,7 +14,6 @@ import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.AgentFrameworkContract;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -28,9 +27,12 @@ class AdkAgentContractTest implements AgentFrameworkContract {
       TestDatabaseExtension.withTemplate(
           "adk_contract", ds -> ToolJournalSchema.defaults().apply(ds));
 
-  /** The harness: one agent whose one tool, {@code record}, ADK builds from its method. */
-  public static class Harness implements AgentHarness {
-    private final AgentToolFence agentFence =
+  /**
+   * The harness: one agent whose one tool, {@code record}, ADK builds from its method. Its fence
+   * journals on PostgreSQL (the shared harness's own fence, on a memory journal, is not used).
+   */
+  public static class Harness extends RecordingAgentHarness {
+    private final AgentToolFence jdbcFence =
         AgentToolFence.builder(
                 FencedToolExecutor.builder()
                     .verifier(TokenVerifier.trustEveryWriter())
@@ -39,21 +41,17 @@ class AdkAgentContractTest implements AgentFrameworkContract {
             .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
             .build();
     private final AdkToolFence fence =
-        AdkToolFence.builder(agentFence).build(); // a refusal ends the run
-    private final List<String> effects = new CopyOnWriteArrayList<>();
+        AdkToolFence.builder(jdbcFence).build(); // a refusal ends the run
 
     @Override
     public void call(Fenced run, String text, Optional<String> idempotencyKey) {
-      String arguments =
-          "{\"text\":"
-              + TextNode.valueOf(text)
-              + ",\"idempotencyKey\":"
-              + TextNode.valueOf(idempotencyKey.orElse(""))
-              + "}";
       LlmAgent agent =
           LlmAgent.builder()
               .name("recorder")
-              .model(new ScriptedLlm().callTools("record", arguments).answer("done"))
+              .model(
+                  new ScriptedLlm()
+                      .callTools("record", recordArguments(text, idempotencyKey))
+                      .answer("done"))
               .tools(FunctionTool.create(this, "record"))
               .build();
       AdkTurn.run(agent, List.of(fence.plugin()), AdkToolFence.runConfig(run));
@@ -70,18 +68,12 @@ class AdkAgentContractTest implements AgentFrameworkContract {
     public String record(
         @Schema(name = "text") String text,
         @Schema(name = "idempotencyKey") String idempotencyKey) {
-      effects.add(text);
-      return "recorded " + text;
+      return record(text);
     }
 
     @Override
     public void startRun(Fenced run) {
-      agentFence.startRun(run);
-    }
-
-    @Override
-    public List<String> effects() {
-      return List.copyOf(effects);
+      jdbcFence.startRun(run);
     }
   }
 

@@ -2,9 +2,11 @@ package io.leasehold.adk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.adk.agents.LlmAgent;
 import com.google.adk.agents.RunConfig;
+import com.google.adk.plugins.Plugin;
 import com.google.adk.tools.AgentTool;
 import com.google.adk.tools.BaseTool;
 import com.google.adk.tools.ToolContext;
@@ -17,6 +19,7 @@ import io.leasehold.adapters.agenttest.AgentToolFenceScenarios;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolScope;
+import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
@@ -301,22 +304,25 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
   }
 
   @Test
-  void toolsWrappedInTheAgentAreFencedOnceAndRunWithoutThePlugin() {
+  void toolsWrappedInTheAgentRunWithoutThePluginAndAreFencedOnceWithIt() {
     Lease desktop = acquire("desktop");
     AdkToolFence fence = fence(true);
-    ScriptedLlm model =
-        new ScriptedLlm()
-            .callTools("sendMessage", "{\"text\":\"hi\"}")
-            .callTools("bookTable", "{\"name\":\"Ada\"}")
-            .answer("ok");
     List<BaseTool> wrapped = fence.wrap(tools.tools());
-
-    assertThat(AdkTurn.run(agent(model, wrapped), List.of(), runConfig(desktop, sequential())))
-        .isEqualTo("ok");
     assertThat(fence.wrap(wrapped.get(0))).isSameAs(wrapped.get(0));
-    assertThat(world.effects).containsExactly("sent:hi", "booked:Ada");
-    assertThat(world.tokensSeen).containsExactly(Optional.of(desktop.token()));
-    assertThat(callsOf(desktop)).hasSize(2);
+
+    for (List<Plugin> plugins : List.of(List.<Plugin>of(), List.of(fence.plugin()))) {
+      ScriptedLlm model =
+          new ScriptedLlm()
+              .callTools("sendMessage", "{\"text\":\"hi\"}")
+              .callTools("bookTable", "{\"name\":\"Ada\"}")
+              .answer("ok");
+      assertThat(AdkTurn.run(agent(model, wrapped), plugins, runConfig(desktop, sequential())))
+          .isEqualTo("ok");
+    }
+
+    assertThat(world.effects).containsExactly("sent:hi", "booked:Ada", "sent:hi", "booked:Ada");
+    assertThat(world.tokensSeen).containsOnly(Optional.of(desktop.token()));
+    assertThat(callsOf(desktop)).hasSize(4); // one record per call: never fenced twice
   }
 
   @Test
@@ -345,55 +351,51 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
   @Test
   void aForgedTokenIsRefusedAndTheToolDoesNotRun() {
     SigningKey signing = SigningKey.generate(SignatureScheme.HMAC_SHA256, "k1");
-    AgentToolFence signed =
-        AgentToolFence.builder(
-                FencedToolExecutor.builder()
-                    .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())))
-                    .journal(journal)
-                    .build())
-            .build();
     FencingToken forged = new FencingToken(key, 4, UUID.randomUUID()); // unsigned
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(
-                    agent(
-                        new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"),
-                        tools.tools()),
-                    List.of(AdkToolFence.builder(signed).build().plugin()),
-                    AdkToolFence.runConfig(sequential(), forged)))
-        .isInstanceOfSatisfying(
-            RunStoppedException.class,
-            e -> assertThat(e.stop().reason()).isIn(Refusal.Reason.FORGED, Refusal.Reason.MISSING));
+    assertThat(
+            bookingRefused(
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey()))),
+                forged,
+                "{\"name\":\"Ada\"}"))
+        .isIn(Refusal.Reason.FORGED, Refusal.Reason.MISSING);
     assertNothingRan();
   }
 
   @Test
   void aCallOutsideItsKeysScopeIsRefusedAndTheToolDoesNotRun() {
-    Lease desktop = acquire("desktop");
-    AgentToolFence scoped =
-        AgentToolFence.builder(
+    assertThat(
+            bookingRefused(
                 FencedToolExecutor.builder()
                     .verifier(TokenVerifier.trustEveryWriter())
-                    .scope(ToolScope.argumentUnderKey("name"))
-                    .journal(journal)
-                    .build())
-            .build();
+                    .scope(ToolScope.argumentUnderKey("name")),
+                acquire("desktop"),
+                "{\"name\":\"other-acct/chat/Ada\"}"))
+        .isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
+    assertNothingRan();
+  }
 
-    assertThatThrownBy(
+  /**
+   * One turn through the plugin of a fence over {@code executor} (on this test's journal) in which
+   * the model books a table: the run must be stopped.
+   *
+   * @return why
+   */
+  private Refusal.Reason bookingRefused(
+      FencedToolExecutor.Builder executor, Fenced run, String arguments) {
+    AgentToolFence agentFence = AgentToolFence.builder(executor.journal(journal).build()).build();
+    Throwable thrown =
+        catchThrowable(
             () ->
                 AdkTurn.run(
                     agent(
-                        new ScriptedLlm()
-                            .callTools("bookTable", "{\"name\":\"other-acct/chat/Ada\"}")
-                            .answer("x"),
+                        new ScriptedLlm().callTools("bookTable", arguments).answer("x"),
                         tools.tools()),
-                    List.of(AdkToolFence.builder(scoped).build().plugin()),
-                    runConfig(desktop, sequential())))
-        .isInstanceOfSatisfying(
-            RunStoppedException.class,
-            e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE));
-    assertNothingRan();
+                    List.of(AdkToolFence.builder(agentFence).build().plugin()),
+                    AdkToolFence.runConfig(sequential(), run)));
+    assertThat(thrown).isInstanceOf(RunStoppedException.class);
+    return ((RunStoppedException) thrown).stop().reason();
   }
 
   static RunConfig inParallel() {
