@@ -189,13 +189,7 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
             .callTools("transfer_to_agent", "{\"agent_name\":\"booker\"}")
             .callToolsAfter(this::takeOver, "bookTable", "{\"name\":\"Ada\"}")
             .answer("x");
-    LlmAgent booker =
-        LlmAgent.builder()
-            .name("booker")
-            .description("Books tables")
-            .model(model)
-            .tools(tools.tools())
-            .build();
+    LlmAgent booker = booker(model);
     LlmAgent root = LlmAgent.builder().name("assistant").model(model).subAgents(booker).build();
 
     assertThatThrownBy(
@@ -258,13 +252,7 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
     Lease desktop = acquire("desktop");
     takeOver();
     ScriptedLlm inner = new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("ok");
-    LlmAgent booker =
-        LlmAgent.builder()
-            .name("booker")
-            .description("Books tables")
-            .model(inner)
-            .tools(tools.tools())
-            .build();
+    LlmAgent booker = booker(inner);
     LlmAgent root =
         agent(
             new ScriptedLlm().callTools("booker", "{\"request\":\"book for Ada\"}").answer("x"),
@@ -283,12 +271,7 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
   void anAgentToolsAgentThatSharesThePluginButNotTheLeaseRunsNoTool() {
     Lease desktop = acquire("desktop");
     LlmAgent booker =
-        LlmAgent.builder()
-            .name("booker")
-            .description("Books tables")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("ok"))
-            .tools(tools.tools())
-            .build();
+        booker(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("ok"));
     LlmAgent root =
         agent(
             new ScriptedLlm().callTools("booker", "{\"request\":\"book for Ada\"}").answer("x"),
@@ -396,6 +379,16 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
                     AdkToolFence.runConfig(sequential(), run)));
     assertThat(thrown).isInstanceOf(RunStoppedException.class);
     return ((RunStoppedException) thrown).stop().reason();
+  }
+
+  /** An agent, "booker", with the scenarios' tools. */
+  private LlmAgent booker(ScriptedLlm model) {
+    return LlmAgent.builder()
+        .name("booker")
+        .description("Books tables")
+        .model(model)
+        .tools(tools.tools())
+        .build();
   }
 
   static RunConfig inParallel() {
