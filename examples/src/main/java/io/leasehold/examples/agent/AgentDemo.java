@@ -1,5 +1,13 @@
 package io.leasehold.examples.agent;
 
+import com.google.adk.agents.LlmAgent;
+import com.google.adk.agents.RunConfig;
+import com.google.adk.events.Event;
+import com.google.adk.runner.InMemoryRunner;
+import com.google.adk.runner.Runner;
+import com.google.adk.sessions.Session;
+import com.google.genai.types.Content;
+import com.google.genai.types.Part;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.langchain4j.invocation.InvocationParameters;
 import dev.langchain4j.service.AiServices;
@@ -11,6 +19,7 @@ import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolJournalSchema;
+import io.leasehold.adk.AdkToolFence;
 import io.leasehold.examples.demo.DemoDatabase;
 import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.fencing.LeaseKey;
@@ -35,8 +44,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The agent demo: one conversation open on a desktop and in a browser, a LangChain4j agent with
- * side-effecting tools on each, and a scripted model so it runs anywhere (no network, no API key).
+ * The agent demo: one conversation open on a desktop and in a browser, an agent with side-effecting
+ * tools on each, and a scripted model so it runs anywhere (no network, no API key). The story runs
+ * on LangChain4j, then on Google ADK ({@link Framework}), with the same verdict.
  *
  * <ol>
  *   <li>the desktop run starts a multi-step task: it sends a message and writes a file;
@@ -77,6 +87,20 @@ public final class AgentDemo {
       List<String> reachedWorld,
       Optional<String> desktopStopped) {}
 
+  /** The agent framework the devices run the agent on; the story and the verdict are the same. */
+  public enum Framework {
+    /** A LangChain4j AI service, its tools decorated by {@code LangChain4jToolFence}. */
+    LANGCHAIN4J("LangChain4j"),
+    /** A Google ADK agent on an ADK runner, its tools fenced by {@code AdkToolFence}'s plugin. */
+    ADK("Google ADK");
+
+    private final String title;
+
+    Framework(String title) {
+      this.title = title;
+    }
+  }
+
   /** The AI service both devices run. */
   interface TripAgent {
     String chat(@UserMessage String request, InvocationParameters run);
@@ -91,32 +115,48 @@ public final class AgentDemo {
     Optional<DemoOptions> parsed =
         DemoOptions.fromCommandLine(
             args,
-            "Agent demo: a LangChain4j agent on two devices, the superseded run's tools refused.");
+            "Agent demo: a LangChain4j agent, then a Google ADK agent, on two devices, the"
+                + " superseded run's tools refused.");
     if (parsed.isEmpty()) {
       return;
     }
-    System.exit(run(parsed.get(), System.out).passed() ? 0 : 1);
+    boolean passed = true;
+    for (Framework framework : Framework.values()) {
+      passed &= run(parsed.get(), System.out, true, framework).passed();
+      System.out.println();
+    }
+    System.exit(passed ? 0 : 1);
   }
 
   /**
-   * Runs the demo with fenced tools.
+   * Runs the demo with fenced tools on LangChain4j.
    *
    * @param options the options
    * @param out where the timeline goes
    * @return the verdict
    */
   public static Verdict run(DemoOptions options, PrintStream out) {
-    return run(options, out, true);
+    return run(options, out, true, Framework.LANGCHAIN4J);
   }
 
   /**
-   * Runs the demo; with {@code fenced} false the tools are given to LangChain4j undecorated, as an
-   * application without Leasehold would, so the verdict shows what the fence prevents.
+   * Runs the demo on one framework; with {@code fenced} false the framework gets the tools
+   * undecorated (no fence plugin for ADK), as an application without Leasehold would, so the
+   * verdict shows what the fence prevents.
+   *
+   * @param options the options
+   * @param out where the timeline goes
+   * @param fenced whether the tools are fenced
+   * @param framework the agent framework
+   * @return the verdict
    */
-  static Verdict run(DemoOptions options, PrintStream out, boolean fenced) {
+  public static Verdict run(
+      DemoOptions options, PrintStream out, boolean fenced, Framework framework) {
     LIQUIBASE.setLevel(Level.WARNING);
     out.println(
-        "Leasehold agent demo: one conversation, two devices, a scripted model (no network)"
+        "Leasehold agent demo ("
+            + framework.title
+            + "): one conversation, two devices, a scripted model (no network)"
             + (fenced ? "" : " -- tools NOT fenced"));
     Path dir;
     try {
@@ -131,8 +171,10 @@ public final class AgentDemo {
       LeaseSchema.defaults().apply(desktopPool);
       ToolJournalSchema.defaults().apply(desktopPool);
       World world = new World(out);
-      try (Device desktop = new Device("desktop", desktopPool, dir, world, options, fenced);
-          Device browser = new Device("browser", browserPool, dir, world, options, fenced)) {
+      try (Device desktop =
+              new Device("desktop", desktopPool, dir, world, options, fenced, framework);
+          Device browser =
+              new Device("browser", browserPool, dir, world, options, fenced, framework)) {
         return play(desktop, browser, world, out, JdbcToolJournal.create(desktopPool), fenced);
       }
     }
@@ -226,8 +268,10 @@ public final class AgentDemo {
     final World world;
     final AgentToolFence agentFence;
     final LangChain4jToolFence toolFence;
+    final AdkToolFence adkFence;
     final TripTools tools;
     final boolean fenced;
+    final Framework framework;
 
     Device(
         String name,
@@ -235,10 +279,12 @@ public final class AgentDemo {
         Path dir,
         World world,
         DemoOptions options,
-        boolean fenced) {
+        boolean fenced,
+        Framework framework) {
       this.name = name;
       this.world = world;
       this.fenced = fenced;
+      this.framework = framework;
       this.store =
           LeaseStore.builder(pool)
               .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of(OPERATOR)))
@@ -259,6 +305,7 @@ public final class AgentDemo {
                           stop.token().fence()))
               .build();
       this.toolFence = LangChain4jToolFence.builder(agentFence).build();
+      this.adkFence = AdkToolFence.builder(agentFence).build();
       this.tools =
           new TripTools(
               name,
@@ -287,14 +334,11 @@ public final class AgentDemo {
 
     /** Runs the agent; returns how it was stopped, if it was. */
     Optional<String> runAgent(Lease lease, ScriptedAgentModel model, String request) {
-      AiServices<TripAgent> b = AiServices.builder(TripAgent.class).chatModel(model);
-      if (fenced) {
-        b.tools(toolFence.wrapObjects(tools)).toolExecutionErrorHandler(toolFence.errorHandler());
-      } else {
-        b.tools(tools);
-      }
       try {
-        String answer = b.build().chat(request, LangChain4jToolFence.parameters(lease));
+        String answer =
+            framework == Framework.ADK
+                ? runOnAdk(lease, model, request)
+                : runOnLangChain4j(lease, model, request);
         world.log(name, "agent answered: " + answer, lease.fence());
         return Optional.empty();
       } catch (RunStoppedException e) {
@@ -304,6 +348,42 @@ public final class AgentDemo {
             lease.fence());
         return Optional.of(e.stop().reason().toString());
       }
+    }
+
+    private String runOnLangChain4j(Lease lease, ScriptedAgentModel model, String request) {
+      AiServices<TripAgent> b = AiServices.builder(TripAgent.class).chatModel(model);
+      if (fenced) {
+        b.tools(toolFence.wrapObjects(tools)).toolExecutionErrorHandler(toolFence.errorHandler());
+      } else {
+        b.tools(tools);
+      }
+      return b.build().chat(request, LangChain4jToolFence.parameters(lease));
+    }
+
+    /**
+     * The same agent on ADK: the fence is one plugin on the runner, the lease in the run config.
+     */
+    private String runOnAdk(Lease lease, ScriptedAgentModel model, String request) {
+      LlmAgent agent =
+          LlmAgent.builder()
+              .name("trip_planner")
+              .model(new ScriptedAdkModel(model))
+              .tools(new AdkTripTools(tools).functionTools())
+              .build();
+      Runner runner =
+          new InMemoryRunner(agent, "trips", fenced ? List.of(adkFence.plugin()) : List.of());
+      Session session =
+          runner.sessionService().createSession("trips", SESSION.accountId()).blockingGet();
+      RunConfig config = fenced ? AdkToolFence.runConfig(lease) : RunConfig.builder().build();
+      Event last =
+          runner
+              .runAsync(
+                  SESSION.accountId(),
+                  session.id(),
+                  Content.fromParts(Part.fromText(request)),
+                  config)
+              .blockingLast();
+      return last.content().map(Content::text).orElse("");
     }
 
     @Override

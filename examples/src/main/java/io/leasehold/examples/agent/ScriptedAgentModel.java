@@ -12,9 +12,11 @@ import java.util.Deque;
  * A deterministic stand-in for a language model: each turn returns the next scripted step (one tool
  * call, or the final answer), so the demo runs with no network and no API key. A step may first run
  * a hook, which is how the demo lets the browser take over while the desktop's model is "thinking".
+ * It is a LangChain4j {@link ChatModel}; {@link ScriptedAdkModel} plays the same script to ADK.
  */
 final class ScriptedAgentModel implements ChatModel {
-  private record Step(Runnable before, AiMessage reply) {}
+  /** One turn: a tool call ({@code tool} and its JSON arguments) or, with no tool, the answer. */
+  record Step(Runnable before, String tool, String argumentsJson, String answer) {}
 
   private final Deque<Step> steps = new ArrayDeque<>();
   private int ids;
@@ -24,28 +26,42 @@ final class ScriptedAgentModel implements ChatModel {
   }
 
   ScriptedAgentModel callAfter(Runnable before, String tool, String argumentsJson) {
-    ToolExecutionRequest request =
-        ToolExecutionRequest.builder()
-            .id("call-" + (++ids))
-            .name(tool)
-            .arguments(argumentsJson)
-            .build();
-    steps.add(new Step(before, AiMessage.from(request)));
+    steps.add(new Step(before, tool, argumentsJson, null));
     return this;
   }
 
   ScriptedAgentModel answer(String text) {
-    steps.add(new Step(() -> {}, AiMessage.from(text)));
+    steps.add(new Step(() -> {}, null, null, text));
     return this;
   }
 
-  @Override
-  public ChatResponse doChat(ChatRequest request) {
+  /** The next turn, once its hook has run. */
+  synchronized Step next() {
     Step next = steps.poll();
     if (next == null) {
       throw new IllegalStateException("the script has no more steps");
     }
     next.before().run();
-    return ChatResponse.builder().aiMessage(next.reply()).build();
+    return next;
+  }
+
+  /** A new id for a tool call of the script. */
+  synchronized String nextCallId() {
+    return "call-" + (++ids);
+  }
+
+  @Override
+  public ChatResponse doChat(ChatRequest request) {
+    Step next = next();
+    AiMessage reply =
+        next.tool() == null
+            ? AiMessage.from(next.answer())
+            : AiMessage.from(
+                ToolExecutionRequest.builder()
+                    .id(nextCallId())
+                    .name(next.tool())
+                    .arguments(next.argumentsJson())
+                    .build());
+    return ChatResponse.builder().aiMessage(reply).build();
   }
 }

@@ -14,7 +14,8 @@ import java.util.Optional;
  * {@code @Tool} methods. Two of them act on systems that never see a token (a message service, a
  * restaurant's booking API), so only the fence around the tool call protects them; the file tool
  * forwards the token to a fenced file store as well (without Leasehold there is no token, and this
- * demo's unfenced variant records the effect only).
+ * demo's unfenced variant records the effect only). {@link AdkTripTools} gives the same tools to
+ * ADK.
  */
 public final class TripTools {
   private final String device;
@@ -36,8 +37,7 @@ public final class TripTools {
    */
   @Tool("Sends the user a chat message")
   public String sendMessage(@P("the message") String text, InvocationParameters parameters) {
-    world.effect(device, fence(parameters), "message", text);
-    return "message sent";
+    return send(text, LangChain4jToolFence.token(parameters));
   }
 
   /**
@@ -51,16 +51,7 @@ public final class TripTools {
   @Tool("Writes a file of the conversation")
   public String writeFile(
       @P("file name") String name, @P("content") String content, InvocationParameters parameters) {
-    Optional<FencingToken> token = LangChain4jToolFence.token(parameters);
-    if (token.isPresent()) {
-      // The admitted token is forwarded: the file store checks the fence again, next to the data.
-      files.write(
-          token.get(),
-          token.get().key().accountId() + "/" + token.get().key().sessionId() + "/" + name,
-          content.getBytes(StandardCharsets.UTF_8));
-    }
-    world.effect(device, fence(parameters), "file", name + ": " + content);
-    return "written";
+    return write(name, content, LangChain4jToolFence.token(parameters));
   }
 
   /**
@@ -74,11 +65,34 @@ public final class TripTools {
   @Tool("Books a restaurant table")
   public String bookTable(
       @P("guest name") String name, @P("time") String time, InvocationParameters parameters) {
-    world.effect(device, fence(parameters), "booking", name + " at " + time);
+    return book(name, time, LangChain4jToolFence.token(parameters));
+  }
+
+  // What the tools do, whichever framework calls them with the admitted token (or none).
+
+  String send(String text, Optional<FencingToken> token) {
+    world.effect(device, fence(token), "message", text);
+    return "message sent";
+  }
+
+  String write(String name, String content, Optional<FencingToken> token) {
+    if (token.isPresent()) {
+      // The admitted token is forwarded: the file store checks the fence again, next to the data.
+      files.write(
+          token.get(),
+          token.get().key().accountId() + "/" + token.get().key().sessionId() + "/" + name,
+          content.getBytes(StandardCharsets.UTF_8));
+    }
+    world.effect(device, fence(token), "file", name + ": " + content);
+    return "written";
+  }
+
+  String book(String name, String time, Optional<FencingToken> token) {
+    world.effect(device, fence(token), "booking", name + " at " + time);
     return "booked";
   }
 
-  private static long fence(InvocationParameters parameters) {
-    return LangChain4jToolFence.token(parameters).map(FencingToken::fence).orElse(-1L);
+  private static long fence(Optional<FencingToken> token) {
+    return token.map(FencingToken::fence).orElse(-1L);
   }
 }

@@ -2,19 +2,28 @@ package io.leasehold.examples.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.leasehold.examples.agent.AgentDemo.Framework;
 import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The agent demo runs in the suite, fenced and not, and its verdicts are asserted. */
+/**
+ * The agent demo runs in the suite on each framework, fenced and not, and its verdicts are
+ * asserted: the same story ends the same way on LangChain4j and on Google ADK.
+ */
 class AgentDemoTest {
   @RegisterExtension static final TestDatabaseExtension fencedDb = TestDatabaseExtension.empty();
   @RegisterExtension static final TestDatabaseExtension unfencedDb = TestDatabaseExtension.empty();
+  @RegisterExtension static final TestDatabaseExtension adkFencedDb = TestDatabaseExtension.empty();
+
+  @RegisterExtension
+  static final TestDatabaseExtension adkUnfencedDb = TestDatabaseExtension.empty();
 
   private static DemoOptions options(TestDatabase db) {
     return DemoOptions.parse(
@@ -28,12 +37,16 @@ class AgentDemoTest {
         "10s");
   }
 
-  @Test
-  void theSupersededDesktopRunIsStoppedAndNoneOfItsLaterCallsReachTheWorld() {
+  @ParameterizedTest
+  @EnumSource(Framework.class)
+  void theSupersededDesktopRunIsStoppedAndNoneOfItsLaterCallsReachTheWorld(Framework framework) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     AgentDemo.Verdict verdict =
         AgentDemo.run(
-            options(fencedDb.database()), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            options((framework == Framework.ADK ? adkFencedDb : fencedDb).database()),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            true,
+            framework);
     String out = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(verdict.passed()).as(out).isTrue();
@@ -62,14 +75,16 @@ class AgentDemoTest {
         .contains("PASS: no call of the superseded desktop run reached the world");
   }
 
-  @Test
-  void withoutTheFenceTheStaleBookingGetsThroughAndTheDemoFails() {
+  @ParameterizedTest
+  @EnumSource(Framework.class)
+  void withoutTheFenceTheStaleBookingGetsThroughAndTheDemoFails(Framework framework) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     AgentDemo.Verdict verdict =
         AgentDemo.run(
-            options(unfencedDb.database()),
+            options((framework == Framework.ADK ? adkUnfencedDb : unfencedDb).database()),
             new PrintStream(bytes, true, StandardCharsets.UTF_8),
-            false);
+            false,
+            framework);
     String out = bytes.toString(StandardCharsets.UTF_8);
 
     assertThat(verdict.passed()).as(out).isFalse();

@@ -6,6 +6,7 @@ import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
 import io.leasehold.adapters.tool.ToolJournalSchema;
+import io.leasehold.examples.AdkExamples;
 import io.leasehold.examples.AgentExamples;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenTransport;
@@ -149,6 +150,28 @@ class AgentExamplesTest {
     assertThat(AgentExamples.springAi(fence, ChatClient.builder(model).build(), tools, desktop))
         .isEqualTo("booked");
     assertThat(tools.tokens()).containsExactly(desktop.token());
+  }
+
+  @Test
+  void adkToolsSeeTheTokenAndARunSupersededMidTurnStops() {
+    Lease desktop = acquire();
+    AdkExamples.AdkBookingTools tools = new AdkExamples.AdkBookingTools();
+    ScriptedAgentModel script =
+        new ScriptedAgentModel().call("bookTable", "{\"name\":\"Ada\"}").answer("booked");
+    assertThat(AdkExamples.adk(fence, new ScriptedAdkModel(script), tools, desktop))
+        .isEqualTo("booked");
+    assertThat(tools.tokens()).containsExactly(desktop.token());
+
+    // The browser takes over while the desktop's model is "thinking": its booking never runs.
+    Runnable takeOver =
+        () -> {
+          store.admin().forceRelease(key, "ops", "browser took over");
+          fence.startRun(acquire());
+        };
+    ScriptedAgentModel stale =
+        new ScriptedAgentModel().callAfter(takeOver, "bookTable", "{\"name\":\"Bob\"}");
+    assertThat(AdkExamples.adk(fence, new ScriptedAdkModel(stale), tools, desktop)).isNull();
+    assertThat(tools.tokens()).hasSize(1);
   }
 
   @Test

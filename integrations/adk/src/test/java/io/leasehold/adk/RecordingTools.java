@@ -1,0 +1,46 @@
+package io.leasehold.adk;
+
+import com.google.adk.tools.Annotations.Schema;
+import com.google.adk.tools.BaseTool;
+import com.google.adk.tools.FunctionTool;
+import com.google.adk.tools.ToolContext;
+import io.leasehold.adapters.agenttest.ToolWorld;
+import java.util.List;
+
+/** The scenarios' side-effecting tools as ADK function tools: each acts on the shared world. */
+public class RecordingTools {
+  private final ToolWorld world;
+
+  RecordingTools(ToolWorld world) {
+    this.world = world;
+  }
+
+  /** The tools, as an application gives them to an agent. */
+  List<BaseTool> tools() {
+    return List.of(
+        FunctionTool.create(this, "sendMessage"), FunctionTool.create(this, "bookTable"));
+  }
+
+  /**
+   * Sends a message.
+   *
+   * @param text the message
+   * @param toolContext the call's context, which carries the admitted token
+   * @return what happened
+   */
+  @Schema(description = "Sends a chat message to the user")
+  public String sendMessage(@Schema(name = "text") String text, ToolContext toolContext) {
+    return world.send(text, AdkToolFence.token(toolContext));
+  }
+
+  /**
+   * Books a table.
+   *
+   * @param name who for
+   * @return what happened
+   */
+  @Schema(description = "Books a table")
+  public String bookTable(@Schema(name = "name") String name) {
+    return world.book(name);
+  }
+}
