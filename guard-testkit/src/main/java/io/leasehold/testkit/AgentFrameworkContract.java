@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * agent framework's fence, an MCP client and server), a superseded run's call never reaches the
  * tool, a run whose lease is known lost is stopped before anything is sent, a call retried with the
  * same idempotency key runs the tool once, and a newer run reusing that key runs its own call
- * (idempotency is per run). LangChain4j, Spring AI and the MCP path run it; implement {@link
- * #agentHarness()} to run it against a framework of your own.
+ * (idempotency is per run). LangChain4j, Spring AI, Google ADK and the MCP path run it; implement
+ * {@link #agentHarness()} to run it against a framework of your own.
  */
 public interface AgentFrameworkContract {
   /**

@@ -9,9 +9,10 @@ import java.util.function.Function;
 
 /**
  * The part of an agent-framework fence that does not depend on the framework: which run a tool call
- * belongs to, and what a refused call does. The LangChain4j and Spring AI fences are thin adapters
- * over it: each says how its framework carries a lease with a call (a {@link Carrier}) and
- * decorates the framework's own tool type; this class does the rest the same way for both.
+ * belongs to, and what a refused call does. The LangChain4j, Spring AI and Google ADK fences are
+ * thin adapters over it: each says how its framework carries a lease with a call (a {@link
+ * Carrier}) and decorates the framework's own tool type; this class does the rest the same way for
+ * all of them.
  *
  * <h2>Which run a call belongs to</h2>
  *
