@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +9,6 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -45,10 +45,7 @@ class RunStartTest {
   }
 
   private static FencedToolExecutor executor(ToolJournal journal) {
-    return FencedToolExecutor.builder()
-        .verifier(TokenVerifier.trustEveryWriter())
-        .journal(journal)
-        .build();
+    return trustingExecutor(journal).build();
   }
 
   private FencedTool counting() {

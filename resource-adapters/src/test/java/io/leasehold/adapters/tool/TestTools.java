@@ -13,6 +13,18 @@ public final class TestTools {
   private TestTools() {}
 
   /**
+   * An executor on {@code journal} that trusts every token; the caller adds its tools and the rest.
+   *
+   * @param journal the executor's journal
+   * @return the executor's builder
+   */
+  public static FencedToolExecutor.Builder trustingExecutor(ToolJournal journal) {
+    return FencedToolExecutor.builder()
+        .verifier(io.leasehold.fencing.TokenVerifier.trustEveryWriter())
+        .journal(journal);
+  }
+
+  /**
    * A tool without an idempotency key.
    *
    * @param name its name
