@@ -83,6 +83,30 @@ public record Op(
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * An operation of the fault injector ({@code process} "injector"), ending now: a fault it caused
+   * or a liveness check, with no token, write or database time.
+   */
+  static Op injected(
+      String worker, Type type, LeaseKey key, Outcome outcome, long invokeNanos, String detail) {
+    return new Op(
+        "injector",
+        worker,
+        type,
+        key,
+        null,
+        outcome,
+        null,
+        null,
+        false,
+        null,
+        null,
+        null,
+        invokeNanos,
+        System.nanoTime(),
+        detail);
+  }
+
   String toJson() {
     ObjectNode n = JSON.createObjectNode();
     n.put("process", process)

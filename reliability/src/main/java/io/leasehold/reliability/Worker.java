@@ -130,23 +130,7 @@ final class Worker implements Runnable {
         long t = System.nanoTime();
         try {
           LeaseClient.Answer a = held.renew();
-          history.record(
-              new Op(
-                  process,
-                  name,
-                  Op.Type.RENEW,
-                  key,
-                  token,
-                  a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
-                  null,
-                  null,
-                  false,
-                  null,
-                  a.expiresAt(),
-                  a.databaseNow(),
-                  t,
-                  System.nanoTime(),
-                  null));
+          recordAnswer(Op.Type.RENEW, key, token, a, t);
           if (!a.ok()) {
             lossKnown(key, token, "renewal refused");
             lost = true;
@@ -168,23 +152,7 @@ final class Worker implements Runnable {
       record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
         LeaseClient.Answer a = held.release();
-        history.record(
-            new Op(
-                process,
-                name,
-                Op.Type.RELEASE,
-                key,
-                token,
-                a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
-                null,
-                null,
-                false,
-                null,
-                null,
-                a.databaseNow(),
-                t,
-                System.nanoTime(),
-                null));
+        recordAnswer(Op.Type.RELEASE, key, token, a, t);
       } catch (RuntimeException e) {
         record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
       }
@@ -237,6 +205,31 @@ final class Worker implements Runnable {
           "the store's close() releases it");
     }
     unreleased.clear();
+  }
+
+  /**
+   * Records the store's answer {@code a} to a renew or release sent at {@code invokeNanos}: held or
+   * not, the database's time, and for a renew the expiry it granted.
+   */
+  private void recordAnswer(
+      Op.Type type, LeaseKey key, FencingToken token, LeaseClient.Answer a, long invokeNanos) {
+    history.record(
+        new Op(
+            process,
+            name,
+            type,
+            key,
+            token,
+            a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
+            null,
+            null,
+            false,
+            null,
+            type == Op.Type.RENEW ? a.expiresAt() : null,
+            a.databaseNow(),
+            invokeNanos,
+            System.nanoTime(),
+            null));
   }
 
   private void record(
