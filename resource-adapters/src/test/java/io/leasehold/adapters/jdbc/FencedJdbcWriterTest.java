@@ -16,6 +16,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.PostgresServer;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -205,14 +206,11 @@ class FencedJdbcWriterTest {
         JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
             .lockTimeout(Duration.ofMillis(100))
             .build();
-    try (Connection holder = db.database().newConnection()) {
-      holder.setAutoCommit(false);
-      try (PreparedStatement ps =
-          holder.prepareStatement(
-              "SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE")) {
-        ps.setString(1, key.sessionId());
-        assertThat(ps.executeQuery().next()).isTrue();
-      }
+    try (Connection holder =
+        RowLocks.hold(
+            db.database().newConnection(),
+            "SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE",
+            key.sessionId())) {
       // The configured 100 ms, not the 5 s default, was in force, and the error says for what.
       assertGivesUpAtTheLockTimeout(
               () ->

@@ -125,16 +125,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource());
     FencingToken old = new FencingToken(key, 3, UUID.randomUUID());
     UUID crashed = UUID.randomUUID();
-    journal.intended(
-        new ToolCall(
-            crashed,
-            "echo",
-            old,
-            ARGS,
-            Optional.empty(),
-            ToolCall.State.INTENDED,
-            Optional.empty(),
-            Optional.empty()));
+    journal.intended(TestTools.intent(crashed, "echo", old, ARGS, Optional.empty()));
     journal.admitAndStart(old, crashed); // and then its process died
     FencedToolExecutor next =
         trustingExecutor(JdbcToolJournal.create(db.dataSource()))
@@ -283,15 +274,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   }
 
   private static ToolCall call(FencingToken token, String idempotencyKey) {
-    return new ToolCall(
-        UUID.randomUUID(),
-        "echo",
-        token,
-        ARGS,
-        Optional.of(idempotencyKey),
-        ToolCall.State.INTENDED,
-        Optional.empty(),
-        Optional.empty());
+    return TestTools.intent(UUID.randomUUID(), "echo", token, ARGS, Optional.of(idempotencyKey));
   }
 
   /**

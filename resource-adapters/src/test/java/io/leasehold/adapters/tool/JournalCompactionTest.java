@@ -64,16 +64,7 @@ class JournalCompactionTest {
     tools.call(token(3), "pay", ARGS);
     // A call of run 3 left in doubt (its process died after admission).
     UUID inDoubt = UUID.randomUUID();
-    journal.intended(
-        new ToolCall(
-            inDoubt,
-            "echo",
-            token(3),
-            ARGS,
-            Optional.empty(),
-            ToolCall.State.INTENDED,
-            Optional.empty(),
-            Optional.empty()));
+    journal.intended(TestTools.intent(inDoubt, "echo", token(3), ARGS, Optional.empty()));
     journal.admitAndStart(token(3), inDoubt);
     tools.resetMark(KEY, 2, "ops", "test reset");
     tools.call(token(5), "echo", ARGS);

@@ -11,6 +11,7 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -91,15 +92,7 @@ class RunStartTest {
     FencingToken older = new FencingToken(key, 5, UUID.randomUUID());
     UUID lost = UUID.randomUUID();
     journal.intended(
-        new ToolCall(
-            lost,
-            "charge",
-            older,
-            TextNode.valueOf("order 42"),
-            java.util.Optional.empty(),
-            ToolCall.State.INTENDED,
-            java.util.Optional.empty(),
-            java.util.Optional.empty()));
+        TestTools.intent(lost, "charge", older, TextNode.valueOf("order 42"), Optional.empty()));
     journal.admitAndStart(older, lost); // and then the process died
 
     FencedToolExecutor.RunStart start =
