@@ -76,23 +76,7 @@ final class Worker implements Runnable {
       }
       LeaseClient.Grant grant = held.grant();
       FencingToken token = grant.identity();
-      history.record(
-          new Op(
-              process,
-              name,
-              Op.Type.ACQUIRE,
-              key,
-              token,
-              Op.Outcome.OK,
-              null,
-              null,
-              false,
-              grant.acquiredAt(),
-              grant.expiresAt(),
-              grant.acquiredAt(),
-              t0,
-              System.nanoTime(),
-              null));
+      history.record(Op.acquired(process, name, key, grant, t0));
       work(key, held, token);
     }
   }
@@ -130,7 +114,7 @@ final class Worker implements Runnable {
         long t = System.nanoTime();
         try {
           LeaseClient.Answer a = held.renew();
-          recordAnswer(Op.Type.RENEW, key, token, a, t);
+          history.record(Op.answered(process, name, Op.Type.RENEW, key, token, a, t));
           if (!a.ok()) {
             lossKnown(key, token, "renewal refused");
             lost = true;
@@ -152,7 +136,7 @@ final class Worker implements Runnable {
       record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
         LeaseClient.Answer a = held.release();
-        recordAnswer(Op.Type.RELEASE, key, token, a, t);
+        history.record(Op.answered(process, name, Op.Type.RELEASE, key, token, a, t));
       } catch (RuntimeException e) {
         record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
       }
@@ -205,31 +189,6 @@ final class Worker implements Runnable {
           "the store's close() releases it");
     }
     unreleased.clear();
-  }
-
-  /**
-   * Records the store's answer {@code a} to a renew or release sent at {@code invokeNanos}: held or
-   * not, the database's time, and for a renew the expiry it granted.
-   */
-  private void recordAnswer(
-      Op.Type type, LeaseKey key, FencingToken token, LeaseClient.Answer a, long invokeNanos) {
-    history.record(
-        new Op(
-            process,
-            name,
-            type,
-            key,
-            token,
-            a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
-            null,
-            null,
-            false,
-            null,
-            type == Op.Type.RENEW ? a.expiresAt() : null,
-            a.databaseNow(),
-            invokeNanos,
-            System.nanoTime(),
-            null));
   }
 
   private void record(
