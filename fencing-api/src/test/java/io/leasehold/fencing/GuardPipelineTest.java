@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,17 @@ class GuardPipelineTest {
         "test", verifier, (r, d) -> heard.add(d), AdminPolicy.nobody(), Clock.systemUTC());
   }
 
+  /** A key-wide pipeline that trusts every token and reports to {@code listener}. */
+  private static GuardPipeline<Void> unscoped(GuardListener listener) {
+    return GuardPipeline.unscoped(
+        new GuardOptions(
+            "test",
+            TokenVerifier.trustEveryWriter(),
+            listener,
+            AdminPolicy.nobody(),
+            Clock.systemUTC()));
+  }
+
   /** A scope that owns only the argument "mine", and writes down that it ran. */
   private GuardPipeline<String> pipeline(TokenVerifier verifier) {
     return new GuardPipeline<>(
@@ -36,6 +48,14 @@ class GuardPipelineTest {
                 TokenVerificationException.Reason.OUT_OF_SCOPE, "not yours");
           }
         });
+  }
+
+  /** A step that throws what {@code failure} makes of its call. */
+  private static <A, T> GuardPipeline.Step<A, T> fails(
+      Function<GuardPipeline.Call<A>, RuntimeException> failure) {
+    return call -> {
+      throw failure.apply(call);
+    };
   }
 
   private final TokenVerifier recordingVerifier = token -> steps.add("verify");
@@ -94,20 +114,12 @@ class GuardPipelineTest {
     assertThatThrownBy(
             () ->
                 pipeline.run(
-                    presenter(),
-                    "mine",
-                    call -> {
-                      throw new StaleFenceException(call.token(), 9);
-                    }))
+                    presenter(), "mine", fails(call -> new StaleFenceException(call.token(), 9))))
         .isInstanceOf(StaleFenceException.class);
     assertThatThrownBy(
             () ->
                 pipeline.run(
-                    presenter(),
-                    "mine",
-                    call -> {
-                      throw new IllegalStateException("disk gone");
-                    }))
+                    presenter(), "mine", fails(call -> new IllegalStateException("disk gone"))))
         .isInstanceOf(IllegalStateException.class);
 
     assertThat(steps).doesNotContain("step");
@@ -132,9 +144,7 @@ class GuardPipelineTest {
                 pipeline.run(
                     presenter(),
                     "mine",
-                    call -> {
-                      throw new IllegalArgumentException("path names a directory");
-                    }))
+                    fails(call -> new IllegalArgumentException("path names a directory"))))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(heard).isEmpty();
   }
@@ -198,24 +208,15 @@ class GuardPipelineTest {
   @Test
   void aBrokenListenerNeverChangesTheDecision() {
     GuardPipeline<Void> pipeline =
-        GuardPipeline.unscoped(
-            new GuardOptions(
-                "test",
-                TokenVerifier.trustEveryWriter(),
-                (r, d) -> {
-                  throw new IllegalStateException("broken metrics");
-                },
-                AdminPolicy.nobody(),
-                Clock.systemUTC()));
+        unscoped(
+            (r, d) -> {
+              throw new IllegalStateException("broken metrics");
+            });
     Integer result = pipeline.runForKey(TOKEN, call -> 7);
     assertThat(result).isEqualTo(7);
     assertThatThrownBy(
             () ->
-                pipeline.runForKey(
-                    TOKEN,
-                    call -> {
-                      throw new StaleFenceException(call.token(), 9);
-                    }))
+                pipeline.runForKey(TOKEN, fails(call -> new StaleFenceException(call.token(), 9))))
         .isInstanceOf(StaleFenceException.class);
   }
 
@@ -242,31 +243,15 @@ class GuardPipelineTest {
             refusals.add(refusal);
           }
         };
-    GuardPipeline<Void> pipeline =
-        GuardPipeline.unscoped(
-            new GuardOptions(
-                "test",
-                TokenVerifier.trustEveryWriter(),
-                listener,
-                AdminPolicy.nobody(),
-                Clock.systemUTC()));
+    GuardPipeline<Void> pipeline = unscoped(listener);
 
     pipeline.runForKey(TOKEN, call -> "admitted");
     assertThatThrownBy(
             () ->
-                pipeline.runForKey(
-                    TOKEN,
-                    call -> {
-                      throw new StaleFenceException(call.token(), 9);
-                    }))
+                pipeline.runForKey(TOKEN, fails(call -> new StaleFenceException(call.token(), 9))))
         .isInstanceOf(StaleFenceException.class);
     assertThatThrownBy(
-            () ->
-                pipeline.runForKey(
-                    TOKEN,
-                    call -> {
-                      throw new IllegalStateException("disk gone");
-                    }))
+            () -> pipeline.runForKey(TOKEN, fails(call -> new IllegalStateException("disk gone"))))
         .isInstanceOf(IllegalStateException.class);
 
     assertThat(heard)

@@ -22,6 +22,14 @@ class InMemoryFenceGuardTest {
     return new FencingToken(KEY, fence, UUID.randomUUID());
   }
 
+  /** A guard that trusts every token and remembers at most {@code maxKeys} keys. */
+  private static InMemoryFenceGuard guardOf(int maxKeys) {
+    return InMemoryFenceGuard.builder()
+        .verifier(TokenVerifier.trustEveryWriter())
+        .maxKeys(maxKeys)
+        .build();
+  }
+
   @Test
   void admitsEqualAndHigherRefusesLower() {
     InMemoryFenceGuard guard = InMemoryFenceGuard.create(TokenVerifier.trustEveryWriter());
@@ -142,11 +150,7 @@ class InMemoryFenceGuardTest {
   /** Issue 13: 1M forged keys took ~207 MiB; now bounded, and a forgotten key is not reset. */
   @Test
   void forgettingKeysNeverAdmitsAStaleWriter() {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .maxKeys(100)
-            .build();
+    InMemoryFenceGuard guard = guardOf(100);
     guard.admit(token(500));
     // Fences come from one sequence, so later runs of any key carry higher fences.
     for (int i = 0; i < 10_000; i++) {
@@ -165,8 +169,7 @@ class InMemoryFenceGuardTest {
    */
   @Test
   void oneAccountsFloodNeverRaisesAnotherAccountsFloor() {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).maxKeys(50).build();
+    InMemoryFenceGuard guard = guardOf(50);
     LeaseKey bobs = LeaseKey.of("bob", "chat");
     FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
     guard.admit(bob);
@@ -218,11 +221,7 @@ class InMemoryFenceGuardTest {
   @Test
   void aFloodOfNewAccountsIntoAFullGuardFinishes() {
     int bound = 40_000;
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .maxKeys(bound)
-            .build();
+    InMemoryFenceGuard guard = guardOf(bound);
     LeaseKey bobs = LeaseKey.of("bob", "chat");
     FencingToken bob = new FencingToken(bobs, 1, UUID.randomUUID());
     guard.admit(bob);
@@ -267,11 +266,7 @@ class InMemoryFenceGuardTest {
    */
   @Test
   void roomIsMadeFromTheLargestAccountOldestKeysFirst() {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .maxKeys(100)
-            .build();
+    InMemoryFenceGuard guard = guardOf(100);
     long fence = 0;
     for (int i = 0; i < 50; i++) {
       guard.admit(new FencingToken(LeaseKey.of("big", "s" + i), ++fence, UUID.randomUUID()));
@@ -310,11 +305,7 @@ class InMemoryFenceGuardTest {
    */
   @Test
   void aWriteThatAdmitsNewKeysNeverHasItsOwnKeyForgotten() throws Exception {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .maxKeys(100)
-            .build();
+    InMemoryFenceGuard guard = guardOf(100);
     AtomicInteger newerWrites = new AtomicInteger();
     Thread[] newer = new Thread[1];
     guard.runFenced(
@@ -353,11 +344,7 @@ class InMemoryFenceGuardTest {
   @Test
   void forgettingWhileOtherThreadsWriteNeverAdmitsAStaleWriter() throws Exception {
     int bound = 50;
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .maxKeys(bound)
-            .build();
+    InMemoryFenceGuard guard = guardOf(bound);
     List<LeaseKey> keys = new ArrayList<>();
     for (int a = 0; a < 8; a++) {
       for (int k = 0; k < 20; k++) {

@@ -279,40 +279,20 @@ final class Checker {
       }
     }
     // What each resource holds at the end is the last admitted write's (C10).
-    logs.finalFileWriter()
-        .forEach(
-            (key, writer) -> {
-              Object last = lastAdmitted(logs, "file", key, TortureResources.Admitted::token);
-              if (!writer.equals(last)) {
-                out.add(
-                    new Violation(
-                        "C10",
-                        "the file of "
-                            + key
-                            + " was written by "
-                            + writer
-                            + ", but the last admitted file write was "
-                            + last,
-                        List.of()));
-              }
-            });
-    logs.finalJdbcValue()
-        .forEach(
-            (key, value) -> {
-              Object last = lastAdmitted(logs, "jdbc", key, TortureResources.Admitted::id);
-              if (!value.equals(last)) {
-                out.add(
-                    new Violation(
-                        "C10",
-                        "the register of "
-                            + key
-                            + " holds "
-                            + value
-                            + ", but the last admitted database write was "
-                            + last,
-                        List.of()));
-              }
-            });
+    checkFinalState(
+        out,
+        logs,
+        logs.finalFileWriter(),
+        "file",
+        TortureResources.Admitted::token,
+        "the file of %s was written by %s, but the last admitted file write was %s");
+    checkFinalState(
+        out,
+        logs,
+        logs.finalJdbcValue(),
+        "jdbc",
+        TortureResources.Admitted::id,
+        "the register of %s holds %s, but the last admitted database write was %s");
     Map<FencingToken, Integer> okFileWrites = new HashMap<>();
     for (Op op : history) {
       if (op.type() != Op.Type.WRITE || op.outcome() != Op.Outcome.OK) {
@@ -366,6 +346,27 @@ final class Checker {
   }
 
   /** What the last admitted write of {@code adapter} for the key says, or null if none was. */
+  /**
+   * C10 for one resource: what it holds at the end, per key ({@code finalState}), is {@code what}
+   * of the last write its log admitted; otherwise a violation {@code format} describes (key, what
+   * it holds, the last admitted).
+   */
+  private static void checkFinalState(
+      List<Violation> out,
+      TortureResources.Logs logs,
+      Map<LeaseKey, ?> finalState,
+      String adapter,
+      java.util.function.Function<TortureResources.Admitted, ?> what,
+      String format) {
+    finalState.forEach(
+        (key, held) -> {
+          Object last = lastAdmitted(logs, adapter, key, what);
+          if (!held.equals(last)) {
+            out.add(new Violation("C10", String.format(format, key, held, last), List.of()));
+          }
+        });
+  }
+
   private static Object lastAdmitted(
       TortureResources.Logs logs,
       String adapter,

@@ -83,6 +83,81 @@ public record Op(
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** A worker's acquire, ending now, that the store granted with {@code grant}. */
+  static Op acquired(
+      String process, String worker, LeaseKey key, LeaseClient.Grant grant, long invokeNanos) {
+    return new Op(
+        process,
+        worker,
+        Type.ACQUIRE,
+        key,
+        grant.identity(),
+        Outcome.OK,
+        null,
+        null,
+        false,
+        grant.acquiredAt(),
+        grant.expiresAt(),
+        grant.acquiredAt(),
+        invokeNanos,
+        System.nanoTime(),
+        null);
+  }
+
+  /**
+   * A worker's renew or release, ending now, with the store's answer {@code a}: held or not, the
+   * database's time, and for a renew the expiry it granted.
+   */
+  static Op answered(
+      String process,
+      String worker,
+      Type type,
+      LeaseKey key,
+      FencingToken token,
+      LeaseClient.Answer a,
+      long invokeNanos) {
+    return new Op(
+        process,
+        worker,
+        type,
+        key,
+        token,
+        a.ok() ? Outcome.OK : Outcome.NOT_HELD,
+        null,
+        null,
+        false,
+        null,
+        type == Type.RENEW ? a.expiresAt() : null,
+        a.databaseNow(),
+        invokeNanos,
+        System.nanoTime(),
+        null);
+  }
+
+  /**
+   * An operation of the fault injector ({@code process} "injector"), ending now: a fault it caused
+   * or a liveness check, with no token, write or database time.
+   */
+  static Op injected(
+      String worker, Type type, LeaseKey key, Outcome outcome, long invokeNanos, String detail) {
+    return new Op(
+        "injector",
+        worker,
+        type,
+        key,
+        null,
+        outcome,
+        null,
+        null,
+        false,
+        null,
+        null,
+        null,
+        invokeNanos,
+        System.nanoTime(),
+        detail);
+  }
+
   String toJson() {
     ObjectNode n = JSON.createObjectNode();
     n.put("process", process)

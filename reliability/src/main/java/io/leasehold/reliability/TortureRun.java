@@ -214,22 +214,7 @@ final class TortureRun {
         detail = f.kind() + " failed: " + e;
       }
       h.record(
-          new Op(
-              "injector",
-              f.kind(),
-              Op.Type.FAULT,
-              null,
-              null,
-              Op.Outcome.OK,
-              null,
-              null,
-              false,
-              null,
-              null,
-              null,
-              t,
-              System.nanoTime(),
-              f.kind() + ": " + detail));
+          Op.injected(f.kind(), Op.Type.FAULT, null, Op.Outcome.OK, t, f.kind() + ": " + detail));
     }
     long rest = config.duration().toMillis() - elapsedMillis();
     if (rest > 0) {
@@ -378,21 +363,12 @@ final class TortureRun {
           held.release();
         } else {
           h.record(
-              new Op(
-                  "injector",
+              Op.injected(
                   "liveness",
                   Op.Type.LIVENESS,
                   key,
-                  null,
                   Op.Outcome.ERROR,
-                  null,
-                  null,
-                  false,
-                  null,
-                  null,
-                  null,
                   t,
-                  System.nanoTime(),
                   "not acquired within " + waited + " ms"));
         }
       }

@@ -76,23 +76,7 @@ final class Worker implements Runnable {
       }
       LeaseClient.Grant grant = held.grant();
       FencingToken token = grant.identity();
-      history.record(
-          new Op(
-              process,
-              name,
-              Op.Type.ACQUIRE,
-              key,
-              token,
-              Op.Outcome.OK,
-              null,
-              null,
-              false,
-              grant.acquiredAt(),
-              grant.expiresAt(),
-              grant.acquiredAt(),
-              t0,
-              System.nanoTime(),
-              null));
+      history.record(Op.acquired(process, name, key, grant, t0));
       work(key, held, token);
     }
   }
@@ -130,23 +114,7 @@ final class Worker implements Runnable {
         long t = System.nanoTime();
         try {
           LeaseClient.Answer a = held.renew();
-          history.record(
-              new Op(
-                  process,
-                  name,
-                  Op.Type.RENEW,
-                  key,
-                  token,
-                  a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
-                  null,
-                  null,
-                  false,
-                  null,
-                  a.expiresAt(),
-                  a.databaseNow(),
-                  t,
-                  System.nanoTime(),
-                  null));
+          history.record(Op.answered(process, name, Op.Type.RENEW, key, token, a, t));
           if (!a.ok()) {
             lossKnown(key, token, "renewal refused");
             lost = true;
@@ -168,23 +136,7 @@ final class Worker implements Runnable {
       record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
         LeaseClient.Answer a = held.release();
-        history.record(
-            new Op(
-                process,
-                name,
-                Op.Type.RELEASE,
-                key,
-                token,
-                a.ok() ? Op.Outcome.OK : Op.Outcome.NOT_HELD,
-                null,
-                null,
-                false,
-                null,
-                null,
-                a.databaseNow(),
-                t,
-                System.nanoTime(),
-                null));
+        history.record(Op.answered(process, name, Op.Type.RELEASE, key, token, a, t));
       } catch (RuntimeException e) {
         record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
       }

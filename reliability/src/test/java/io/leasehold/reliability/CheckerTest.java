@@ -27,100 +27,104 @@ class CheckerTest {
     return new FencingToken(KEY, fence, UUID.nameUUIDFromBytes(("run" + fence).getBytes()));
   }
 
+  /**
+   * An operation of {@code worker} on {@link #KEY} with the token of {@code fence}, answered OK
+   * unless set otherwise, that took the next two ticks of the local clock.
+   */
+  private final class OpSpec {
+    private final String worker;
+    private final Op.Type type;
+    private final long fence;
+    private Op.Outcome outcome = Op.Outcome.OK;
+    private String adapter;
+    private String writeId;
+    private boolean inFlight;
+    private Instant dbStart;
+    private Instant dbExpires;
+    private Instant dbNow;
+    private String detail;
+
+    OpSpec(String worker, Op.Type type, long fence) {
+      this.worker = worker;
+      this.type = type;
+      this.fence = fence;
+    }
+
+    OpSpec outcome(Op.Outcome outcome) {
+      this.outcome = outcome;
+      return this;
+    }
+
+    /** The database's times: the lease's start, the expiry granted, the answer's time. */
+    OpSpec times(Instant start, Instant expires, Instant now) {
+      this.dbStart = start;
+      this.dbExpires = expires;
+      this.dbNow = now;
+      return this;
+    }
+
+    OpSpec write(String adapter, String writeId, boolean inFlight) {
+      this.adapter = adapter;
+      this.writeId = writeId;
+      this.inFlight = inFlight;
+      return this;
+    }
+
+    OpSpec detail(String detail) {
+      this.detail = detail;
+      return this;
+    }
+
+    Op op() {
+      return new Op(
+          "p",
+          worker,
+          type,
+          KEY,
+          token(fence),
+          outcome,
+          adapter,
+          writeId,
+          inFlight,
+          dbStart,
+          dbExpires,
+          dbNow,
+          ++clock,
+          ++clock,
+          detail);
+    }
+  }
+
   private Op acquire(String worker, long fence, long startMs, long ttlMs) {
-    return new Op(
-        "p",
-        worker,
-        Op.Type.ACQUIRE,
-        KEY,
-        token(fence),
-        Op.Outcome.OK,
-        null,
-        null,
-        false,
-        at(startMs),
-        at(startMs + ttlMs),
-        at(startMs),
-        ++clock,
-        ++clock,
-        null);
+    return new OpSpec(worker, Op.Type.ACQUIRE, fence)
+        .times(at(startMs), at(startMs + ttlMs), at(startMs))
+        .op();
   }
 
   private Op renew(String worker, long fence, long nowMs, Long newExpiryMs, Op.Outcome outcome) {
-    return new Op(
-        "p",
-        worker,
-        Op.Type.RENEW,
-        KEY,
-        token(fence),
-        outcome,
-        null,
-        null,
-        false,
-        null,
-        newExpiryMs == null ? null : at(newExpiryMs),
-        outcome == Op.Outcome.ERROR ? null : at(nowMs),
-        ++clock,
-        ++clock,
-        null);
+    return new OpSpec(worker, Op.Type.RENEW, fence)
+        .outcome(outcome)
+        .times(
+            null,
+            newExpiryMs == null ? null : at(newExpiryMs),
+            outcome == Op.Outcome.ERROR ? null : at(nowMs))
+        .op();
   }
 
   private Op release(String worker, long fence, long nowMs) {
-    return new Op(
-        "p",
-        worker,
-        Op.Type.RELEASE,
-        KEY,
-        token(fence),
-        Op.Outcome.OK,
-        null,
-        null,
-        false,
-        null,
-        null,
-        at(nowMs),
-        ++clock,
-        ++clock,
-        null);
+    return new OpSpec(worker, Op.Type.RELEASE, fence).times(null, null, at(nowMs)).op();
   }
 
   private Op write(
       String worker, long fence, String adapter, String id, Op.Outcome outcome, boolean inFlight) {
-    return new Op(
-        "p",
-        worker,
-        Op.Type.WRITE,
-        KEY,
-        token(fence),
-        outcome,
-        adapter,
-        id,
-        inFlight,
-        null,
-        null,
-        null,
-        ++clock,
-        ++clock,
-        null);
+    return new OpSpec(worker, Op.Type.WRITE, fence)
+        .outcome(outcome)
+        .write(adapter, id, inFlight)
+        .op();
   }
 
   private Op lossKnown(String worker, long fence) {
-    return new Op(
-        "p",
-        worker,
-        Op.Type.LOSS_KNOWN,
-        KEY,
-        token(fence),
-        Op.Outcome.OK,
-        null,
-        null,
-        false,
-        null,
-        null,
-        null,
-        ++clock,
-        ++clock,
-        "test");
+    return new OpSpec(worker, Op.Type.LOSS_KNOWN, fence).detail("test").op();
   }
 
   /** Resource logs consistent with the given admissions (jdbc ids, file tokens). */
@@ -200,23 +204,7 @@ class CheckerTest {
    */
   @Test
   void aReleaseKilledBeforeItsAnswerWasRecordedIsNoOverlap() {
-    Op pending =
-        new Op(
-            "p",
-            "a",
-            Op.Type.RELEASE,
-            KEY,
-            token(1),
-            Op.Outcome.PENDING,
-            null,
-            null,
-            false,
-            null,
-            null,
-            null,
-            ++clock,
-            ++clock,
-            null);
+    Op pending = new OpSpec("a", Op.Type.RELEASE, 1).outcome(Op.Outcome.PENDING).op();
     List<Op> h =
         List.of(
             acquire("a", 1, 0, 1000),
@@ -303,23 +291,7 @@ class CheckerTest {
 
   @Test
   void aKeyThatStaysBlockedAfterTheFaultsIsALivenessFailure() {
-    Op stuck =
-        new Op(
-            "injector",
-            "liveness",
-            Op.Type.LIVENESS,
-            KEY,
-            null,
-            Op.Outcome.ERROR,
-            null,
-            null,
-            false,
-            null,
-            null,
-            null,
-            1,
-            2,
-            "not acquired");
+    Op stuck = Op.injected("liveness", Op.Type.LIVENESS, KEY, Op.Outcome.ERROR, 1, "not acquired");
     assertThat(rules(Checker.check(List.of(stuck), noResources()))).containsExactly("liveness");
   }
 

@@ -84,15 +84,27 @@ public abstract class FencedResourceContract extends FenceGuardContract {
    * read only fence and run id, so a run that had released was admitted (and a tool body ran).
    */
   @Test
-  void aReleasedRunsTokenIsRefusedOnline() {
+  void aReleasedRunsTokenIsRefusedOnline() throws Exception {
+    afterAnHonestOnlineWrite(
+        (store, lease, token, h) -> {
+          lease.release();
+          assertEnded(h, token, "released the lease");
+        });
+  }
+
+  /** What a test does once a run acquired {@link #key} and wrote with its token online. */
+  private interface AfterHonestWrite {
+    void run(LeaseStore store, Lease lease, FencingToken token, GuardHarness h) throws Exception;
+  }
+
+  private void afterAnHonestOnlineWrite(AfterHonestWrite then) throws Exception {
     try (LeaseStore store =
         LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
       Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
       FencingToken token = lease.token();
       GuardHarness h = onlineHarness();
       h.write(key, token, "honest");
-      lease.release();
-      assertEnded(h, token, "released the lease");
+      then.run(store, lease, token, h);
     }
   }
 
@@ -103,30 +115,26 @@ public abstract class FencedResourceContract extends FenceGuardContract {
    */
   @Test
   void anExpiredOrSupersededRunsTokenIsRefusedOnline() throws Exception {
-    try (LeaseStore store =
-        LeaseStore.builder(leaseDatabase()).accessPolicy(AccessPolicy.allowAll()).build()) {
-      Lease lease = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
-      FencingToken token = lease.token();
-      GuardHarness h = onlineHarness();
-      h.write(key, token, "honest");
-      // The lease ends by the database's clock: its expiry moved into the past, as if its process
-      // had stopped renewing a while ago.
-      try (Connection c = leaseDatabase().getConnection();
-          PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
-                      + " WHERE account_id = ? AND session_id = ?")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
-        assertThat(ps.executeUpdate()).isEqualTo(1);
-      }
-      assertEnded(h, token, "expired at");
-      Lease newer = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
-      assertThat(newer.fence()).isGreaterThan(token.fence());
-      assertEnded(h, token, "a newer run acquired the key with fence " + newer.fence());
-      h.write(key, newer, "newer");
-      assertThat(h.value(key)).contains("newer");
-    }
+    afterAnHonestOnlineWrite(
+        (store, lease, token, h) -> {
+          // The lease ends by the database's clock: its expiry moved into the past, as if its
+          // process had stopped renewing a while ago.
+          try (Connection c = leaseDatabase().getConnection();
+              PreparedStatement ps =
+                  c.prepareStatement(
+                      "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
+                          + " WHERE account_id = ? AND session_id = ?")) {
+            ps.setString(1, key.accountId());
+            ps.setString(2, key.sessionId());
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+          }
+          assertEnded(h, token, "expired at");
+          Lease newer = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
+          assertThat(newer.fence()).isGreaterThan(token.fence());
+          assertEnded(h, token, "a newer run acquired the key with fence " + newer.fence());
+          h.write(key, newer, "newer");
+          assertThat(h.value(key)).contains("newer");
+        });
   }
 
   private void assertEnded(GuardHarness h, FencingToken token, String why) {

@@ -14,6 +14,15 @@ import javax.sql.DataSource;
 public final class HarnessFactories {
   private HarnessFactories() {}
 
+  /** A database as shared storage, {@code url\nuser\npassword}, read by {@link #dataSource}. */
+  public static String storage(TestDatabase database) {
+    return database.jdbcUrl()
+        + "\n"
+        + database.server().user()
+        + "\n"
+        + database.server().password();
+  }
+
   /** Storage {@code url\nuser\npassword} as a data source. */
   public static DataSource dataSource(String storage) {
     String[] p = storage.split("\n", -1);

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
-import io.leasehold.adapters.file.PathScope;
+import io.leasehold.adapters.file.FileHarness;
 import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -71,11 +71,7 @@ class SpecialStateFilesTest {
   }
 
   private static FencedFileStore store(Path root) {
-    return FencedFileStore.builder(root)
-        .verifier(TokenVerifier.trustEveryWriter())
-        .pathScope(PathScope.anyPath())
-        .auditLog(true)
-        .open();
+    return FileHarness.anyPathStore(root).auditLog(true).open();
   }
 
   @Test
@@ -119,9 +115,7 @@ class SpecialStateFilesTest {
     Path journal = dir.resolve("tools.jsonl");
     AtomicInteger runs = new AtomicInteger();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
+        TestTools.trustingExecutor(FileToolJournal.open(journal))
             .tool(
                 FencedTool.of(
                     "count", a -> JsonNodeFactory.instance.numberNode(runs.incrementAndGet())))

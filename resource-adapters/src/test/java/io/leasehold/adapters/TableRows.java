@@ -1,5 +1,6 @@
 package io.leasehold.adapters;
 
+import io.leasehold.testing.RowLocks;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -43,23 +44,7 @@ public final class TableRows {
    */
   public static AutoCloseable holdRowLock(DataSource ds, String sql, String... params)
       throws SQLException {
-    Connection c = ds.getConnection();
-    try {
-      c.setAutoCommit(false);
-      try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
-        for (int i = 0; i < params.length; i++) {
-          ps.setString(i + 1, params[i]);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("no row to lock: " + sql);
-          }
-        }
-      }
-    } catch (SQLException | RuntimeException e) {
-      c.close();
-      throw e;
-    }
+    Connection c = RowLocks.hold(ds.getConnection(), sql, params);
     return () -> {
       try (c) {
         c.rollback();

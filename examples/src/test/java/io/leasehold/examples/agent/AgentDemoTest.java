@@ -3,6 +3,7 @@ package io.leasehold.examples.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.examples.agent.AgentDemo.Framework;
+import io.leasehold.examples.demo.DemoDatabases;
 import io.leasehold.examples.demo.DemoOptions;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -26,15 +27,7 @@ class AgentDemoTest {
   static final TestDatabaseExtension adkUnfencedDb = TestDatabaseExtension.empty();
 
   private static DemoOptions options(TestDatabase db) {
-    return DemoOptions.parse(
-        "--jdbc-url",
-        db.jdbcUrl(),
-        "--user",
-        db.server().user(),
-        "--password",
-        db.server().password(),
-        "--ttl",
-        "10s");
+    return DemoDatabases.options(db, "--ttl", "10s");
   }
 
   @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.leasehold.examples.demo;
 
+import static io.leasehold.examples.demo.DemoDatabases.args;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,16 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DemosTest {
   @RegisterExtension static final TestDatabaseExtension staleDb = TestDatabaseExtension.empty();
   @TempDir Path dir;
-
-  private static String[] args(TestDatabase db, String... more) {
-    String[] base = {
-      "--jdbc-url", db.jdbcUrl(), "--user", db.server().user(), "--password", db.server().password()
-    };
-    String[] all = new String[base.length + more.length];
-    System.arraycopy(base, 0, all, 0, base.length);
-    System.arraycopy(more, 0, all, base.length, more.length);
-    return all;
-  }
 
   @Test
   void staleWriterDemoRefusesEveryLateWrite() throws Exception {

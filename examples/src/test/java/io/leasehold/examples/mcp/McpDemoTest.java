@@ -2,7 +2,7 @@ package io.leasehold.examples.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.examples.demo.DemoOptions;
+import io.leasehold.examples.demo.DemoDatabases;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.ByteArrayOutputStream;
@@ -20,15 +20,7 @@ class McpDemoTest {
     TestDatabase d = db.database();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     McpDemo.Verdict verdict =
-        McpDemo.run(
-            DemoOptions.parse(
-                "--jdbc-url",
-                d.jdbcUrl(),
-                "--user",
-                d.server().user(),
-                "--password",
-                d.server().password()),
-            new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        McpDemo.run(DemoDatabases.options(d), new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(verdict.passed()).as(out).isTrue();
     assertThat(out)

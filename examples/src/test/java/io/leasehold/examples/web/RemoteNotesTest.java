@@ -38,14 +38,18 @@ class RemoteNotesTest {
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
   }
 
+  /** The lease of the demo's session, taken by {@code device}'s store. */
+  private Lease acquire(String device) {
+    return web.demo()
+        .store(device)
+        .tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7"))
+        .acquiredLease()
+        .orElseThrow();
+  }
+
   @Test
   void onlyTheCurrentRunsSignedTokenWrites() throws Exception {
-    Lease desktop =
-        web.demo()
-            .store("desktop")
-            .tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7"))
-            .acquiredLease()
-            .orElseThrow();
+    Lease desktop = acquire("desktop");
     FencingToken token = desktop.token();
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(204);
 
@@ -61,12 +65,7 @@ class RemoteNotesTest {
     assertThat(put("plan", Optional.of(otherKey.toText()))).isEqualTo(401);
 
     desktop.release();
-    Lease browser =
-        web.demo()
-            .store("browser")
-            .tryAcquire(AcquireRequest.of(WebDemo.SESSION, "acct-7"))
-            .acquiredLease()
-            .orElseThrow();
+    Lease browser = acquire("browser");
     assertThat(put("plan", Optional.of(browser.token().toText()))).isEqualTo(204);
     assertThat(put("plan", Optional.of(token.toText()))).isEqualTo(409); // the superseded run
     browser.release();

@@ -1,6 +1,6 @@
 package io.leasehold.examples.web;
 
-import io.leasehold.examples.demo.DemoOptions;
+import io.leasehold.examples.demo.DemoDatabases;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -21,17 +21,7 @@ final class RunningWebDemo implements BeforeAllCallback, AfterAllCallback {
 
   /** Starts a web demo on the database; the caller closes it. */
   static WebDemo startOn(TestDatabase d) {
-    return WebDemo.start(
-        DemoOptions.parse(
-            "--jdbc-url",
-            d.jdbcUrl(),
-            "--user",
-            d.server().user(),
-            "--password",
-            d.server().password(),
-            "--ttl",
-            "2s"),
-        0);
+    return WebDemo.start(DemoDatabases.options(d, "--ttl", "2s"), 0);
   }
 
   @Override

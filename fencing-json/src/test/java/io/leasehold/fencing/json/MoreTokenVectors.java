@@ -154,46 +154,16 @@ final class MoreTokenVectors {
         "valid");
 
     // Controls, white space.
-    g.add(
-        "C1 control U+0085 in the account id",
-        TokenVectorsGenerator.part(h, 3, b64("a\u0085b")),
-        "MALFORMED");
-    g.add(
-        "C1 control U+009F in the session id",
-        TokenVectorsGenerator.part(h, 4, b64("\u009f")),
-        "MALFORMED");
-    g.add(
-        "DEL U+007F in the account id",
-        TokenVectorsGenerator.part(h, 3, b64("a\u007f")),
-        "MALFORMED");
-    g.add(
-        "account id of only U+00A0 (not white space here)",
-        g.sign(g.hmac, LeaseKey.of("\u00a0", "s"), 5, from, until),
-        "valid");
-    g.add(
-        "account id of only U+2007 (not white space here)",
-        g.sign(g.hmac, LeaseKey.of("\u2007", "s"), 5, from, until),
-        "valid");
-    g.add(
-        "account id of only U+3000 is blank",
-        TokenVectorsGenerator.part(h, 3, b64("\u3000")),
-        "MALFORMED");
-    g.add(
-        "account id of only U+2028 is blank",
-        TokenVectorsGenerator.part(h, 3, b64("\u2028\u2029")),
-        "MALFORMED");
-    g.add(
-        "account id of only U+1680 and U+205F is blank",
-        TokenVectorsGenerator.part(h, 3, b64("\u1680\u205f")),
-        "MALFORMED");
-    g.add(
-        "account id starting with U+FEFF keeps it",
-        g.sign(g.hmac, LeaseKey.of("\ufeffa", "s"), 5, from, until),
-        "valid");
-    g.add(
-        "account id holding the noncharacter U+FFFF",
-        g.sign(g.hmac, LeaseKey.of("a\uffff", "s"), 5, from, until),
-        "valid");
+    malformedId("C1 control U+0085 in the account id", h, 3, "a\u0085b");
+    malformedId("C1 control U+009F in the session id", h, 4, "\u009f");
+    malformedId("DEL U+007F in the account id", h, 3, "a\u007f");
+    validAccountId("account id of only U+00A0 (not white space here)", "\u00a0");
+    validAccountId("account id of only U+2007 (not white space here)", "\u2007");
+    malformedId("account id of only U+3000 is blank", h, 3, "\u3000");
+    malformedId("account id of only U+2028 is blank", h, 3, "\u2028\u2029");
+    malformedId("account id of only U+1680 and U+205F is blank", h, 3, "\u1680\u205f");
+    validAccountId("account id starting with U+FEFF keeps it", "\ufeffa");
+    validAccountId("account id holding the noncharacter U+FFFF", "a\uffff");
 
     // Strict UTF-8 (RFC 3629).
     String[][] utf8 = {
@@ -257,6 +227,27 @@ final class MoreTokenVectors {
         "valid");
     g.add("the largest skew at its last millisecond", h, hk, until + 600_000, 600_000, "valid");
     g.add("the largest skew one millisecond later", h, hk, until + 600_001, 600_000, "EXPIRED");
+  }
+
+  /**
+   * The HMAC token {@code h} with part {@code part} (3 the account id, 4 the session id) replaced
+   * by {@code id}, base64url-encoded: a token the spec calls MALFORMED.
+   */
+  private void malformedId(String name, String h, int part, String id) {
+    g.add(name, TokenVectorsGenerator.part(h, part, b64(id)), "MALFORMED");
+  }
+
+  /** A valid HMAC token for the account id {@code account}: an id the spec keeps as it is. */
+  private void validAccountId(String name, String account) {
+    g.add(
+        name,
+        g.sign(
+            g.hmac,
+            LeaseKey.of(account, "s"),
+            5,
+            TokenVectorsGenerator.FROM,
+            TokenVectorsGenerator.UNTIL),
+        "valid");
   }
 
   private static byte[] withSPlusL(byte[] sig) {

@@ -23,11 +23,7 @@ import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -100,11 +96,7 @@ class CrossLanguageTest {
     } finally {
       client.closeGracefully();
     }
-    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md")))
-        .isEqualTo("browser plan");
-    assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
-        .containsExactly(
-            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+    McpWorld.assertTheBrowsersPlanFollowedTheDesktopsDraft(dir);
   }
 
   /**
@@ -118,39 +110,17 @@ class CrossLanguageTest {
     TestDatabase d = db.database();
     d.execute(
         "CREATE TABLE IF NOT EXISTS writes (id bigserial PRIMARY KEY, fence bigint NOT NULL, writer text NOT NULL)");
-    String url =
-        d.jdbcUrl()
-            .replace(
-                "jdbc:postgresql://",
-                "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
     LeaseKey key = LeaseKey.of("acct-7", "locked-" + UUID.randomUUID());
-    Process node =
-        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url, "200")
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    java.util.concurrent.ExecutorService reader =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode =
-            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode =
-            new BufferedReader(
-                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+    try (NodePgWriter node = NodePgWriter.start(NodePgWriter.url(d), "200");
         Connection migration = d.newConnection()) {
       migration.setAutoCommit(false);
       try (Statement st = migration.createStatement()) {
         st.execute("LOCK TABLE leasehold_high_water IN ACCESS EXCLUSIVE MODE");
       }
-      toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
-      String answer =
-          reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      String answer = node.write(new FencingToken(key, 1, UUID.randomUUID()));
       assertThat(answer).startsWith("error ").contains("lock timeout");
       migration.rollback();
-      toNode.println(new FencingToken(key, 2, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
-          .isEqualTo("admitted 2");
-    } finally {
-      reader.shutdownNow();
-      node.destroy();
+      assertThat(node.write(new FencingToken(key, 2, UUID.randomUUID()))).isEqualTo("admitted 2");
     }
   }
 
@@ -176,27 +146,9 @@ class CrossLanguageTest {
     FencedJdbcWriter javaWriter =
         FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
     javaWriter.admit(new FencingToken(key, 50, UUID.randomUUID()));
-    String url =
-        d.jdbcUrl()
-            .replace(
-                "jdbc:postgresql://", "postgresql://" + user + ":" + d.server().password() + "@");
-    Process node =
-        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    java.util.concurrent.ExecutorService reader =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode =
-            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode =
-            new BufferedReader(
-                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
-      toNode.println(new FencingToken(key, 5, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
-          .isEqualTo("stale 50");
-      toNode.println(new FencingToken(key, 51, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
-          .isEqualTo("admitted 51");
+    try (NodePgWriter node = NodePgWriter.start(NodePgWriter.url(d))) {
+      assertThat(node.write(new FencingToken(key, 5, UUID.randomUUID()))).isEqualTo("stale 50");
+      assertThat(node.write(new FencingToken(key, 51, UUID.randomUUID()))).isEqualTo("admitted 51");
       assertThat(javaWriter.highWaterMark(key)).hasValue(51);
       try (Connection c = d.newConnection();
           Statement st = c.createStatement();
@@ -206,9 +158,6 @@ class CrossLanguageTest {
         assertThat(rs.getLong(1)).as("rows in the look-alike table").isZero();
       }
     } finally {
-      reader.shutdownNow();
-      node.destroy();
-      node.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
       // The class shares one database: the other tests name their tables unqualified.
       d.execute("DROP SCHEMA \"" + user + "\" CASCADE");
       d.execute("DROP TABLE public.writes");
@@ -241,28 +190,13 @@ class CrossLanguageTest {
     honest.admit(new FencingToken(key, 5, UUID.randomUUID()));
     String evilPath = "-c search_path=evil,pg_catalog,public";
     String url =
-        d.jdbcUrl()
-                .replace(
-                    "jdbc:postgresql://",
-                    "postgresql://" + d.server().user() + ":" + d.server().password() + "@")
+        NodePgWriter.url(d)
             + (d.jdbcUrl().contains("?") ? "&" : "?")
             + "options="
             + java.net.URLEncoder.encode(evilPath, StandardCharsets.UTF_8).replace("+", "%20");
-    Process node =
-        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
-    java.util.concurrent.ExecutorService reader =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    try (PrintWriter toNode =
-            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode =
-            new BufferedReader(
-                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+    try (NodePgWriter node = NodePgWriter.start(url);
         com.zaxxer.hikari.HikariDataSource evilPool = new com.zaxxer.hikari.HikariDataSource()) {
-      toNode.println(new FencingToken(key, 1, UUID.randomUUID()).toText());
-      assertThat(reader.submit(fromNode::readLine).get(30, java.util.concurrent.TimeUnit.SECONDS))
-          .isEqualTo("stale 5");
+      assertThat(node.write(new FencingToken(key, 1, UUID.randomUUID()))).isEqualTo("stale 5");
       evilPool.setJdbcUrl(
           d.jdbcUrl()
               + (d.jdbcUrl().contains("?") ? "&" : "?")
@@ -278,9 +212,6 @@ class CrossLanguageTest {
       assertThat(javaOnEvilPath.highWaterMark(key)).hasValue(5);
       assertThat(honest.highWaterMark(key)).hasValue(5);
     } finally {
-      reader.shutdownNow();
-      node.destroy();
-      node.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
       d.execute("DROP SCHEMA evil CASCADE");
       d.execute("DROP TABLE public.writes");
     }
@@ -296,25 +227,12 @@ class CrossLanguageTest {
     }
     FencedJdbcWriter java =
         FencedJdbcWriter.builder(d.dataSource()).verifier(TokenVerifier.trustEveryWriter()).build();
-    String url =
-        d.jdbcUrl()
-            .replace(
-                "jdbc:postgresql://",
-                "postgresql://" + d.server().user() + ":" + d.server().password() + "@");
-    Process node =
-        new ProcessBuilder("node", PACKAGE.resolve("fixtures/pg-writer.mjs").toString(), url)
-            .redirectError(ProcessBuilder.Redirect.INHERIT)
-            .start();
     Random random = new Random(29);
     long next = 1;
     long highest = 0;
     int stale = 0;
     List<Long> admitted = new ArrayList<>();
-    try (PrintWriter toNode =
-            new PrintWriter(node.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader fromNode =
-            new BufferedReader(
-                new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8))) {
+    try (NodePgWriter node = NodePgWriter.start(NodePgWriter.url(d))) {
       for (int i = 0; i < 80; i++) {
         boolean staleOne = highest > 1 && random.nextInt(3) == 0;
         long fence = staleOne ? 1 + random.nextInt((int) highest - 1) : next++;
@@ -322,8 +240,7 @@ class CrossLanguageTest {
         boolean viaNode = random.nextBoolean();
         boolean ok;
         if (viaNode) {
-          toNode.println(token.toText());
-          String answer = fromNode.readLine();
+          String answer = node.write(token);
           assertThat(answer)
               .as("node's answer to fence %d", fence)
               .matches("admitted \\d+|stale \\d+");
@@ -355,8 +272,6 @@ class CrossLanguageTest {
           stale++;
         }
       }
-    } finally {
-      node.destroy();
     }
     List<Long> rows = new ArrayList<>();
     List<String> writers = new ArrayList<>();

@@ -6,18 +6,14 @@ import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.AgentFrameworkContract;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
-import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,10 +44,7 @@ class McpAgentContractTest implements AgentFrameworkContract {
 
     McpHarness() throws Exception {
       HttpServletStreamableServerTransportProvider transport =
-          HttpServletStreamableServerTransportProvider.builder()
-              .jsonMapper(mapper)
-              .mcpEndpoint("/mcp")
-              .build();
+          LoopbackJetty.serverTransport(mapper);
       FencedToolExecutor executor =
           FencedToolExecutor.builder()
               .verifier(TokenVerifier.trustEveryWriter())
@@ -74,21 +67,12 @@ class McpAgentContractTest implements AgentFrameworkContract {
                   })
               .build();
       server =
-          McpServer.sync(transport)
-              .serverInfo("leasehold-contract", "1")
-              .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-              .tools(McpToolFence.builder(executor).build().fence(record))
-              .build();
+          LoopbackJetty.syncServer(
+              transport,
+              "leasehold-contract",
+              McpToolFence.builder(executor).build().fence(record));
       jetty = new LoopbackJetty(transport);
-      client =
-          McpClient.sync(
-                  HttpClientStreamableHttpTransport.builder(jetty.url())
-                      .jsonMapper(mapper)
-                      .endpoint("/mcp")
-                      .build())
-              .requestTimeout(Duration.ofSeconds(30))
-              .build();
-      client.initialize();
+      client = jetty.syncClient(mapper);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.leasehold.mcp;
 
+import static io.leasehold.mcp.McpWorld.refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,12 +15,9 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
-import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
@@ -75,11 +73,7 @@ class McpFenceEdgesTest {
 
   private McpSyncClient start(
       TokenVerifier verifier, ToolJournal journal, SyncToolSpecification tool) throws Exception {
-    HttpServletStreamableServerTransportProvider transport =
-        HttpServletStreamableServerTransportProvider.builder()
-            .jsonMapper(mapper)
-            .mcpEndpoint("/mcp")
-            .build();
+    HttpServletStreamableServerTransportProvider transport = LoopbackJetty.serverTransport(mapper);
     FencedToolExecutor executor =
         FencedToolExecutor.builder()
             .verifier(verifier)
@@ -87,21 +81,10 @@ class McpFenceEdgesTest {
             .scope(ToolScope.argumentUnderKey("path"))
             .build();
     server =
-        McpServer.sync(transport)
-            .serverInfo("leasehold-files", "1")
-            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-            .tools(McpToolFence.builder(executor).build().fence(tool))
-            .build();
+        LoopbackJetty.syncServer(
+            transport, "leasehold-files", McpToolFence.builder(executor).build().fence(tool));
     jetty = new LoopbackJetty(transport);
-    client =
-        McpClient.sync(
-                HttpClientStreamableHttpTransport.builder(jetty.url())
-                    .jsonMapper(mapper)
-                    .endpoint("/mcp")
-                    .build())
-            .requestTimeout(Duration.ofSeconds(30))
-            .build();
-    client.initialize();
+    client = jetty.syncClient(mapper);
     return client;
   }
 
@@ -116,6 +99,12 @@ class McpFenceEdgesTest {
         .build();
   }
 
+  /** Writes "x" to {@code path} as run 1 of the session, its token in {@code _meta}. */
+  private static CallToolResult writeXAsRun1(McpSyncClient mcp, String path) {
+    return mcp.callTool(
+        write(path, "x", meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
+  }
+
   private static Map<String, Object> meta(FencingToken token, Object idempotencyKey) {
     Map<String, Object> m = new HashMap<>();
     m.put(McpFencing.TOKEN_META_KEY, token.toText());
@@ -126,12 +115,7 @@ class McpFenceEdgesTest {
   }
 
   private List<String> bodyRuns() throws Exception {
-    Path log = dir.resolve("body-runs.log");
-    return Files.exists(log) ? Files.readAllLines(log) : List.of();
-  }
-
-  private static Refusal refusal(CallToolResult r) {
-    return McpRefusal.from(r).orElseThrow(() -> new AssertionError("not a refusal: " + r));
+    return McpWorld.bodyRuns(dir);
   }
 
   /**
@@ -221,12 +205,7 @@ class McpFenceEdgesTest {
               throw new LinkageError("lease table leasehold_lease unreachable (SQLState 08006)");
             },
             new MemoryToolJournal());
-    CallToolResult r =
-        mcp.callTool(
-            write(
-                "acct-7/chat-1/a.md",
-                "x",
-                meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
+    CallToolResult r = writeXAsRun1(mcp, "acct-7/chat-1/a.md");
     assertThat(refusal(r).reason()).isEqualTo(Refusal.Reason.UNAVAILABLE);
     assertThat(r.toString()).doesNotContain("leasehold_lease").doesNotContain("08006");
     assertThat(bodyRuns()).isEmpty();
@@ -280,12 +259,7 @@ class McpFenceEdgesTest {
   @Test
   void aDotDotPathIsOutOfScopeWithoutNamingTheCallersOwnKeyAsOwner() throws Exception {
     McpSyncClient mcp = start();
-    CallToolResult r =
-        mcp.callTool(
-            write(
-                "acct-7/chat-1/../../victim/s/a.md",
-                "x",
-                meta(new FencingToken(SESSION, 1, UUID.randomUUID()), null)));
+    CallToolResult r = writeXAsRun1(mcp, "acct-7/chat-1/../../victim/s/a.md");
     Refusal refused = refusal(r);
     assertThat(refused.reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);
     assertThat(refused.message())

@@ -1,5 +1,6 @@
 package io.leasehold.mcp;
 
+import static io.leasehold.mcp.McpWorld.refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -100,13 +101,15 @@ class McpStdioTest {
     return CallToolRequest.builder(r.name()).arguments(r.arguments()).meta(meta).build();
   }
 
-  private List<String> bodyRuns() throws Exception {
-    Path log = dir.resolve("body-runs.log");
-    return Files.exists(log) ? Files.readAllLines(log) : List.of();
+  /** Why {@code request}, sent with {@code token} where the token goes, is refused. */
+  private static Refusal.Reason reasonWithToken(
+      McpSyncClient mcp, CallToolRequest request, Object token) {
+    return refusal(mcp.callTool(withMeta(request, Map.of(McpFencing.TOKEN_META_KEY, token))))
+        .reason();
   }
 
-  private static Refusal refusal(CallToolResult r) {
-    return McpRefusal.from(r).orElseThrow(() -> new AssertionError("not a refusal: " + r));
+  private List<String> bodyRuns() throws Exception {
+    return McpWorld.bodyRuns(dir);
   }
 
   @Test
@@ -131,11 +134,8 @@ class McpStdioTest {
         .isInstanceOf(RunStoppedException.class);
     assertThat(desktop.stopped()).isPresent();
 
-    assertThat(Files.readString(root().resolve("acct-7/chat-1/plan.md"))).isEqualTo("browser plan");
     assertThat(Files.exists(root().resolve("acct-7/chat-1/other.md"))).isFalse();
-    assertThat(bodyRuns())
-        .containsExactly(
-            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+    McpWorld.assertTheBrowsersPlanFollowedTheDesktopsDraft(dir);
   }
 
   @Test
@@ -177,28 +177,12 @@ class McpStdioTest {
     FencingToken mallory = token(LeaseKey.of("mallory", "own"), 50);
     CallToolRequest victimsFile = write("acct-7/chat-1/notes.md", "overwritten");
 
-    assertThat(
-            refusal(
-                    mcp.callTool(
-                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, forged.toText()))))
-                .reason())
-        .isEqualTo(Refusal.Reason.FORGED);
-    assertThat(
-            refusal(
-                    mcp.callTool(
-                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, expired.toText()))))
-                .reason())
+    assertThat(reasonWithToken(mcp, victimsFile, forged.toText())).isEqualTo(Refusal.Reason.FORGED);
+    assertThat(reasonWithToken(mcp, victimsFile, expired.toText()))
         .isEqualTo(Refusal.Reason.EXPIRED);
-    assertThat(
-            refusal(
-                    mcp.callTool(
-                        withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, "lh2.garbage"))))
-                .reason())
+    assertThat(reasonWithToken(mcp, victimsFile, "lh2.garbage"))
         .isEqualTo(Refusal.Reason.MALFORMED);
-    assertThat(
-            refusal(mcp.callTool(withMeta(victimsFile, Map.of(McpFencing.TOKEN_META_KEY, 42))))
-                .reason())
-        .isEqualTo(Refusal.Reason.MALFORMED);
+    assertThat(reasonWithToken(mcp, victimsFile, 42)).isEqualTo(Refusal.Reason.MALFORMED);
     assertThat(refusal(mcp.callTool(victimsFile)).reason()).isEqualTo(Refusal.Reason.MISSING);
     CallToolResult outOfScope = McpRunFence.of(mallory).callTool(mcp, victimsFile);
     assertThat(refusal(outOfScope).reason()).isEqualTo(Refusal.Reason.OUT_OF_SCOPE);

@@ -16,8 +16,6 @@ import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
 import io.leasehold.fencing.TokenVerifier;
 import io.modelcontextprotocol.client.McpAsyncClient;
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
@@ -65,11 +63,7 @@ class McpStreamableHttpTest {
   }
 
   private McpAsyncClient start() throws Exception {
-    HttpServletStreamableServerTransportProvider transport =
-        HttpServletStreamableServerTransportProvider.builder()
-            .jsonMapper(mapper)
-            .mcpEndpoint("/mcp")
-            .build();
+    HttpServletStreamableServerTransportProvider transport = LoopbackJetty.serverTransport(mapper);
     FencedToolExecutor executor =
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())))
@@ -87,19 +81,11 @@ class McpStreamableHttpTest {
     mcpServer =
         McpServer.async(transport)
             .serverInfo("leasehold-files", "1")
-            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .capabilities(LoopbackJetty.TOOLS)
             .tools(McpToolFence.builder(executor).build().fence(async))
             .build();
     jetty = new LoopbackJetty(transport);
-    client =
-        McpClient.async(
-                HttpClientStreamableHttpTransport.builder(jetty.url())
-                    .jsonMapper(mapper)
-                    .endpoint("/mcp")
-                    .build())
-            .requestTimeout(Duration.ofSeconds(30))
-            .build();
-    client.initialize().block(Duration.ofSeconds(30));
+    client = jetty.asyncClient(mapper);
     return client;
   }
 
@@ -135,11 +121,7 @@ class McpStreamableHttpTest {
         .isInstanceOfSatisfying(
             RunStoppedException.class,
             e -> assertThat(e.stop().reason()).isEqualTo(Refusal.Reason.SUPERSEDED));
-    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md")))
-        .isEqualTo("browser plan");
-    assertThat(Files.readAllLines(dir.resolve("body-runs.log")))
-        .containsExactly(
-            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+    McpWorld.assertTheBrowsersPlanFollowedTheDesktopsDraft(dir);
   }
 
   @Test

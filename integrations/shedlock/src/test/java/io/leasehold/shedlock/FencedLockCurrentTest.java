@@ -1,5 +1,8 @@
 package io.leasehold.shedlock;
 
+import static io.leasehold.shedlock.TestThreads.WAIT_SECONDS;
+import static io.leasehold.shedlock.TestThreads.await;
+import static io.leasehold.shedlock.TestThreads.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,14 +19,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
@@ -47,8 +47,6 @@ class FencedLockCurrentTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
-
-  private static final long WAIT_SECONDS = 60;
 
   private final LeaseStore store =
       LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
@@ -77,8 +75,25 @@ class FencedLockCurrentTest {
     return new LockConfiguration(Instant.now(), name, atMost, Duration.ZERO);
   }
 
-  private static <T> T on(ExecutorService thread, Callable<T> work) throws Exception {
-    return thread.submit(work).get(WAIT_SECONDS, TimeUnit.SECONDS);
+  /** Takes the lock {@code name} (at most 30 s) from the provider itself, on this thread. */
+  private FencedLock lockDirectly(String name) {
+    return (FencedLock) provider.lock(config(name, Duration.ofSeconds(30))).orElseThrow();
+  }
+
+  /**
+   * Runs on the pooled thread a task that ShedLock's executor locks as {@code name}, and that
+   * writes under its current lock.
+   */
+  private void lockedTaskWritesOnPool(String name) throws Exception {
+    on(
+        pool,
+        () -> {
+          executor.executeWithLock(
+              (Runnable)
+                  () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
+              config(name, Duration.ofSeconds(30)));
+          return null;
+        });
   }
 
   /** A task that writes under whatever {@code FencedLock.current()} gives it, as a job does. */
@@ -92,39 +107,18 @@ class FencedLockCurrentTest {
     }
   }
 
-  private static void await(CountDownLatch latch) {
-    try {
-      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS))
-          .as("the other thread got there")
-          .isTrue();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while waiting", e);
-    }
-  }
-
   private LeaseStatus.State state(String name) {
     return store.status(LeaseKey.of("scheduler", name), "scheduler").state();
   }
 
   @Test
   void anUnlockOnAnotherThreadEndsTheTasksCurrentLockOnItsThread() throws Exception {
-    FencedLock lock =
-        on(
-            pool,
-            () ->
-                (FencedLock)
-                    provider.lock(config("handed-over", Duration.ofSeconds(30))).orElseThrow());
+    FencedLock lock = on(pool, () -> lockDirectly("handed-over"));
     long fence = lock.token().fence();
     // Before the unlock runs, an unrelated task on the pooled thread is refused the lock.
     assertThat(on(pool, () -> writeUnderCurrentLock("unrelated task"))).startsWith("refused");
 
-    FencedLock second =
-        on(
-            pool,
-            () ->
-                (FencedLock)
-                    provider.lock(config("handed-over-2", Duration.ofSeconds(30))).orElseThrow());
+    FencedLock second = on(pool, () -> lockDirectly("handed-over-2"));
     on(
         other,
         () -> {
@@ -137,15 +131,7 @@ class FencedLockCurrentTest {
     assertThat(written).isEmpty();
 
     // A locked task on that thread gets its own lock, and writes under its own fence.
-    on(
-        pool,
-        () -> {
-          executor.executeWithLock(
-              (Runnable)
-                  () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
-              config("own", Duration.ofSeconds(30)));
-          return null;
-        });
+    lockedTaskWritesOnPool("own");
     assertThat(written).hasSize(1).noneMatch(w -> w.endsWith("fence " + fence));
     lock.unlock();
     assertThat(state("handed-over")).isEqualTo(LeaseStatus.State.FREE);
@@ -153,12 +139,7 @@ class FencedLockCurrentTest {
 
   @Test
   void aTaskThatNeverUnlockedLendsItsLockToNoLaterTaskOnItsThread() throws Exception {
-    FencedLock forgotten =
-        on(
-            pool,
-            () ->
-                (FencedLock)
-                    provider.lock(config("forgotten", Duration.ofSeconds(30))).orElseThrow());
+    FencedLock forgotten = on(pool, () -> lockDirectly("forgotten"));
     long fence = forgotten.token().fence();
 
     // The next task on the pooled thread runs under no lock: it finds none, and writes nothing.
@@ -168,16 +149,8 @@ class FencedLockCurrentTest {
     assertThat(on(pool, FencedLock::current)).isEmpty(); // the lock itself untouched
 
     // Again, then a locked task: it sees its own lock, never the forgotten one.
-    on(pool, () -> provider.lock(config("forgotten-2", Duration.ofSeconds(30))).orElseThrow());
-    on(
-        pool,
-        () -> {
-          executor.executeWithLock(
-              (Runnable)
-                  () -> assertThat(writeUnderCurrentLock("locked task")).isEqualTo("written"),
-              config("locked", Duration.ofSeconds(30)));
-          return null;
-        });
+    on(pool, () -> lockDirectly("forgotten-2"));
+    lockedTaskWritesOnPool("locked");
     assertThat(on(pool, FencedLock::current)).isEmpty();
 
     // A locked task that throws is unlocked by ShedLock's executor: nothing is left on the thread.
@@ -206,25 +179,6 @@ class FencedLockCurrentTest {
         .noneMatch(w -> w.endsWith("fence " + fence));
     assertThat(forgotten.token().fence()).isEqualTo(fence); // still its holder's, to unlock
     forgotten.unlock();
-  }
-
-  /**
-   * A scheduler that runs {@code KeepAliveLockProvider}'s periodic extension only when the test
-   * says so, on the thread the test chooses.
-   */
-  private static final class ManualScheduler extends ScheduledThreadPoolExecutor {
-    private final AtomicReference<Runnable> periodic = new AtomicReference<>();
-
-    ManualScheduler() {
-      super(1);
-    }
-
-    @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(
-        Runnable command, long initialDelay, long period, TimeUnit unit) {
-      periodic.set(command);
-      return schedule(() -> {}, 1, TimeUnit.DAYS); // cancelled when the lock is unlocked
-    }
   }
 
   @Test
@@ -258,7 +212,7 @@ class FencedLockCurrentTest {
       on(
           other,
           () -> {
-            scheduler.periodic.get().run(); // KeepAliveLockProvider extends here, on its own thread
+            scheduler.extendNow(); // KeepAliveLockProvider extends here, on its own thread
             return null;
           });
       // The keep-alive thread, pooled too, holds no lock of the task's.
@@ -289,8 +243,7 @@ class FencedLockCurrentTest {
       var unlocking =
           pool.submit(
               () -> {
-                lock.set(
-                    (FencedLock) provider.lock(config(name, Duration.ofSeconds(30))).orElseThrow());
+                lock.set(lockDirectly(name));
                 start.await(WAIT_SECONDS, TimeUnit.SECONDS);
                 try {
                   lock.get().unlock();

@@ -45,10 +45,26 @@ class FencedLockTest {
     return new LockConfiguration(Instant.now(), name, atMost, Duration.ZERO);
   }
 
+  /** Waits, at most 20 s, until {@code key}'s lock ends by the database clock. */
+  private static void awaitFreeByTheDatabaseClock(LeaseStore store, LeaseKey key)
+      throws InterruptedException {
+    long bound = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (store.status(key, "scheduler").state() != LeaseStatus.State.FREE) {
+      assertThat(System.nanoTime() - bound)
+          .as("the lock expires by the database clock")
+          .isNegative();
+      Thread.sleep(20);
+    }
+  }
+
+  /** A store of the test's own on the test database, open to every caller. */
+  private static LeaseStore openStore() {
+    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build();
+  }
+
   @Test
   void aPausedJobWhoseLockWasTakenOverIsRefusedByTheGuard() throws Exception {
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       InMemoryFenceGuard guard =
           InMemoryFenceGuard.builder().verifier(TokenVerifier.trustEveryWriter()).build();
@@ -62,13 +78,7 @@ class FencedLockTest {
 
       // The first node stalls; by the database clock its lock ends, and another node takes it.
       LeaseKey key = LeaseKey.of("scheduler", "nightly-report");
-      long bound = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (store.status(key, "scheduler").state() != LeaseStatus.State.FREE) {
-        assertThat(System.nanoTime() - bound)
-            .as("the lock expires by the database clock")
-            .isNegative();
-        Thread.sleep(20);
-      }
+      awaitFreeByTheDatabaseClock(store, key);
       FencedLock next =
           (FencedLock) provider.lock(config("nightly-report", Duration.ofMinutes(5))).orElseThrow();
       assertThat(next.token().fence()).isGreaterThan(kept.fence());
@@ -90,8 +100,7 @@ class FencedLockTest {
   @Test
   void aTaskFindsItsOwnLockThroughNestingAndExtensionUntilItIsUnlocked() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LockingTaskExecutor executor =
           new DefaultLockingTaskExecutor(LeaseholdLockProvider.of(store, "scheduler"));
       List<String> seen = new ArrayList<>();
@@ -137,8 +146,7 @@ class FencedLockTest {
   @Test
   void anExtendWithLockAtLeastForLongerThanLockAtMostForIsRefusedAndDoesNotHoldTheKeyForTenYears()
       throws Throwable {
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       LeaseKey key = LeaseKey.of("scheduler", "ten-years");
       new DefaultLockingTaskExecutor(provider)
@@ -174,8 +182,7 @@ class FencedLockTest {
 
   @Test
   void anExtendPastTwentyFourHoursIsRefusedAndLeavesTheLockToUnlock() throws Throwable {
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       LeaseKey key = LeaseKey.of("scheduler", "a-day-and-more");
       Duration atLeast = Duration.ofSeconds(20);
@@ -213,19 +220,12 @@ class FencedLockTest {
 
   @Test
   void anExtendOfALockThatExpiredAnswersEmptyAndTheLockStillUnlocks() throws Exception {
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       FencedLock lock =
           (FencedLock) provider.lock(config("short", Duration.ofMillis(1))).orElseThrow();
       LeaseKey key = LeaseKey.of("scheduler", "short");
-      long bound = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (store.status(key, "scheduler").state() != LeaseStatus.State.FREE) {
-        assertThat(System.nanoTime() - bound)
-            .as("the lock expires by the database clock")
-            .isNegative();
-        Thread.onSpinWait();
-      }
+      awaitFreeByTheDatabaseClock(store, key);
       assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
       lock.unlock(); // as ShedLock's executor does after LockExtender's
       // LockCanNotBeExtendedException
@@ -237,8 +237,7 @@ class FencedLockTest {
 
   @Test
   void aLockIsRefusedForANameThatIsNotAValidKeyAndForLengthsOutOfRange() {
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = openStore()) {
       LeaseholdLockProvider provider = LeaseholdLockProvider.of(store, "scheduler");
       assertThatThrownBy(() -> provider.lock(config("x".repeat(200), Duration.ofSeconds(1))))
           .isInstanceOf(IllegalArgumentException.class);

@@ -1,5 +1,8 @@
 package io.leasehold.shedlock;
 
+import static io.leasehold.shedlock.TestThreads.WAIT_SECONDS;
+import static io.leasehold.shedlock.TestThreads.await;
+import static io.leasehold.shedlock.TestThreads.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,6 +20,7 @@ import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.ReleaseResult;
 import io.leasehold.lease.RenewResult;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,15 +30,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -58,7 +59,6 @@ class ShedLockAttacksTest {
   static final TestDatabaseExtension db =
       TestDatabaseExtension.withTemplate("shedlock", ds -> LeaseSchema.defaults().apply(ds));
 
-  private static final long WAIT_SECONDS = 60;
   private static final String ACCOUNT = "scheduler";
 
   /** Long lock waits, so a test can line statements up behind a row lock it holds. */
@@ -77,7 +77,9 @@ class ShedLockAttacksTest {
   private final ExecutorService third = Executors.newSingleThreadExecutor();
   private final List<AutoCloseable> closers = new ArrayList<>();
 
-  /** The keep-alive provider's scheduler: its extension runs when a test runs {@code periodic}. */
+  /**
+   * The keep-alive provider's scheduler: its extension runs when a test calls {@code extendNow}.
+   */
   private final ManualScheduler scheduler = new ManualScheduler();
 
   @AfterEach
@@ -96,27 +98,12 @@ class ShedLockAttacksTest {
     return new LockConfiguration(Instant.now(), name, atMost, atLeast);
   }
 
-  private static <T> T on(ExecutorService thread, Callable<T> work) throws Exception {
-    return thread.submit(work).get(WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
   private LeaseStatus status(String name) {
     return store.status(LeaseKey.of(ACCOUNT, name), ACCOUNT);
   }
 
   private FencedLock lock(String name, Duration atMost, Duration atLeast) {
     return (FencedLock) provider.lock(config(name, atMost, atLeast)).orElseThrow();
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      assertThat(latch.await(WAIT_SECONDS, TimeUnit.SECONDS))
-          .as("the other thread got there")
-          .isTrue();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 
   /** What an action returned, or the runtime exception it threw: the attacks report either. */
@@ -275,18 +262,11 @@ class ShedLockAttacksTest {
   // ---------------------------------------------------------------------------------------------
 
   private Connection blocker(LeaseKey key) throws Exception {
-    Connection c = db.dataSource().getConnection();
-    c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-      }
-    }
-    return c;
+    return RowLocks.hold(
+        db.dataSource().getConnection(),
+        "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
+        key.accountId(),
+        key.sessionId());
   }
 
   private int lockWaiters() throws Exception {
@@ -461,13 +441,28 @@ class ShedLockAttacksTest {
     assertThat(store.status(key, ACCOUNT).acquirableAt()).isBeforeOrEqualTo(lease.expiresAt());
   }
 
+  /** Runs {@code task} on the pooled thread, locked by ShedLock's executor over {@code p}. */
+  private void runLockedOnPool(LockProvider p, LockConfiguration config, Runnable task)
+      throws Exception {
+    on(
+        pool,
+        () -> {
+          new DefaultLockingTaskExecutor(p).executeWithLock(task, config);
+          return null;
+        });
+  }
+
+  /** A store of its own on the test database, where "ops" may force a release. */
+  private static LeaseStore storeWithOperators() {
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+        .build();
+  }
+
   @Test
   void aRunsLateReleaseHoldingAfterAnOperatorsForceReleaseDoesNotBlockTheKeyAgain()
       throws Exception {
-    try (LeaseStore s =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
-            .build()) {
+    try (LeaseStore s = storeWithOperators()) {
       LeaseKey key = LeaseKey.of(ACCOUNT, "red-hold-after-force");
       Lease lease =
           ((AcquireResult.Acquired)
@@ -488,26 +483,14 @@ class ShedLockAttacksTest {
   @Test
   void aShedLockTaskUnlockingAfterAnOperatorsForceReleaseDoesNotHoldTheKeyForLockAtLeastFor()
       throws Exception {
-    try (LeaseStore s =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
-            .build()) {
+    try (LeaseStore s = storeWithOperators()) {
       LeaseholdLockProvider p = LeaseholdLockProvider.of(s, ACCOUNT);
       String name = "red-unlock-after-force";
       LeaseKey key = LeaseKey.of(ACCOUNT, name);
-      on(
-          pool,
-          () -> {
-            new DefaultLockingTaskExecutor(p)
-                .executeWithLock(
-                    (Runnable)
-                        () ->
-                            s.admin()
-                                .forceRelease(
-                                    key, "ops", "red team: operator frees the job's lock"),
-                    config(name, Duration.ofHours(1), Duration.ofMinutes(30)));
-            return null;
-          });
+      runLockedOnPool(
+          p,
+          config(name, Duration.ofHours(1), Duration.ofMinutes(30)),
+          () -> s.admin().forceRelease(key, "ops", "red team: operator frees the job's lock"));
       LeaseStatus after = s.status(key, ACCOUNT);
       assertThat(after.state())
           .as("after the task's unlock: " + after)
@@ -604,21 +587,14 @@ class ShedLockAttacksTest {
       LeaseKey key = LeaseKey.of(ACCOUNT, name);
       AtomicReference<Object> outcome = new AtomicReference<>();
       AtomicReference<LeaseOwner> before = new AtomicReference<>();
-      on(
-          pool,
+      runLockedOnPool(
+          p,
+          config(name, Duration.ofHours(1), Duration.ZERO),
           () -> {
-            new DefaultLockingTaskExecutor(p)
-                .executeWithLock(
-                    (Runnable)
-                        () -> {
-                          FencedLock lock = FencedLock.current().orElseThrow();
-                          before.set(s.status(key, ACCOUNT).owner().orElseThrow());
-                          explode.set(true);
-                          outcome.set(
-                              outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO)));
-                        },
-                    config(name, Duration.ofHours(1), Duration.ZERO));
-            return null;
+            FencedLock lock = FencedLock.current().orElseThrow();
+            before.set(s.status(key, ACCOUNT).owner().orElseThrow());
+            explode.set(true);
+            outcome.set(outcome(() -> lock.extend(Duration.ofHours(2), Duration.ZERO)));
           });
       LeaseStatus after = s.status(key, ACCOUNT);
       assertThat(after.owner().orElseThrow().runId()).isEqualTo(before.get().runId());
@@ -832,7 +808,7 @@ class ShedLockAttacksTest {
             "red-nest-extender",
             () -> {
               FencedLock mine = FencedLock.current().orElseThrow();
-              scheduler.periodic.get().run();
+              scheduler.extendNow();
               FencedLock after = FencedLock.current().orElseThrow();
               return after == mine ? "own" : "WRONG: " + after.lease().key();
             });
@@ -873,7 +849,8 @@ class ShedLockAttacksTest {
 
   /**
    * Starts {@code task} on the pooled thread, locked under {@code name} (at most 30 s) by a
-   * keep-alive provider whose extension runs only when the test runs {@code scheduler.periodic}.
+   * keep-alive provider whose extension runs only when the test calls {@code
+   * scheduler.extendNow()}.
    */
   private Future<?> keptAliveOnPool(String name, Runnable task) {
     LockingTaskExecutor keptAlive =
@@ -883,24 +860,6 @@ class ShedLockAttacksTest {
           keptAlive.executeWithLock(task, config(name, Duration.ofSeconds(30), Duration.ZERO));
           return null;
         });
-  }
-
-  /**
-   * Runs KeepAliveLockProvider's periodic extension only when the test says, on a thread it picks.
-   */
-  private static final class ManualScheduler extends ScheduledThreadPoolExecutor {
-    final AtomicReference<Runnable> periodic = new AtomicReference<>();
-
-    ManualScheduler() {
-      super(1);
-    }
-
-    @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(
-        Runnable command, long initialDelay, long period, TimeUnit unit) {
-      periodic.set(command);
-      return schedule(() -> {}, 1, TimeUnit.DAYS);
-    }
   }
 
   @Test
@@ -928,7 +887,7 @@ class ShedLockAttacksTest {
             executor,
             "red-kept-bystander",
             () -> {
-              scheduler.periodic.get().run();
+              scheduler.extendNow();
               return FencedLock.current().orElseThrow().lease().key().sessionId();
             });
     extended.countDown();

@@ -87,17 +87,19 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
         .content();
   }
 
+  /** A fence that finds the run of the conversation in the tool context: session = its id. */
+  private SpringAiToolFence fenceFindingRunsByConversationId() {
+    return SpringAiToolFence.builder(agentFence)
+        .sessions(
+            ctx -> LeaseKey.of("acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)),
+            sessions)
+        .build();
+  }
+
   @Test
   void aRunFoundByTheConversationIdInTheToolContext() {
     Lease desktop = acquire("desktop");
-    SpringAiToolFence fence =
-        SpringAiToolFence.builder(agentFence)
-            .sessions(
-                ctx ->
-                    LeaseKey.of(
-                        "acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)),
-                sessions)
-            .build();
+    SpringAiToolFence fence = fenceFindingRunsByConversationId();
     ScriptedChatModel model =
         new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
     try (SessionLeases.Registration r = sessions.register(desktop)) {
@@ -130,14 +132,7 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
 
   @Test
   void aConversationWithNoRegisteredRunIsAClearError() {
-    SpringAiToolFence fence =
-        SpringAiToolFence.builder(agentFence)
-            .sessions(
-                ctx ->
-                    LeaseKey.of(
-                        "acct-7", (String) ctx.getContext().get(ChatMemory.CONVERSATION_ID)),
-                sessions)
-            .build();
+    SpringAiToolFence fence = fenceFindingRunsByConversationId();
     ScriptedChatModel model =
         new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
 

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,6 +95,11 @@ class BadInputTest {
     assertThat(new AcquireRequest(key, "acct", "", Optional.empty()).ttl()).isEmpty();
   }
 
+  /** A builder of a store on the test database, open to every caller. */
+  private static LeaseStoreBuilder allowingAll() {
+    return LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll());
+  }
+
   @Test
   void badBuilderOptions() {
     assertThatThrownBy(() -> LeaseStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
@@ -103,36 +109,21 @@ class BadInputTest {
         .hasMessageContaining("accessPolicy");
     b.accessPolicy(AccessPolicy.allowAll());
     assertThatThrownBy(() -> b.ttl(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(
-            () ->
-                LeaseStore.builder(db.dataSource())
-                    .accessPolicy(AccessPolicy.allowAll())
-                    .ttl(Duration.ofMillis(-1))
-                    .build())
-        .hasMessageContaining("ttl");
-    assertThatThrownBy(
-            () ->
-                LeaseStore.builder(db.dataSource())
-                    .accessPolicy(AccessPolicy.allowAll())
-                    .ttl(Duration.ofSeconds(10))
-                    .renewInterval(Duration.ofSeconds(9))
-                    .build())
-        .hasMessageContaining("renewInterval + statementTimeout + safetyMargin");
-    assertThatThrownBy(
-            () ->
-                LeaseStore.builder(db.dataSource())
-                    .accessPolicy(AccessPolicy.allowAll())
-                    .lockTimeout(Duration.ofSeconds(3))
-                    .statementTimeout(Duration.ofSeconds(2))
-                    .build())
-        .hasMessageContaining("lockTimeout");
-    assertThatThrownBy(
-            () ->
-                LeaseStore.builder(db.dataSource())
-                    .accessPolicy(AccessPolicy.allowAll())
-                    .takeoverDelay(Duration.ofSeconds(-1))
-                    .build())
-        .hasMessageContaining("takeoverDelay");
+    /** Options a store refuses at build, and the option its error names. */
+    record Refused(UnaryOperator<LeaseStoreBuilder> options, String named) {}
+    for (Refused refused :
+        List.of(
+            new Refused(o -> o.ttl(Duration.ofMillis(-1)), "ttl"),
+            new Refused(
+                o -> o.ttl(Duration.ofSeconds(10)).renewInterval(Duration.ofSeconds(9)),
+                "renewInterval + statementTimeout + safetyMargin"),
+            new Refused(
+                o -> o.lockTimeout(Duration.ofSeconds(3)).statementTimeout(Duration.ofSeconds(2)),
+                "lockTimeout"),
+            new Refused(o -> o.takeoverDelay(Duration.ofSeconds(-1)), "takeoverDelay"))) {
+      assertThatThrownBy(() -> refused.options().apply(allowingAll()).build())
+          .hasMessageContaining(refused.named());
+    }
     assertThatThrownBy(() -> LeaseStore.builder(db.dataSource()).defaultHolder("bad\nholder"))
         .hasMessageContaining("control");
   }

@@ -21,9 +21,9 @@ import io.leasehold.lease.RenewResult;
 import io.leasehold.lease.Ticker;
 import io.leasehold.lease.support.FakeTicker;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -263,20 +263,21 @@ class LeaseStoreTest {
     }
   }
 
+  /** A side transaction holding {@code key}'s lease row locked. */
+  private Connection lockedRow() throws Exception {
+    return RowLocks.hold(
+        db.database().newConnection(),
+        "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE",
+        key.sessionId());
+  }
+
   @Test
   void aRowLockHeldByAContenderIsBusy() throws Exception {
     acquire(store, key).release();
-    try (Connection side = db.database().newConnection()) {
-      side.setAutoCommit(false);
-      try (Statement s = side.createStatement()) {
-        s.execute(
-            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
-                + key.sessionId()
-                + "' FOR UPDATE");
-        // CONTRACT C18: a contender is taking the key and never commits; the acquire waits for it
-        // no longer than the lock timeout, and answers Busy.
-        assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
-      }
+    try (Connection side = lockedRow()) {
+      // CONTRACT C18: a contender is taking the key and never commits; the acquire waits for it
+      // no longer than the lock timeout, and answers Busy.
+      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       side.rollback();
     }
     // The failed statement left nothing behind on the pooled connections.
@@ -287,18 +288,11 @@ class LeaseStoreTest {
   void differentKeysNeverBlockEachOther() throws Exception {
     acquire(store, key).release();
     LeaseKey other = LeaseKey.of("acct", key.sessionId() + "-other");
-    try (Connection side = db.database().newConnection()) {
-      side.setAutoCommit(false);
-      try (Statement s = side.createStatement()) {
-        s.execute(
-            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
-                + key.sessionId()
-                + "' FOR UPDATE");
-        // With the default 1 s lock timeout, a wait would fail this acquire instead.
-        Lease lease = acquire(store, other);
-        assertThat(lease.renew().renewed()).isTrue();
-        assertThat(lease.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
-      }
+    try (Connection side = lockedRow()) {
+      // With the default 1 s lock timeout, a wait would fail this acquire instead.
+      Lease lease = acquire(store, other);
+      assertThat(lease.renew().renewed()).isTrue();
+      assertThat(lease.release().outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
       side.rollback();
     }
   }

@@ -18,9 +18,9 @@ import io.leasehold.lease.RunOutcome;
 import io.leasehold.lease.support.FakeTicker;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.ManualScheduler;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
@@ -154,19 +154,16 @@ class KeepAliveTest {
   @Test
   void failingRenewalIsALossEvenBeforeTheDatabaseSaysNo() throws Exception {
     Lease lease = acquire().keepAlive();
-    try (Connection side = db.database().newConnection()) {
-      side.setAutoCommit(false);
-      try (Statement s = side.createStatement()) {
-        // Holding the row lock makes the renewal hit lock_timeout.
-        s.execute(
-            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
-                + key.sessionId()
-                + "' FOR UPDATE");
-        keeperTime.advanceAndRun(store.renewInterval());
-        LeaseLoss loss = lease.loss().orElseThrow();
-        assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_FAILED);
-        assertThat(loss.cause()).get().isInstanceOf(LeaseStoreException.class);
-      }
+    // Holding the row lock makes the renewal hit lock_timeout.
+    try (Connection side =
+        RowLocks.hold(
+            db.database().newConnection(),
+            "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE",
+            key.sessionId())) {
+      keeperTime.advanceAndRun(store.renewInterval());
+      LeaseLoss loss = lease.loss().orElseThrow();
+      assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_FAILED);
+      assertThat(loss.cause()).get().isInstanceOf(LeaseStoreException.class);
       side.rollback();
     }
     assertThatThrownBy(lease::token).isInstanceOf(LeaseLostException.class);

@@ -69,10 +69,7 @@ public final class ManualScheduler extends AbstractExecutorService
   public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
     return add(
         new Task(
-            () -> {
-              command.run();
-              return null;
-            },
+            java.util.concurrent.Executors.callable(command),
             ticker.read() + unit.toNanos(delay),
             0));
   }
@@ -96,10 +93,7 @@ public final class ManualScheduler extends AbstractExecutorService
       Runnable command, long initialDelay, long delay, TimeUnit unit) {
     return add(
         new Task(
-            () -> {
-              command.run();
-              return null;
-            },
+            java.util.concurrent.Executors.callable(command),
             ticker.read() + unit.toNanos(initialDelay),
             unit.toNanos(delay)));
   }

@@ -13,11 +13,10 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
 import io.leasehold.lease.StoreInternals;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,20 +39,19 @@ class LeaseWatcherTest {
   private LeaseKey key;
   private final BlockingQueue<LeaseEvent> events = new LinkedBlockingQueue<>();
 
+  /** A store on the test database that publishes its changes, with leases of 800 ms. */
+  private static LeaseStore notifyingStore() {
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofMillis(800))
+        .notifyChanges(true)
+        .build();
+  }
+
   @BeforeEach
   void setUp() throws Exception {
-    store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMillis(800))
-            .notifyChanges(true)
-            .build();
-    other =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMillis(800))
-            .notifyChanges(true)
-            .build();
+    store = notifyingStore();
+    other = notifyingStore();
     watcher = LeaseWatcher.start(store, db.dataSource());
     key = LeaseKey.of("acct", "watched-" + KEYS.incrementAndGet());
     watcher.subscribe(key, events::add);
@@ -134,17 +132,12 @@ class LeaseWatcherTest {
     held.release();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
     // Busy after a lock wait: a transaction holds the free row's lock past the lock timeout.
-    try (Connection c = db.database().newConnection()) {
-      c.setAutoCommit(false);
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-        ps.setString(1, key.accountId());
-        ps.setString(2, key.sessionId());
-        try (ResultSet rs = ps.executeQuery()) {
-          assertThat(rs.next()).isTrue();
-        }
-      }
+    try (Connection c =
+        RowLocks.hold(
+            db.database().newConnection(),
+            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
+            key.accountId(),
+            key.sessionId())) {
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       c.rollback();
     }

@@ -184,14 +184,22 @@ public final class FencedJdbcWriter implements FenceGuard {
             return result;
           });
     } catch (SQLException e) {
-      throw new ResourceAccessException(
-          "fenced transaction for "
-              + token
-              + " failed and was rolled back: "
-              + e.getMessage()
-              + sql.waitedFor(token.key(), e),
-          e);
+      throw rolledBack("fenced transaction for", token, e);
     }
+  }
+
+  /**
+   * The error of {@code token}'s transaction that failed, rolled back, with any lock it waited for.
+   */
+  private ResourceAccessException rolledBack(String what, FencingToken token, SQLException e) {
+    return new ResourceAccessException(
+        what
+            + " "
+            + token
+            + " failed and was rolled back: "
+            + e.getMessage()
+            + sql.waitedFor(token.key(), e),
+        e);
   }
 
   /**
@@ -221,13 +229,7 @@ public final class FencedJdbcWriter implements FenceGuard {
             return admission;
           });
     } catch (SQLException e) {
-      throw new ResourceAccessException(
-          "admission of "
-              + token
-              + " failed and was rolled back: "
-              + e.getMessage()
-              + sql.waitedFor(token.key(), e),
-          e);
+      throw rolledBack("admission of", token, e);
     }
   }
 

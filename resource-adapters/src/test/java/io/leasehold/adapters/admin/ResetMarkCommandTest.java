@@ -3,12 +3,13 @@ package io.leasehold.adapters.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.adapters.file.FencedFileStore;
-import io.leasehold.adapters.file.PathScope;
+import io.leasehold.adapters.file.FileHarness;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.JdbcTestSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
@@ -18,6 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,9 +36,9 @@ class ResetMarkCommandTest {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-  private int run(String... args) {
+  private int run(List<String> args) {
     return ResetMarkCommand.run(
-        args,
+        args.toArray(String[]::new),
         "alice",
         Map.of("LEASEHOLD_JDBC_PASSWORD", db.database().server().password()),
         new PrintStream(out, true, StandardCharsets.UTF_8),
@@ -65,31 +67,17 @@ class ResetMarkCommandTest {
   @Test
   void theShellCommandRecordsTheRealUserWhateverUserNameClaims() throws Exception {
     Path root = dir.resolve("claimed");
-    FencedFileStore files =
-        FencedFileStore.builder(root)
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
-    files.write(forged(), "chat-1/a.md", new byte[] {1});
-    Process p =
-        new ProcessBuilder(
+    FencedFileStore files = storeWithAForgedMark(root);
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Duser.name=mallory",
                 "-cp",
                 System.getProperty("java.class.path"),
-                ResetMarkCommand.class.getName(),
-                "--file-store",
-                root.toString(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "12",
-                "--reason",
-                "incident 8")
-            .redirectErrorStream(true)
-            .start();
+                ResetMarkCommand.class.getName()));
+    command.addAll(resetArgs("12", "incident 8", "--file-store", root.toString()));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(output).isZero();
     assertThat(files.markResets())
@@ -108,31 +96,26 @@ class ResetMarkCommandTest {
 
   /** A file store at {@code root} that admitted a forged token with the highest fence there is. */
   private static FencedFileStore storeWithAForgedMark(Path root) {
-    FencedFileStore files =
-        FencedFileStore.builder(root)
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore files = FileHarness.anyPathStore(root).open();
     files.write(forged(), "chat-1/a.md", new byte[] {1});
     return files;
+  }
+
+  /** After {@code target}: the options naming {@link #KEY}, its new mark and (unless null) why. */
+  private static List<String> resetArgs(String mark, String reason, String... target) {
+    List<String> args = new ArrayList<>(List.of(target));
+    args.addAll(List.of("--account", "acct-7", "--session", "chat-1", "--mark", mark));
+    if (reason != null) {
+      args.addAll(List.of("--reason", reason));
+    }
+    return args;
   }
 
   @Test
   void resetsAFileStoreMark() {
     Path root = dir.resolve("files");
     FencedFileStore files = storeWithAForgedMark(root);
-    assertThat(
-            run(
-                "--file-store",
-                root.toString(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "12",
-                "--reason",
-                "forged token, incident 7"))
+    assertThat(run(resetArgs("12", "forged token, incident 7", "--file-store", root.toString())))
         .isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("from 9223372036854775807 to 12 by alice");
@@ -151,25 +134,11 @@ class ResetMarkCommandTest {
   void resetsAToolJournalMark() {
     Path journal = dir.resolve("tools.jsonl");
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
+        TestTools.trustingExecutor(FileToolJournal.open(journal))
             .tool(FencedTool.of("echo", a -> a))
             .build();
     tools.call(forged(), "echo", com.fasterxml.jackson.databind.node.NullNode.getInstance());
-    assertThat(
-            run(
-                "--tool-journal",
-                journal.toString(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "0",
-                "--reason",
-                "leaked key"))
-        .isZero();
+    assertThat(run(resetArgs("0", "leaked key", "--tool-journal", journal.toString()))).isZero();
     assertThat(FileToolJournal.open(journal).highWaterMark(KEY)).isEmpty();
     assertThat(FileToolJournal.open(journal).markResets())
         .singleElement()
@@ -185,18 +154,13 @@ class ResetMarkCommandTest {
     writer.write(forged(), (c, t) -> null);
     assertThat(
             run(
-                "--jdbc-url",
-                db.database().jdbcUrl(),
-                "--jdbc-user",
-                db.database().server().user(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "5",
-                "--reason",
-                "forged"))
+                resetArgs(
+                    "5",
+                    "forged",
+                    "--jdbc-url",
+                    db.database().jdbcUrl(),
+                    "--jdbc-user",
+                    db.database().server().user())))
         .isZero();
     assertThat(writer.highWaterMark(KEY)).hasValue(5);
   }
@@ -205,46 +169,11 @@ class ResetMarkCommandTest {
   void badArgumentsChangeNothingAndSayHow() {
     Path root = dir.resolve("files");
     FencedFileStore files = storeWithAForgedMark(root);
-    assertThat(
-            run(
-                "--file-store",
-                root.toString(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "12"))
+    assertThat(run(resetArgs("12", null, "--file-store", root.toString()))).isEqualTo(2);
+    assertThat(run(resetArgs("12", "r", "--file-store", root.toString(), "--tool-journal", "x")))
         .isEqualTo(2);
-    assertThat(
-            run(
-                "--file-store",
-                root.toString(),
-                "--tool-journal",
-                "x",
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "12",
-                "--reason",
-                "r"))
-        .isEqualTo(2);
-    assertThat(
-            run(
-                "--file-store",
-                root.toString(),
-                "--account",
-                "acct-7",
-                "--session",
-                "chat-1",
-                "--mark",
-                "-3",
-                "--reason",
-                "r"))
-        .isEqualTo(1);
-    assertThat(run("--frobnicate", "1")).isEqualTo(2);
+    assertThat(run(resetArgs("-3", "r", "--file-store", root.toString()))).isEqualTo(1);
+    assertThat(run(List.of("--frobnicate", "1"))).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains("usage: ResetMarkCommand", "reason must not be blank");
     assertThat(files.highWaterMark(KEY)).hasValue(Long.MAX_VALUE);

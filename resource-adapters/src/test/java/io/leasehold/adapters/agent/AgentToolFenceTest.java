@@ -2,11 +2,13 @@ package io.leasehold.adapters.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JournalRedaction;
 import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolCallFailedException;
 import io.leasehold.fencing.Fenced;
@@ -111,32 +113,28 @@ class AgentToolFenceTest {
     assertThat(invoked).hasValue(0);
   }
 
+  /** What {@code fence}'s call of "send" throws when the tool's body throws {@code failure}. */
+  private static Throwable thrownWhenTheToolThrows(
+      AgentToolFence fence, FencingToken t, Exception failure) {
+    return catchThrowable(
+        () ->
+            fence.<String>call(
+                t,
+                "send",
+                "{}",
+                c -> {
+                  throw failure;
+                },
+                s -> s));
+  }
+
   @Test
   void whatTheToolThrowsComesOutUnchangedAndTheCallIsJournaledAsFailed() {
     AgentToolFence fence = fence(TokenVerifier.trustEveryWriter());
     FencingToken t = new FencingToken(key, 1, UUID.randomUUID());
     IllegalStateException boom = new IllegalStateException("boom");
-    assertThatThrownBy(
-            () ->
-                fence.<String>call(
-                    t,
-                    "send",
-                    "{}",
-                    c -> {
-                      throw boom;
-                    },
-                    s -> s))
-        .isSameAs(boom);
-    assertThatThrownBy(
-            () ->
-                fence.<String>call(
-                    t,
-                    "send",
-                    "{}",
-                    c -> {
-                      throw new IOException("io");
-                    },
-                    s -> s))
+    assertThat(thrownWhenTheToolThrows(fence, t, boom)).isSameAs(boom);
+    assertThat(thrownWhenTheToolThrows(fence, t, new IOException("io")))
         .isInstanceOf(ToolCallFailedException.class);
     assertThat(journal.calls(key))
         .extracting(ToolCall::state)
@@ -215,12 +213,7 @@ class AgentToolFenceTest {
           }
         };
     AgentToolFence fence =
-        AgentToolFence.builder(
-                FencedToolExecutor.builder()
-                    .verifier(TokenVerifier.trustEveryWriter())
-                    .journal(journal)
-                    .redaction(unrecordable)
-                    .build())
+        AgentToolFence.builder(TestTools.trustingExecutor(journal).redaction(unrecordable).build())
             .build();
 
     AgentToolOutcome<String> outcome = call(fence, new FencingToken(key, 1, UUID.randomUUID()));
@@ -239,11 +232,7 @@ class AgentToolFenceTest {
   @Test
   void idempotencyKeysArePerRun() {
     AgentToolFence fence =
-        AgentToolFence.builder(
-                FencedToolExecutor.builder()
-                    .verifier(TokenVerifier.trustEveryWriter())
-                    .journal(journal)
-                    .build())
+        AgentToolFence.builder(TestTools.trustingExecutor(journal).build())
             .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("to"))
             .build();
     FencingToken older = new FencingToken(key, 1, UUID.randomUUID());

@@ -3,12 +3,11 @@ package io.leasehold.adapters.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
-import io.leasehold.fencing.TokenVerifier;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,12 +21,7 @@ class FrameworkToolFenceTest {
   private final LeaseKey key = LeaseKey.of("acct", "chat");
   private final AtomicInteger invoked = new AtomicInteger();
   private final AgentToolFence fence =
-      AgentToolFence.builder(
-              FencedToolExecutor.builder()
-                  .verifier(TokenVerifier.trustEveryWriter())
-                  .journal(new MemoryToolJournal())
-                  .build())
-          .build();
+      AgentToolFence.builder(TestTools.trustingExecutor(new MemoryToolJournal()).build()).build();
 
   private static final FrameworkToolFence.Carrier<Map<String, Object>> CARRIER =
       new FrameworkToolFence.Carrier<>() {

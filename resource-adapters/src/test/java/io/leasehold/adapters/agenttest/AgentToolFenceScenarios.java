@@ -10,11 +10,11 @@ import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.JdbcToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolJournalSchema;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
@@ -129,11 +129,7 @@ public abstract class AgentToolFenceScenarios {
             .ttl(Duration.ofSeconds(30))
             .build();
     journal = JdbcToolJournal.create(db.dataSource());
-    FencedToolExecutor executor =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .build();
+    FencedToolExecutor executor = TestTools.trustingExecutor(journal).build();
     agentFence = AgentToolFence.builder(executor).listener(stops::add).build();
   }
 

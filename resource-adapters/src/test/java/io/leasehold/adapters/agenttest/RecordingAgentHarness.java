@@ -2,10 +2,9 @@ package io.leasehold.adapters.agenttest;
 
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.leasehold.adapters.agent.AgentToolFence;
-import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.Fenced;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.AgentFrameworkContract;
 import java.util.List;
 import java.util.Optional;
@@ -20,11 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public abstract class RecordingAgentHarness implements AgentFrameworkContract.AgentHarness {
   /** The fence the framework's fence is built over. */
   protected final AgentToolFence agentFence =
-      AgentToolFence.builder(
-              FencedToolExecutor.builder()
-                  .verifier(TokenVerifier.trustEveryWriter())
-                  .journal(new MemoryToolJournal())
-                  .build())
+      AgentToolFence.builder(TestTools.trustingExecutor(new MemoryToolJournal()).build())
           .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
           .build();
 

@@ -1,8 +1,9 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
+
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.UUID;
@@ -21,11 +22,7 @@ public final class CrashingWriterMain {
   }
 
   public static void main(String[] args) {
-    FencedFileStore store =
-        FencedFileStore.builder(Path.of(args[0]))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(Path.of(args[0])).open();
     LeaseKey key = LeaseKey.of("acct", "crash");
     byte[] content = new byte[SIZE];
     for (long fence = Long.parseLong(args[1]); ; fence++) {

@@ -1,13 +1,17 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.UUID;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,16 +40,32 @@ abstract class DamagedStateTest {
    * configuration most of these tests damage.
    */
   static FencedFileStore openForOperators(Path root) {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
-        .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-        .open();
+    return anyPathStore(root).adminPolicy(AdminPolicy.operators(Set.of("ops"))).open();
   }
 
   static FencingToken token(LeaseKey key, long fence) {
     return new FencingToken(
         key, fence, UUID.nameUUIDFromBytes((key + "/" + fence).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** Fence 5's write of {@code chat-1/new.md}, a path {@link #KEY} never wrote: refused. */
+  AbstractThrowableAssert<?, ? extends Throwable> assertStaleWriteOfANewPath() {
+    return assertThatThrownBy(
+        () -> store.write(token(KEY, 5), "chat-1/new.md", "five".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * Fence 5's write of a new path is refused until an operator repairs the key: the message says
+   * each of {@code why} and names the command that repairs it.
+   */
+  void assertStaleWriteOfANewPathAwaitsTheOperator(String... why) {
+    AbstractThrowableAssert<?, ? extends Throwable> refused =
+        assertStaleWriteOfANewPath()
+            .isInstanceOf(ResourceAccessException.class)
+            .hasMessageContaining("ResetMarkCommand");
+    for (String part : why) {
+      refused.hasMessageContaining(part);
+    }
   }
 
   String content(String path) {

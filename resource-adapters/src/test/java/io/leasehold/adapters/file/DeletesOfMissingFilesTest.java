@@ -1,12 +1,12 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,10 +25,7 @@ class DeletesOfMissingFilesTest {
   @TempDir Path root;
 
   private FencedFileStore open() {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
-        .open();
+    return anyPathStore(root).open();
   }
 
   private long markFiles() throws IOException {

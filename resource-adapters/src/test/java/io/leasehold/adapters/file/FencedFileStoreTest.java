@@ -1,12 +1,12 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,11 +32,7 @@ class FencedFileStoreTest {
 
   @Test
   void readersSeeWhichFenceWroteAFileAndFilesKeepPlainContent() throws Exception {
-    FencedFileStore store =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(dir.resolve("root")).open();
     FencingToken t = token(3);
     FileOperation op = store.write(t, "chat/answer.md", bytes("# hello"));
     assertThat(op.existed()).isFalse();
@@ -50,11 +46,7 @@ class FencedFileStoreTest {
 
   @Test
   void deleteIsFencedToo() {
-    FencedFileStore store =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(dir.resolve("root")).open();
     store.write(token(2), "f.txt", bytes("x"));
     store.write(token(5), "g.txt", bytes("y"));
     assertThatThrownBy(() -> store.delete(token(4), "f.txt"))
@@ -70,11 +62,7 @@ class FencedFileStoreTest {
   void pathsThatLeaveTheRootAreRefusedAndNothingIsWritten() throws Exception {
     Path root = dir.resolve("root");
     Path outside = Files.createDirectories(dir.resolve("outside"));
-    FencedFileStore store =
-        FencedFileStore.builder(root)
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(root).open();
     Files.createSymbolicLink(root.resolve("escape"), outside);
     Files.writeString(outside.resolve("secret.txt"), "secret");
     Files.createSymbolicLink(root.resolve("link.txt"), outside.resolve("secret.txt"));
@@ -116,11 +104,7 @@ class FencedFileStoreTest {
 
   @Test
   void malformedTokenTextNeverReachesTheStore() {
-    FencedFileStore store =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(dir.resolve("root")).open();
     assertThatThrownBy(
             () -> store.write(FencingToken.parse("lh2.7.not-a-uuid.YQ.cw"), "x", bytes("x")))
         .isInstanceOf(IllegalArgumentException.class);
@@ -129,16 +113,8 @@ class FencedFileStoreTest {
 
   @Test
   void twoInstancesOnOneRootShareTheMark() {
-    FencedFileStore a =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
-    FencedFileStore b =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore a = anyPathStore(dir.resolve("root")).open();
+    FencedFileStore b = anyPathStore(dir.resolve("root")).open();
     a.write(token(10), "f", bytes("a"));
     assertThatThrownBy(() -> b.write(token(9), "f", bytes("b")))
         .isInstanceOf(StaleFenceException.class);
@@ -151,20 +127,12 @@ class FencedFileStoreTest {
     // the cause.
     java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "x");
     org.assertj.core.api.Assertions.assertThatThrownBy(
-            () ->
-                FencedFileStore.builder(file.resolve("root"))
-                    .verifier(TokenVerifier.trustEveryWriter())
-                    .pathScope(PathScope.anyPath())
-                    .open())
+            () -> anyPathStore(file.resolve("root")).open())
         .isInstanceOf(io.leasehold.adapters.ResourceAccessException.class)
         .hasMessageContaining("Exception on " + file)
         .hasMessageContaining("root must be a directory");
 
-    FencedFileStore store =
-        FencedFileStore.builder(dir.resolve("root"))
-            .verifier(TokenVerifier.trustEveryWriter())
-            .pathScope(PathScope.anyPath())
-            .open();
+    FencedFileStore store = anyPathStore(dir.resolve("root")).open();
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> store.write(null, "f.txt", new byte[] {1}))
         .isInstanceOf(IllegalArgumentException.class)

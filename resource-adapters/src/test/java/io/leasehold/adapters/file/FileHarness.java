@@ -18,6 +18,15 @@ public final class FileHarness implements GuardHarness {
   private final boolean sessionDirectories;
   private final java.time.Duration lockTimeout;
 
+  /**
+   * A store on {@code root} that trusts every token and takes any path; the caller adds the rest.
+   */
+  public static FencedFileStore.Builder anyPathStore(Path root) {
+    return FencedFileStore.builder(root)
+        .verifier(TokenVerifier.trustEveryWriter())
+        .pathScope(PathScope.anyPath());
+  }
+
   public FileHarness(Path root, TokenVerifier verifier) {
     this(root, verifier, false, java.time.Duration.ofSeconds(30));
   }

@@ -1,9 +1,9 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,11 +37,7 @@ class FileStoreCrashTest {
           killedMidWrite++;
         }
       }
-      FencedFileStore store =
-          FencedFileStore.builder(root)
-              .verifier(TokenVerifier.trustEveryWriter())
-              .pathScope(PathScope.anyPath())
-              .open();
+      FencedFileStore store = anyPathStore(root).open();
       StoredFile file = store.read("big.bin").orElseThrow();
       long fence = file.writtenBy().orElseThrow().fence();
       byte[] content = file.content();

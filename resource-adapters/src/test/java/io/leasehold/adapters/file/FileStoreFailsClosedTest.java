@@ -1,5 +1,6 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +9,6 @@ import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -27,9 +27,7 @@ import org.junit.jupiter.api.Test;
 class FileStoreFailsClosedTest extends DamagedStateTest {
   @Override
   FencedFileStore open(Path root) {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
+    return anyPathStore(root)
         .auditLog(true)
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))
         .open();

@@ -47,11 +47,7 @@ class LostMarksTest extends DamagedStateTest {
     deleteTree(root.resolve(FencedFileStore.META_DIR));
 
     store = open(root);
-    assertThatThrownBy(() -> store.write(token(KEY, 5), "chat-1/new.md", "five".getBytes()))
-        .isInstanceOf(ResourceAccessException.class)
-        .hasMessageContaining("lost")
-        .hasMessageContaining("fence 12")
-        .hasMessageContaining("ResetMarkCommand");
+    assertStaleWriteOfANewPathAwaitsTheOperator("lost", "fence 12");
     assertThat(store.read("chat-1/new.md")).isEmpty();
     // Even the newest run waits for the operator: the store cannot tell what was deleted.
     assertThatThrownBy(() -> store.write(token(KEY, 13), "chat-1/new.md", "x".getBytes()))
@@ -60,8 +56,7 @@ class LostMarksTest extends DamagedStateTest {
     store.write(token(OTHER, 3), "chat-2/a.md", "three".getBytes());
 
     store.resetMark(KEY, 12, "ops", "marks lost in a restore; lease table fence 12");
-    assertThatThrownBy(() -> store.write(token(KEY, 5), "chat-1/new.md", "five".getBytes()))
-        .isInstanceOf(StaleFenceException.class);
+    assertStaleWriteOfANewPath().isInstanceOf(StaleFenceException.class);
     store.write(token(KEY, 13), "chat-1/new.md", "thirteen".getBytes());
     assertThat(content("chat-1/new.md")).isEqualTo("thirteen");
   }
@@ -99,7 +94,7 @@ class LostMarksTest extends DamagedStateTest {
 
     store = open(root);
     assertThat(leftover).doesNotExist();
-    assertThatThrownBy(() -> store.write(token(KEY, 5), "chat-1/new.md", "five".getBytes()))
+    assertStaleWriteOfANewPath()
         .isInstanceOf(ResourceAccessException.class)
         .hasMessageContaining("fence 10");
     store.write(token(OTHER, 1), "chat-2/a.md", "one".getBytes());

@@ -1,9 +1,9 @@
 package io.leasehold.adapters.file;
 
+import static io.leasehold.adapters.file.FileHarness.anyPathStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -15,11 +15,7 @@ import org.junit.jupiter.api.Test;
 class PathLengthLimitTest extends DamagedStateTest {
   @Override
   FencedFileStore open(Path root) {
-    return FencedFileStore.builder(root)
-        .pathScope(PathScope.anyPath())
-        .verifier(TokenVerifier.trustEveryWriter())
-        .auditLog(true)
-        .open();
+    return anyPathStore(root).auditLog(true).open();
   }
 
   /** A path of exactly {@code length} characters: names of {@code segment} characters. */

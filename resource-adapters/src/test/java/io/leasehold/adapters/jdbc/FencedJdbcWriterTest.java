@@ -2,6 +2,7 @@ package io.leasehold.adapters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
@@ -15,6 +16,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.PostgresServer;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -25,6 +27,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.assertj.core.api.AbstractStringAssert;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -68,15 +72,26 @@ class FencedJdbcWriterTest {
     };
   }
 
+  /**
+   * Asserts that {@code call} gave up after the configured 100 ms lock timeout (PostgreSQL's
+   * 55P03), and returns its message for more.
+   */
+  private static AbstractStringAssert<?> assertGivesUpAtTheLockTimeout(ThrowingCallable call) {
+    Throwable thrown = catchThrowable(call);
+    assertThat(thrown)
+        .isInstanceOf(ResourceAccessException.class)
+        .hasMessageContaining("waited 100 ms (lockTimeout)")
+        .cause()
+        .isInstanceOfSatisfying(
+            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+    return assertThat(thrown.getMessage());
+  }
+
   @ParameterizedTest(name = "admit at commit: {0}")
   @ValueSource(booleans = {false, true})
   void failingWorkRollsBackTheMarkToo(boolean atCommit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rollback-" + atCommit);
-    FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource())
-            .verifier(TokenVerifier.trustEveryWriter())
-            .admitAtCommit(atCommit)
-            .build();
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(db.dataSource(), atCommit).build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
     assertThatThrownBy(
@@ -103,16 +118,10 @@ class FencedJdbcWriterTest {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       FencingToken token = lease.token();
       FencedJdbcWriter strict =
-          FencedJdbcWriter.builder(db.dataSource())
-              .verifier(TokenVerifier.trustEveryWriter())
+          JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
               .strictLeaseTable("leasehold_lease")
-              .admitAtCommit(atCommit)
               .build();
-      FencedJdbcWriter plain =
-          FencedJdbcWriter.builder(db.dataSource())
-              .verifier(TokenVerifier.trustEveryWriter())
-              .admitAtCommit(atCommit)
-              .build();
+      FencedJdbcWriter plain = JdbcTestSchema.trustingWriter(db.dataSource(), atCommit).build();
       JdbcWork<Void> insert =
           (c, t) -> {
             try (PreparedStatement ps =
@@ -157,11 +166,7 @@ class FencedJdbcWriterTest {
     LeaseKey key = LeaseKey.of("acct", "stale-at-commit");
     RegisterHarness register = new RegisterHarness(db.dataSource(), true);
     register.write(key, new FencingToken(key, 7, UUID.randomUUID()), "seven");
-    FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource())
-            .verifier(TokenVerifier.trustEveryWriter())
-            .admitAtCommit(true)
-            .build();
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(db.dataSource(), true).build();
     AtomicBoolean ran = new AtomicBoolean();
     assertThatThrownBy(
             () ->
@@ -198,32 +203,23 @@ class FencedJdbcWriterTest {
     RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
     register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource())
-            .verifier(TokenVerifier.trustEveryWriter())
+        JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
             .lockTimeout(Duration.ofMillis(100))
-            .admitAtCommit(atCommit)
             .build();
-    try (Connection holder = db.database().newConnection()) {
-      holder.setAutoCommit(false);
-      try (PreparedStatement ps =
-          holder.prepareStatement(
-              "SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE")) {
-        ps.setString(1, key.sessionId());
-        assertThat(ps.executeQuery().next()).isTrue();
-      }
-      assertThatThrownBy(
+    try (Connection holder =
+        RowLocks.hold(
+            db.database().newConnection(),
+            "SELECT 1 FROM leasehold_high_water WHERE session_id = ? FOR UPDATE",
+            key.sessionId())) {
+      // The configured 100 ms, not the 5 s default, was in force, and the error says for what.
+      assertGivesUpAtTheLockTimeout(
               () ->
                   writer.write(
                       new FencingToken(key, 2, UUID.randomUUID()),
                       statements(
                           "DELETE FROM register WHERE session_id = '" + key.sessionId() + "'")))
-          .isInstanceOf(ResourceAccessException.class)
-          // The configured 100 ms, not the 5 s default, was in force, and the error says for what.
-          .hasMessageContaining("waited 100 ms (lockTimeout) for a row lock")
-          .hasMessageContaining("the mark row of " + key)
-          .cause()
-          .isInstanceOfSatisfying(
-              SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+          .contains("waited 100 ms (lockTimeout) for a row lock")
+          .contains("the mark row of " + key);
       holder.rollback();
     }
     assertThat(register.value(key)).contains("one");
@@ -253,10 +249,8 @@ class FencedJdbcWriterTest {
     RegisterHarness register = new RegisterHarness(db.dataSource(), atCommit);
     register.write(key, new FencingToken(key, 1, UUID.randomUUID()), "one");
     FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource())
-            .verifier(TokenVerifier.trustEveryWriter())
+        JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
             .lockTimeout(Duration.ofMillis(100))
-            .admitAtCommit(atCommit)
             .adminPolicy(io.leasehold.fencing.AdminPolicy.operators(java.util.Set.of("ops")))
             .build();
     try (Connection holder = db.database().newConnection()) {
@@ -272,7 +266,7 @@ class FencedJdbcWriterTest {
         }
       }
       FencingToken next = new FencingToken(key, 2, UUID.randomUUID());
-      org.assertj.core.api.ThrowableAssert.ThrowingCallable call =
+      ThrowingCallable call =
           switch (way) {
             case "admit under a row lock" -> () -> writer.admit(next);
             case "reset under a row lock" -> () -> writer.resetMark(key, 5, "ops", "test");
@@ -284,12 +278,7 @@ class FencedJdbcWriterTest {
                         statements(
                             "DELETE FROM register WHERE session_id = '" + key.sessionId() + "'"));
           };
-      assertThatThrownBy(call)
-          .isInstanceOf(ResourceAccessException.class)
-          .hasMessageContaining("waited 100 ms (lockTimeout)")
-          .cause()
-          .isInstanceOfSatisfying(
-              SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55P03"));
+      assertGivesUpAtTheLockTimeout(call);
       holder.rollback();
     }
     assertThat(register.value(key)).contains("one");

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -9,6 +10,15 @@ import javax.sql.DataSource;
 /** The resource database of the JDBC tests: the high-water table plus a register and a log. */
 public final class JdbcTestSchema {
   private JdbcTestSchema() {}
+
+  /**
+   * A writer on {@code ds} that trusts every token, in the given mode; the caller adds the rest.
+   */
+  public static FencedJdbcWriter.Builder trustingWriter(DataSource ds, boolean admitAtCommit) {
+    return FencedJdbcWriter.builder(ds)
+        .verifier(TokenVerifier.trustEveryWriter())
+        .admitAtCommit(admitAtCommit);
+  }
 
   public static TestDatabaseExtension extension() {
     return TestDatabaseExtension.withTemplate("highwater", JdbcTestSchema::apply);

@@ -48,11 +48,7 @@ class JdbcWriterContractTest extends FencedResourceContract
 
   @Override
   public String sharedStorage() {
-    return db.database().jdbcUrl()
-        + "\n"
-        + db.database().server().user()
-        + "\n"
-        + db.database().server().password();
+    return HarnessFactories.storage(db.database());
   }
 
   @Override

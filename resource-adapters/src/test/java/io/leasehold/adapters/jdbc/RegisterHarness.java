@@ -3,7 +3,6 @@ package io.leasehold.adapters.jdbc;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.GuardHarness;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,11 +36,7 @@ public final class RegisterHarness implements GuardHarness {
    * @param admitAtCommit the writer's mode (see {@link FencedJdbcWriter.Builder#admitAtCommit})
    */
   public RegisterHarness(DataSource ds, boolean admitAtCommit) {
-    this(
-        ds,
-        FencedJdbcWriter.builder(ds)
-            .verifier(TokenVerifier.trustEveryWriter())
-            .admitAtCommit(admitAtCommit));
+    this(ds, JdbcTestSchema.trustingWriter(ds, admitAtCommit));
   }
 
   @Override

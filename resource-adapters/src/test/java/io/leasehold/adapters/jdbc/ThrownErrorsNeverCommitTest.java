@@ -66,11 +66,7 @@ class ThrownErrorsNeverCommitTest {
   void aStaleWriterWhoseWorkFailsKeepsNothing(String name, boolean atCommit, Failure failure)
       throws Exception {
     LeaseKey key = LeaseKey.of("acct", "thrown-" + KEYS.incrementAndGet());
-    FencedJdbcWriter writer =
-        FencedJdbcWriter.builder(db.dataSource())
-            .verifier(TokenVerifier.trustEveryWriter())
-            .admitAtCommit(atCommit)
-            .build();
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(db.dataSource(), atCommit).build();
     RegisterHarness register = new RegisterHarness(db.dataSource());
     register.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
 

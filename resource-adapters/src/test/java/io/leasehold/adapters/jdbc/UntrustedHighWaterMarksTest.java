@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.mark.MarkStoreException;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.util.Set;
@@ -27,10 +26,8 @@ class UntrustedHighWaterMarksTest {
   private final LeaseKey key = LeaseKey.of("acct", "negative-" + UUID.randomUUID());
 
   private FencedJdbcWriter writer(boolean admitAtCommit) {
-    return FencedJdbcWriter.builder(db.dataSource())
-        .verifier(TokenVerifier.trustEveryWriter())
+    return JdbcTestSchema.trustingWriter(db.dataSource(), admitAtCommit)
         .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-        .admitAtCommit(admitAtCommit)
         .build();
   }
 

@@ -1,11 +1,11 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,12 +59,7 @@ final class CrashedCalls {
 
     AtomicInteger ran = new AtomicInteger();
     FencedTool retry = TestTools.idempotentCounting("send_mail", "message", ran, "sent again");
-    FencedToolExecutor next =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journalAfter)
-            .tool(retry)
-            .build();
+    FencedToolExecutor next = trustingExecutor(journalAfter).tool(retry).build();
     FencingToken newer = new FencingToken(key, 4, UUID.randomUUID());
     ToolResult r =
         next.call(newer, "send_mail", JsonNodeFactory.instance.objectNode().put("message", "m-1"));

@@ -1,12 +1,12 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.HarnessFactories;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -52,12 +52,7 @@ public final class CrashingCallMain {
             ? JdbcToolJournal.create(
                 haltingBeforeTheStart(HarnessFactories.dataSource(args[0]), step))
             : FileToolJournal.open(Path.of(args[0]));
-    FencedToolExecutor executor =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .tool(send)
-            .build();
+    FencedToolExecutor executor = trustingExecutor(journal).tool(send).build();
     FencingToken token =
         new FencingToken(LeaseKey.of("acct", args[4]), Long.parseLong(args[3]), UUID.randomUUID());
     executor.call(token, "send_mail", JsonNodeFactory.instance.objectNode().put("message", "m-1"));

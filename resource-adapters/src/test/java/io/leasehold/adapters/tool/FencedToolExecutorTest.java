@@ -2,6 +2,7 @@ package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
 import static io.leasehold.adapters.tool.TestTools.tool;
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,9 +49,7 @@ class FencedToolExecutorTest {
       child.kill();
     }
     FencedToolExecutor next =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
+        trustingExecutor(FileToolJournal.open(journal))
             .tool(tool("charge_card", inv -> JSON.nullNode()))
             .build();
     List<ToolCall> doubt = next.inDoubt(token(4));
@@ -69,9 +68,7 @@ class FencedToolExecutorTest {
   void journalRecordsEveryOutcome() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
+        trustingExecutor(journal)
             .tool(tool("ok", inv -> JSON.textNode("done")))
             .tool(
                 tool(
@@ -114,9 +111,7 @@ class FencedToolExecutorTest {
         JSON.objectNode().put("card", "4111-1111");
     args.putArray("to").add("ada@example.com");
     FencedToolExecutor redacting =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(new MemoryToolJournal())
+        trustingExecutor(new MemoryToolJournal())
             .tool(
                 tool(
                     "pay",
@@ -134,9 +129,7 @@ class FencedToolExecutorTest {
     assertThat(journaled.error()).get().asString().doesNotContain("4111");
 
     FencedToolExecutor clear =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(new MemoryToolJournal())
+        trustingExecutor(new MemoryToolJournal())
             .redaction(JournalRedaction.none())
             .tool(tool("pay", inv -> JSON.textNode("paid")))
             .build();
@@ -148,9 +141,7 @@ class FencedToolExecutorTest {
   void toolsReceiveTheTokenToForward() {
     List<FencingToken> seen = new ArrayList<>();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(new MemoryToolJournal())
+        trustingExecutor(new MemoryToolJournal())
             .tool(
                 tool(
                     "http",
@@ -178,18 +169,10 @@ class FencedToolExecutorTest {
     Path journal = dir.resolve("tools.jsonl");
     ObjectNode args = JSON.objectNode().put("messageId", "msg-1");
     FencedToolExecutor first =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
-            .tool(sendEmail)
-            .build();
+        trustingExecutor(FileToolJournal.open(journal)).tool(sendEmail).build();
     assertThat(first.call(token(1), "send_email", args).replayed()).isFalse();
     FencedToolExecutor second =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
-            .tool(sendEmail)
-            .build();
+        trustingExecutor(FileToolJournal.open(journal)).tool(sendEmail).build();
     ToolResult again = second.call(token(2), "send_email", args);
     assertThat(again.replayed()).isTrue();
     assertThat(again.value().asText()).isEqualTo("sent #1");
@@ -201,9 +184,7 @@ class FencedToolExecutorTest {
     int parallel = 4;
     CountDownLatch allInside = new CountDownLatch(parallel);
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
+        trustingExecutor(FileToolJournal.open(dir.resolve("tools.jsonl")))
             .tool(
                 tool(
                     "wait_for_all",
@@ -233,11 +214,7 @@ class FencedToolExecutorTest {
   void badInputIsRefusedBeforeAnythingIsJournaled() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .tool(tool("ok", inv -> JSON.nullNode()))
-            .build();
+        trustingExecutor(journal).tool(tool("ok", inv -> JSON.nullNode())).build();
     assertThatThrownBy(() -> tools.call(token(1), "nope", JSON.objectNode()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown tool");
@@ -266,9 +243,7 @@ class FencedToolExecutorTest {
   void aLineTornByACrashIsCutOff() throws Exception {
     Path journal = dir.resolve("tools.jsonl");
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
+        trustingExecutor(FileToolJournal.open(journal))
             .tool(tool("ok", inv -> JSON.nullNode()))
             .build();
     tools.call(token(2), "ok", JSON.objectNode());

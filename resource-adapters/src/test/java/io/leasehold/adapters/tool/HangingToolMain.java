@@ -1,9 +1,10 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Path;
 import java.util.UUID;
 
@@ -25,11 +26,7 @@ public final class HangingToolMain {
               return JsonNodeFactory.instance.nullNode();
             });
     FencedToolExecutor executor =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(Path.of(args[0])))
-            .tool(hang)
-            .build();
+        trustingExecutor(FileToolJournal.open(Path.of(args[0]))).tool(hang).build();
     FencingToken token =
         new FencingToken(LeaseKey.of("acct", "chat"), Long.parseLong(args[1]), UUID.randomUUID());
     executor.call(token, "charge_card", JsonNodeFactory.instance.objectNode().put("amount", 42));

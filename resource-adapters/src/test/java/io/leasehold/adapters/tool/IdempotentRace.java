@@ -1,12 +1,12 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
-import io.leasehold.fencing.TokenVerifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -46,12 +46,7 @@ final class IdempotentRace {
               Thread.sleep(50); // the payment API's round trip, so the duplicates overlap it
               return JsonNodeFactory.instance.textNode("paid");
             });
-    FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .tool(pay)
-            .build();
+    FencedToolExecutor tools = trustingExecutor(journal).tool(pay).build();
     ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
     try {
       CyclicBarrier start = new CyclicBarrier(CALLERS);

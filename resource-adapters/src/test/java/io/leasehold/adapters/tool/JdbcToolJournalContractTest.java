@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -99,11 +100,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
 
   @Override
   public String sharedStorage() {
-    return db.database().jdbcUrl()
-        + "\n"
-        + db.database().server().user()
-        + "\n"
-        + db.database().server().password();
+    return io.leasehold.adapters.HarnessFactories.storage(db.database());
   }
 
   @Override
@@ -128,21 +125,10 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     JdbcToolJournal journal = JdbcToolJournal.create(db.dataSource());
     FencingToken old = new FencingToken(key, 3, UUID.randomUUID());
     UUID crashed = UUID.randomUUID();
-    journal.intended(
-        new ToolCall(
-            crashed,
-            "echo",
-            old,
-            ARGS,
-            Optional.empty(),
-            ToolCall.State.INTENDED,
-            Optional.empty(),
-            Optional.empty()));
+    journal.intended(TestTools.intent(crashed, "echo", old, ARGS, Optional.empty()));
     journal.admitAndStart(old, crashed); // and then its process died
     FencedToolExecutor next =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(JdbcToolJournal.create(db.dataSource()))
+        trustingExecutor(JdbcToolJournal.create(db.dataSource()))
             .tool(FencedTool.of("echo", a -> a))
             .build();
     FencingToken newer = new FencingToken(key, 4, UUID.randomUUID());
@@ -158,9 +144,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
    */
   @Test
   void aCallWhoseAdmissionTimesOutLeavesNoCallInDoubt() throws Exception {
-    JdbcToolJournal journal =
-        JdbcToolJournal.create(
-            db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
+    JdbcToolJournal journal = journalWaiting300Ms();
     FencedToolExecutor tools = echoTools(journal);
     LeaseKey session = key;
     FencingToken token = new FencingToken(session, 5, UUID.randomUUID());
@@ -251,11 +235,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
               return JsonNodeFactory.instance.textNode("paid");
             });
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(JdbcToolJournal.create(db.dataSource()))
-            .tool(pay)
-            .build();
+        trustingExecutor(JdbcToolJournal.create(db.dataSource())).tool(pay).build();
     FencingToken run = new FencingToken(key, 7, UUID.randomUUID());
     java.util.List<String> failures =
         java.util.Collections.synchronizedList(new java.util.ArrayList<>());
@@ -294,15 +274,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
   }
 
   private static ToolCall call(FencingToken token, String idempotencyKey) {
-    return new ToolCall(
-        UUID.randomUUID(),
-        "echo",
-        token,
-        ARGS,
-        Optional.of(idempotencyKey),
-        ToolCall.State.INTENDED,
-        Optional.empty(),
-        Optional.empty());
+    return TestTools.intent(UUID.randomUUID(), "echo", token, ARGS, Optional.of(idempotencyKey));
   }
 
   /**
@@ -313,9 +285,7 @@ class JdbcToolJournalContractTest extends FencedResourceContract
    */
   @Test
   void aTableLockHeldElsewhereEndsACallAtTheLockTimeout() throws Exception {
-    JdbcToolJournal journal =
-        JdbcToolJournal.create(
-            db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
+    JdbcToolJournal journal = journalWaiting300Ms();
     FencedToolExecutor tools = echoTools(journal);
     FencingToken token = new FencingToken(key, 5, UUID.randomUUID());
     assertThat(tools.call(token, "echo", ARGS)).isNotNull(); // every statement prepared and cached
@@ -336,12 +306,14 @@ class JdbcToolJournalContractTest extends FencedResourceContract
     assertThat(tools.call(token, "echo", ARGS)).isNotNull();
   }
 
+  /** A journal on the default tables whose lock waits end after 300 ms. */
+  private static JdbcToolJournal journalWaiting300Ms() {
+    return JdbcToolJournal.create(
+        db.dataSource(), ToolJournalSchema.defaults(), java.time.Duration.ofMillis(300));
+  }
+
   /** An executor with one tool, {@code echo}, on {@code journal}. */
   private static FencedToolExecutor echoTools(ToolJournal journal) {
-    return FencedToolExecutor.builder()
-        .verifier(TokenVerifier.trustEveryWriter())
-        .journal(journal)
-        .tool(FencedTool.of("echo", a -> a))
-        .build();
+    return trustingExecutor(journal).tool(FencedTool.of("echo", a -> a)).build();
   }
 }

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,15 +35,19 @@ class JournalCompactionTest {
     return new FencingToken(KEY, fence, UUID.nameUUIDFromBytes(Long.toString(fence).getBytes()));
   }
 
+  /** An idempotent tool whose one invoice's payment counts in {@code payments}. */
+  private static FencedTool payTool(AtomicInteger payments) {
+    return idempotent(
+        "pay",
+        arguments -> "invoice-42",
+        invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+  }
+
   @Test
   void compactionKeepsWhatIsLiveAndDropsHistory() throws Exception {
     Path file = dir.resolve("tools.jsonl");
     AtomicInteger payments = new AtomicInteger();
-    FencedTool pay =
-        idempotent(
-            "pay",
-            arguments -> "invoice-42",
-            invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+    FencedTool pay = payTool(payments);
     FileToolJournal journal = FileToolJournal.open(file);
     FileToolJournal other = FileToolJournal.open(file); // another process's view, in effect
     FencedToolExecutor tools =
@@ -59,16 +64,7 @@ class JournalCompactionTest {
     tools.call(token(3), "pay", ARGS);
     // A call of run 3 left in doubt (its process died after admission).
     UUID inDoubt = UUID.randomUUID();
-    journal.intended(
-        new ToolCall(
-            inDoubt,
-            "echo",
-            token(3),
-            ARGS,
-            Optional.empty(),
-            ToolCall.State.INTENDED,
-            Optional.empty(),
-            Optional.empty()));
+    journal.intended(TestTools.intent(inDoubt, "echo", token(3), ARGS, Optional.empty()));
     journal.admitAndStart(token(3), inDoubt);
     tools.resetMark(KEY, 2, "ops", "test reset");
     tools.call(token(5), "echo", ARGS);
@@ -94,12 +90,7 @@ class JournalCompactionTest {
     assertThat(payments).hasValue(1);
     assertThat(tools.inDoubt(token(6))).extracting(ToolCall::callId).containsExactly(inDoubt);
     // The other instance keeps working on the compacted file.
-    FencedToolExecutor second =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(other)
-            .tool(FencedTool.of("echo", a -> a))
-            .build();
+    FencedToolExecutor second = trustingExecutor(other).tool(FencedTool.of("echo", a -> a)).build();
     second.call(token(7), "echo", ARGS);
     assertThat(journal.highWaterMark(KEY)).hasValue(7);
   }
@@ -112,12 +103,7 @@ class JournalCompactionTest {
   @Test
   void aResetToZeroSurvivesCompaction() throws Exception {
     Path file = dir.resolve("tools.jsonl");
-    AtomicInteger payments = new AtomicInteger();
-    FencedTool pay =
-        idempotent(
-            "pay",
-            arguments -> "invoice-42",
-            invocation -> JsonNodeFactory.instance.numberNode(payments.incrementAndGet()));
+    FencedTool pay = payTool(new AtomicInteger());
     FileToolJournal journal = FileToolJournal.open(file);
     FencedToolExecutor tools =
         FencedToolExecutor.builder()
@@ -133,11 +119,7 @@ class JournalCompactionTest {
       assertThat(j.highWaterMark(KEY)).isEmpty();
     }
     FencedToolExecutor reopened =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(file))
-            .tool(FencedTool.of("echo", a -> a))
-            .build();
+        trustingExecutor(FileToolJournal.open(file)).tool(FencedTool.of("echo", a -> a)).build();
     reopened.call(token(3), "echo", ARGS);
     assertThat(reopened.highWaterMark(KEY)).hasValue(3);
   }

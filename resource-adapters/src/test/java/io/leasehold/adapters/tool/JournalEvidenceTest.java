@@ -7,31 +7,21 @@ import static io.leasehold.adapters.tool.JournalProbe.token;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16: the file journal's own lines are evidence its marks never go below. A compacted
  * journal keeps, per key, the highest fence it admitted; a lost mark directory, an older marks file
  * planted beside it, or a lowered copy never lets a stale fence run the tool.
  */
-class JournalEvidenceTest {
-  @TempDir Path dir;
-  private JournalProbe probe;
-
-  @BeforeEach
-  void probe() {
-    probe = new JournalProbe(dir);
-  }
-
+class JournalEvidenceTest extends JournalProbeTest {
   /**
    * marks.d deleted, and an empty older-format marks file beside the journal: upgraded no lower.
    */
@@ -93,25 +83,16 @@ class JournalEvidenceTest {
             });
     FencedToolExecutor e1 = probe.executor(j, boom);
     LeaseKey a = LeaseKey.of("acct", "other");
-    assertThatThrownBy(
-            () ->
-                e1.call(
-                    new FencingToken(a, 4, new UUID(4, 4)),
-                    "boom",
-                    JsonNodeFactory.instance.objectNode()))
+    JsonNode none = JsonNodeFactory.instance.objectNode();
+    assertThatThrownBy(() -> e1.call(new FencingToken(a, 4, new UUID(4, 4)), "boom", none))
         .as("the call stays STARTED: in doubt")
         .isInstanceOf(Throwable.class);
-    e1.call(token(9), "echo", JsonNodeFactory.instance.objectNode());
+    e1.call(token(9), "echo", none);
     j.compact();
     assertThat(Files.size(probe.file)).isPositive();
     deleteTree(probe.markDirectory());
     FencedToolExecutor e2 = probe.executor(probe.file);
-    assertThatThrownBy(
-            () ->
-                e2.call(
-                    new FencingToken(a, 3, new UUID(3, 3)),
-                    "echo",
-                    JsonNodeFactory.instance.objectNode()))
+    assertThatThrownBy(() -> e2.call(new FencingToken(a, 3, new UUID(3, 3)), "echo", none))
         .as("the key the journal names is lost")
         .isInstanceOf(RuntimeException.class);
     probe.staleRefused(e2);

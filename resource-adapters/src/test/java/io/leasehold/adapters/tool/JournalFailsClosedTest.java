@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -39,11 +39,7 @@ class JournalFailsClosedTest {
   }
 
   private static FencedToolExecutor executor(Path journal, FencedTool tool) {
-    return FencedToolExecutor.builder()
-        .verifier(TokenVerifier.trustEveryWriter())
-        .journal(FileToolJournal.open(journal))
-        .tool(tool)
-        .build();
+    return trustingExecutor(FileToolJournal.open(journal)).tool(tool).build();
   }
 
   private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
@@ -159,9 +155,7 @@ class JournalFailsClosedTest {
     Path journal = dir.resolve("tools.jsonl");
     List<String> seenByTool = new ArrayList<>();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(FileToolJournal.open(journal))
+        trustingExecutor(FileToolJournal.open(journal))
             .redaction(
                 new JournalRedaction() {
                   @Override

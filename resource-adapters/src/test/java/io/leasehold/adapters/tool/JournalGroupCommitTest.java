@@ -1,11 +1,11 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,9 +37,7 @@ class JournalGroupCommitTest {
     FileToolJournal journal = FileToolJournal.open(dir.resolve("tools.jsonl"));
     AtomicInteger forcesSeenByTheTool = new AtomicInteger(-1);
     FencedToolExecutor executor =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
+        trustingExecutor(journal)
             .tool(
                 FencedTool.of(
                     "echo",

@@ -7,24 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16: tampered journal marks (a planted older marks file, its reset line without the
  * journal's record, both copies restored lower, planted links) refuse a stale fence.
  */
-class JournalMarksTamperingTest {
-  @TempDir Path dir;
-  private JournalProbe probe;
-
-  @BeforeEach
-  void probe() {
-    probe = new JournalProbe(dir);
-  }
-
+class JournalMarksTamperingTest extends JournalProbeTest {
   /** A stale older-format marks file planted beside a live mark directory (a re-upgrade). */
   @Test
   void olderMarksFileBesideALiveMarkDirectory() throws Exception {

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +8,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,11 +52,7 @@ final class JournalProbe {
   }
 
   FencedToolExecutor executor(FileToolJournal journal, FencedTool... more) {
-    FencedToolExecutor.Builder b =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .tool(echo);
+    FencedToolExecutor.Builder b = trustingExecutor(journal).tool(echo);
     for (FencedTool t : more) {
       b.tool(t);
     }
@@ -131,6 +127,12 @@ final class JournalProbe {
           markDirectory().resolve(sub).resolve(name),
           StandardCopyOption.REPLACE_EXISTING);
     }
+  }
+
+  /** Whatever fence 3's call on a journal opened again on the file threw, or "admitted". */
+  Object staleCallOutcome() {
+    return outcome(
+        () -> executor(file).call(token(3), "echo", JsonNodeFactory.instance.objectNode()));
   }
 
   /** Whatever {@code call} threw, or "admitted". */

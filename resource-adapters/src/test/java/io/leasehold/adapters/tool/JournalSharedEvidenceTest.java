@@ -1,7 +1,6 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.JournalProbe.deleteTree;
-import static io.leasehold.adapters.tool.JournalProbe.outcome;
 import static io.leasehold.adapters.tool.JournalProbe.token;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,25 +9,15 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CONTRACT C16: a second journal open on the same files (another process) checks the marks against
  * the lines the first appended; an oversized or endless older marks file is refused in bounded
  * time.
  */
-class JournalSharedEvidenceTest {
-  @TempDir Path dir;
-  private JournalProbe probe;
-
-  @BeforeEach
-  void probe() {
-    probe = new JournalProbe(dir);
-  }
-
+class JournalSharedEvidenceTest extends JournalProbeTest {
   /**
    * Two executors on one journal (as two processes would be). The second never admitted the key;
    * the first admits fence 9; both mark copies are then restored from an older backup (fence 2).
@@ -52,13 +41,7 @@ class JournalSharedEvidenceTest {
     try (RandomAccessFile raf = new RandomAccessFile(probe.olderMarksFile().toFile(), "rw")) {
       raf.setLength(3L << 30);
     }
-    assertThat(
-            outcome(
-                () ->
-                    probe
-                        .executor(probe.file)
-                        .call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
-        .isInstanceOf(RuntimeException.class);
+    assertThat(probe.staleCallOutcome()).isInstanceOf(RuntimeException.class);
   }
 
   /** The older marks file a link to /dev/zero (a device reporting size 0 that never ends). */
@@ -68,12 +51,6 @@ class JournalSharedEvidenceTest {
     probe.journalAt9();
     deleteTree(probe.markDirectory());
     Files.createSymbolicLink(probe.olderMarksFile(), Path.of("/dev/zero"));
-    assertThat(
-            outcome(
-                () ->
-                    probe
-                        .executor(probe.file)
-                        .call(token(3), "echo", JsonNodeFactory.instance.objectNode())))
-        .isInstanceOf(RuntimeException.class);
+    assertThat(probe.staleCallOutcome()).isInstanceOf(RuntimeException.class);
   }
 }

@@ -29,15 +29,7 @@ class JournalsStayBoundedTest {
   @TempDir Path dir;
 
   private static ToolCall intent(String tool, JsonNode args, Optional<String> idempotencyKey) {
-    return new ToolCall(
-        UUID.randomUUID(),
-        tool,
-        RUN,
-        args,
-        idempotencyKey,
-        ToolCall.State.INTENDED,
-        Optional.empty(),
-        Optional.empty());
+    return TestTools.intent(UUID.randomUUID(), tool, RUN, args, idempotencyKey);
   }
 
   private static void callOnce(ToolJournal journal, JsonNode args, Optional<String> idem) {

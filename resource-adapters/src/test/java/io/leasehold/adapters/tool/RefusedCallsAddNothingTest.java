@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +10,6 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,9 +36,7 @@ class RefusedCallsAddNothingTest {
   private final AtomicInteger stale = new AtomicInteger();
 
   private FencedToolExecutor executor(ToolJournal journal) {
-    return FencedToolExecutor.builder()
-        .verifier(TokenVerifier.trustEveryWriter())
-        .journal(journal)
+    return trustingExecutor(journal)
         .listener(
             (resource, decision) -> {
               if (decision == GuardListener.Decision.STALE) {

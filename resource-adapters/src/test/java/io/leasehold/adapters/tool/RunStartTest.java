@@ -1,5 +1,6 @@
 package io.leasehold.adapters.tool;
 
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,9 +9,9 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -45,10 +46,7 @@ class RunStartTest {
   }
 
   private static FencedToolExecutor executor(ToolJournal journal) {
-    return FencedToolExecutor.builder()
-        .verifier(TokenVerifier.trustEveryWriter())
-        .journal(journal)
-        .build();
+    return trustingExecutor(journal).build();
   }
 
   private FencedTool counting() {
@@ -94,15 +92,7 @@ class RunStartTest {
     FencingToken older = new FencingToken(key, 5, UUID.randomUUID());
     UUID lost = UUID.randomUUID();
     journal.intended(
-        new ToolCall(
-            lost,
-            "charge",
-            older,
-            TextNode.valueOf("order 42"),
-            java.util.Optional.empty(),
-            ToolCall.State.INTENDED,
-            java.util.Optional.empty(),
-            java.util.Optional.empty()));
+        TestTools.intent(lost, "charge", older, TextNode.valueOf("order 42"), Optional.empty()));
     journal.admitAndStart(older, lost); // and then the process died
 
     FencedToolExecutor.RunStart start =

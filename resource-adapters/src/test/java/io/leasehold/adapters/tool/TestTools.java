@@ -13,6 +13,45 @@ public final class TestTools {
   private TestTools() {}
 
   /**
+   * An executor on {@code journal} that trusts every token; the caller adds its tools and the rest.
+   *
+   * @param journal the executor's journal
+   * @return the executor's builder
+   */
+  public static FencedToolExecutor.Builder trustingExecutor(ToolJournal journal) {
+    return FencedToolExecutor.builder()
+        .verifier(io.leasehold.fencing.TokenVerifier.trustEveryWriter())
+        .journal(journal);
+  }
+
+  /**
+   * A call as an executor journals it before it runs: intended, no outcome yet.
+   *
+   * @param callId the call's id
+   * @param tool the tool's name
+   * @param token the token it runs under
+   * @param arguments its arguments
+   * @param idempotencyKey its idempotency key, if the tool has one
+   * @return the call
+   */
+  public static ToolCall intent(
+      java.util.UUID callId,
+      String tool,
+      io.leasehold.fencing.FencingToken token,
+      JsonNode arguments,
+      java.util.Optional<String> idempotencyKey) {
+    return new ToolCall(
+        callId,
+        tool,
+        token,
+        arguments,
+        idempotencyKey,
+        ToolCall.State.INTENDED,
+        java.util.Optional.empty(),
+        java.util.Optional.empty());
+  }
+
+  /**
    * A tool without an idempotency key.
    *
    * @param name its name

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.tool;
 
 import static io.leasehold.adapters.tool.TestTools.idempotent;
+import static io.leasehold.adapters.tool.TestTools.trustingExecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +9,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerificationException;
-import io.leasehold.fencing.TokenVerifier;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -36,12 +36,7 @@ class ToolCallsActOnlyForTheirOwnKeyTest {
   void aCallNamingAnotherKeysPathIsRefusedBeforeItIsJournaled() {
     MemoryToolJournal journal = new MemoryToolJournal();
     FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(journal)
-            .scope(ToolScope.argumentUnderKey("path"))
-            .tool(writeFile)
-            .build();
+        trustingExecutor(journal).scope(ToolScope.argumentUnderKey("path")).tool(writeFile).build();
     FencingToken token = new FencingToken(mallory, 9, UUID.randomUUID());
     for (String path :
         new String[] {"victim/chat/notes.md", "mallory/own/../../victim/chat/x", "notes.md"}) {
@@ -73,12 +68,7 @@ class ToolCallsActOnlyForTheirOwnKeyTest {
             "lookup",
             arguments -> "q-1",
             invocation -> JSON.textNode("secret of " + invocation.token().key().accountId()));
-    FencedToolExecutor tools =
-        FencedToolExecutor.builder()
-            .verifier(TokenVerifier.trustEveryWriter())
-            .journal(new MemoryToolJournal())
-            .tool(lookup)
-            .build();
+    FencedToolExecutor tools = trustingExecutor(new MemoryToolJournal()).tool(lookup).build();
     tools.call(new FencingToken(victim, 1, UUID.randomUUID()), "lookup", JSON.objectNode());
     ToolResult hers =
         tools.call(new FencingToken(mallory, 1, UUID.randomUUID()), "lookup", JSON.objectNode());

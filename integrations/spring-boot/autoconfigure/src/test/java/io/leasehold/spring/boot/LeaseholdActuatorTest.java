@@ -10,11 +10,11 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.security.Principal;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
@@ -117,14 +117,11 @@ class LeaseholdActuatorTest {
               // Another transaction holds the lease row: the keeper's renewal waits on its lock,
               // and
               // its lag grows past the limit while the lease is still kept.
-              try (Connection blocker = db.database().newConnection()) {
-                blocker.setAutoCommit(false);
-                try (PreparedStatement ps =
-                    blocker.prepareStatement(
-                        "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE")) {
-                  ps.setString(1, key.sessionId());
-                  ps.executeQuery().close();
-                }
+              try (Connection blocker =
+                  RowLocks.hold(
+                      db.database().newConnection(),
+                      "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE",
+                      key.sessionId())) {
                 Health down = awaitStatus(health, Status.DOWN);
                 assertThat(down.getDetails()).containsKey("reason");
                 assertThat((String) down.getDetails().get("reason")).contains("keeper");
@@ -226,12 +223,6 @@ class LeaseholdActuatorTest {
   void aKeeperLagLimitMustBePositive() {
     runner
         .withPropertyValues("leasehold.health.max-keeper-lag=0s")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .hasMessageContaining("positive maxKeeperLag");
-            });
+        .run(StartupFailures.failsSaying("positive maxKeeperLag"));
   }
 }

@@ -73,26 +73,15 @@ class LeaseholdAutoConfigurationTest {
   void aMissingAccessPolicyFailsStartUpSayingHowToSupplyOne() {
     withDatabase()
         .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .hasMessageContaining("Leasehold needs an AccessPolicy bean")
-                  .hasMessageContaining("AccessPolicy.allowAll()");
-            });
+            StartupFailures.failsSaying(
+                "Leasehold needs an AccessPolicy bean", "AccessPolicy.allowAll()"));
   }
 
   @Test
   void aMissingDataSourceFailsStartUpSayingHowToSupplyOne() {
     runner
         .withBean(AccessPolicy.class, AccessPolicy::allowAll)
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .hasMessageContaining("leasehold.datasource.url");
-            });
+        .run(StartupFailures.failsSaying("leasehold.datasource.url"));
   }
 
   @Test
@@ -263,13 +252,7 @@ class LeaseholdAutoConfigurationTest {
   void aGuardWithoutVerificationFailsStartUpSayingHowToChoose(@TempDir Path root) {
     withDatabaseAndPolicy()
         .withPropertyValues("leasehold.guards.file-store-root=" + root)
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .hasMessageContaining("leasehold.tokens.verification");
-            });
+        .run(StartupFailures.failsSaying("leasehold.tokens.verification"));
   }
 
   @Test
@@ -318,12 +301,6 @@ class LeaseholdAutoConfigurationTest {
   void anUnknownVerificationIsRefused() {
     withDatabaseAndPolicy()
         .withPropertyValues("leasehold.tokens.verification=sometimes")
-        .run(
-            context -> {
-              assertThat(context).hasFailed();
-              assertThat(context.getStartupFailure())
-                  .rootCause()
-                  .hasMessageContaining("signed, lease-table or trust-every-writer");
-            });
+        .run(StartupFailures.failsSaying("signed, lease-table or trust-every-writer"));
   }
 }

@@ -1,0 +1,41 @@
+package io.leasehold.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.fencing.Refusal;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What the file-writing MCP server ({@link FileMcpServerMain}) leaves in a test's directory: its
+ * files under {@code world}, and a line in {@code body-runs.log} each time its tool body ran.
+ */
+final class McpWorld {
+  private McpWorld() {}
+
+  /** The tool body's runs so far, in order (none before the first). */
+  static List<String> bodyRuns(Path dir) throws IOException {
+    Path log = dir.resolve("body-runs.log");
+    return Files.exists(log) ? Files.readAllLines(log) : List.of();
+  }
+
+  /** The refusal {@code r} carries; a test failure if it is none. */
+  static Refusal refusal(CallToolResult r) {
+    return McpRefusal.from(r).orElseThrow(() -> new AssertionError("not a refusal: " + r));
+  }
+
+  /**
+   * The desktop run's draft of the plan ran, then the browser run's plan replaced it, and the tool
+   * body ran for nothing else: what each two-run story ends with.
+   */
+  static void assertTheBrowsersPlanFollowedTheDesktopsDraft(Path dir) throws IOException {
+    assertThat(Files.readString(dir.resolve("world/acct-7/chat-1/plan.md")))
+        .isEqualTo("browser plan");
+    assertThat(bodyRuns(dir))
+        .containsExactly(
+            "acct-7/chat-1/plan.md desktop draft", "acct-7/chat-1/plan.md browser plan");
+  }
+}
