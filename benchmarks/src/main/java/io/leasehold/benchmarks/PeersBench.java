@@ -1,21 +1,12 @@
 package io.leasehold.benchmarks;
 
-import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
-import io.leasehold.lease.AcquireResult;
-import io.leasehold.lease.LeaseStore;
 import java.sql.Connection;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
-import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
 
 /**
  * The issue 50 comparison (group {@code peers}): Leasehold built exactly as the README builds it
@@ -27,20 +18,13 @@ import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
  * refused attempt under contention.
  */
 final class PeersBench extends BenchGroup {
-  /** Keys of the uncontended load, shared out between the threads. */
-  static final int KEYS = 1_000;
-
-  static final List<String> NAMES =
-      List.of("Leasehold, as the README builds it", "Leasehold, default store", "ShedLock plain");
+  private static final int KEYS = PeersContenders.KEYS;
+  private static final List<String> NAMES = PeersContenders.NAMES;
+  private final PeersContenders contenders;
 
   PeersBench(BenchGroup.Context context) {
     super(context);
-  }
-
-  /** One attempt of one thread: true when it acquired (and released), false when refused. */
-  @FunctionalInterface
-  interface Attempt {
-    boolean run() throws Exception;
+    this.contenders = new PeersContenders(db);
   }
 
   /** One window of one contender. */
@@ -163,7 +147,9 @@ final class PeersBench extends BenchGroup {
     line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     perCycle.forEach(this::line);
     line("");
-    line("Every window, in the order run: cycles/s (WAL flushes per attempt):");
+    line(
+        "Every window, in the order run: cycles/s (WAL flushes per attempt, CPU per attempt client /"
+            + " server):");
     line("");
     line("| regime, load | threads | contender | windows |");
     line("| --- | --- | --- | --- |");
@@ -203,20 +189,20 @@ final class PeersBench extends BenchGroup {
     line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (int c = 0; c < NAMES.size(); c++) {
       for (boolean refused : List.of(false, true)) {
-        List<String> keys = refused ? List.of("held") : keys(0, 1, false);
+        List<String> keys = refused ? List.of("held") : PeersContenders.keys(0, 1, false);
         // The warm-up: every key has its row, the code is compiled; its statistics go with its
         // pool.
-        Contender warm = contender(c);
+        PeersContenders.Contender warm = contenders.contender(c);
         AutoCloseable held = refused ? warm.hold("held") : () -> {};
-        Attempt warmAttempt = warm.attempt(keys);
+        PeersContenders.Attempt warmAttempt = warm.attempt(keys);
         for (int i = 0; i < (counted() < KEYS ? counted() : KEYS); i++) {
           warmAttempt.run();
         }
         // A backend reports at most once a second: one more attempt after a second reports all.
         Thread.sleep(1_100);
         warmAttempt.run();
-        Contender measured = contender(c);
-        Attempt attempt = measured.attempt(keys);
+        PeersContenders.Contender measured = contenders.contender(c);
+        PeersContenders.Attempt attempt = measured.attempt(keys);
         Thread.sleep(300); // the new pool's connections are open and have reported their start
         ServerStats before = ServerStats.read(stats, statements);
         long trips = CountingSocketFactory.roundTrips();
@@ -249,7 +235,7 @@ final class PeersBench extends BenchGroup {
             + " | "
             + fmt(roundTrips / n)
             + " | "
-            + fmt((d.statements() - 1) / n) // less the reading's own statement
+            + (d.statements() < 0 ? "n/a" : fmt((d.statements() - 1) / n)) // less the reading
             + " | "
             + fmt((d.commits() - 1) / n)
             + " | "
@@ -261,7 +247,7 @@ final class PeersBench extends BenchGroup {
             + " | "
             + fmt(d.walBytes() / n)
             + " | "
-            + fmt(d.walWriterWakeups() / n)
+            + (d.walWriterWakeups() < 0 ? "n/a" : fmt(d.walWriterWakeups() / n))
             + " |");
   }
 
@@ -269,132 +255,40 @@ final class PeersBench extends BenchGroup {
   private List<List<Window>> cell(
       boolean contended, int threads, Connection statsConnection, boolean statements)
       throws Exception {
-    List<List<Attempt>> contenders = new ArrayList<>();
-    for (Contender c : contenders()) {
-      List<Attempt> perThread = new ArrayList<>();
+    List<List<PeersContenders.Attempt>> attempts = new ArrayList<>();
+    List<PeersContenders.Contender> cs = contenders.contenders();
+    for (PeersContenders.Contender c : cs) {
+      List<PeersContenders.Attempt> perThread = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        perThread.add(c.attempt(keys(t, threads, contended)));
+        perThread.add(c.attempt(PeersContenders.keys(t, threads, contended)));
       }
-      contenders.add(perThread);
+      attempts.add(perThread);
     }
     List<List<Window>> result = new ArrayList<>();
-    for (int c = 0; c < contenders.size(); c++) {
-      run(contenders.get(c), Optional.empty(), statements); // warm-up: every key has its row
+    for (int c = 0; c < attempts.size(); c++) {
+      run(
+          attempts.get(c),
+          cs.get(c),
+          Optional.empty(),
+          statements); // warm-up: every key has its row
       result.add(new ArrayList<>());
     }
     for (int w = 0; w < windows; w++) {
-      for (int c = 0; c < contenders.size(); c++) {
-        result.get(c).add(run(contenders.get(c), Optional.of(statsConnection), statements));
+      for (int c = 0; c < attempts.size(); c++) {
+        result
+            .get(c)
+            .add(run(attempts.get(c), cs.get(c), Optional.of(statsConnection), statements));
       }
     }
     return result;
   }
 
-  /** The keys thread {@code i} of {@code n} goes through, in turn. */
-  static List<String> keys(int i, int n, boolean contended) {
-    if (contended) {
-      return List.of("contended");
-    }
-    List<String> keys = new ArrayList<>();
-    for (int k = i; k < KEYS; k += n) {
-      keys.add("key-" + k);
-    }
-    return keys;
-  }
-
-  /** A contender: its attempts on given keys, and a way to hold a key for the refusals. */
-  interface Contender {
-    Attempt attempt(List<String> keys);
-
-    /** Takes {@code key} and keeps it until closed. */
-    AutoCloseable hold(String key) throws Exception;
-  }
-
-  /** The contenders, in the order of {@link #NAMES}, each on a fresh pool. */
-  private List<Contender> contenders() {
-    return List.of(contender(0), contender(1), contender(2));
-  }
-
-  /** Contender {@code c} of {@link #NAMES}, on a fresh pool. */
-  private Contender contender(int c) {
-    return switch (c) {
-      case 0 -> leasehold(true);
-      case 1 -> leasehold(false);
-      default -> shedLock();
-    };
-  }
-
-  /** One store on one pool, built as the README builds it (or without the dedicated pool). */
-  private Contender leasehold(boolean dedicated) {
-    LeaseStore store =
-        LeaseStore.builder(db.defaultPool(CountingSocketFactory.class))
-            .accessPolicy(AccessPolicy.callerOwnsAccount())
-            .ttl(Duration.ofSeconds(30))
-            .dedicatedPool(dedicated)
-            .build();
-    db.onClose(store);
-    return new Contender() {
-      @Override
-      public Attempt attempt(List<String> names) {
-        List<LeaseKey> keys = names.stream().map(k -> LeaseKey.of("peers", k)).toList();
-        int[] next = {0};
-        return () -> {
-          LeaseKey key = keys.get(next[0]++ % keys.size());
-          AcquireResult r = store.tryAcquire(key, "peers");
-          if (r instanceof AcquireResult.Acquired a) {
-            a.lease().release();
-            return true;
-          }
-          return false;
-        };
-      }
-
-      @Override
-      public AutoCloseable hold(String key) {
-        AcquireResult r = store.tryAcquire(LeaseKey.of("peers", key), "peers");
-        if (!(r instanceof AcquireResult.Acquired a)) {
-          throw new IllegalStateException("could not hold " + key + ": " + r);
-        }
-        return a.lease()::release;
-      }
-    };
-  }
-
-  /** ShedLock's plain provider: lock, then unlock. */
-  private Contender shedLock() {
-    JdbcLockProvider provider = new JdbcLockProvider(db.defaultPool(CountingSocketFactory.class));
-    return new Contender() {
-      @Override
-      public Attempt attempt(List<String> names) {
-        List<String> keys = names.stream().map(k -> "peers-" + k).toList();
-        int[] next = {0};
-        return () -> {
-          Optional<SimpleLock> lock = lock(keys.get(next[0]++ % keys.size()));
-          if (lock.isEmpty()) {
-            return false;
-          }
-          lock.get().unlock();
-          return true;
-        };
-      }
-
-      @Override
-      public AutoCloseable hold(String key) {
-        SimpleLock lock =
-            lock("peers-" + key)
-                .orElseThrow(() -> new IllegalStateException("could not hold " + key));
-        return lock::unlock;
-      }
-
-      private Optional<SimpleLock> lock(String name) {
-        return provider.lock(
-            new LockConfiguration(Instant.now(), name, Duration.ofSeconds(30), Duration.ZERO));
-      }
-    };
-  }
-
   /** Runs one window of every thread's attempts; reads the counters when a connection is given. */
-  private Window run(List<Attempt> attempts, Optional<Connection> stats, boolean statements)
+  private Window run(
+      List<PeersContenders.Attempt> attempts,
+      PeersContenders.Contender contender,
+      Optional<Connection> stats,
+      boolean statements)
       throws Exception {
     int n = attempts.size();
     long[] ok = new long[n];
@@ -406,7 +300,7 @@ final class PeersBench extends BenchGroup {
     List<Exception> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < n; t++) {
       int i = t;
-      Attempt attempt = attempts.get(t);
+      PeersContenders.Attempt attempt = attempts.get(t);
       Thread thread =
           new Thread(
               () -> {
@@ -449,6 +343,9 @@ final class PeersBench extends BenchGroup {
     }
     long client = Throughput.cpuClock().client() - client0;
     long server = Throughput.cpuClock().server();
+    // The window's statistics, all of them: every backend of the contender reports before the
+    // reading (and so before the next contender's window starts).
+    PeersContenders.report(contender.pool());
     ServerStats delta =
         stats.isPresent() ? ServerStats.read(stats.get(), statements).minus(before) : null;
     long cycles = Arrays.stream(ok).sum();
@@ -502,11 +399,11 @@ final class PeersBench extends BenchGroup {
         + " | "
         + fmt(medianOf(ws, w -> w.per(w.stats().walBytes())))
         + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().statements())))
+        + count(medianOf(ws, w -> w.per(w.stats().statements())))
         + " | "
         + fmt(medianOf(ws, w -> w.per(w.stats().commits())))
         + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walWriterWakeups())))
+        + count(medianOf(ws, w -> w.per(w.stats().walWriterWakeups())))
         + " | "
         + micros(medianOf(ws, Window::clientMicros))
         + " / "
@@ -521,6 +418,11 @@ final class PeersBench extends BenchGroup {
           .append(fmt(w.cyclesPerSecond()))
           .append(" (")
           .append(fmt(w.per(w.stats().walSyncs())))
+          .append(", ")
+          .append(micros(w.clientMicros()))
+          .append(" / ")
+          .append(micros(w.serverMicros()))
+          .append(" us")
           .append(w.stats().checkpoints() > 0 ? ", checkpoint" : "")
           .append(')');
     }
@@ -531,6 +433,11 @@ final class PeersBench extends BenchGroup {
   private static double refusalP50(List<Window> ws) {
     long[] all = ws.stream().flatMapToLong(w -> Arrays.stream(w.refusalNanos())).sorted().toArray();
     return all.length == 0 ? Double.NaN : all[all.length / 2] / 1e3;
+  }
+
+  /** A count per attempt, or "n/a" where the server does not tell it. */
+  private static String count(double perAttempt) {
+    return Double.isNaN(perAttempt) ? "n/a" : fmt(perAttempt);
   }
 
   /** A p50, or "none" when no attempt was refused (one thread alone is never refused). */

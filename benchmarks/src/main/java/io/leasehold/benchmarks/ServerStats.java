@@ -11,10 +11,11 @@ import java.sql.Statement;
 /**
  * The server's counters that do not depend on the machine's load, read before and after a window so
  * that a competitor's cost is known per cycle: WAL records, full-page images, writes and flushes
- * ({@code pg_stat_wal}), checkpoints and the buffers they wrote ({@code pg_stat_bgwriter}),
- * statements ({@code pg_stat_statements}, when installed), commits, and how often the WAL writer
- * woke ({@code /proc}, when the server is local). {@code pg_stat_wal} is flushed by each backend at
- * most once a second, so a window's figures are right to about a second's worth of its cycles.
+ * ({@code pg_stat_wal}), checkpoints and the buffers they wrote ({@code pg_stat_bgwriter}, or
+ * {@code pg_stat_checkpointer} from PostgreSQL 17), statements ({@code pg_stat_statements}, when
+ * installed), commits, and how often the WAL writer woke ({@code /proc}, when the server is local).
+ * {@code pg_stat_wal} is flushed by each backend at most once a second, so a window's figures are
+ * right to about a second's worth of its cycles.
  *
  * @param walRecords WAL records
  * @param walFpi full-page images
@@ -48,12 +49,13 @@ record ServerStats(
     try (Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT w.wal_records, w.wal_fpi, w.wal_bytes::bigint, w.wal_write, w.wal_sync,"
-                    + " b.checkpoints_timed + b.checkpoints_req, b.buffers_checkpoint, "
+                "SELECT w.wal_records, w.wal_fpi, w.wal_bytes::bigint, w.wal_write, w.wal_sync, "
+                    + checkpoints(c)
+                    + ", "
                     + statements
                     + ", (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()),"
                     + " (SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter')"
-                    + " FROM pg_stat_wal AS w, pg_stat_bgwriter AS b")) {
+                    + " FROM pg_stat_wal AS w")) {
       rs.next();
       return new ServerStats(
           rs.getLong(1),
@@ -67,6 +69,18 @@ record ServerStats(
           rs.getLong(9),
           wakeups(rs.getLong(10)));
     }
+  }
+
+  /**
+   * The checkpoints and the buffers they wrote: in {@code pg_stat_bgwriter} up to PostgreSQL 16, in
+   * {@code pg_stat_checkpointer} from 17 (the embedded server's).
+   */
+  private static String checkpoints(Connection c) throws SQLException {
+    return c.getMetaData().getDatabaseMajorVersion() >= 17
+        ? "(SELECT num_timed + num_requested FROM pg_stat_checkpointer),"
+            + " (SELECT buffers_written FROM pg_stat_checkpointer)"
+        : "(SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter),"
+            + " (SELECT buffers_checkpoint FROM pg_stat_bgwriter)";
   }
 
   /** Whether {@code pg_stat_statements} can be read on {@code c}'s database. */
