@@ -332,15 +332,7 @@ final class PeersBench extends BenchGroup {
     ServerStats before = stats.isPresent() ? ServerStats.read(stats.get(), statements) : null;
     long client0 = Throughput.cpuClock().client();
     long server0 = Throughput.cpuClock().server();
-    start.await();
-    Thread.sleep(window.toMillis());
-    stop.set(true);
-    for (Thread t : threads) {
-      t.join();
-    }
-    if (!errors.isEmpty()) {
-      throw errors.get(0);
-    }
+    Throughput.runWindow(start, window, stop, threads, errors);
     long client = Throughput.cpuClock().client() - client0;
     long server = Throughput.cpuClock().server();
     // The window's statistics, all of them: every backend of the contender reports before the
