@@ -34,6 +34,10 @@ final class BenchDatabase implements AutoCloseable {
       user = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_USER", "postgres");
       password = System.getenv().getOrDefault("LEASEHOLD_TEST_JDBC_PASSWORD", "");
       port = -1;
+      if (url.contains("//localhost:") || url.contains("//127.0.0.1:")) {
+        // A server on this machine: its processes' CPU time can be read as the embedded one's.
+        Throughput.useCpuClock(ServerCpu.of(this));
+      }
     } else {
       // One instance serves every competitor; its settings are printed with the results.
       // Durable commits (fsync, synchronous_commit on), as users run PostgreSQL: turned off,
@@ -51,9 +55,6 @@ final class BenchDatabase implements AutoCloseable {
 
   /** The file system the embedded server's data lives on (tmpfs or not), for the report. */
   String storage() {
-    if (embedded == null) {
-      return "an external server";
-    }
     try (Connection c = connection();
         java.sql.Statement s = c.createStatement();
         java.sql.ResultSet rs = s.executeQuery("SELECT current_setting('data_directory')")) {
@@ -61,7 +62,8 @@ final class BenchDatabase implements AutoCloseable {
       java.nio.file.Path dir = java.nio.file.Path.of(rs.getString(1));
       return java.nio.file.Files.getFileStore(dir).type() + " (" + dir + ")";
     } catch (SQLException | java.io.IOException e) {
-      return "unknown (" + e.getMessage() + ")";
+      // A server on another machine, or a data directory this user may not read.
+      return (embedded == null ? "an external server, " : "") + "unknown (" + e + ")";
     }
   }
 
@@ -81,6 +83,23 @@ final class BenchDatabase implements AutoCloseable {
     c.setMaximumPoolSize(size);
     c.setMinimumIdle(size);
     HikariDataSource ds = new HikariDataSource(c);
+    synchronized (opened) {
+      opened.add(ds);
+    }
+    return ds;
+  }
+
+  /**
+   * A HikariCP pool with HikariCP's defaults (ten connections), as the README's example builds it:
+   * URL, user and password, nothing else; the driver's sockets made by {@code socketFactory} (a
+   * counting factory changes nothing the database sees).
+   */
+  HikariDataSource defaultPool(Class<? extends javax.net.SocketFactory> socketFactory) {
+    HikariDataSource ds = new HikariDataSource();
+    ds.setJdbcUrl(
+        url + (url.contains("?") ? "&" : "?") + "socketFactory=" + socketFactory.getName());
+    ds.setUsername(user);
+    ds.setPassword(password);
     synchronized (opened) {
       opened.add(ds);
     }

@@ -41,6 +41,7 @@ public final class BenchMain {
         List.of(
             group("statements", c -> new StatementsGroup(c).statements()),
             group("cycle", c -> new CycleBench(c).cycles()),
+            group("peers", c -> new PeersBench(c).peers()),
             group("refusal", c -> new ContentionGroups(c).refusals()),
             group("waiting", c -> new ContentionGroups(c).waiting()),
             group("pgbench", c -> new PgBenchGroup(c).pgbench()),

@@ -175,6 +175,23 @@ final class Throughput {
       t.start();
       threads.add(t);
     }
+    runWindow(start, window, stop, threads, errors);
+    return new long[] {ok.sum(), failed.sum()};
+  }
+
+  /**
+   * Lets started threads waiting on {@code start} run for one window, then stops them and waits for
+   * them to end.
+   *
+   * @throws Exception the first a thread failed with
+   */
+  static void runWindow(
+      CyclicBarrier start,
+      Duration window,
+      AtomicBoolean stop,
+      List<Thread> threads,
+      List<Exception> errors)
+      throws Exception {
     start.await();
     Thread.sleep(window.toMillis());
     stop.set(true);
@@ -184,7 +201,6 @@ final class Throughput {
     if (!errors.isEmpty()) {
       throw errors.get(0);
     }
-    return new long[] {ok.sum(), failed.sum()};
   }
 
   static double median(double[] values) {

@@ -31,6 +31,18 @@ class BenchSmokeTest {
   }
 
   @Test
+  void thePeersGroupRuns() throws Exception {
+    String report = BenchMain.run("group=peers", "window=200ms", "windows=1", "threads=2");
+    assertThat(report)
+        .contains(
+            "## Leasehold as the README builds it, against ShedLock's plain provider",
+            "| Leasehold, as the README builds it | acquire + release | 2.",
+            "| ShedLock plain | refused |",
+            "contended | 2 |");
+    assertThat(report).doesNotContain("| 0 |").doesNotContain("NaN");
+  }
+
+  @Test
   void theFloodGroupRuns() throws Exception {
     String report = BenchMain.run("group=flood", "window=200ms", "windows=1");
     assertThat(report)

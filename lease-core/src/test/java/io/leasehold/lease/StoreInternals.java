@@ -89,4 +89,10 @@ public final class StoreInternals {
   public static int backendPid(LeaseWatcher watcher) {
     return watcher.backendPid();
   }
+
+  /** A {@code timestamptz} column as the store reads it ({@link StatementRunner#instant}). */
+  public static java.time.Instant readTimestamp(java.sql.ResultSet rs, int column)
+      throws SQLException {
+    return StatementRunner.instant(rs, column);
+  }
 }
