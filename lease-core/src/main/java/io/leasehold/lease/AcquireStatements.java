@@ -28,15 +28,26 @@ final class AcquireStatements {
    * taking the key over), the update waits for it, bounded by the lock timeout, and then checks the
    * condition again on the contender's committed version, which is held: refused. The wait is one
    * contender's commit; one that outlasts the lock timeout is answered Busy too ({@link
-   * LeaseGrants}). The {@code SET} list, {@code nextval} included, is computed on the version it
-   * updates, which this statement holds locked: the fence comes from {@code nextval} evaluated
-   * after every earlier holder of the row committed its own fence, so it is higher than all of them
-   * (CONTRACT C3). {@code GREATEST(..., l.fence + 1)} keeps that true of the row whatever happened
-   * to the sequence since the store checked it at start-up: an outside check restarted it lower
-   * ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another
-   * sequence to the table, and each time a key's next fence came out lower than, or equal to, one
-   * it had already had. A key with no row (its first acquire, or the first after a sweep) still
-   * relies on the sequence alone.
+   * LeaseGrants}).
+   *
+   * <p>The fence (CONTRACT C3): {@code SET fence = GREATEST(v, l.fence + 1)}, where {@code v} is a
+   * sequence value drawn in the CTE {@code f}. The {@code SET} list is computed on the version the
+   * statement updates, which it holds locked, so {@code l.fence + 1} is one more than the fence of
+   * every earlier holder of the row, committed before this lock was granted: the row's fence rises
+   * with every grant, whenever {@code v} was drawn. The draw sits in a CTE, not in the {@code SET}
+   * list, so the same text runs on Citus, which refuses a volatile function in an {@code UPDATE} of
+   * a distributed table and runs the CTE on the coordinator before it routes the update to the
+   * key's shard (docs/scale-out.md). On one PostgreSQL the CTE is read when the update computes its
+   * first row, so a refusal draws nothing; on Citus every acquire of an existing key draws a value.
+   * A value drawn before the lock may be lower than the row's fence (a contender drew later and
+   * locked first, then released): the floor decides, and the key's fence can then be ahead of the
+   * sequence, which is why the sweep only deletes a row whose fence the sequence has passed ({@link
+   * SweepStatements#sweep}). The floor also keeps a key's fence rising whatever happened to the
+   * sequence since the store checked it at start-up: an outside check restarted it lower ({@code
+   * ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another sequence to
+   * the table, and each time a key's next fence came out lower than, or equal to, one it had
+   * already had. A key with no row (its first acquire, or the first after a sweep) relies on the
+   * sequence alone, which is past every swept fence.
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
    * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
@@ -127,11 +138,11 @@ final class AcquireStatements {
     String refusedTail = publishing ? ", false" : "";
     acquire =
         begin
-            + "WITH upd AS (UPDATE "
-            + t
-            + " AS l SET run_id = ?, fence = GREATEST(nextval('"
+            + "WITH f AS (SELECT nextval('"
             + seq
-            + "'), l.fence + 1),"
+            + "') AS v), upd AS (UPDATE "
+            + t
+            + " AS l SET run_id = ?, fence = GREATEST((SELECT v FROM f), l.fence + 1),"
             + " holder = ?,"
             + " acquired_at = "
             + start
