@@ -131,7 +131,7 @@ final class AcquireStatements {
     // after a concurrent statement's own time), or expired past the takeover delay.
     String free =
         "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
-            + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+            + " OR l.expires_at <= statement_timestamp() - ? * interval '1 microsecond')";
     String granted =
         "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
     String grantedTail = publishing ? ", took_over" : "";
@@ -150,8 +150,8 @@ final class AcquireStatements {
             + start
             + ","
             + " expires_at = "
-            + start
-            + " + ? * interval '1 microsecond', released_at = NULL,"
+            + SqlTime.plusMicros(start, "?")
+            + ", released_at = NULL,"
             + " took_over = l.released_at IS NULL "
             + "WHERE l.account_id = ? AND l.session_id = ? AND "
             + free

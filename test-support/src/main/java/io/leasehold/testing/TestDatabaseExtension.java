@@ -22,11 +22,33 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllCallback {
   private final String templateName;
   private final Consumer<DataSource> initializer;
+  private final boolean citus;
   private volatile TestDatabase database;
 
   private TestDatabaseExtension(String templateName, Consumer<DataSource> initializer) {
+    this(templateName, initializer, false);
+  }
+
+  private TestDatabaseExtension(
+      String templateName, Consumer<DataSource> initializer, boolean citus) {
     this.templateName = templateName;
     this.initializer = initializer;
+    this.citus = citus;
+  }
+
+  /**
+   * An extension on the Citus coordinator named by {@value CitusCoordinator#URL_ENV}: its database,
+   * reset and then given the schema before the class's first test, and kept after its last; the
+   * class is skipped with one line when the variable is not set ({@link CitusCoordinator}).
+   *
+   * @param initializer applies the schema (on Citus: distributed by the changelogs)
+   * @return the extension
+   */
+  public static TestDatabaseExtension citus(Consumer<DataSource> initializer) {
+    if (initializer == null) {
+      throw new IllegalArgumentException("initializer is required");
+    }
+    return new TestDatabaseExtension(null, initializer, true);
   }
 
   /**
@@ -55,6 +77,13 @@ public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllC
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    if (citus || CitusCoordinator.KIND.equals(System.getProperty(PostgresServer.KIND_PROPERTY))) {
+      TestDatabase db = CitusCoordinator.database();
+      database = db;
+      CitusCoordinator.reset(db.dataSource());
+      initializer.accept(db.dataSource());
+      return;
+    }
     database = PostgresServer.shared().createDatabase(templateName, initializer);
   }
 

@@ -61,7 +61,7 @@ class LeaseStoreTest {
   private void expireInDatabase(LeaseKey k) {
     db.database()
         .execute(
-            "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
+            "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 second'"
                 + " WHERE account_id = '"
                 + k.accountId()
                 + "' AND session_id = '"
@@ -270,7 +270,7 @@ class LeaseStoreTest {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
         s.execute(
-            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
+            "SELECT 1 FROM leasehold_lease WHERE account_id = 'acct' AND session_id = '"
                 + key.sessionId()
                 + "' FOR UPDATE");
         // CONTRACT C18: a contender is taking the key and never commits; the acquire waits for it
@@ -291,7 +291,7 @@ class LeaseStoreTest {
       side.setAutoCommit(false);
       try (Statement s = side.createStatement()) {
         s.execute(
-            "SELECT 1 FROM leasehold_lease WHERE session_id = '"
+            "SELECT 1 FROM leasehold_lease WHERE account_id = 'acct' AND session_id = '"
                 + key.sessionId()
                 + "' FOR UPDATE");
         // With the default 1 s lock timeout, a wait would fail this acquire instead.
