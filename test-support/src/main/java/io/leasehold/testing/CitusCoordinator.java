@@ -45,12 +45,12 @@ public final class CitusCoordinator {
 
   private static final String RESET =
       "DO $body$ DECLARE r record; BEGIN"
-          + " FOR r IN SELECT c.oid::regclass AS name FROM pg_class c"
+          + " FOR r IN SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c"
           + " JOIN pg_namespace n ON n.oid = c.relnamespace"
           + " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
           + " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')"
           + " LOOP EXECUTE 'DROP TABLE IF EXISTS ' || r.name || ' CASCADE'; END LOOP;"
-          + " FOR r IN SELECT c.oid::regclass AS name FROM pg_class c"
+          + " FOR r IN SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c"
           + " JOIN pg_namespace n ON n.oid = c.relnamespace"
           + " WHERE n.nspname = 'public' AND c.relkind = 'S'"
           + " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')"
