@@ -31,13 +31,18 @@ final class AcquireStatements {
    * LeaseGrants}).
    *
    * <p>The fence (CONTRACT C3): {@code SET fence = GREATEST(v, l.fence + 1)}, where {@code v} is a
-   * sequence value drawn in the CTE {@code f}. The {@code SET} list is computed on the version the
-   * statement updates, which it holds locked, so {@code l.fence + 1} is one more than the fence of
-   * every earlier holder of the row, committed before this lock was granted: the row's fence rises
-   * with every grant, whenever {@code v} was drawn. The draw sits in a CTE, not in the {@code SET}
-   * list, so the same text runs on Citus, which refuses a volatile function in an {@code UPDATE} of
-   * a distributed table and runs the CTE on the coordinator before it routes the update to the
-   * key's shard (docs/scale-out.md). On one PostgreSQL the CTE is read when the update computes its
+   * sequence value drawn in the CTE {@code f}, nested in the update's own CTE. The {@code SET} list
+   * is computed on the version the statement updates, which it holds locked, so {@code l.fence + 1}
+   * is one more than the fence of every earlier holder of the row, committed before this lock was
+   * granted: the row's fence rises with every grant, whenever {@code v} was drawn. The draw sits in
+   * a CTE, not in the {@code SET} list, so the same text runs on Citus, which refuses a volatile
+   * function in an {@code UPDATE} of a distributed table and runs the CTE on the coordinator before
+   * it routes the update to the key's shard (docs/scale-out.md). Nested, because Citus sends a
+   * top-level {@code SELECT} about one key to the key's worker whole, its CTEs included: with
+   * {@code f} beside {@code upd} the worker drew from its own copy of the sequence (Citus copies a
+   * sequence owned by a distributed table to every worker, each with a range of its own), a fence
+   * from another series than every other grant's; as the update's own CTE it is planned with the
+   * update, on the coordinator. On one PostgreSQL the CTE is read when the update computes its
    * first row, so a refusal draws nothing; on Citus every acquire of an existing key draws a value.
    * A value drawn before the lock may be lower than the row's fence (a contender drew later and
    * locked first, then released): the floor decides, and the key's fence can then be ahead of the
@@ -138,9 +143,9 @@ final class AcquireStatements {
     String refusedTail = publishing ? ", false" : "";
     acquire =
         begin
-            + "WITH f AS (SELECT nextval('"
+            + "WITH upd AS (WITH f AS (SELECT nextval('"
             + seq
-            + "') AS v), upd AS (UPDATE "
+            + "') AS v) UPDATE "
             + t
             + " AS l SET run_id = ?, fence = GREATEST((SELECT v FROM f), l.fence + 1),"
             + " holder = ?,"

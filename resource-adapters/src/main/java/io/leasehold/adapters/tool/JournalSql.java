@@ -81,8 +81,10 @@ record JournalSql(
         // lock, taken by the admission (SqlMarkStore), so this snapshot sees every other start of
         // the key that committed. The admission number is drawn in the CTE n, under that lock, so
         // its order is still the order of admission; not in the SET list, where Citus refuses a
-        // volatile function, and every part names the key, so Citus routes the statement to the
-        // key's shard (docs/scale-out.md). The unique index on in-flight calls stays as the last
+        // volatile function, and nested in the update's own CTE, which Citus plans on the
+        // coordinator, where the sequence is (a top-level CTE would go to the worker whole). Every
+        // part names the key, so Citus routes it to the key's shard (docs/scale-out.md). The unique
+        // index on in-flight calls stays as the last
         // word; a violation rolls the whole transaction back. Returns one row: the started call's
         // id (null if not started) and the in-flight duplicate's (null if none). Parameters:
         // account, session, call id, account, session, call id.
@@ -94,10 +96,9 @@ record JournalSql(
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
             + " AND d.run_id = me.run_id AND d.state = 'STARTED'"
             + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? LIMIT 1),"
-            + " n AS (SELECT nextval('"
+            + " started AS (WITH n AS (SELECT nextval('"
             + admissionSeq
-            + "') AS v),"
-            + " started AS (UPDATE "
+            + "') AS v) UPDATE "
             + call
             + " AS me SET state = 'STARTED', admitted_seq = (SELECT v FROM n)"
             + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? AND me.state = 'INTENDED'"
