@@ -59,13 +59,23 @@ public final class CitusCoordinator {
   private CitusCoordinator() {}
 
   /**
+   * Whether {@value #URL_ENV} names a coordinator.
+   *
+   * @return true if the Citus tests can run
+   */
+  public static boolean configured() {
+    String url = System.getenv(URL_ENV);
+    return url != null && !url.isBlank();
+  }
+
+  /**
    * The coordinator's database, or the test is skipped with {@link #HOW_TO}.
    *
    * @return a database that is never dropped
    */
   public static TestDatabase database() {
+    Assumptions.assumeTrue(configured(), HOW_TO);
     String url = System.getenv(URL_ENV);
-    Assumptions.assumeTrue(url != null && !url.isBlank(), HOW_TO);
     PostgresServer server =
         PostgresServer.external(
             "Citus coordinator " + url,
