@@ -28,15 +28,31 @@ final class AcquireStatements {
    * taking the key over), the update waits for it, bounded by the lock timeout, and then checks the
    * condition again on the contender's committed version, which is held: refused. The wait is one
    * contender's commit; one that outlasts the lock timeout is answered Busy too ({@link
-   * LeaseGrants}). The {@code SET} list, {@code nextval} included, is computed on the version it
-   * updates, which this statement holds locked: the fence comes from {@code nextval} evaluated
-   * after every earlier holder of the row committed its own fence, so it is higher than all of them
-   * (CONTRACT C3). {@code GREATEST(..., l.fence + 1)} keeps that true of the row whatever happened
-   * to the sequence since the store checked it at start-up: an outside check restarted it lower
-   * ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another
-   * sequence to the table, and each time a key's next fence came out lower than, or equal to, one
-   * it had already had. A key with no row (its first acquire, or the first after a sweep) still
-   * relies on the sequence alone.
+   * LeaseGrants}).
+   *
+   * <p>The fence (CONTRACT C3): {@code SET fence = GREATEST(v, l.fence + 1)}, where {@code v} is a
+   * sequence value drawn in the CTE {@code f}, nested in the update's own CTE. The {@code SET} list
+   * is computed on the version the statement updates, which it holds locked, so {@code l.fence + 1}
+   * is one more than the fence of every earlier holder of the row, committed before this lock was
+   * granted: the row's fence rises with every grant, whenever {@code v} was drawn. The draw sits in
+   * a CTE, not in the {@code SET} list, so the same text runs on Citus, which refuses a volatile
+   * function in an {@code UPDATE} of a distributed table and runs the CTE on the coordinator before
+   * it routes the update to the key's shard (docs/scale-out.md). Nested, because Citus sends a
+   * top-level {@code SELECT} about one key to the key's worker whole, its CTEs included: with
+   * {@code f} beside {@code upd} the worker drew from its own copy of the sequence (Citus copies a
+   * sequence owned by a distributed table to every worker, each with a range of its own), a fence
+   * from another series than every other grant's; as the update's own CTE it is planned with the
+   * update, on the coordinator. On one PostgreSQL the CTE is read when the update computes its
+   * first row, so a refusal draws nothing; on Citus every acquire of an existing key draws a value.
+   * A value drawn before the lock may be lower than the row's fence (a contender drew later and
+   * locked first, then released): the floor decides, and the key's fence can then be ahead of the
+   * sequence, which is why the sweep only deletes a row whose fence the sequence has passed ({@link
+   * SweepStatements#sweep}). The floor also keeps a key's fence rising whatever happened to the
+   * sequence since the store checked it at start-up: an outside check restarted it lower ({@code
+   * ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another sequence to
+   * the table, and each time a key's next fence came out lower than, or equal to, one it had
+   * already had. A key with no row (its first acquire, or the first after a sweep) relies on the
+   * sequence alone, which is past every swept fence.
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
    * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
@@ -120,18 +136,18 @@ final class AcquireStatements {
     // after a concurrent statement's own time), or expired past the takeover delay.
     String free =
         "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
-            + " OR l.expires_at + ? * interval '1 microsecond' <= statement_timestamp())";
+            + " OR l.expires_at <= statement_timestamp() - ? * interval '1 microsecond')";
     String granted =
         "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
     String grantedTail = publishing ? ", took_over" : "";
     String refusedTail = publishing ? ", false" : "";
     acquire =
         begin
-            + "WITH upd AS (UPDATE "
-            + t
-            + " AS l SET run_id = ?, fence = GREATEST(nextval('"
+            + "WITH upd AS (WITH f AS (SELECT nextval('"
             + seq
-            + "'), l.fence + 1),"
+            + "') AS v) UPDATE "
+            + t
+            + " AS l SET run_id = ?, fence = GREATEST((SELECT v FROM f), l.fence + 1),"
             + " holder = ?,"
             + " acquired_at = "
             + start
@@ -139,8 +155,8 @@ final class AcquireStatements {
             + start
             + ","
             + " expires_at = "
-            + start
-            + " + ? * interval '1 microsecond', released_at = NULL,"
+            + SqlTime.plusMicros(start, "?")
+            + ", released_at = NULL,"
             + " took_over = l.released_at IS NULL "
             + "WHERE l.account_id = ? AND l.session_id = ? AND "
             + free

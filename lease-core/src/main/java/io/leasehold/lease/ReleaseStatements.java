@@ -24,14 +24,14 @@ final class ReleaseStatements {
    * value) if the lease was released, no row otherwise.
    *
    * <p>Its commit does not wait for the WAL flush ({@code synchronous_commit} off for this
-   * transaction alone, set in the {@code RETURNING} list, so only a release that changed the row
-   * sets it). A release only ever shortens a lease, so losing one costs availability, never safety:
-   * a server crash or failover in the few hundred milliseconds before the WAL writer flushes it
-   * leaves the row held by a run that has stopped, until that lease's own expiry, as if its process
-   * had died. No acquire can build on an unflushed release either: the acquire's own commit waits
-   * for the flush of all WAL before it, the release included, so a fence granted after a release is
-   * durable only together with that release. On a disk this takes one of the cycle's two flushes
-   * away (docs/performance.md).
+   * transaction alone, set by the SELECT over the update's rows, so only a release that changed the
+   * row sets it). A release only ever shortens a lease, so losing one costs availability, never
+   * safety: a server crash or failover in the few hundred milliseconds before the WAL writer
+   * flushes it leaves the row held by a run that has stopped, until that lease's own expiry, as if
+   * its process had died. No acquire can build on an unflushed release either: the acquire's own
+   * commit waits for the flush of all WAL before it, the release included, so a fence granted after
+   * a release is durable only together with that release. On a disk this takes one of the cycle's
+   * two flushes away (docs/performance.md).
    */
   final String release;
 
@@ -82,13 +82,16 @@ final class ReleaseStatements {
     String releasable =
         "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() ";
+    // The setting is made by the SELECT over the update's rows, not in its RETURNING list: Citus
+    // refuses a volatile function there, and the SELECT calls it only for a row the update
+    // changed. On Citus it turns off the coordinator's wait alone (docs/scale-out.md).
     release =
         begin
-            + "UPDATE "
+            + "WITH r AS (UPDATE "
             + t
             + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
             + releasable
-            + "RETURNING l.released_at, set_config('synchronous_commit', 'off', true)";
+            + "RETURNING l.released_at) SELECT released_at, set_config('synchronous_commit', 'off', true) FROM r";
     // The hold (first parameter) keeps the key unavailable until that instant, in the same
     // statement: expires_at then lies ahead of released_at, and acquire treats the row as free
     // only once it has passed.

@@ -48,7 +48,9 @@ final class RenewStatement {
             + "upd AS (UPDATE "
             + t
             + " AS l SET"
-            + " expires_at = statement_timestamp() + req.ttl_us * interval '1 microsecond',"
+            + " expires_at = "
+            + SqlTime.plusMicros("statement_timestamp()", "req.ttl_us")
+            + ","
             + " renewed_at = statement_timestamp() "
             + "FROM req "
             + "WHERE l.account_id = req.account_id AND l.session_id = req.session_id"

@@ -28,11 +28,27 @@ final class SweepStatements {
    * lie at least {@link LeaseStore#MAX_TTL} back, which also covers every takeover delay (a row
    * still within one must not be swept). The DELETE checks the cutoff again on the latest row
    * version, so a row that an acquire revived while the sweep waited for its lock is kept.
-   * Parameters: the last key of the previous batch (account, session; empty strings to start),
-   * batch size, age (microseconds) twice. Returns the rows deleted, the rows walked, and the last
-   * key walked.
+   *
+   * <p>The deleted row's fence must also be at most the sequence's position read before the sweep
+   * ({@link #position}): the acquire draws its value before it locks the row (in a CTE, which Citus
+   * can run), and where that value lost to the row's own {@code fence + 1} the row is ahead of the
+   * sequence. Deleted then, the key's next first acquire could draw a fence it already had. A row
+   * the sequence has passed is deleted; one ahead of it waits for a later sweep, after other grants
+   * moved the sequence on. The sequence never goes back (CACHE 1; a crash skips values forward), so
+   * a position read before the batch bounds it for the whole sweep.
+   *
+   * <p>Parameters: the last key of the previous batch (account, session; empty strings to start),
+   * batch size, age (microseconds) twice, the sequence's position. Returns the rows deleted, the
+   * rows walked, and the last key walked.
    */
   final String sweep;
+
+  /**
+   * The fence sequence's position: the last value it handed out (0 if none yet; {@code
+   * pg_sequence_last_value} asks only for the USAGE a store already has). Its next value is higher.
+   * No parameters.
+   */
+  final String position;
 
   /**
    * The audit record of a sweep, written after its last batch. Parameters: caller, reason, detail.
@@ -59,11 +75,17 @@ final class SweepStatements {
             + " AS l USING batch"
             + " WHERE l.account_id = batch.account_id AND l.session_id = batch.session_id"
             + " AND batch.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
-            + " AND l.expires_at < statement_timestamp() - ? * interval '1 microsecond' RETURNING 1), "
+            + " AND l.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
+            + " AND l.fence <= ? RETURNING 1), "
             + "last AS (SELECT account_id, session_id FROM batch"
             + " ORDER BY account_id DESC, session_id DESC LIMIT 1) "
             + "SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM batch), last.account_id, last.session_id"
             + " FROM (SELECT) AS one LEFT JOIN last ON true";
+    position =
+        begin
+            + "SELECT COALESCE(pg_sequence_last_value('"
+            + settings.schema().sequence()
+            + "'), 0)";
     auditSweep =
         begin
             + "INSERT INTO "
@@ -80,6 +102,15 @@ final class SweepStatements {
    */
   long sweep(Duration deadFor, String caller) {
     long age = StatementRunner.micros(deadFor);
+    long passed =
+        runner.execute(
+            position,
+            () -> "read the position of the fence sequence",
+            ps -> {},
+            (rs, opened) -> {
+              rs.next();
+              return rs.getLong(1);
+            });
     long total = 0;
     // Keys are at least one character long: every key sorts after ("", "").
     Batch batch = new Batch(0, BATCH, "", "");
@@ -95,6 +126,7 @@ final class SweepStatements {
                 ps.setInt(3, BATCH);
                 ps.setLong(4, age);
                 ps.setLong(5, age);
+                ps.setLong(6, passed);
               },
               (rs, opened) -> {
                 rs.next();

@@ -10,7 +10,8 @@
 // from the builder's options. Each statement family keeps its SQL, binding and row reading in one
 // class: AcquireStatements, ReleaseStatements, RenewStatement, SweepStatements, ReadStatements
 // (FenceSource and ChangePublisher hold their own), all built from StatementSettings and run by
-// StatementRunner. LeaseGrants and LeaseReleases are an authorized acquire and release;
+// StatementRunner; SqlTime writes their time arithmetic so that Citus can run it. LeaseGrants and
+// LeaseReleases are an authorized acquire and release;
 // ChunkedRenewal renews in chunks and BackgroundRenewal runs it every renew interval;
 // OwnLeaseOperations is the store as a lease sees it (LeaseControl); HandedOutLeases is what
 // close() ends; AcquireWaits paces blocking acquires; ExitHook closes the store at JVM exit.

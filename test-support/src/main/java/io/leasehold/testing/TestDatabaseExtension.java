@@ -2,8 +2,10 @@ package io.leasehold.testing;
 
 import java.util.function.Consumer;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -19,14 +21,38 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>With a template, the schema is applied once per JVM to a template database and each class gets
  * a copy ({@code CREATE DATABASE ... TEMPLATE}), which is much faster than migrating anew.
  */
-public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllCallback {
+public final class TestDatabaseExtension
+    implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
   private final String templateName;
   private final Consumer<DataSource> initializer;
+  private final boolean citus;
   private volatile TestDatabase database;
+  private volatile boolean skipped;
 
   private TestDatabaseExtension(String templateName, Consumer<DataSource> initializer) {
+    this(templateName, initializer, false);
+  }
+
+  private TestDatabaseExtension(
+      String templateName, Consumer<DataSource> initializer, boolean citus) {
     this.templateName = templateName;
     this.initializer = initializer;
+    this.citus = citus;
+  }
+
+  /**
+   * An extension on the Citus coordinator named by {@value CitusCoordinator#URL_ENV}: its database,
+   * reset and then given the schema before the class's first test, and kept after its last; the
+   * class is skipped with one line when the variable is not set ({@link CitusCoordinator}).
+   *
+   * @param initializer applies the schema (on Citus: distributed by the changelogs)
+   * @return the extension
+   */
+  public static TestDatabaseExtension citus(Consumer<DataSource> initializer) {
+    if (initializer == null) {
+      throw new IllegalArgumentException("initializer is required");
+    }
+    return new TestDatabaseExtension(null, initializer, true);
   }
 
   /**
@@ -55,7 +81,26 @@ public final class TestDatabaseExtension implements BeforeAllCallback, AfterAllC
 
   @Override
   public void beforeAll(ExtensionContext context) {
+    if (citus || CitusCoordinator.KIND.equals(System.getProperty(PostgresServer.KIND_PROPERTY))) {
+      if (!CitusCoordinator.configured()) {
+        // Each test is then skipped with the line (beforeEach): surefire reports a class skipped
+        // in beforeAll as no tests at all, and drops the reason.
+        skipped = true;
+        System.err.println(context.getDisplayName() + ": " + CitusCoordinator.HOW_TO);
+        return;
+      }
+      TestDatabase db = CitusCoordinator.database();
+      database = db;
+      CitusCoordinator.reset(db.dataSource());
+      initializer.accept(db.dataSource());
+      return;
+    }
     database = PostgresServer.shared().createDatabase(templateName, initializer);
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    Assumptions.assumeFalse(skipped, CitusCoordinator.HOW_TO);
   }
 
   @Override

@@ -40,8 +40,8 @@ class AcquireStartsAfterConcurrentReleaseTest {
           // commits between that statement's start and its snapshot.
           ResultSet rs =
               s.executeQuery(
-                  "UPDATE leasehold_lease SET released_at = clock_timestamp() + interval '300 milliseconds',"
-                      + " expires_at = clock_timestamp() + interval '300 milliseconds'"
+                  "UPDATE leasehold_lease SET released_at = statement_timestamp() + interval '300 milliseconds',"
+                      + " expires_at = statement_timestamp() + interval '300 milliseconds'"
                       + " WHERE session_id = 'handover' RETURNING released_at")) {
         rs.next();
         releasedAt = rs.getObject(1, OffsetDateTime.class).toInstant();

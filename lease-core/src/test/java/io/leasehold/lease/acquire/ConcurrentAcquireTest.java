@@ -147,7 +147,7 @@ class ConcurrentAcquireTest {
         previous = lease.fence();
         db.database()
             .execute(
-                "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+                "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 ms'"
                     + " WHERE session_id = 'takeover'");
       }
     }

@@ -44,7 +44,7 @@ class HeldLeasesTest {
       store.tryAcquire(LeaseKey.of("a", "expired"), "a");
       db.database()
           .execute(
-              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 s'"
+              "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 s'"
                   + " WHERE session_id = 'expired'");
 
       List<LeaseStatus> all = store.admin().heldLeases("ops", 100);

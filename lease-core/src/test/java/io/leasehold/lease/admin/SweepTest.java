@@ -48,10 +48,10 @@ class SweepTest {
     try (Connection c = db.database().newConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "UPDATE leasehold_lease SET acquired_at = clock_timestamp() - ? * interval '1 day' - interval '1 min',"
-                    + " renewed_at = clock_timestamp() - ? * interval '1 day' - interval '1 min',"
-                    + " expires_at = clock_timestamp() - ? * interval '1 day',"
-                    + " released_at = CASE WHEN ? THEN clock_timestamp() - ? * interval '1 day' END"
+                "UPDATE leasehold_lease SET acquired_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " renewed_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " expires_at = statement_timestamp() - ? * interval '1 day',"
+                    + " released_at = CASE WHEN ? THEN statement_timestamp() - ? * interval '1 day' END"
                     + " WHERE account_id = ? AND session_id = ?")) {
       ps.setInt(1, days);
       ps.setInt(2, days);

@@ -61,7 +61,7 @@ class LeaseStoreTest {
   private void expireInDatabase(LeaseKey k) {
     db.database()
         .execute(
-            "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
+            "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 second'"
                 + " WHERE account_id = '"
                 + k.accountId()
                 + "' AND session_id = '"
@@ -267,7 +267,8 @@ class LeaseStoreTest {
   private Connection lockedRow() throws Exception {
     return RowLocks.hold(
         db.database().newConnection(),
-        "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE",
+        "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
+        "acct",
         key.sessionId());
   }
 

@@ -57,7 +57,7 @@ class BatchRenewalTest {
       // Make 300 of them stale in three ways: taken over after expiry, expired, released.
       db.database()
           .execute(
-              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+              "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 ms'"
                   + " WHERE account_id = 'bulk' AND substring(session_id from 2)::int < 200");
       Set<UUID> takenOver = new HashSet<>();
       for (int i = 0; i < 100; i++) {

@@ -79,7 +79,7 @@ class KeepAliveTest {
   private Lease takeOver() {
     db.database()
         .execute(
-            "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+            "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 ms'"
                 + " WHERE session_id = '"
                 + key.sessionId()
                 + "'");

@@ -20,8 +20,10 @@ import java.util.List;
 public final class MarkResetTable {
   /**
    * The record of one reset, written in the reset's own transaction and dated by the database's
-   * clock ({@code clock_timestamp()}, the time of the write itself), like every other time these
-   * guards keep. Parameters: operator, account, session, previous mark, new mark, reason.
+   * clock ({@code statement_timestamp()}, the time of this insert's statement), like every other
+   * time these guards keep: a stable function, which Citus evaluates once on the coordinator, where
+   * a volatile one is refused in some statements on distributed tables (docs/scale-out.md).
+   * Parameters: operator, account, session, previous mark, new mark, reason.
    */
   private final String insert;
 
@@ -36,7 +38,7 @@ public final class MarkResetTable {
         "INSERT INTO "
             + table
             + " (at, operator, account_id, session_id, previous_mark, new_mark, reason)"
-            + " VALUES (clock_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
+            + " VALUES (statement_timestamp(), ?, ?, ?, ?, ?, ?) RETURNING at";
     this.readAll =
         "SELECT account_id, session_id, previous_mark, new_mark, operator, reason, at FROM "
             + table

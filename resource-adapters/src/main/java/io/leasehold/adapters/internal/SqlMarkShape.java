@@ -22,14 +22,19 @@ record SqlMarkShape(
   private static final String RUN_UPDATE =
       ", run_id = EXCLUDED.run_id, admitted_at = EXCLUDED.admitted_at";
 
-  /** The high-water table: the run and the time (the Node guard writes them too); no evidence. */
+  /**
+   * The high-water table: the run and the time (the Node guard writes them too); no evidence. The
+   * time is the statement's ({@code statement_timestamp()}, stable): a volatile {@code
+   * clock_timestamp()} would reach the {@code ON CONFLICT DO UPDATE}, which Citus refuses on a
+   * distributed table (docs/scale-out.md).
+   */
   static final SqlMarkShape HIGH_WATER =
       new SqlMarkShape(
           true,
           new Columns(", run_id", ", ?::pg_catalog.uuid", ""),
-          new Columns(RUN_COLUMNS, ", k.run_id, pg_catalog.clock_timestamp()", RUN_UPDATE),
+          new Columns(RUN_COLUMNS, ", k.run_id, pg_catalog.statement_timestamp()", RUN_UPDATE),
           new Columns(
-              RUN_COLUMNS, ", '" + RESET_RUN + "', pg_catalog.clock_timestamp()", RUN_UPDATE),
+              RUN_COLUMNS, ", '" + RESET_RUN + "', pg_catalog.statement_timestamp()", RUN_UPDATE),
           null);
 
   /**

@@ -264,9 +264,11 @@ public final class JdbcToolJournal implements ToolJournal {
     // duplicate always learns which call it repeats (JournalSql#start says why).
     UUID started;
     UUID inFlight;
-    try (PreparedStatement ps = c.prepareStatement(sql.start())) {
-      ps.setObject(1, callId);
-      ps.setObject(2, callId);
+    try (PreparedStatement ps = JournalSql.keyed(c, sql.start(), token.key())) {
+      ps.setObject(3, callId);
+      ps.setString(4, token.key().accountId());
+      ps.setString(5, token.key().sessionId());
+      ps.setObject(6, callId);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         started = rs.getObject(1, UUID.class);
@@ -280,7 +282,7 @@ public final class JdbcToolJournal implements ToolJournal {
       throw new SQLException("call " + callId + " was never journaled as intended");
     }
     setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
-    ToolCall refused = read(c, callId);
+    ToolCall refused = read(c, token.key(), callId);
     return new DuplicateCallException(
         refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
   }
@@ -360,9 +362,9 @@ public final class JdbcToolJournal implements ToolJournal {
         });
   }
 
-  private ToolCall read(Connection c, UUID callId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql.callById())) {
-      ps.setObject(1, callId);
+  private ToolCall read(Connection c, LeaseKey key, UUID callId) throws SQLException {
+    try (PreparedStatement ps = JournalSql.keyed(c, sql.callById(), key)) {
+      ps.setObject(3, callId);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return row(rs);

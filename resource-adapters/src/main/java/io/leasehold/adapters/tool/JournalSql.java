@@ -79,24 +79,30 @@ record JournalSql(
         // in-flight call could have finished in between and the duplicate found neither (issue
         // 46). Race-free without a savepoint: every start of a key holds the key's mark row
         // lock, taken by the admission (SqlMarkStore), so this snapshot sees every other start of
-        // the
-        // key that committed. The unique index on in-flight calls stays as the last word; a
-        // violation rolls the whole transaction back. Returns one row: the started call's id
-        // (null if not started) and the in-flight duplicate's (null if none). Parameters: call
-        // id, call id.
+        // the key that committed. The admission number is drawn in the CTE n, under that lock, so
+        // its order is still the order of admission; not in the SET list, where Citus refuses a
+        // volatile function, and nested in the update's own CTE, which Citus plans on the
+        // coordinator, where the sequence is (a top-level CTE would go to the worker whole). Every
+        // part names the key, so Citus routes it to the key's shard (docs/scale-out.md). The unique
+        // index on in-flight calls stays as the last
+        // word; a violation rolls the whole transaction back. Returns one row: the started call's
+        // id (null if not started) and the in-flight duplicate's (null if none). Parameters:
+        // account, session, call id, account, session, call id.
         "WITH dup AS (SELECT d.call_id FROM "
             + call
             + " AS me JOIN "
             + call
             + " AS d ON d.account_id = me.account_id"
             + " AND d.session_id = me.session_id AND d.tool = me.tool AND d.idempotency_key = me.idempotency_key"
-            + " AND d.run_id = me.run_id AND d.state = 'STARTED' WHERE me.call_id = ? LIMIT 1),"
-            + " started AS (UPDATE "
-            + call
-            + " AS me SET state = 'STARTED', admitted_seq = nextval('"
+            + " AND d.run_id = me.run_id AND d.state = 'STARTED'"
+            + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? LIMIT 1),"
+            + " started AS (WITH n AS (SELECT nextval('"
             + admissionSeq
-            + "')"
-            + " WHERE me.call_id = ? AND me.state = 'INTENDED' AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
+            + "') AS v) UPDATE "
+            + call
+            + " AS me SET state = 'STARTED', admitted_seq = (SELECT v FROM n)"
+            + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? AND me.state = 'INTENDED'"
+            + " AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
             + " SELECT (SELECT call_id FROM started), (SELECT call_id FROM dup)",
         // A call's state and outcome, in a transaction already under way. Parameters: state,
         // result (JSON text or null), error, call id.
@@ -106,8 +112,8 @@ record JournalSql(
         LockTimeout.ahead(lockTimeout, setState),
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
-        // One call. Parameter: call id.
-        callColumns + " WHERE call_id = ?",
+        // One call of a key. Parameters: account, session, call id.
+        callColumns + " WHERE account_id = ? AND session_id = ? AND call_id = ?",
         // The first finished result of an idempotent call, for a replay. Parameters: account,
         // session, tool, idempotency key.
         "SELECT result::text FROM "
