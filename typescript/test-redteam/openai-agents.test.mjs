@@ -180,3 +180,36 @@ test('arguments that are not JSON, or hostile JSON (__proto__), run nothing unfe
   assert.deepEqual(effects, []);
   assert.ok(isFencedAgentTool(agent.tools[0]));
 });
+
+/** QueueModel that also streams: each turn ends in one response_done event. */
+class StreamQueueModel extends QueueModel {
+  async *getStreamedResponse(request) {
+    const r = await this.getResponse(request);
+    yield { type: 'response_done', response: { id: `resp_${Math.random()}`, usage: { requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2 }, output: r.output } };
+  }
+}
+
+test('streamed run (stream: true): a superseded run\'s parallel calls never run and the stream ends with the stop', async () => {
+  const fence = freshFence();
+  const effects = [];
+  const key = session();
+  await fence.startRun(tokenFor(key, 2n));
+  const agent = new Agent({ name: 'a', instructions: 'x', model: new StreamQueueModel([[1, 2].map((i) => ({ name: 'record', args: { text: `s${i}` } }))]), tools: fenceAgentTools(fence, [recordTool(effects)]) });
+  const r = await settle((async () => { const s = await new Runner().run(agent, 'go', { stream: true, context: { lease: tokenFor(key, 1n) } }); for await (const _ of s) { /* drain */ } await s.completed; if (s.error) throw s.error; return s; })());
+  assert.deepEqual(effects, []);
+  assert.ok(r.e, 'the streamed run did not fail');
+  assert.equal(runStopOf(r.e)?.refusal.reason, 'superseded', String(r.e));
+});
+
+test('retry of a finished keyed call after the run was superseded is refused, not replayed', async () => {
+  const fence = freshFence();
+  const key = session();
+  const old = tokenFor(key, 1n);
+  let runs = 0;
+  const first = await fence.call(old, 'record', {}, 'k', () => { runs++; return 'secret result'; });
+  assert.equal(first.kind, 'ran');
+  await fence.startRun(tokenFor(key, 2n));
+  const again = await fence.call(old, 'record', {}, 'k', () => { runs++; return 'again'; });
+  assert.equal(again.kind, 'refused');
+  assert.equal(runs, 1);
+});
