@@ -1,4 +1,5 @@
-// Red-team probes of the agent-tool core (AgentToolFence) and fenceTool's _meta handling. Node 20.
+// Hostile and odd input to the agent-tool core (AgentToolFence) and to fenceTool's _meta: junk leases,
+// forged fences, idempotency keys, scopes that answer anything but a boolean. Node 20.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentToolFence, InMemoryFenceGuard, LeaseLostError, RunStoppedError, fenceTool } from '../dist/index.js';
@@ -115,11 +116,48 @@ test('scope that throws: the body does not run', async () => {
   assert.equal(r.ran, 0);
 });
 
-for (const [label, answer] of [['a Promise of false (an async scope)', () => Promise.resolve(false)], ['the string "false"', () => 'false'], ['1', () => 1], ['an object', () => ({})]]) {
-  test(`scope returning ${label} instead of a boolean true: the body does not run`, async () => {
+for (const [label, answer, says] of [
+  ['a Promise of false (an async scope)', () => Promise.resolve(false), /returned a Promise.*must be synchronous and return a boolean/],
+  ['a rejected Promise', () => Promise.reject(new Error('async scope failed')), /returned a Promise/],
+  ['the string "false"', () => 'false', /returned string.*must be synchronous and return a boolean/],
+  ['1', () => 1, /returned number/],
+  ['an object', () => ({}), /returned object/],
+  ['undefined', () => undefined, /returned undefined/],
+]) {
+  test(`scope returning ${label} instead of a boolean true: the body does not run, and the refusal says what a scope must return`, async () => {
     const fence = new AgentToolFence({ guard: new InMemoryFenceGuard({ verifier: verifier() }), scope: answer });
     const r = await callOutcome(fence, tokenFor(session(), 1n));
     assert.equal(r.ran, 0, `scope returned ${label} and the body ran`);
+    assert.equal(r.out.stop.refusal.reason, 'out_of_scope');
+    assert.match(r.out.stop.refusal.message, says);
+  });
+}
+
+test('a scope answering false is refused as out of scope, and true runs the body', async () => {
+  const key = session();
+  const no = await callOutcome(new AgentToolFence({ guard: new InMemoryFenceGuard({ verifier: verifier() }), scope: () => false }), tokenFor(key, 1n));
+  assert.equal(no.out.stop.refusal.reason, 'out_of_scope');
+  assert.doesNotMatch(no.out.stop.refusal.message, /synchronous/);
+  const yes = await callOutcome(new AgentToolFence({ guard: new InMemoryFenceGuard({ verifier: verifier() }), scope: () => true }), tokenFor(key, 1n));
+  assert.equal(yes.ran, 1);
+});
+
+test('a guard given a scope that answers a Promise refuses, whoever calls it (InMemoryFenceGuard.admit)', async () => {
+  const g = new InMemoryFenceGuard({ verifier: verifier() });
+  const key = session();
+  await assert.rejects(g.admit(tokenFor(key, 1n), async () => false), /must be synchronous and return a boolean/);
+  assert.equal(g.highWaterMark(key.accountId, key.sessionId), undefined, 'nothing was admitted');
+});
+
+for (const [label, key] of [['empty', ''], ['201 characters', 'k'.repeat(201)]]) {
+  test(`a malformed idempotency key (${label}) of a valid token is refused in the MCP words, not as an unverifiable token`, async () => {
+    const fence = freshFence();
+    const err = await fence.invoke(tokenFor(session(), 1n), 'record', {}, key, () => 1).then(() => undefined, (e) => e);
+    assert.ok(err instanceof RunStoppedError);
+    assert.equal(err.stop.refusal.reason, 'malformed');
+    assert.match(err.stop.refusal.message, /the idempotency key .*must be a string of 1 to 200 characters/);
+    assert.doesNotMatch(err.message, /token could not be verified/, 'the token was valid; the idempotency key was not');
+    assert.match(err.message, /idempotency key .*must be a string of 1 to 200 characters.*NOT run/);
   });
 }
 
@@ -205,4 +243,5 @@ test('fenceTool: a scope returning a Promise of false (an async scope) does not 
   try { res = await h({}, { _meta: { 'io.leasehold/token': tokenFor(session(), 1n) } }); } finally { restore(); }
   assert.equal(ran, 0, 'an async scope that answers false let the handler run');
   assert.equal(res.isError, true);
+  assert.match(JSON.stringify(res), /must be synchronous and return a boolean/);
 });

@@ -1,4 +1,5 @@
-// Red-team probes of @leasehold/fencing/ai-sdk on ai 7 (Node 22), with the SDK's mock model. No network.
+// Ways around the fence of @leasehold/fencing/ai-sdk on ai 7 (Node 22), with the SDK's mock model: odd tool
+// names, inherited and getter executes, parallel calls on a lost lease, streamText, hostile JSON. No network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
@@ -59,37 +60,6 @@ test('ai: a tool whose execute is a getter is fenced at call time (a getter cann
   const model = scriptedModel(MockLanguageModelV4);
   await gen(model, fenceAiSdkTools(fence, { record: t }, tokenFor(key, 1n)), [{ name: 'record', args: { text: 'superseded' } }]).catch(() => {});
   assert.deepEqual(effects, []);
-});
-
-test('ai: onInputAvailable (a tool hook with side effects) of a superseded run\'s call does not run', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const key = session();
-  await fence.startRun(tokenFor(key, 2n));
-  const t = recordTool(effects, { onInputAvailable: async ({ input }) => { effects.push(`hook ${input.text}`); } });
-  const model = scriptedModel(MockLanguageModelV4);
-  await gen(model, fenceAiSdkTools(fence, { record: t }, tokenFor(key, 1n)), [{ name: 'record', args: { text: 'late' } }]);
-  assert.deepEqual(effects, [], 'the tool\'s onInputAvailable ran for a superseded run (not covered by the fence)');
-});
-
-test('ai: needsApproval: a call approved after a newer run started is refused', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const key = session();
-  const lease = tokenFor(key, 1n);
-  const model = scriptedModel(MockLanguageModelV4);
-  const tools = fenceAiSdkTools(fence, { record: recordTool(effects, { needsApproval: true }) }, lease);
-  const first = await gen(model, tools, [{ name: 'record', args: { text: 'approve me' } }]);
-  const req = first.content.find((p) => p.type === 'tool-approval-request');
-  assert.ok(req, JSON.stringify(first.content.map((p) => p.type)));
-  await fence.startRun(tokenFor(key, 2n));
-  const messages = [{ role: 'user', content: 'go' }, ...first.response.messages,
-    { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: req.approvalId, approved: true }] }];
-  const second = await generateText({ model, tools, messages, stopWhen: [stepCountIs(5), runStopped] }).catch((e) => e);
-  assert.deepEqual(effects, []);
-  assert.ok(second.steps, String(second));
-  assert.equal(runStopOf(second.steps)?.refusal.reason, 'superseded',
-    `the approved call was refused (the model read it in its prompt) but runStopOf(result.steps) does not see it, runStopped did not end the loop, and the model was asked again (${model.doGenerateCalls.length} model calls)`);
 });
 
 test('ai: parallel calls when the lease is lost after the first call: no later call runs, the loop stops', async () => {
@@ -156,4 +126,56 @@ test('ai: a streaming tool of a run whose lease is lost mid-stream is not allowe
   const model = scriptedModel(MockLanguageModelV4);
   await gen(model, fenceAiSdkTools(fence, { progress }, lease), [{ name: 'progress', args: { text: 'x' } }]);
   assert.deepEqual(yielded, ['start', 'after loss']); // documented: admission is at the start only
+});
+
+test('ai: streamText: the input hooks (onInputStart, onInputDelta, onInputAvailable) of a superseded run\'s call do not run', async () => {
+  const fence = freshFence();
+  const effects = [];
+  const key = session();
+  await fence.startRun(tokenFor(key, 2n));
+  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({ stream: ai.simulateReadableStream({ chunks: [
+      { type: 'tool-input-start', id: 'c1', toolName: 'record' },
+      { type: 'tool-input-delta', id: 'c1', delta: JSON.stringify({ text: 'late' }) },
+      { type: 'tool-input-end', id: 'c1' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: JSON.stringify({ text: 'late' }) },
+      { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+    ] }) }),
+  });
+  const record = recordTool(effects, {
+    onInputStart: () => { effects.push('start'); },
+    onInputDelta: ({ inputTextDelta }) => { effects.push(`delta ${inputTextDelta}`); },
+    onInputAvailable: () => { effects.push('available'); },
+  });
+  const r = streamText({ model, tools: fenceAiSdkTools(fence, { record }, tokenFor(key, 1n)), prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
+  await r.consumeStream();
+  assert.deepEqual(effects, []);
+  assert.equal(runStopOf(await r.steps)?.refusal.reason, 'superseded');
+});
+
+test('ai: streamText: the input hooks of the current run\'s call run', async () => {
+  const fence = freshFence();
+  const effects = [];
+  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+  let turn = 0;
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({ stream: ai.simulateReadableStream({ chunks: turn++ > 0
+      ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage }]
+      : [
+        { type: 'tool-input-start', id: 'c1', toolName: 'record' },
+        { type: 'tool-input-delta', id: 'c1', delta: JSON.stringify({ text: 'now' }) },
+        { type: 'tool-input-end', id: 'c1' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: JSON.stringify({ text: 'now' }) },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+      ] }) }),
+  });
+  const record = recordTool(effects, {
+    onInputStart: () => { effects.push('start'); },
+    onInputDelta: () => { effects.push('delta'); },
+    onInputAvailable: () => { effects.push('available'); },
+  });
+  const r = streamText({ model, tools: fenceAiSdkTools(fence, { record }, tokenFor(session(), 1n)), prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
+  await r.consumeStream();
+  assert.deepEqual(effects, ['start', 'delta', 'available', 'now']);
 });

@@ -1,10 +1,12 @@
-// Red-team probes of @leasehold/fencing/openai-agents on @openai/agents 0.20 (Node 22). Scripted models only.
+// Ways around the fence of @leasehold/fencing/openai-agents on @openai/agents 0.20 (Node 22): odd tool names,
+// approvals resumed after a takeover, copies of fenced tools, junk contexts, streamed runs, and what the
+// errors say. Scripted models only. Agents-as-tools and handoffs: fixtures/openai-agents-nesting-suite.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import * as sdk from '@openai/agents';
 import { LeaseLostError } from '../dist/index.js';
-import { fenceAgentTools, isFencedAgentTool, requireFencedTools, runStopOf } from '../dist/openai-agents.js';
+import { UnfencedToolError, fenceAgentTools, isFencedAgentTool, leaseholdToolMeta, runStopOf } from '../dist/openai-agents.js';
 import { freshFence, session, tokenFor } from '../fixtures/agent-tokens.mjs';
 
 const { Agent, Runner, setTracingDisabled, tool, Usage } = sdk;
@@ -30,58 +32,7 @@ const recordTool = (effects, name = 'record', extra = {}) => tool({
   execute: async ({ text }) => { effects.push(`${name}:${text}`); return `recorded ${text}`; }, ...extra,
 });
 const settle = (p) => p.then((v) => ({ v }), (e) => ({ e }));
-
-test('agents-as-tools: a sub-agent\'s unfenced tool under requireFencedTools(runner) never runs', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const sub = new Agent({ name: 'sub', instructions: 'x', model: new QueueModel([[{ name: 'write', args: { text: 'from sub' } }]]), tools: [recordTool(effects, 'write')] });
-  const outer = new Agent({ name: 'outer', instructions: 'x', model: new QueueModel([[{ name: 'sub_tool', args: { input: 'go' } }]]),
-    tools: fenceAgentTools(fence, [sub.asTool({ toolName: 'sub_tool', toolDescription: 'delegates' })]) });
-  const runner = new Runner();
-  requireFencedTools(runner);
-  await settle(runner.run(outer, 'go', { context: { lease: tokenFor(session(), 1n) } }));
-  assert.deepEqual(effects, [], 'the unfenced tool of an agent-as-tool ran although the runner requires fenced tools');
-});
-
-test('agents-as-tools: a superseded run\'s sub-agent tool (unfenced) never reaches execute after a newer run started', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const key = session();
-  const sub = new Agent({ name: 'sub', instructions: 'x', model: new QueueModel([async () => { await fence.startRun(tokenFor(key, 2n)); return [{ name: 'write', args: { text: 'late' } }]; }]), tools: [recordTool(effects, 'write')] });
-  const outer = new Agent({ name: 'outer', instructions: 'x', model: new QueueModel([[{ name: 'sub_tool', args: { input: 'go' } }]]),
-    tools: fenceAgentTools(fence, [sub.asTool({ toolName: 'sub_tool', toolDescription: 'delegates' })]) });
-  const runner = new Runner();
-  requireFencedTools(runner);
-  await settle(runner.run(outer, 'go', { context: { lease: tokenFor(key, 1n) } }));
-  assert.deepEqual(effects, [], 'the superseded run wrote through the sub-agent');
-});
-
-test('agents-as-tools: a sub-agent whose tools are fenced with the same fence refuses the superseded run\'s call', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const key = session();
-  const sub = new Agent({ name: 'sub', instructions: 'x', model: new QueueModel([async () => { await fence.startRun(tokenFor(key, 2n)); return [{ name: 'write', args: { text: 'late' } }]; }]),
-    tools: fenceAgentTools(fence, [recordTool(effects, 'write')]) });
-  const outer = new Agent({ name: 'outer', instructions: 'x', model: new QueueModel([[{ name: 'sub_tool', args: { input: 'go' } }]]),
-    tools: fenceAgentTools(fence, [sub.asTool({ toolName: 'sub_tool', toolDescription: 'delegates' })]) });
-  const r = await settle(new Runner().run(outer, 'go', { context: { lease: tokenFor(key, 1n) } }));
-  assert.deepEqual(effects, []);
-  const read = r.v?.newItems.filter((i) => i.type === 'tool_call_output_item').map((i) => i.output);
-  assert.ok(r.e, `the run should end; the outer model read ${JSON.stringify(read)} and the run went on`);
-  assert.equal(runStopOf(r.e)?.refusal.reason, 'superseded', String(r.e));
-});
-
-test('handoff to an agent with an unfenced tool: requireFencedTools ends the run before the tool runs', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const b = new Agent({ name: 'b', instructions: 'x', model: new QueueModel([[{ name: 'write', args: { text: 'from b' } }]]), tools: [recordTool(effects, 'write')] });
-  const a = new Agent({ name: 'a', instructions: 'x', model: new QueueModel([[{ name: 'transfer_to_b', args: {} }]]), tools: fenceAgentTools(fence, [recordTool(effects)]), handoffs: [b] });
-  const runner = new Runner();
-  requireFencedTools(runner);
-  const r = await settle(runner.run(a, 'go', { context: { lease: tokenFor(session(), 1n) } }));
-  assert.deepEqual(effects, []);
-  assert.ok(r.e);
-});
+const quietly = async (f) => { const e = console.error; console.error = () => {}; try { return await f(); } finally { console.error = e; } };
 
 for (const name of ['Record', 'RECORD', 'record\u200b', 'ｒｅｃｏｒｄ', 'record ']) {
   test(`a model emitting tool name ${JSON.stringify(name)}: no tool runs`, async () => {
@@ -212,4 +163,16 @@ test('retry of a finished keyed call after the run was superseded is refused, no
   const again = await fence.call(old, 'record', {}, 'k', () => { runs++; return 'again'; });
   assert.equal(again.kind, 'refused');
   assert.equal(runs, 1);
+});
+
+test('messages: leaseholdToolMeta with no lease in the context says where the lease goes', async () => {
+  const meta = leaseholdToolMeta();
+  const err = await quietly(async () => { try { await meta({ runContext: new sdk.RunContext({}), serverName: 's', toolName: 't', arguments: {} }); } catch (e) { return e; } });
+  assert.ok(err, 'no error');
+  assert.match(err.message + ' ' + (err.stop?.refusal.message ?? ''), /context\.lease|runOf|no run/i, `the message gives no repair: ${err.message} / ${err.stop?.refusal.message}`);
+});
+
+test('messages: UnfencedToolError and fencing a hosted tool say how to repair', () => {
+  assert.match(new UnfencedToolError('x').message, /fenceAgentTools/);
+  assert.throws(() => fenceAgentTools(freshFence(), [{ type: 'hosted_tool', name: 'web_search' }]), /only function tools/);
 });
