@@ -128,54 +128,42 @@ test('ai: a streaming tool of a run whose lease is lost mid-stream is not allowe
   assert.deepEqual(yielded, ['start', 'after loss']); // documented: admission is at the start only
 });
 
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+/** A streamed turn whose one call of `record` streams its input first (so that the input hooks run). */
+const streamedCall = (text) => [
+  { type: 'tool-input-start', id: 'c1', toolName: 'record' },
+  { type: 'tool-input-delta', id: 'c1', delta: JSON.stringify({ text }) },
+  { type: 'tool-input-end', id: 'c1' },
+  { type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: JSON.stringify({ text }) },
+  { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+];
+const doneTurn = [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' },
+  { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage }];
+/** A streamed model: the turns in order, then "done". */
+const streamedModel = (...turns) => new MockLanguageModelV4({ doStream: async () => ({ stream: ai.simulateReadableStream({ chunks: turns.shift() ?? doneTurn }) }) });
+/** `record` with the three input hooks, each noting that it ran. */
+const hookedRecord = (effects) => recordTool(effects, {
+  onInputStart: () => { effects.push('start'); },
+  onInputDelta: () => { effects.push('delta'); },
+  onInputAvailable: () => { effects.push('available'); },
+});
+
 test('ai: streamText: the input hooks (onInputStart, onInputDelta, onInputAvailable) of a superseded run\'s call do not run', async () => {
   const fence = freshFence();
   const effects = [];
   const key = session();
   await fence.startRun(tokenFor(key, 2n));
-  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-  const model = new MockLanguageModelV4({
-    doStream: async () => ({ stream: ai.simulateReadableStream({ chunks: [
-      { type: 'tool-input-start', id: 'c1', toolName: 'record' },
-      { type: 'tool-input-delta', id: 'c1', delta: JSON.stringify({ text: 'late' }) },
-      { type: 'tool-input-end', id: 'c1' },
-      { type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: JSON.stringify({ text: 'late' }) },
-      { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
-    ] }) }),
-  });
-  const record = recordTool(effects, {
-    onInputStart: () => { effects.push('start'); },
-    onInputDelta: ({ inputTextDelta }) => { effects.push(`delta ${inputTextDelta}`); },
-    onInputAvailable: () => { effects.push('available'); },
-  });
-  const r = streamText({ model, tools: fenceAiSdkTools(fence, { record }, tokenFor(key, 1n)), prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
+  const r = streamText({ model: streamedModel(streamedCall('late')), tools: fenceAiSdkTools(fence, { record: hookedRecord(effects) }, tokenFor(key, 1n)),
+    prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
   await r.consumeStream();
   assert.deepEqual(effects, []);
   assert.equal(runStopOf(await r.steps)?.refusal.reason, 'superseded');
 });
 
 test('ai: streamText: the input hooks of the current run\'s call run', async () => {
-  const fence = freshFence();
   const effects = [];
-  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-  let turn = 0;
-  const model = new MockLanguageModelV4({
-    doStream: async () => ({ stream: ai.simulateReadableStream({ chunks: turn++ > 0
-      ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage }]
-      : [
-        { type: 'tool-input-start', id: 'c1', toolName: 'record' },
-        { type: 'tool-input-delta', id: 'c1', delta: JSON.stringify({ text: 'now' }) },
-        { type: 'tool-input-end', id: 'c1' },
-        { type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: JSON.stringify({ text: 'now' }) },
-        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
-      ] }) }),
-  });
-  const record = recordTool(effects, {
-    onInputStart: () => { effects.push('start'); },
-    onInputDelta: () => { effects.push('delta'); },
-    onInputAvailable: () => { effects.push('available'); },
-  });
-  const r = streamText({ model, tools: fenceAiSdkTools(fence, { record }, tokenFor(session(), 1n)), prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
+  const r = streamText({ model: streamedModel(streamedCall('now')), tools: fenceAiSdkTools(freshFence(), { record: hookedRecord(effects) }, tokenFor(session(), 1n)),
+    prompt: 'go', stopWhen: [stepCountIs(5), runStopped] });
   await r.consumeStream();
   assert.deepEqual(effects, ['start', 'delta', 'available', 'now']);
 });

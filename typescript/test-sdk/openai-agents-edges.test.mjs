@@ -47,16 +47,21 @@ for (const name of ['Record', 'RECORD', 'record\u200b', 'ｒｅｃｏｒｄ', 'r
   });
 }
 
-test('needsApproval: a call approved after a newer run started is refused on resume', async () => {
+/** A run whose one call waits for approval: the fence, the effects, the key, the agent, its runner and the first result. */
+async function awaitingApproval() {
   const fence = freshFence();
   const effects = [];
   const key = session();
   const model = new QueueModel([[{ name: 'record', args: { text: 'needs ok' } }]]);
   const agent = new Agent({ name: 'a', instructions: 'x', model, tools: fenceAgentTools(fence, [recordTool(effects, 'record', { needsApproval: true })]) });
   const runner = new Runner();
-  const lease = tokenFor(key, 1n);
-  const first = await runner.run(agent, 'go', { context: { lease } });
+  const first = await runner.run(agent, 'go', { context: { lease: tokenFor(key, 1n) } });
   assert.equal(first.interruptions.length, 1);
+  return { fence, effects, key, agent, runner, first };
+}
+
+test('needsApproval: a call approved after a newer run started is refused on resume', async () => {
+  const { fence, effects, key, agent, runner, first } = await awaitingApproval();
   await fence.startRun(tokenFor(key, 2n));
   first.state.approve(first.interruptions[0]);
   const r = await settle(runner.run(agent, first.state));
@@ -65,13 +70,7 @@ test('needsApproval: a call approved after a newer run started is refused on res
 });
 
 test('needsApproval: a serialized state resumed after a newer run started is refused (the token in the state is still checked)', async () => {
-  const fence = freshFence();
-  const effects = [];
-  const key = session();
-  const model = new QueueModel([[{ name: 'record', args: { text: 'needs ok' } }]]);
-  const agent = new Agent({ name: 'a', instructions: 'x', model, tools: fenceAgentTools(fence, [recordTool(effects, 'record', { needsApproval: true })]) });
-  const runner = new Runner();
-  const first = await runner.run(agent, 'go', { context: { lease: tokenFor(key, 1n) } });
+  const { fence, effects, key, agent, runner, first } = await awaitingApproval();
   const state = await sdk.RunState.fromString(agent, first.state.toString());
   await fence.startRun(tokenFor(key, 2n));
   state.approve(state.getInterruptions()[0]);
