@@ -25,6 +25,12 @@ export interface OpenAIAgentsFenceOptions {
    * as the tool's output, and the run's later calls are refused.
    */
   readonly endRunOnRefusal?: boolean;
+  /**
+   * For `fenceAgent` and `fenceAgentAsTool`: the tools not fenced here that the fenced agents may
+   * still start, as `requireFencedTools`' `allow` (say, the tools of an MCP server whose fence
+   * admits calls by their `_meta`); default none.
+   */
+  readonly allowUnfenced?: (tool: { name: string }) => boolean;
 }
 
 /** The tools this module fenced: the only ones `requireFencedTools` lets start. */
@@ -59,7 +65,8 @@ export function leaseInContext(context: unknown): RunOrToken | undefined {
  * caller run a function tool) admits the call through `fence` before the original `invoke` runs.
  * Every other member (name, schema, guardrails, approval) is the original's. A tool that is not
  * a function tool (a hosted tool, the computer or shell tools) is refused here with an error:
- * leave it out, or fence what it reaches.
+ * leave it out, or fence what it reaches. So is an agent-as-tool made by `Agent.asTool`, whose
+ * agent's tools run on a runner of their own: build it with `fenceAgentAsTool`.
  */
 export function fenceAgentTools<T extends Tool<any>>(fence: AgentToolFence, tools: readonly T[], options: OpenAIAgentsFenceOptions = {}): T[] {
   return tools.map((t) => {
@@ -173,7 +180,7 @@ export function fenceAgent<C>(fence: AgentToolFence, agent: Agent<C, any>, optio
       throw new Error(`cannot fence the handoff ${JSON.stringify((h as { toolName?: unknown }).toolName ?? null)} of the agent ` +
         `"${a.name}": its agent's tools would run unfenced; give the agent itself in handoffs, or build the handoff on fenceAgent(fence, agent)`);
     }) as typeof fenced.handoffs;
-    requireFencedTools(fenced);
+    requireFencedTools(fenced, options.allowUnfenced);
     FENCED_AGENTS.add(fenced);
     return fenced;
   };
