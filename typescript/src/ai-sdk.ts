@@ -56,8 +56,8 @@ export function fenceAiSdkTools<T extends ToolSet>(fence: AgentToolFence, tools:
           fence.invoke(run, name, input, keyOf(name, input), () => original(input, callOptions), endRun),
     });
     for (const hook of INPUT_HOOKS) {
-      const original = (tool as Record<string, unknown>)[hook];
-      if (typeof original !== 'function') continue;
+      const hookOf = (tool as Record<string, unknown>)[hook];
+      if (typeof hookOf !== 'function') continue;
       Object.defineProperty(copy, hook, {
         enumerable: true,
         writable: false,
@@ -66,7 +66,7 @@ export function fenceAiSdkTools<T extends ToolSet>(fence: AgentToolFence, tools:
         // the call is admitted, so it is checked without admitting (the call itself still is).
         value: async (hookOptions: unknown) => {
           if (await fence.stopBeforeAdmission(run, name) !== undefined) return undefined;
-          return original.call(tool, hookOptions);
+          return hookOf.call(tool, hookOptions);
         },
       });
     }
