@@ -1,4 +1,4 @@
-import type { FenceGuard } from './guard.js';
+import { type FenceGuard, strictScope } from './guard.js';
 import { type FencingToken, type LeaseKey, parseToken } from './token.js';
 import { type Refusal, refusal, refusalOf } from './refusal.js';
 import { InMemoryToolJournal, type ToolJournal } from './journal.js';
@@ -70,6 +70,10 @@ export class RunStop {
       case 'unavailable':
         why = 'the fence could not check the call.';
         break;
+      case 'malformed':
+        // The token was read, and it was the call's idempotency key that was not well formed.
+        why = this.refusal.message === IDEMPOTENCY_KEY_MESSAGE ? `${IDEMPOTENCY_KEY_MESSAGE}.` : "this run's token could not be verified.";
+        break;
       default:
         why = "this run's token could not be verified.";
     }
@@ -115,7 +119,8 @@ export interface AgentToolFenceOptions {
   readonly onStop?: (stop: RunStop) => void;
 }
 
-const REFUSAL_MESSAGES_KEY = `the call's idempotency key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`;
+/** The MCP wire's words for a malformed idempotency key (docs/mcp.md), for an agent tool's call. */
+const IDEMPOTENCY_KEY_MESSAGE = `the idempotency key of the call must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`;
 
 /** Stopped runs remembered; past it the oldest are forgotten (the guard still refuses them). */
 const MAX_STOPPED = 10_000;
@@ -180,7 +185,7 @@ export class AgentToolFence {
     if (idempotencyKey !== undefined
       && !(typeof idempotencyKey === 'string' && idempotencyKey.length > 0 && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY_LENGTH)) {
       // As on the MCP wire: a key the model wrote may be anything; the call is not run.
-      return this.#refused(token, tool, refusal('malformed', { token, detail: REFUSAL_MESSAGES_KEY }), false);
+      return this.#refused(token, tool, refusal('malformed', { token, detail: IDEMPOTENCY_KEY_MESSAGE }), false);
     }
     const earlier = this.#stopped.get(token.runId);
     if (earlier !== undefined && earlier.token?.fence === token.fence) {
@@ -189,7 +194,7 @@ export class AgentToolFence {
     const scope = this.#scope;
     let admission: unknown;
     try {
-      admission = await this.guard.admit(text, scope === undefined ? undefined : (t) => scope(t.key, tool, args));
+      admission = await this.guard.admit(text, scope === undefined ? undefined : strictScope((t) => scope(t.key, tool, args)));
     } catch (e) {
       let r: Refusal;
       try {
@@ -247,6 +252,40 @@ export class AgentToolFence {
     if (outcome.kind !== 'refused') return outcome.value;
     if (endRunOnRefusal) throw new RunStoppedError(outcome.stop);
     return outcome.stop.messageForModel();
+  }
+
+  /**
+   * Whether this fence would refuse the run's next call, found without admitting anything (for
+   * the hooks a framework runs before a call is admitted): the run's stop if its lease is lost,
+   * its token unreadable, the fence refused it as superseded or lost before, or the guard's mark
+   * (where the guard can read it, `markOf`) is above its fence. Undefined is no promise: the
+   * call itself is still admitted (or refused) when it runs.
+   */
+  async stopBeforeAdmission(run: RunOrToken, tool: string): Promise<RunStop | undefined> {
+    let text: string;
+    try {
+      text = tokenTextOf(run);
+    } catch (e) {
+      const token = e instanceof LeaseLostError ? tokenOrUndefined(e.tokenText) : undefined;
+      return new RunStop(token, tool, e instanceof LeaseLostError
+        ? refusal('lease_lost', { token, detail: e.message })
+        : refusal('malformed', { detail: 'the run gave no token in its text form (lh2.…)' }));
+    }
+    const token = tokenOrUndefined(text);
+    if (token === undefined) return new RunStop(undefined, tool, refusal('malformed', { detail: 'the run gave no token in its text form (lh2.…)' }));
+    const earlier = this.stopOf(token);
+    if (earlier !== undefined) return new RunStop(token, tool, earlier.refusal);
+    let mark: unknown;
+    try {
+      mark = typeof this.guard.markOf === 'function' ? await this.guard.markOf(token.key) : undefined;
+    } catch (e) {
+      logUnavailable(e);
+      return new RunStop(token, tool, refusal('unavailable', { token }));
+    }
+    if (typeof mark === 'bigint' && mark > token.fence) {
+      return new RunStop(token, tool, refusal('superseded', { token, highestSeen: mark }));
+    }
+    return undefined;
   }
 
   /** The stop of a run refused as superseded or lost, if this fence refused it. */

@@ -1,7 +1,7 @@
 // The Vercel AI SDK (ai): its types only, so importing this entry point loads nothing of the SDK,
 // and the core entry point never loads this one.
 import type { StepResult, ToolSet } from 'ai';
-import { type AgentToolFence, type RunOrToken, RunStop, RunStoppedError } from './agent.js';
+import { type AgentToolFence, type RunOrToken, RunStop, RunStoppedError, tokenOrUndefined, tokenTextOf } from './agent.js';
 
 /** How a run's tools are fenced. */
 export interface AiSdkFenceOptions {
@@ -16,8 +16,14 @@ export interface AiSdkFenceOptions {
   readonly endRunOnRefusal?: boolean;
 }
 
-/** The tool sets this module fenced, each with its run. */
+/** The tools this module fenced. */
 const FENCED = new WeakSet<object>();
+
+/** The tool sets this module fenced, each with its fence and run (for `runStopOf`). */
+const RUNS = new WeakMap<object, { readonly fence: AgentToolFence; readonly run: RunOrToken }>();
+
+/** The hooks the SDK runs with a call's input before `execute`: each runs only if the run may still call. */
+const INPUT_HOOKS = ['onInputStart', 'onInputDelta', 'onInputAvailable'] as const;
 
 /**
  * A run's tools, fenced: each tool with an `execute` is a copy whose `execute` (the one function
@@ -49,11 +55,28 @@ export function fenceAiSdkTools<T extends ToolSet>(fence: AgentToolFence, tools:
         : (input: unknown, callOptions: unknown) =>
           fence.invoke(run, name, input, keyOf(name, input), () => original(input, callOptions), endRun),
     });
+    for (const hook of INPUT_HOOKS) {
+      const hookOf = (tool as Record<string, unknown>)[hook];
+      if (typeof hookOf !== 'function') continue;
+      Object.defineProperty(copy, hook, {
+        enumerable: true,
+        writable: false,
+        configurable: false,
+        // A hook with side effects must not run for a call the fence would refuse: it runs before
+        // the call is admitted, so it is checked without admitting (the call itself still is).
+        value: async (hookOptions: unknown) => {
+          if (await fence.stopBeforeAdmission(run, name) !== undefined) return undefined;
+          return hookOf.call(tool, hookOptions);
+        },
+      });
+    }
     FENCED.add(copy);
     fenced[name] = copy;
   }
   // Frozen: a tool added to the set after fencing would run unfenced, so none can be.
-  return Object.freeze(fenced) as T;
+  const set = Object.freeze(fenced) as T;
+  RUNS.set(set, { fence, run });
+  return set;
 }
 
 function isAsyncGeneratorFunction(f: unknown): boolean {
@@ -98,20 +121,45 @@ export function isFencedAiSdkTool(tool: unknown): boolean {
   return typeof tool === 'object' && tool !== null && FENCED.has(tool);
 }
 
-/** The stop of the last step's refused call, if one of its tool calls was refused. */
-export function runStopOf(steps: readonly StepResult<any>[]): RunStop | undefined {
+/**
+ * The stop of the last step's refused call, if one of its tool calls was refused; given the
+ * run's fenced tool set, also the run's stop that the fence remembers (superseded or lost) when
+ * no step holds it: a call approved through the SDK's approval flow (`needsApproval`) runs
+ * before the first step, and its refusal reaches the model's prompt but no step.
+ */
+export function runStopOf(steps: readonly StepResult<any>[], tools?: ToolSet): RunStop | undefined {
   const last = steps[steps.length - 1];
   for (const part of last?.content ?? []) {
     if (part.type === 'tool-error' && part.error instanceof RunStoppedError) return part.error.stop;
   }
-  return undefined;
+  const fenced = tools === undefined ? undefined : RUNS.get(tools);
+  if (fenced === undefined) return undefined;
+  let token;
+  try {
+    token = tokenOrUndefined(tokenTextOf(fenced.run));
+  } catch {
+    // A lease lost since the last call: the next call is refused as lost; no call was refused yet.
+    return undefined;
+  }
+  return token === undefined ? undefined : fenced.fence.stopOf(token);
 }
 
 /**
  * A stop condition for `stopWhen` (with your others: `stopWhen: [isStepCount(10), runStopped]`):
  * the loop ends after a step in which a call was refused, so the model is not asked again. The
- * result's `steps` hold the refusal (`runStopOf(result.steps)`).
+ * result's `steps` hold the refusal (`runStopOf(result.steps)`). With the approval flow, use
+ * `runStoppedFor(tools)`.
  */
 export function runStopped({ steps }: { readonly steps: readonly StepResult<any>[] }): boolean {
   return runStopOf(steps) !== undefined;
+}
+
+/**
+ * `runStopped` for a run's fenced tool set (`stopWhen: [isStepCount(10), runStoppedFor(tools)]`):
+ * also ends the loop after the first step when a call approved through `needsApproval` was
+ * refused before it (`runStopOf(result.steps, tools)` gives that stop).
+ */
+export function runStoppedFor(tools: ToolSet): (options: { readonly steps: readonly StepResult<any>[] }) => boolean {
+  if (!RUNS.has(tools)) throw new Error('runStoppedFor needs the tool set fenceAiSdkTools returned');
+  return ({ steps }) => runStopOf(steps, tools) !== undefined;
 }

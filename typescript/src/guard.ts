@@ -1,5 +1,5 @@
 import { StaleFenceError, TokenVerificationError } from './errors.js';
-import { type FencingToken, keyName } from './token.js';
+import { type FencingToken, type LeaseKey, keyName } from './token.js';
 import type { TokenVerifier } from './verify.js';
 
 /** What an admission did: the mark before it. */
@@ -18,12 +18,40 @@ export interface FenceGuard {
    * `TokenVerificationError` or `StaleFenceError`, and nothing changed.
    */
   admit(token: string | FencingToken, scope?: Scope): Promise<Admission>;
+  /**
+   * The key's highest admitted fence, read without admitting anything (undefined: none yet).
+   * Optional: the agent fences use it to skip a tool's input hooks for a superseded run.
+   */
+  markOf?(key: LeaseKey): Promise<bigint | undefined>;
+}
+
+/**
+ * Whether a scope's answer admits: only the boolean `true` does. A Promise (an async scope) or
+ * any other value is a scope written wrongly, refused with a message that says so; a Promise's
+ * rejection is handled here, so that it is not reported as unhandled.
+ */
+export function scopeAdmits(answer: unknown): boolean {
+  if (answer === true) return true;
+  if (answer === false) return false;
+  if (answer !== null && (typeof answer === 'object' || typeof answer === 'function')
+    && typeof (answer as { then?: unknown }).then === 'function') {
+    Promise.resolve(answer as PromiseLike<unknown>).then(undefined, () => undefined);
+    throw new TokenVerificationError('OUT_OF_SCOPE',
+      'refused: the scope returned a Promise, but a scope must be synchronous and return a boolean (true admits); nothing was admitted');
+  }
+  throw new TokenVerificationError('OUT_OF_SCOPE',
+    `refused: the scope returned ${answer === null ? 'null' : typeof answer}, but a scope must be synchronous and return a boolean (true admits); nothing was admitted`);
+}
+
+/** `scope` answering only through `scopeAdmits`, so that no guard admits on a truthy non-boolean. */
+export function strictScope<T>(scope: (token: T) => unknown): (token: T) => boolean {
+  return (token) => scopeAdmits(scope(token));
 }
 
 /** The steps before a mark: verification, then scope. */
 export function verifyInScope(verifier: TokenVerifier, presented: string | FencingToken, scope?: Scope): FencingToken {
   const token = verifier.verify(presented);
-  if (scope !== undefined && !scope(token)) {
+  if (scope !== undefined && !scopeAdmits(scope(token))) {
     throw new TokenVerificationError('OUT_OF_SCOPE',
       `refused token for ${keyName(token.key)}: what the call touches belongs to another key; nothing was admitted`);
   }
@@ -64,6 +92,10 @@ export class InMemoryFenceGuard implements FenceGuard {
     }
     this.#marks.set(id, token.fence);
     return { token, previousMark: previous };
+  }
+
+  async markOf(key: LeaseKey): Promise<bigint | undefined> {
+    return this.#marks.get(JSON.stringify([key.accountId, key.sessionId]));
   }
 
   /** The highest fence admitted for a key, if any. */

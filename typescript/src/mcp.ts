@@ -1,4 +1,4 @@
-import type { FenceGuard } from './guard.js';
+import { type FenceGuard, strictScope } from './guard.js';
 import { type FencingToken, type LeaseKey, parseToken } from './token.js';
 import {
   REFUSAL_WORDS, refusal, refusalOf, writtenRefusal, type Refusal, type RefusalDetails, type RefusalReason,
@@ -149,7 +149,7 @@ export function fenceTool<A, E extends ToolExtra, R extends ToolResult>(
     let admission: unknown;
     try {
       const scope = options.scope;
-      admission = await options.guard.admit(text, scope === undefined ? undefined : (t) => scope(t.key, args));
+      admission = await options.guard.admit(text, scope === undefined ? undefined : strictScope((t) => scope(t.key, args)));
     } catch (e) {
       return refusedResult(e, token);
     }

@@ -1,6 +1,7 @@
 // The OpenAI Agents SDK for JavaScript (@openai/agents): its types only, so importing this entry
 // point loads nothing of the SDK, and the core entry point never loads this one.
-import type { FunctionTool, MCPToolErrorFunction, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Agent, FunctionTool, MCPToolErrorFunction, MCPToolMetaResolver, RunContext, Tool } from '@openai/agents';
 import {
   type AgentToolFence, LeaseLostError, type RunOrToken, RunStop, RunStoppedError, tokenOrUndefined, tokenTextOf,
 } from './agent.js';
@@ -24,10 +25,33 @@ export interface OpenAIAgentsFenceOptions {
    * as the tool's output, and the run's later calls are refused.
    */
   readonly endRunOnRefusal?: boolean;
+  /**
+   * For `fenceAgent` and `fenceAgentAsTool`: the tools not fenced here that the fenced agents may
+   * still start, as `requireFencedTools`' `allow` (say, the tools of an MCP server whose fence
+   * admits calls by their `_meta`); default none.
+   */
+  readonly allowUnfenced?: (tool: { name: string }) => boolean;
 }
 
 /** The tools this module fenced: the only ones `requireFencedTools` lets start. */
 const FENCED = new WeakSet<object>();
+
+/** The agents `fenceAgent` returned. */
+const FENCED_AGENTS = new WeakSet<object>();
+
+/**
+ * The fenced call a nested run (an agent-as-tool's) runs in: a stop of a call inside it is noted
+ * here, because the SDK's agent-as-tool turns the nested run's failure into a text for the model
+ * ("An error occurred while running the tool. Please try again.") that the fence replaces with
+ * the stop.
+ */
+const ENCLOSING_CALL = new AsyncLocalStorage<{ stop?: RunStop }>();
+
+/** Notes a stop for the fenced call this one runs inside, if any (the first stop counts). */
+function noteStop(stop: RunStop | undefined): void {
+  const enclosing = ENCLOSING_CALL.getStore();
+  if (stop !== undefined && enclosing !== undefined && enclosing.stop === undefined) enclosing.stop = stop;
+}
 
 /** The run in `context.lease`, the default of `runOf`. */
 export function leaseInContext(context: unknown): RunOrToken | undefined {
@@ -41,7 +65,8 @@ export function leaseInContext(context: unknown): RunOrToken | undefined {
  * caller run a function tool) admits the call through `fence` before the original `invoke` runs.
  * Every other member (name, schema, guardrails, approval) is the original's. A tool that is not
  * a function tool (a hosted tool, the computer or shell tools) is refused here with an error:
- * leave it out, or fence what it reaches.
+ * leave it out, or fence what it reaches. So is an agent-as-tool made by `Agent.asTool`, whose
+ * agent's tools run on a runner of their own: build it with `fenceAgentAsTool`.
  */
 export function fenceAgentTools<T extends Tool<any>>(fence: AgentToolFence, tools: readonly T[], options: OpenAIAgentsFenceOptions = {}): T[] {
   return tools.map((t) => {
@@ -53,6 +78,14 @@ export function fenceAgentTools<T extends Tool<any>>(fence: AgentToolFence, tool
   });
 }
 
+/**
+ * Whether a tool is an agent-as-tool (`Agent.asTool`): the SDK marks it by its `on` method. Its
+ * agent runs on a runner of its own, which `requireFencedTools(runner)` does not reach.
+ */
+function isAgentAsTool(tool: object): boolean {
+  return typeof (tool as { on?: unknown }).on === 'function';
+}
+
 /** One function tool, fenced as `fenceAgentTools` fences each. */
 export function fenceAgentTool<C, R>(
   fence: AgentToolFence,
@@ -60,6 +93,18 @@ export function fenceAgentTool<C, R>(
   options: OpenAIAgentsFenceOptions = {},
 ): FunctionTool<C, any, R> {
   if (FENCED.has(tool)) return tool;
+  if (isAgentAsTool(tool)) {
+    throw new Error(`cannot fence the agent-as-tool "${tool.name}" made by asTool: its agent's tools would run unfenced on the ` +
+      'agent\'s own runner; build it with fenceAgentAsTool(fence, agent, asToolOptions), which fences the agent\'s tools too');
+  }
+  return fenceFunctionTool(fence, tool, options);
+}
+
+function fenceFunctionTool<C, R>(
+  fence: AgentToolFence,
+  tool: FunctionTool<C, any, R>,
+  options: OpenAIAgentsFenceOptions,
+): FunctionTool<C, any, R> {
   const original = tool.invoke;
   const runOf = options.runOf ?? leaseInContext;
   const keyOf = options.idempotencyKey ?? (() => undefined);
@@ -77,12 +122,69 @@ export function fenceAgentTool<C, R>(
       throw new Error(`the call of "${tool.name}" carries no run: pass the run's lease as run(agent, input, { context: { lease } }), ` +
         'or configure runOf; the tool did not run');
     }
-    return fence.invoke(run, tool.name, args, keyOf(tool.name, args), () => original.call(tool, runContext, input, details), endRun) as never;
+    const call: { stop?: RunStop } = {};
+    try {
+      const value = await fence.invoke(run, tool.name, args, keyOf(tool.name, args),
+        () => ENCLOSING_CALL.run(call, () => original.call(tool, runContext, input, details)), endRun);
+      // A call refused inside this one (an agent-as-tool's nested run) stops this run too: the
+      // SDK handed the model a text that asks it to try again, which is not what happened.
+      if (call.stop === undefined) return value as never;
+      if (endRun) throw new RunStoppedError(call.stop);
+      return call.stop.messageForModel() as never;
+    } catch (e) {
+      noteStop(runStopOf(e));
+      throw e;
+    }
   };
   const fenced = Object.create(Object.getPrototypeOf(tool), Object.getOwnPropertyDescriptors(tool)) as FunctionTool<C, any, R>;
   Object.defineProperty(fenced, 'invoke', { value: invoke, enumerable: true, writable: false, configurable: false });
   FENCED.add(fenced);
   return fenced;
+}
+
+/**
+ * An agent-as-tool whose agent's tools are fenced: `fenceAgent(fence, agent).asTool(asToolOptions)`,
+ * itself fenced. The SDK runs the agent of an agent-as-tool on a runner of its own, so each of its
+ * calls is admitted by its own fenced tool (with the lease of the run's context, which the nested
+ * run shares), and a refusal inside it stops the outer run.
+ */
+export function fenceAgentAsTool<C>(
+  fence: AgentToolFence,
+  agent: Agent<C, any>,
+  asToolOptions: Parameters<Agent<C, any>['asTool']>[0],
+  options: OpenAIAgentsFenceOptions = {},
+): FunctionTool<C, any, string> {
+  const asTool = fenceAgent(fence, agent, options).asTool(asToolOptions) as unknown as FunctionTool<C, any, string>;
+  return fenceFunctionTool(fence, asTool, options);
+}
+
+/**
+ * A copy of the agent (`agent.clone`) whose tools are fenced (`fenceAgentTools`), whose handoffs'
+ * agents are fenced the same way (a `Handoff` object must be built on an agent this returned), and
+ * which refuses to start any tool not fenced (`requireFencedTools` on the agent, which the SDK
+ * tells of each tool whatever runner runs it: the tools of an agent-as-tool too).
+ */
+export function fenceAgent<C>(fence: AgentToolFence, agent: Agent<C, any>, options: OpenAIAgentsFenceOptions = {}): Agent<C, any> {
+  const copies = new Map<object, Agent<C, any>>();
+  const copy = (a: Agent<C, any>): Agent<C, any> => {
+    if (FENCED_AGENTS.has(a)) return a;
+    const known = copies.get(a);
+    if (known !== undefined) return known;
+    const fenced = a.clone({ tools: fenceAgentTools(fence, a.tools, options) });
+    copies.set(a, fenced);
+    // Handoffs may form a cycle: each agent is copied once, then its handoffs are set.
+    fenced.handoffs = a.handoffs.map((h) => {
+      if (typeof (h as { clone?: unknown }).clone === 'function' && Array.isArray((h as { tools?: unknown }).tools)) return copy(h as Agent<C, any>);
+      const target = (h as { agent?: unknown }).agent;
+      if (typeof target === 'object' && target !== null && FENCED_AGENTS.has(target)) return h;
+      throw new Error(`cannot fence the handoff ${JSON.stringify((h as { toolName?: unknown }).toolName ?? null)} of the agent ` +
+        `"${a.name}": its agent's tools would run unfenced; give the agent itself in handoffs, or build the handoff on fenceAgent(fence, agent)`);
+    }) as typeof fenced.handoffs;
+    requireFencedTools(fenced, options.allowUnfenced);
+    FENCED_AGENTS.add(fenced);
+    return fenced;
+  };
+  return copy(agent);
 }
 
 /** Whether `tool` is one `fenceAgentTools` returned. */
@@ -150,9 +252,11 @@ export function leaseholdToolMeta<C = unknown>(options: Omit<OpenAIAgentsFenceOp
   return ({ runContext, toolName, arguments: args }) => {
     const run = runOf(runContext?.context);
     if (run === undefined || run === null) {
-      throw new RunStoppedError(new RunStop(undefined, toolName, refusal('missing', {
+      const stop = new RunStop(undefined, toolName, refusal('missing', {
         detail: `the MCP call of "${toolName}" carries no run: pass the run's lease as run(agent, input, { context: { lease } })`,
-      })));
+      }));
+      noteStop(stop);
+      throw new RunStoppedError(stop);
     }
     let text: string;
     try {
@@ -160,7 +264,9 @@ export function leaseholdToolMeta<C = unknown>(options: Omit<OpenAIAgentsFenceOp
     } catch (e) {
       if (!(e instanceof LeaseLostError)) throw e;
       const token = tokenOrUndefined(e.tokenText);
-      throw new RunStoppedError(new RunStop(token, toolName, refusal('lease_lost', { token, detail: e.message })));
+      const stop = new RunStop(token, toolName, refusal('lease_lost', { token, detail: e.message }));
+      noteStop(stop);
+      throw new RunStoppedError(stop);
     }
     const key = options.idempotencyKey?.(toolName, args);
     return { [TOKEN_META_KEY]: text, ...(key === undefined ? {} : { [IDEMPOTENCY_META_KEY]: key }) };

@@ -1,6 +1,6 @@
 import { StaleFenceError } from './errors.js';
 import { type Admission, type FenceGuard, type Scope, verifyInScope } from './guard.js';
-import type { FencingToken } from './token.js';
+import type { FencingToken, LeaseKey } from './token.js';
 import type { TokenVerifier } from './verify.js';
 
 /** The part of a `pg` client this guard uses (a `PoolClient` from `pg`). */
@@ -106,6 +106,17 @@ export class PostgresFenceGuard implements FenceGuard {
   /** Admits without other work: raises the mark, durably. */
   async admit(presented: string | FencingToken, scope?: Scope): Promise<Admission> {
     return (await this.write(presented, async () => undefined, scope)).admission;
+  }
+
+  /** The key's mark, read in its own statement (no lock, nothing admitted). */
+  async markOf(key: LeaseKey): Promise<bigint | undefined> {
+    const client = await this.#pool.connect();
+    try {
+      const mark = await client.query(this.#markSql, [key.accountId, key.sessionId]);
+      return mark.rows.length === 0 ? undefined : BigInt(String(mark.rows[0]!['fence']));
+    } finally {
+      client.release();
+    }
   }
 
   /**
