@@ -384,6 +384,168 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
     assertThat(t).isInstanceOf(RunStoppedException.class);
   }
 
+  // ---- 8b. idempotency keys and confirmation: the unconfirmed first call must not eat the key
+  @Test
+  void aConfirmedCallWithAnIdempotencyKeyRunsOnceConfirmed() {
+    AgentToolFence keyed =
+        AgentToolFence.builder(
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.trustEveryWriter())
+                    .journal(journal)
+                    .build())
+            .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
+            .build();
+    Lease desktop = acquire("desktop");
+    keyed.startRun(desktop);
+    AdkToolFence fence = AdkToolFence.builder(keyed).build();
+    BaseTool confirm = fence.wrap(FunctionTool.create(tools, "pay", true));
+    RtLlm model =
+        new RtLlm()
+            .callTools("pay", "{\"idempotencyKey\":\"k-5\",\"name\":\"Ada\"}")
+            .answer("x")
+            .answer("y");
+    RtTurn turn = new RtTurn(agent(model, List.of(confirm)), List.of(fence.plugin()));
+    List<Event> first = turn.say("go", cfg(desktop));
+    FunctionCall ask =
+        first.stream()
+            .flatMap(e -> e.functionCalls().stream())
+            .filter(fc -> fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no confirmation asked: " + first));
+    Content yes =
+        Content.builder()
+            .role("user")
+            .parts(
+                Part.builder()
+                    .functionResponse(
+                        FunctionResponse.builder()
+                            .id(ask.id().get())
+                            .name(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME)
+                            .response(Map.of("confirmed", true))
+                            .build())
+                    .build())
+            .build();
+    catchThrowable(() -> turn.send(yes, cfg(desktop)));
+    // The user confirmed: the payment runs once (not zero times: the unconfirmed attempt did not pay)
+    assertThat(world.effects).containsExactly("paid:Ada");
+  }
+
+  // ---- 8c. live (BIDI) mode: the plugin's before-model hook is not called by ADK's runLive
+  @Test
+  void aLiveRunsToolCallDoesNotRunUnfenced() {
+    Lease desktop = acquire("desktop");
+    takeOver();
+    com.google.adk.models.BaseLlm live =
+        new com.google.adk.models.BaseLlm("live") {
+          @Override
+          public io.reactivex.rxjava3.core.Flowable<com.google.adk.models.LlmResponse>
+              generateContent(LlmRequest request, boolean stream) {
+            return io.reactivex.rxjava3.core.Flowable.error(new IllegalStateException("live only"));
+          }
+
+          @Override
+          public com.google.adk.models.BaseLlmConnection connect(LlmRequest request) {
+            return new com.google.adk.models.BaseLlmConnection() {
+              @Override
+              public io.reactivex.rxjava3.core.Completable sendHistory(List<Content> h) {
+                return io.reactivex.rxjava3.core.Completable.complete();
+              }
+
+              @Override
+              public io.reactivex.rxjava3.core.Completable sendContent(Content c) {
+                return io.reactivex.rxjava3.core.Completable.complete();
+              }
+
+              @Override
+              public io.reactivex.rxjava3.core.Completable sendRealtime(
+                  com.google.genai.types.Blob b) {
+                return io.reactivex.rxjava3.core.Completable.complete();
+              }
+
+              @Override
+              public io.reactivex.rxjava3.core.Flowable<com.google.adk.models.LlmResponse>
+                  receive() {
+                Content call =
+                    Content.builder()
+                        .role("model")
+                        .parts(
+                            Part.builder()
+                                .functionCall(
+                                    FunctionCall.builder()
+                                        .id("live-1")
+                                        .name("bookTable")
+                                        .args(Map.of("name", "Ada"))
+                                        .build())
+                                .build())
+                        .build();
+                return io.reactivex.rxjava3.core.Flowable.just(
+                        com.google.adk.models.LlmResponse.builder().content(call).build())
+                    .concatWith(io.reactivex.rxjava3.core.Flowable.never());
+              }
+
+              @Override
+              public void close() {}
+
+              @Override
+              public void close(Throwable t) {}
+            };
+          }
+        };
+    LlmAgent agent = LlmAgent.builder().name("assistant").model(live).tools(tools.tools()).build();
+    RtTurn turn = new RtTurn(agent, List.of(plugin()));
+    com.google.adk.agents.LiveRequestQueue queue = new com.google.adk.agents.LiveRequestQueue();
+    RunConfig bidi =
+        AdkToolFence.runConfig(
+            RunConfig.builder().streamingMode(RunConfig.StreamingMode.BIDI).build(), desktop);
+    Throwable t =
+        catchThrowable(
+            () ->
+                turn.runner
+                    .runLive(turn.session, queue, bidi)
+                    .takeUntil(
+                        io.reactivex.rxjava3.core.Flowable.timer(
+                            3, java.util.concurrent.TimeUnit.SECONDS))
+                    .toList()
+                    .blockingGet());
+    assertThat(world.effects).isEmpty();
+    assertThat(t).isNotNull();
+  }
+
+  // ---- 8d. a tool fenced by ANOTHER AdkToolFence (one that never saw the takeover) swapped in
+  // after this plugin ran: does this plugin's before-tool check accept any FencedTool?
+  @Test
+  void aToolFencedByAnotherFenceIsNotAcceptedAsThisFences() {
+    Lease desktop = acquire("desktop");
+    takeOver();
+    AdkToolFence foreign =
+        AdkToolFence.builder(
+                AgentToolFence.builder(
+                        FencedToolExecutor.builder()
+                            .verifier(TokenVerifier.trustEveryWriter())
+                            .journal(new io.leasehold.adapters.tool.MemoryToolJournal())
+                            .build())
+                    .build())
+            .build();
+    BaseTool foreignBook = foreign.wrap(FunctionTool.create(tools, "bookTable"));
+    LlmAgent agent =
+        LlmAgent.builder()
+            .name("assistant")
+            .model(new RtLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"))
+            .tools(tools.tools())
+            .beforeModelCallbackSync(
+                (ctx, request) -> {
+                  Map<String, BaseTool> m = new HashMap<>(request.build().tools());
+                  m.put("bookTable", foreignBook);
+                  request.tools(m);
+                  return Optional.empty();
+                })
+            .build();
+    catchThrowable(() -> new RtTurn(agent, List.of(plugin())).say("go", cfg(desktop)));
+    // Promised: no call through a runner holding the plugin runs outside ITS fence; the superseded
+    // desktop run must not book.
+    assertThat(world.effects).isEmpty();
+  }
+
   // ---- 9. the run config carries a superseded run's lease while the session resolves the newer
   @Test
   void anotherRunsLeaseInTheRunConfigWinsAndIsRefused() {
