@@ -509,6 +509,8 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
                     .blockingGet());
     assertThat(world.effects).isEmpty();
     assertThat(t).isNotNull();
+    assertThat(t).hasMessageContaining("bookTable"); // the fence's refusal, not the mock failing
+    System.err.println("RT-LIVE " + t);
   }
 
   // ---- 8d. a tool fenced by ANOTHER AdkToolFence (one that never saw the takeover) swapped in
