@@ -5,9 +5,11 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.adk.JsonBaseModel;
+import com.google.adk.agents.InvocationContext;
 import com.google.adk.agents.RunConfig;
 import com.google.adk.plugins.Plugin;
 import com.google.adk.tools.BaseTool;
+import com.google.adk.tools.FunctionTool;
 import com.google.adk.tools.ToolContext;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.AgentToolOutcome;
@@ -18,6 +20,7 @@ import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -72,6 +75,9 @@ public final class AdkToolFence {
   public static final String REFUSAL_KEY = "io.leasehold/refusal";
 
   private static final TypeReference<Map<String, Object>> RESPONSE = new TypeReference<>() {};
+
+  /** The invocation's callback-data entry that holds a confirmed call's refusal. */
+  private static final String STOP_KEY = "leasehold.stop";
 
   private final AgentToolFence agentFence;
   private final FrameworkToolFence<ToolContext> core;
@@ -196,7 +202,73 @@ public final class AdkToolFence {
     if (tool == null) {
       throw new IllegalArgumentException("tool must not be null");
     }
-    return tool instanceof FencedTool ? tool : new FencedTool(this, tool);
+    if (tool instanceof FencedTool fenced) {
+      // Another fence's decorator admits through that fence (its journal, its verifier), not this
+      // one: decorate what it decorates anew.
+      return fenced.fence() == this ? tool : new FencedTool(this, fenced.delegate());
+    }
+    return new FencedTool(this, tool);
+  }
+
+  /** Whether {@code tool} is this fence's decorator, which admits its calls through this fence. */
+  boolean isOwn(BaseTool tool) {
+    return tool instanceof FencedTool fenced && fenced.fence() == this;
+  }
+
+  /**
+   * Leaves a user-confirmed call's failure for the plugin to end the invocation with. ADK runs a
+   * confirmed call in its confirmation step, which logs a failing call and calls the model again;
+   * the plugin's next before-model or after-run callback of the invocation fails with it instead.
+   *
+   * @return {@code failure}, to be thrown as well
+   */
+  <E extends RuntimeException> E stopLater(ToolContext context, E failure) {
+    if (context != null && context.toolConfirmation().isPresent()) {
+      context.invocationContext().callbackContextData().putIfAbsent(STOP_KEY, failure);
+    }
+    return failure;
+  }
+
+  /** The failure a confirmed call left for the invocation, taken so that it ends it once. */
+  static Optional<RuntimeException> takeStop(InvocationContext invocation) {
+    Object stop = invocation.callbackContextData().remove(STOP_KEY);
+    return stop instanceof RuntimeException e ? Optional.of(e) : Optional.empty();
+  }
+
+  /**
+   * Whether ADK answers this call without running the function: a {@link FunctionTool} built with
+   * {@code requireConfirmation} asks the user (no confirmation yet) or reports the rejection. Such
+   * a call is not admitted, so that its idempotency key is still free for the confirmed call.
+   */
+  private static boolean answeredWithoutRunning(BaseTool tool, ToolContext context) {
+    if (!(tool instanceof FunctionTool function)
+        || REQUIRES_CONFIRMATION == null
+        || context == null) {
+      return false;
+    }
+    try {
+      return Boolean.TRUE.equals(REQUIRES_CONFIRMATION.invoke(function))
+          && context.toolConfirmation().map(c -> !c.confirmed()).orElse(true);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "cannot read whether tool " + tool.name() + " needs the user's confirmation", e);
+    }
+  }
+
+  /**
+   * FunctionTool's own test of {@code requireConfirmation}, which ADK 1.8.0 keeps package-private;
+   * null where it cannot be read (another ADK version), and then every call is admitted.
+   */
+  private static final Method REQUIRES_CONFIRMATION = requiresConfirmation();
+
+  private static Method requiresConfirmation() {
+    try {
+      Method m = FunctionTool.class.getDeclaredMethod("requireConfirmation");
+      m.setAccessible(true);
+      return m;
+    } catch (NoSuchMethodException | RuntimeException e) {
+      return null; // an ADK without it: calls are admitted as they come, confirmed or not
+    }
   }
 
   /**
@@ -226,6 +298,9 @@ public final class AdkToolFence {
       BaseTool tool,
       Map<String, Object> args,
       java.util.concurrent.Callable<Map<String, Object>> body) {
+    if (answeredWithoutRunning(tool, context)) {
+      return tool.runAsync(args, context).blockingGet();
+    }
     Fenced run = core.runOf(context);
     AgentToolOutcome<Map<String, Object>> outcome =
         agentFence.call(

@@ -47,8 +47,7 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
     AdkToolFence fence = AdkToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
     String said =
         RtTurn.lastText(
-            new RtTurn(agent(model, tools.tools()), List.of(fence.plugin()))
-                .say("go", cfg(lease)));
+            new RtTurn(agent(model, tools.tools()), List.of(fence.plugin())).say("go", cfg(lease)));
     return new Turn(said, model.toolResultsSeen());
   }
 
@@ -125,7 +124,8 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
                   return Optional.empty();
                 })
             .build();
-    Throwable t = catchThrowable(() -> new RtTurn(agent, List.of(plugin())).say("go", cfg(desktop)));
+    Throwable t =
+        catchThrowable(() -> new RtTurn(agent, List.of(plugin())).say("go", cfg(desktop)));
     assertThat(t).isInstanceOfAny(UnfencedToolException.class, RunStoppedException.class);
     assertThat(world.effects).isEmpty();
   }
@@ -307,7 +307,9 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
     FunctionCall ask =
         first.stream()
             .flatMap(e -> e.functionCalls().stream())
-            .filter(fc -> fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
+            .filter(
+                fc ->
+                    fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
             .findFirst()
             .orElseThrow(() -> new AssertionError("no confirmation asked: " + first));
     takeOver(); // the browser takes over before the user confirms on the desktop
@@ -342,7 +344,9 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
     FunctionCall ask =
         first.stream()
             .flatMap(e -> e.functionCalls().stream())
-            .filter(fc -> fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
+            .filter(
+                fc ->
+                    fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
             .findFirst()
             .orElseThrow(() -> new AssertionError("no confirmation asked: " + first));
     if (supersedeBeforeConfirming) {
@@ -409,7 +413,9 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
     FunctionCall ask =
         first.stream()
             .flatMap(e -> e.functionCalls().stream())
-            .filter(fc -> fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
+            .filter(
+                fc ->
+                    fc.name().orElse("").equals(Functions.REQUEST_CONFIRMATION_FUNCTION_CALL_NAME))
             .findFirst()
             .orElseThrow(() -> new AssertionError("no confirmation asked: " + first));
     Content yes =
@@ -426,7 +432,8 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
                     .build())
             .build();
     catchThrowable(() -> turn.send(yes, cfg(desktop)));
-    // The user confirmed: the payment runs once (not zero times: the unconfirmed attempt did not pay)
+    // The user confirmed: the payment runs once (not zero times: the unconfirmed attempt did not
+    // pay)
     assertThat(world.effects).containsExactly("paid:Ada");
   }
 
@@ -553,10 +560,7 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
   void anotherRunsLeaseInTheRunConfigWinsAndIsRefused() {
     Lease desktop = acquire("desktop");
     Lease browser = takeOver();
-    AdkToolFence fence =
-        AdkToolFence.builder(agentFence)
-            .sessions(ctx -> key, sessions)
-            .build();
+    AdkToolFence fence = AdkToolFence.builder(agentFence).sessions(ctx -> key, sessions).build();
     try (var r = sessions.register(browser)) {
       Throwable t =
           catchThrowable(
@@ -614,7 +618,8 @@ class AdkRedTeamTest extends AgentToolFenceScenarios {
         new BaseTool("pay", "Pays") {
           @Override
           public Optional<FunctionDeclaration> declaration() {
-            return Optional.of(FunctionDeclaration.builder().name("pay").description("Pays").build());
+            return Optional.of(
+                FunctionDeclaration.builder().name("pay").description("Pays").build());
           }
 
           @Override
