@@ -56,11 +56,15 @@ import java.util.function.Function;
  *
  * By default the decorator fails the call with {@link RunStoppedException}: ADK hands it to the
  * on-tool-error callbacks and, when none answers it, ends the invocation with it (it comes out of
- * the runner's event stream). With {@link Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)}
- * the refusal is the tool's response instead: {@code error} holds {@link RunStop#messageForModel()}
- * and {@value #REFUSAL_KEY} the {@link io.leasehold.fencing.Refusal}'s written form (as on the MCP
- * wire), and every later call of the run is refused locally. The tool reads the admitted token with
- * {@link #token(ToolContext)} to forward it downstream.
+ * the runner's event stream). A call the user confirmed runs in ADK's confirmation step, which
+ * drops a failing call: its refusal is kept in the invocation and the plugin ends the invocation
+ * with it before the model is called again. A {@code FunctionTool} call that ADK answers by asking
+ * for the user's confirmation (or by reporting the rejection) is not admitted: the confirmed call
+ * is. With {@link Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)} the refusal is the
+ * tool's response instead: {@code error} holds {@link RunStop#messageForModel()} and {@value
+ * #REFUSAL_KEY} the {@link io.leasehold.fencing.Refusal}'s written form (as on the MCP wire), and
+ * every later call of the run is refused locally. The tool reads the admitted token with {@link
+ * #token(ToolContext)} to forward it downstream.
  *
  * <p>Thread-safe; works with ADK's parallel tool execution (each call is admitted on its own).
  */
@@ -78,6 +82,12 @@ public final class AdkToolFence {
 
   /** The invocation's callback-data entry that holds a confirmed call's refusal. */
   private static final String STOP_KEY = "leasehold.stop";
+
+  /**
+   * FunctionTool's own test of {@code requireConfirmation}, which ADK 1.8.0 keeps package-private;
+   * null where it cannot be read (another ADK version), and then every call is admitted.
+   */
+  private static final Method REQUIRES_CONFIRMATION = requiresConfirmation();
 
   private final AgentToolFence agentFence;
   private final FrameworkToolFence<ToolContext> core;
@@ -191,8 +201,9 @@ public final class AdkToolFence {
   /**
    * Decorates one tool, for an agent's tool list ({@code LlmAgent.builder().tools(...)}). The
    * plugin fences every tool at each model call anyway; decorate a tool yourself where ADK calls an
-   * agent's listed tools without a model call in between (a tool confirmed by the user), which the
-   * plugin otherwise refuses.
+   * agent's listed tools without a model call in between (a tool confirmed by the user, every tool
+   * in live mode), which the plugin otherwise refuses. A tool another fence decorated is decorated
+   * anew, by this one.
    *
    * @param tool the framework's tool
    * @return a tool with the same name, description and declaration that runs it only when the call
@@ -254,12 +265,6 @@ public final class AdkToolFence {
           "cannot read whether tool " + tool.name() + " needs the user's confirmation", e);
     }
   }
-
-  /**
-   * FunctionTool's own test of {@code requireConfirmation}, which ADK 1.8.0 keeps package-private;
-   * null where it cannot be read (another ADK version), and then every call is admitted.
-   */
-  private static final Method REQUIRES_CONFIRMATION = requiresConfirmation();
 
   private static Method requiresConfirmation() {
     try {

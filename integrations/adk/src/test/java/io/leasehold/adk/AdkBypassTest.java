@@ -232,21 +232,8 @@ class AdkBypassTest extends AdkAgentFixture {
   void anUndecoratedToolInLiveModeIsRefusedWithHowToDecorateIt() {
     Lease desktop = acquire("desktop");
     takeOver();
-    LlmAgent agent =
-        LlmAgent.builder().name("assistant").model(liveBooking()).tools(tools.tools()).build();
-    AdkTurn turn = new AdkTurn(agent, List.of(fence(true).plugin()));
-    RunConfig bidi =
-        AdkToolFence.runConfig(
-            RunConfig.builder().streamingMode(RunConfig.StreamingMode.BIDI).build(), desktop);
 
-    // The live model never ends its stream: the refusal ends it, the timeout bounds a failure.
-    Throwable t =
-        catchThrowable(
-            () ->
-                turn.runner
-                    .runLive(turn.session, new LiveRequestQueue(), bidi)
-                    .timeout(30, TimeUnit.SECONDS)
-                    .blockingSubscribe());
+    Throwable t = liveTurn(fence(true), tools.tools(), desktop);
 
     assertThat(t)
         .isInstanceOf(UnfencedToolException.class)
@@ -254,6 +241,35 @@ class AdkBypassTest extends AdkAgentFixture {
         .hasMessageContaining("live mode")
         .hasMessageContaining("AdkToolFence.wrap(tools)");
     assertNothingRan();
+  }
+
+  @Test
+  void aDecoratedToolInLiveModeIsFenced() {
+    Lease desktop = acquire("desktop");
+    takeOver();
+    AdkToolFence fence = fence(true);
+
+    Throwable t = liveTurn(fence, fence.wrap(tools.tools()), desktop);
+
+    assertThat(t).isInstanceOf(RunStoppedException.class).hasMessageContaining("superseded");
+    assertNothingRan();
+  }
+
+  /** A live (bidirectional) run whose model asks to book a table for Ada: what ended it. */
+  private static Throwable liveTurn(AdkToolFence fence, List<BaseTool> agentTools, Fenced lease) {
+    LlmAgent agent =
+        LlmAgent.builder().name("assistant").model(liveBooking()).tools(agentTools).build();
+    AdkTurn turn = new AdkTurn(agent, List.of(fence.plugin()));
+    RunConfig bidi =
+        AdkToolFence.runConfig(
+            RunConfig.builder().streamingMode(RunConfig.StreamingMode.BIDI).build(), lease);
+    // The live model never ends its stream: the refusal ends it, the timeout bounds a failure.
+    return catchThrowable(
+        () ->
+            turn.runner
+                .runLive(turn.session, new LiveRequestQueue(), bidi)
+                .timeout(30, TimeUnit.SECONDS)
+                .blockingSubscribe());
   }
 
   /** One turn of {@code agent} through {@code fence}'s plugin, carrying {@code lease}. */
