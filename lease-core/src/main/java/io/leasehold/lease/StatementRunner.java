@@ -27,6 +27,10 @@ import org.postgresql.PGResultSetMetaData;
  * {@link StatementSettings#sessionTimeouts()} before its first statement. Connections are told
  * apart by the driver's own connection object, which pools keep for the connection's life; a pool
  * that hands out a new one per borrow only costs the setting again.
+ *
+ * <p>On a Citus coordinator (asked once, {@link StatementSettings#ON_CITUS}, on the store's first
+ * statement) each statement runs behind {@link StatementSettings#citusOpening()} in a transaction
+ * block of its own, committed, or rolled back if it fails, before the connection goes back.
  */
 final class StatementRunner {
   /** SQLSTATE of a lock wait that reached {@code lock_timeout}. */
@@ -41,13 +45,28 @@ final class StatementRunner {
   /** The session settings to send once per connection, or null (every statement opens). */
   private final String sessionTimeouts;
 
+  /** What goes ahead of each statement on Citus, in its transaction block. */
+  private final String citusOpening;
+
   /** The driver connections that have the session settings; weak, so closed ones go. */
   private final Map<Object, Boolean> prepared = Collections.synchronizedMap(new WeakHashMap<>());
 
-  StatementRunner(DataSource dataSource, LeaseSchema schema, String sessionTimeouts) {
+  /** Whether the database is a Citus coordinator; null until the first statement asks. */
+  private volatile Boolean citus;
+
+  StatementRunner(DataSource dataSource, StatementSettings settings) {
+    this(dataSource, settings, null);
+  }
+
+  /**
+   * @param citus whether the database is a Citus coordinator, or null to ask it
+   */
+  StatementRunner(DataSource dataSource, StatementSettings settings, Boolean citus) {
     this.dataSource = dataSource;
-    this.schema = schema;
-    this.sessionTimeouts = sessionTimeouts;
+    this.schema = settings.schema();
+    this.sessionTimeouts = settings.sessionTimeouts();
+    this.citusOpening = settings.citusOpening();
+    this.citus = citus;
   }
 
   /** Binds a statement's parameters; may create arrays on the connection. */
@@ -126,29 +145,9 @@ final class StatementRunner {
         if (sessionTimeouts != null) {
           setSessionTimeouts(c);
         }
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-          binder.bind(ps, c);
-          boolean isResultSet = ps.execute();
-          // With an opening, its row comes first. It stays open (closing the statement closes
-          // it), and its time is parsed only if the reader asks for it.
-          ResultSet previous = null;
-          while (true) {
-            if (isResultSet) {
-              if (previous != null && previous != ps.getResultSet()) {
-                return readWithOpening(ps.getResultSet(), previous, reader);
-              }
-              previous = ps.getResultSet();
-            } else if (ps.getUpdateCount() == -1) {
-              if (previous == null) {
-                throw new IllegalStateException("statement returned no result set: " + what.get());
-              }
-              try (ResultSet rs = previous) {
-                return reader.read(rs, NO_OPENING);
-              }
-            }
-            isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
-          }
-        }
+        return onCitus(c)
+            ? inTransactionBlock(c, citusOpening + statement, what, binder, reader)
+            : run(c, statement, what, binder, reader);
       } finally {
         if (!autoCommit && !c.isClosed()) {
           c.setAutoCommit(false);
@@ -171,6 +170,81 @@ final class StatementRunner {
               + ")"
               + repair,
           e);
+    }
+  }
+
+  /** Whether the database is a Citus coordinator, asked on the first statement only. */
+  boolean onCitus(Connection c) throws SQLException {
+    Boolean known = citus;
+    if (known == null) {
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery(StatementSettings.ON_CITUS)) {
+        rs.next();
+        known = rs.getBoolean(1);
+      }
+      citus = known;
+    }
+    return known;
+  }
+
+  /**
+   * Runs a statement on an auto-commit connection in a transaction block of its own: committed if
+   * it and its reading succeed, rolled back otherwise, and auto-commit on again either way. If the
+   * rollback fails too, the connection is aborted (a pool then discards it) rather than handed back
+   * inside a transaction.
+   */
+  private static <T> T inTransactionBlock(
+      Connection c, String statement, Supplier<String> what, Binder binder, Reader<T> reader)
+      throws SQLException {
+    c.setAutoCommit(false);
+    T answer;
+    try {
+      answer = run(c, statement, what, binder, reader);
+      c.commit();
+    } catch (Throwable failure) {
+      try {
+        c.rollback();
+        c.setAutoCommit(true);
+      } catch (SQLException | RuntimeException e) {
+        failure.addSuppressed(e);
+        try {
+          c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException a) {
+          failure.addSuppressed(a);
+        }
+      }
+      throw failure;
+    }
+    c.setAutoCommit(true);
+    return answer;
+  }
+
+  /** Runs a statement and reads its answer, its last result set. */
+  private static <T> T run(
+      Connection c, String statement, Supplier<String> what, Binder binder, Reader<T> reader)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statement)) {
+      binder.bind(ps, c);
+      boolean isResultSet = ps.execute();
+      // With an opening, its row comes first. It stays open (closing the statement closes
+      // it), and its time is parsed only if the reader asks for it.
+      ResultSet previous = null;
+      while (true) {
+        if (isResultSet) {
+          if (previous != null && previous != ps.getResultSet()) {
+            return readWithOpening(ps.getResultSet(), previous, reader);
+          }
+          previous = ps.getResultSet();
+        } else if (ps.getUpdateCount() == -1) {
+          if (previous == null) {
+            throw new IllegalStateException("statement returned no result set: " + what.get());
+          }
+          try (ResultSet rs = previous) {
+            return reader.read(rs, NO_OPENING);
+          }
+        }
+        isResultSet = ps.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+      }
     }
   }
 

@@ -21,6 +21,9 @@ import java.time.Duration;
  *       commit resets {@code SET LOCAL} settings.
  * </ul>
  *
+ * <p>On a Citus coordinator each statement also runs behind {@link #citusOpening}, in a transaction
+ * block, so that the timeouts reach the workers where its row locks are waited for.
+ *
  * <p>Expiry is decided by the database clock: {@code statement_timestamp()}, the time PostgreSQL
  * began the statement. It is one value for the whole statement, so every comparison and every new
  * timestamp in a statement agree without a CTE to hold the time, and it is read before the
@@ -55,6 +58,37 @@ record StatementSettings(
             + statementTimeout.toMillis()
             + "', false)"
         : null;
+  }
+
+  /**
+   * Whether the database is a Citus coordinator: the {@code citus} extension is installed in it
+   * (the changelog's Citus change set asks the same). One row, one boolean. No parameters.
+   */
+  static final String ON_CITUS =
+      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')";
+
+  /**
+   * On a Citus coordinator, what goes ahead of every statement, in a transaction block of its own
+   * ({@link StatementRunner}). A row lock the statement waits for is taken on the worker that holds
+   * the key's shard, in a backend with its own settings: {@code set_config} in the opening bounds
+   * the coordinator's statement only, so a wait behind a contender ran into the statement timeout
+   * ({@code 57014}, an error) instead of the lock timeout ({@code 55P03}, Busy: CONTRACT C18).
+   * Citus passes a setting to the workers only as a {@code SET LOCAL} command inside a transaction
+   * block, and only while {@code citus.propagate_set_commands} is {@code local}; it then sends the
+   * commands with the {@code BEGIN} of each worker's part of the transaction, so they cost no round
+   * trip of their own. Session settings ({@link #sessionTimeouts}) never reach the workers.
+   *
+   * <p>Plain PostgreSQL never gets this: a transaction block is one more round trip (its commit),
+   * which the pipelined opening avoids (docs/performance.md), and there the opening's own settings
+   * already bound the waits. (Sent there, {@code citus.propagate_set_commands} would be a harmless
+   * placeholder.) Timeouts in whole milliseconds. No parameters.
+   */
+  String citusOpening() {
+    return "SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL lock_timeout = "
+        + lockTimeout.toMillis()
+        + "; SET LOCAL statement_timeout = "
+        + statementTimeout.toMillis()
+        + "; ";
   }
 
   /** The opening of every pipelined short transaction; timeouts in whole milliseconds. */

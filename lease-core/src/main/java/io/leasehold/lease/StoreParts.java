@@ -35,8 +35,7 @@ record StoreParts(
     AtomicBoolean closed = new AtomicBoolean();
     StatementSettings settings =
         new StatementSettings(o.schema, o.lockTimeout, o.statementTimeout, o.dedicatedPool);
-    StatementRunner runner =
-        new StatementRunner(o.dataSource, o.schema, settings.sessionTimeouts());
+    StatementRunner runner = new StatementRunner(o.dataSource, settings);
     ChangePublisher publisher =
         o.notifyChanges
             ? new ChangePublisher(runner, settings, o.statementTimeout.plusSeconds(1))

@@ -30,10 +30,7 @@ public final class StoreInternals {
   }
 
   private static AcquireStatements acquireStatements() {
-    StatementSettings settings =
-        new StatementSettings(
-            LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
-    return new AcquireStatements(null, settings, null, false, Duration.ZERO);
+    return new AcquireStatements(null, settings(), null, false, Duration.ZERO);
   }
 
   /** Binds the acquire statement's parameters as the store does. */
@@ -88,6 +85,43 @@ public final class StoreInternals {
   /** The backend process id of the watcher's listening connection. */
   public static int backendPid(LeaseWatcher watcher) {
     return watcher.backendPid();
+  }
+
+  /** Whether a store on {@code dataSource} finds a Citus coordinator there. */
+  public static boolean onCitus(javax.sql.DataSource dataSource) throws SQLException {
+    try (java.sql.Connection c = dataSource.getConnection()) {
+      return new StatementRunner(dataSource, settings()).onCitus(c);
+    }
+  }
+
+  /**
+   * Runs {@code sql} as a store on a Citus coordinator runs its statements (on a shared pool, with
+   * the given timeouts), whatever the database is.
+   *
+   * @return column 1 of the first row of the statement's answer
+   * @throws LeaseStoreException if the statement fails
+   */
+  public static String runAsOnCitus(
+      javax.sql.DataSource dataSource,
+      Duration lockTimeout,
+      Duration statementTimeout,
+      String sql) {
+    StatementSettings settings =
+        new StatementSettings(LeaseSchema.defaults(), lockTimeout, statementTimeout, false);
+    return new StatementRunner(dataSource, settings, true)
+        .execute(
+            sql,
+            () -> "run " + sql,
+            ps -> {},
+            (rs, opened) -> {
+              rs.next();
+              return rs.getString(1);
+            });
+  }
+
+  private static StatementSettings settings() {
+    return new StatementSettings(
+        LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), false);
   }
 
   /** A {@code timestamptz} column as the store reads it ({@link StatementRunner#instant}). */

@@ -130,7 +130,8 @@ public final class FencedJdbcWriter implements FenceGuard {
     String table = b.databaseSchema + "." + b.schema.table();
     this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
     this.transactions =
-        new JdbcTransactions(b.dataSource, new HighWaterTableCheck(table), sql.timeout());
+        new JdbcTransactions(
+            b.dataSource, new HighWaterTableCheck(table), b.lockTimeout, sql.timeout());
   }
 
   /**

@@ -1,9 +1,12 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.Transactions;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
@@ -15,26 +18,72 @@ final class JdbcTransactions {
   private final DataSource dataSource;
   private final HighWaterTableCheck tableCheck;
   private final String timeout;
+  private final String onCitusWorkers;
+
+  /** Whether the database is a Citus coordinator; null until the first transaction asks. */
+  private volatile Boolean citus;
 
   /**
+   * @param lockTimeout the longest lock wait of a transaction
    * @param timeout the statement that sets the transaction's lock timeout, which a read sends first
    *     (a writing transaction's first statement carries it: the admission, or the mark's row lock,
    *     of {@code SqlMarkStore})
    */
-  JdbcTransactions(DataSource dataSource, HighWaterTableCheck tableCheck, String timeout) {
+  JdbcTransactions(
+      DataSource dataSource, HighWaterTableCheck tableCheck, Duration lockTimeout, String timeout) {
+    this(dataSource, tableCheck, lockTimeout, timeout, null);
+  }
+
+  /**
+   * @param citus whether the database is a Citus coordinator, or null to ask it
+   */
+  JdbcTransactions(
+      DataSource dataSource,
+      HighWaterTableCheck tableCheck,
+      Duration lockTimeout,
+      String timeout,
+      Boolean citus) {
     this.dataSource = dataSource;
     this.tableCheck = tableCheck;
     this.timeout = timeout;
+    this.onCitusWorkers = LockTimeout.onCitusWorkers(lockTimeout);
+    this.citus = citus;
   }
 
   /**
    * Runs a body, which commits before it returns, in a transaction after the table's shape check.
+   * On a Citus coordinator the transaction first carries the lock timeout to the workers ({@link
+   * LockTimeout#onCitusWorkers}).
    */
   <T> T run(Transactions.Body<T> body) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       tableCheck.ensure(c);
-      return Transactions.run(c, body);
+      if (!onCitus(c)) {
+        return Transactions.run(c, body);
+      }
+      return Transactions.run(
+          c,
+          t -> {
+            try (Statement st = t.createStatement()) {
+              st.execute(onCitusWorkers);
+            }
+            return body.run(t);
+          });
     }
+  }
+
+  /** Whether the database is a Citus coordinator, asked on the first transaction only. */
+  boolean onCitus(Connection c) throws SQLException {
+    Boolean known = citus;
+    if (known == null) {
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery(LockTimeout.ON_CITUS)) {
+        rs.next();
+        known = rs.getBoolean(1);
+      }
+      citus = known;
+    }
+    return known;
   }
 
   /**
