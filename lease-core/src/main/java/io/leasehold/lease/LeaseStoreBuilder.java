@@ -205,7 +205,8 @@ public final class LeaseStoreBuilder {
    * pool_mode = transaction}) session settings stay with a server connection that other clients
    * get. A {@code DataSource} without a pool works, but pays one more round trip per statement.
    * Default false: each statement carries its timeouts for its own transaction only, which is safe
-   * on any pool.
+   * on any pool. On a Citus coordinator every statement carries them either way, as {@code SET
+   * LOCAL} in a transaction block: session settings do not reach the workers (docs/scale-out.md).
    *
    * @param dedicatedPool true if no one else uses the data source's connections
    * @return this builder

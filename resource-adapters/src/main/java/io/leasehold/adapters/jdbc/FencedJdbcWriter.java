@@ -425,7 +425,9 @@ public final class FencedJdbcWriter implements FenceGuard {
      * io.leasehold.adapters.ResourceAccessException} naming what it waited for. Every wait in the
      * writer's own transactions is bounded by it, and so is the work's in its transaction once the
      * admission ran (with {@code admitAtCommit(true)} the work runs before it, under the
-     * connection's own setting). Default 5 s.
+     * connection's own setting). On a Citus coordinator it also bounds the waits on the workers:
+     * each transaction then starts with {@code SET LOCAL}, which Citus passes on
+     * (docs/scale-out.md). Default 5 s.
      *
      * @param lockTimeout from 1 ms to 1 h
      * @return this builder
