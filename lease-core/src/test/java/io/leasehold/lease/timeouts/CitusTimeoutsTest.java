@@ -53,10 +53,8 @@ class CitusTimeoutsTest {
   void theTimeoutsHoldForTheStatementAndEndWithItsTransaction() throws SQLException {
     try (HikariDataSource pool = db.database().newPool(1)) {
       assertThat(
-              StoreInternals.runAsOnCitus(
+              run(
                   pool,
-                  LOCK,
-                  STATEMENT,
                   "SELECT current_setting('lock_timeout') || ' ' || current_setting('statement_timeout')"))
           .isEqualTo("300ms 5s");
       assertBackOutsideATransaction(pool);
@@ -66,12 +64,7 @@ class CitusTimeoutsTest {
   @Test
   void aStatementIsCommitted() throws SQLException {
     try (HikariDataSource pool = db.database().newPool(1)) {
-      assertThat(
-              StoreInternals.runAsOnCitus(
-                  pool,
-                  LOCK,
-                  STATEMENT,
-                  "INSERT INTO citus_form VALUES ('committed', 1) RETURNING k"))
+      assertThat(run(pool, "INSERT INTO citus_form VALUES ('committed', 1) RETURNING k"))
           .isEqualTo("committed");
       try (Connection other = db.database().newConnection();
           Statement s = other.createStatement();
@@ -92,12 +85,7 @@ class CitusTimeoutsTest {
       }
       long start = System.nanoTime();
       assertThatThrownBy(
-              () ->
-                  StoreInternals.runAsOnCitus(
-                      pool,
-                      LOCK,
-                      STATEMENT,
-                      "UPDATE citus_form SET v = v + 10 WHERE k = 'locked' RETURNING v"))
+              () -> run(pool, "UPDATE citus_form SET v = v + 10 WHERE k = 'locked' RETURNING v"))
           .isInstanceOfSatisfying(
               LeaseStoreException.class,
               e ->
@@ -114,6 +102,14 @@ class CitusTimeoutsTest {
         assertThat(rs.getInt(1)).isZero();
       }
     }
+  }
+
+  /**
+   * Runs {@code sql} as a store on Citus runs its statements, under {@link #LOCK} and {@link
+   * #STATEMENT}.
+   */
+  private static String run(HikariDataSource pool, String sql) {
+    return StoreInternals.runAsOnCitus(pool, LOCK, STATEMENT, sql);
   }
 
   /**
