@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks;
 
+import io.leasehold.adapters.jdbc.HighWaterSchema;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,11 +10,14 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * What every benchmark group shares: the database, the windows, the thread counts and the report it
@@ -108,6 +112,28 @@ abstract class BenchGroup {
 
   static String ratio(double a, double b) {
     return b == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", a / b);
+  }
+
+  /** A row of a Markdown table: the cells, each as its {@code toString}, between bars. */
+  static String row(Object... cells) {
+    StringJoiner row = new StringJoiner(" | ", "| ", " |");
+    for (Object cell : cells) {
+      row.add(String.valueOf(cell));
+    }
+    return row.toString();
+  }
+
+  /**
+   * Creates the high-water table and {@code bench_rows}, the table {@link #insertRow} writes to, in
+   * {@code pool}'s database.
+   */
+  static void createBenchRows(DataSource pool) throws java.sql.SQLException {
+    HighWaterSchema.defaults().apply(pool);
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+    }
   }
 
   static int insertRow(Connection c, long fence) throws java.sql.SQLException {

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** Acquire + release cycles against the peers (group {@code cycle}). */
@@ -75,29 +76,13 @@ final class CycleBench extends BenchGroup {
       line("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
       for (int t = 0; t < threadCounts.size(); t++) {
         List<Throughput.Rate> r = rows.get(t);
-        double lh = r.get(0).successes();
-        line(
-            "| "
-                + threadCounts.get(t)
-                + " | "
-                + ratio(lh, r.get(6).successes())
-                + " | "
-                + ratio(lh, r.get(7).successes())
-                + " | "
-                + ratio(lh, r.get(8).successes())
-                + " | "
-                + ratio(lh, r.get(9).successes())
-                + " | "
-                + ratio(lh, r.get(5).successes())
-                + " | "
-                + ratio(lh, r.get(4).successes())
-                + " | "
-                + ratio(r.get(1).successes(), r.get(6).successes())
-                + " | "
-                + ratio(r.get(2).successes(), r.get(6).successes())
-                + " | "
-                + ratio(r.get(3).successes(), r.get(1).successes())
-                + " |");
+        // Each column's pair of rates, by index in the row: {numerator, denominator}.
+        int[][] columns = {{0, 6}, {0, 7}, {0, 8}, {0, 9}, {0, 5}, {0, 4}, {1, 6}, {2, 6}, {3, 1}};
+        List<Object> cells = new ArrayList<>(List.of(threadCounts.get(t)));
+        for (int[] c : columns) {
+          cells.add(ratio(r.get(c[0]).successes(), r.get(c[1]).successes()));
+        }
+        line(row(cells.toArray()));
       }
       line("");
       line(

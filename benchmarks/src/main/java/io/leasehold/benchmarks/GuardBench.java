@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
-import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -17,7 +16,6 @@ import io.leasehold.fencing.TokenVerifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -93,25 +91,11 @@ final class GuardBench extends BenchGroup {
                     return true;
                   });
       List<Throughput.Rate> r = Throughput.interleaved(f, 1, window, windows);
-      line(
-          "| file write, "
-              + (size == 1024 ? "1 KiB" : "1 MiB")
-              + " | "
-              + fmt(1e6 / r.get(0).successes())
-              + " us | "
-              + fmt(1e6 / r.get(1).successes())
-              + " us | "
-              + ratio(r.get(1).successes(), r.get(0).successes())
-              + " |");
+      guardedAndBare("file write, " + (size == 1024 ? "1 KiB" : "1 MiB"), r.get(0), r.get(1));
     }
     // Database writer: fenced transaction vs the same transaction without the guard.
     HikariDataSource pool = db.pool(4);
-    HighWaterSchema.defaults().apply(pool);
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
-    }
+    createBenchRows(pool);
     FencedJdbcWriter writer =
         FencedJdbcWriter.builder(pool).verifier(TokenVerifier.trustEveryWriter()).build();
     FencedJdbcWriter atCommit =
@@ -135,22 +119,10 @@ final class GuardBench extends BenchGroup {
                   return true;
                 });
     List<Throughput.Rate> dr = Throughput.interleaved(dbf, 1, window, windows);
-    line(
-        "| database writer, one INSERT per transaction (admission first) | "
-            + fmt(1e6 / dr.get(0).successes())
-            + " us | "
-            + fmt(1e6 / dr.get(2).successes())
-            + " us | "
-            + ratio(dr.get(2).successes(), dr.get(0).successes())
-            + " |");
-    line(
-        "| database writer, one INSERT per transaction (admitAtCommit) | "
-            + fmt(1e6 / dr.get(1).successes())
-            + " us | "
-            + fmt(1e6 / dr.get(2).successes())
-            + " us | "
-            + ratio(dr.get(2).successes(), dr.get(1).successes())
-            + " |");
+    guardedAndBare(
+        "database writer, one INSERT per transaction (admission first)", dr.get(0), dr.get(2));
+    guardedAndBare(
+        "database writer, one INSERT per transaction (admitAtCommit)", dr.get(1), dr.get(2));
     // Tool executor vs a direct call, with and without the durable journal.
     FencedTool tool = FencedTool.of("noop", args -> args);
     FencedToolExecutor memory =
@@ -201,5 +173,15 @@ final class GuardBench extends BenchGroup {
               + " us | | |");
     }
     line("");
+  }
+
+  /** A row of the guarded write's time, the bare write's, and the guarded one's cost as a ratio. */
+  private void guardedAndBare(String what, Throughput.Rate guarded, Throughput.Rate bare) {
+    line(
+        row(
+            what,
+            fmt(1e6 / guarded.successes()) + " us",
+            fmt(1e6 / bare.successes()) + " us",
+            ratio(bare.successes(), guarded.successes())));
   }
 }

@@ -55,15 +55,11 @@ final class RenewalBench extends BenchGroup {
         }
         double oneByOnePerLease = (System.nanoTime() - t) / 1e6 / 1_000;
         line(
-            "| "
-                + String.format(Locale.ROOT, "%,d", n)
-                + " | "
-                + fmt(perRound)
-                + " | "
-                + fmt(n / (perRound / 1000))
-                + " | "
-                + fmt(oneByOnePerLease * n)
-                + " |");
+            row(
+                String.format(Locale.ROOT, "%,d", n),
+                fmt(perRound),
+                fmt(n / (perRound / 1000)),
+                fmt(oneByOnePerLease * n)));
       }
     }
     line("");

@@ -2,7 +2,6 @@ package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
-import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.SignatureScheme;
@@ -11,8 +10,6 @@ import io.leasehold.fencing.TokenKeySet;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseStore;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -78,12 +75,7 @@ final class VerificationBench extends BenchGroup {
 
     // The database writer on the lease database, one INSERT per transaction, by verification mode.
     HikariDataSource pool = db.pool(4);
-    HighWaterSchema.defaults().apply(pool);
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
-    }
+    createBenchRows(pool);
     FencingToken token;
     try (LeaseStore store =
         LeaseStore.builder(pool)
@@ -118,18 +110,22 @@ final class VerificationBench extends BenchGroup {
             + " us ("
             + fmt(wr.get(0).successes())
             + " tx/s) |");
-    line(
-        "| database writer, verifyAgainstLeaseTable (in the admission statement) | "
-            + fmt(1e6 / wr.get(1).successes())
-            + " us ("
-            + ratio(wr.get(1).successes(), wr.get(0).successes())
-            + " of trusting) |");
-    line(
-        "| database writer, signedBy(Ed25519), repeated token | "
-            + fmt(1e6 / wr.get(2).successes())
-            + " us ("
-            + ratio(wr.get(2).successes(), wr.get(0).successes())
-            + " of trusting) |");
+    againstTrusting(
+        "database writer, verifyAgainstLeaseTable (in the admission statement)",
+        wr.get(1),
+        wr.get(0));
+    againstTrusting("database writer, signedBy(Ed25519), repeated token", wr.get(2), wr.get(0));
     line("");
+  }
+
+  /** A row of a verifying writer's time per write, and its throughput as a ratio of trusting's. */
+  private void againstTrusting(String what, Throughput.Rate verifying, Throughput.Rate trusting) {
+    line(
+        row(
+            what,
+            fmt(1e6 / verifying.successes())
+                + " us ("
+                + ratio(verifying.successes(), trusting.successes())
+                + " of trusting)"));
   }
 }

@@ -17,53 +17,44 @@ import java.util.Random;
 final class Worker implements Runnable {
   private static final String[] ADAPTERS = {"file", "tool", "jdbc"};
 
-  private final String process;
+  /**
+   * What every worker of one process shares: the process's name, its lease client, the resources,
+   * the history, the TTL, when to stop and the pause schedule.
+   */
+  record Shift(
+      String process,
+      LeaseClient client,
+      TortureResources resources,
+      History history,
+      Duration ttl,
+      long stopAtNanos,
+      PauseSchedule pauses) {}
+
+  private final Shift shift;
   private final String name;
-  private final LeaseClient client;
-  private final TortureResources resources;
   private final List<LeaseKey> keys;
   private final Random random;
-  private final History history;
-  private final Duration ttl;
-  private final long stopAtNanos;
-  private final PauseSchedule pauses;
 
   /** Leases this worker's runs left without releasing: the store releases them when it closes. */
   private final java.util.Map<FencingToken, LeaseKey> unreleased = new java.util.LinkedHashMap<>();
 
   private int writes;
 
-  Worker(
-      String process,
-      String name,
-      LeaseClient client,
-      TortureResources resources,
-      List<LeaseKey> keys,
-      long seed,
-      History history,
-      Duration ttl,
-      long stopAtNanos,
-      PauseSchedule pauses) {
-    this.process = process;
+  Worker(Shift shift, String name, List<LeaseKey> keys, long seed) {
+    this.shift = shift;
     this.name = name;
-    this.client = client;
-    this.resources = resources;
     this.keys = keys;
     this.random = new Random(seed);
-    this.history = history;
-    this.ttl = ttl;
-    this.stopAtNanos = stopAtNanos;
-    this.pauses = pauses;
   }
 
   @Override
   public void run() {
-    while (System.nanoTime() - stopAtNanos < 0) {
+    while (System.nanoTime() - shift.stopAtNanos() < 0) {
       LeaseKey key = keys.get(random.nextInt(keys.size()));
       long t0 = System.nanoTime();
       LeaseClient.Held held;
       try {
-        held = client.acquire(key);
+        held = shift.client().acquire(key);
       } catch (RuntimeException e) {
         record(Op.Type.ACQUIRE, key, null, Op.Outcome.ERROR, null, null, false, t0, e.toString());
         sleep(Duration.ofMillis(20));
@@ -76,7 +67,7 @@ final class Worker implements Runnable {
       }
       LeaseClient.Grant grant = held.grant();
       FencingToken token = grant.identity();
-      history.record(Op.acquired(process, name, key, grant, t0));
+      shift.history().record(Op.acquired(shift.process(), name, key, grant, t0));
       work(key, held, token);
     }
   }
@@ -85,9 +76,9 @@ final class Worker implements Runnable {
     boolean lost = false;
     int steps = 1 + random.nextInt(6);
     for (int step = 0; step < steps && !lost; step++) {
-      if (pauses.due(name)) {
+      if (shift.pauses().due(name)) {
         long t = System.nanoTime();
-        Duration pause = ttl.multipliedBy(16).dividedBy(10);
+        Duration pause = shift.ttl().multipliedBy(16).dividedBy(10);
         sleep(pause);
         record(
             Op.Type.FAULT,
@@ -114,7 +105,9 @@ final class Worker implements Runnable {
         long t = System.nanoTime();
         try {
           LeaseClient.Answer a = held.renew();
-          history.record(Op.answered(process, name, Op.Type.RENEW, key, token, a, t));
+          shift
+              .history()
+              .record(Op.answered(shift.process(), name, Op.Type.RENEW, key, token, a, t));
           if (!a.ok()) {
             lossKnown(key, token, "renewal refused");
             lost = true;
@@ -136,7 +129,9 @@ final class Worker implements Runnable {
       record(Op.Type.RELEASE, key, token, Op.Outcome.PENDING, null, null, false, t, null);
       try {
         LeaseClient.Answer a = held.release();
-        history.record(Op.answered(process, name, Op.Type.RELEASE, key, token, a, t));
+        shift
+            .history()
+            .record(Op.answered(shift.process(), name, Op.Type.RELEASE, key, token, a, t));
       } catch (RuntimeException e) {
         record(Op.Type.RELEASE, key, token, Op.Outcome.ERROR, null, null, false, t, e.toString());
       }
@@ -145,13 +140,13 @@ final class Worker implements Runnable {
 
   private Op.Outcome write(LeaseKey key, Fenced fenced, FencingToken token, boolean inFlight) {
     String adapter = ADAPTERS[random.nextInt(ADAPTERS.length)];
-    String writeId = process + "-" + name + "-" + (++writes);
+    String writeId = shift.process() + "-" + name + "-" + (++writes);
     long t = System.nanoTime();
     Op.Outcome outcome;
     String id = writeId;
     String detail = null;
     try {
-      id = resources.write(adapter, fenced, key, writeId);
+      id = shift.resources().write(adapter, fenced, key, writeId);
       outcome = Op.Outcome.OK;
     } catch (StaleFenceException e) {
       outcome = Op.Outcome.STALE;
@@ -201,23 +196,25 @@ final class Worker implements Runnable {
       boolean inFlight,
       long invokeNanos,
       String detail) {
-    history.record(
-        new Op(
-            process,
-            name,
-            type,
-            key,
-            token,
-            outcome,
-            adapter,
-            writeId,
-            inFlight,
-            null,
-            null,
-            null,
-            invokeNanos,
-            System.nanoTime(),
-            detail));
+    shift
+        .history()
+        .record(
+            new Op(
+                shift.process(),
+                name,
+                type,
+                key,
+                token,
+                outcome,
+                adapter,
+                writeId,
+                inFlight,
+                null,
+                null,
+                null,
+                invokeNanos,
+                System.nanoTime(),
+                detail));
   }
 
   private static void sleep(Duration d) {

@@ -62,19 +62,10 @@ final class WorkerProcess {
       TortureResources resources = new TortureResources(dir, ds);
       List<Thread> threads = new ArrayList<>();
       List<Worker> running = new ArrayList<>();
+      Worker.Shift shift =
+          new Worker.Shift(process, client, resources, history, ttl, stopAt, pauses);
       for (int i = 0; i < workers; i++) {
-        Worker w =
-            new Worker(
-                process,
-                names.get(i),
-                client,
-                resources,
-                keys(keyCount),
-                seed * 31 + i,
-                history,
-                ttl,
-                stopAt,
-                pauses);
+        Worker w = new Worker(shift, names.get(i), keys(keyCount), seed * 31 + i);
         running.add(w);
         Thread t = new Thread(w, "torture-" + process + "-" + names.get(i));
         t.start();

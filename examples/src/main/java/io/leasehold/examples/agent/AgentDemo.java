@@ -36,6 +36,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -171,10 +172,9 @@ public final class AgentDemo {
       LeaseSchema.defaults().apply(desktopPool);
       ToolJournalSchema.defaults().apply(desktopPool);
       World world = new World(out);
-      try (Device desktop =
-              new Device("desktop", desktopPool, dir, world, options, fenced, framework);
-          Device browser =
-              new Device("browser", browserPool, dir, world, options, fenced, framework)) {
+      Setting setting = new Setting(dir, world, options.ttl(), fenced, framework);
+      try (Device desktop = new Device("desktop", desktopPool, setting);
+          Device browser = new Device("browser", browserPool, setting)) {
         return play(desktop, browser, world, out, JdbcToolJournal.create(desktopPool), fenced);
       }
     }
@@ -261,6 +261,13 @@ public final class AgentDemo {
         stopped);
   }
 
+  /**
+   * What both devices share: the files' directory, the world their tools act on, the lease TTL,
+   * whether their tools are fenced, and the agent framework.
+   */
+  private record Setting(
+      Path dir, World world, Duration ttl, boolean fenced, Framework framework) {}
+
   /** One device: its own lease store and tool fence, as if in its own process. */
   private static final class Device implements AutoCloseable {
     final String name;
@@ -273,22 +280,15 @@ public final class AgentDemo {
     final boolean fenced;
     final Framework framework;
 
-    Device(
-        String name,
-        HikariDataSource pool,
-        Path dir,
-        World world,
-        DemoOptions options,
-        boolean fenced,
-        Framework framework) {
+    Device(String name, HikariDataSource pool, Setting setting) {
       this.name = name;
-      this.world = world;
-      this.fenced = fenced;
-      this.framework = framework;
+      this.world = setting.world();
+      this.fenced = setting.fenced();
+      this.framework = setting.framework();
       this.store =
           LeaseStore.builder(pool)
               .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of(OPERATOR)))
-              .ttl(options.ttl())
+              .ttl(setting.ttl())
               .build();
       FencedToolExecutor executor =
           FencedToolExecutor.builder()
@@ -310,7 +310,8 @@ public final class AgentDemo {
           new TripTools(
               name,
               world,
-              FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter()));
+              FencedFileStore.open(
+                  setting.dir().resolve("files"), TokenVerifier.trustEveryWriter()));
     }
 
     Lease acquire() {

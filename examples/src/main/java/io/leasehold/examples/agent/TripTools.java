@@ -16,18 +16,12 @@ import java.util.Optional;
  * forwards the token to a fenced file store as well (without Leasehold there is no token, and this
  * demo's unfenced variant records the effect only). {@link AdkTripTools} gives the same tools to
  * ADK.
+ *
+ * @param device the device whose agent calls the tools, as the world's log names it
+ * @param world the systems the tools act on
+ * @param files the fenced file store the file tool writes to
  */
-public final class TripTools {
-  private final String device;
-  private final World world;
-  private final FencedFileStore files;
-
-  TripTools(String device, World world, FencedFileStore files) {
-    this.device = device;
-    this.world = world;
-    this.files = files;
-  }
-
+public record TripTools(String device, World world, FencedFileStore files) {
   /**
    * Sends the user a chat message.
    *

@@ -102,7 +102,7 @@ public final class StaleWriterDemo {
         HikariDataSource resourcePool = pg.pool("resources", 4)) {
       out.println("database: " + pg.describe());
       LeaseSchema.defaults().apply(resourcePool);
-      return new Story(out, ttl, desktopPool, browserPool, resourcePool).play(options);
+      return new Story(out, ttl, List.of(desktopPool, browserPool), resourcePool).play(options);
     }
   }
 
@@ -120,18 +120,17 @@ public final class StaleWriterDemo {
     private final List<Tenure> tenures = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
 
+    /** {@code devicePools}: the desktop's pool, then the browser's, as {@link #names} says. */
     Story(
         PrintStream out,
         Duration ttl,
-        HikariDataSource desktop,
-        HikariDataSource browser,
+        List<HikariDataSource> devicePools,
         HikariDataSource resources) {
       this.out = out;
       this.ttl = ttl;
       this.tl = new Timeline(out);
-      nets[0] = new PartitionableDataSource(desktop);
-      nets[1] = new PartitionableDataSource(browser);
       for (int i = 0; i < 2; i++) {
+        nets[i] = new PartitionableDataSource(devicePools.get(i));
         stores[i] =
             LeaseStore.builder(nets[i])
                 .accessPolicy(AccessPolicy.callerOwnsAccount()) // the account may use its session

@@ -9,17 +9,7 @@ import java.util.Locale;
  * The end of the {@link StaleWriterDemo}'s story: the checks that decide its verdict, read from the
  * resources' final state, and the summary it prints. The story itself plays the runs.
  */
-final class StoryReport {
-  private final PrintStream out;
-  private final Timeline tl;
-  private final DemoResources res;
-
-  StoryReport(PrintStream out, Timeline tl, DemoResources res) {
-    this.out = out;
-    this.tl = tl;
-    this.res = res;
-  }
-
+record StoryReport(PrintStream out, Timeline tl, DemoResources res) {
   /**
    * Adds to {@code problems} every way the final state is not the newer run's: its fence not
    * higher, a late write admitted, the file, the chat or the table last written by another run.

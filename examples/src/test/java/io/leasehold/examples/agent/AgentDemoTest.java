@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.leasehold.examples.agent.AgentDemo.Framework;
 import io.leasehold.examples.demo.DemoDatabases;
 import io.leasehold.examples.demo.DemoOptions;
-import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -26,23 +25,27 @@ class AgentDemoTest {
   @RegisterExtension
   static final TestDatabaseExtension adkUnfencedDb = TestDatabaseExtension.empty();
 
-  private static DemoOptions options(TestDatabase db) {
-    return DemoDatabases.options(db, "--ttl", "10s");
+  /** A played demo: its verdict and what it printed. */
+  private record Played(AgentDemo.Verdict verdict, String out) {}
+
+  /** Plays the demo on {@code db}; it passes exactly when the tools are fenced. */
+  private static Played play(TestDatabaseExtension db, boolean fenced, Framework framework) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DemoOptions options = DemoDatabases.options(db.database(), "--ttl", "10s");
+    AgentDemo.Verdict verdict =
+        AgentDemo.run(
+            options, new PrintStream(bytes, true, StandardCharsets.UTF_8), fenced, framework);
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(verdict.passed()).as(out).isEqualTo(fenced);
+    return new Played(verdict, out);
   }
 
   @ParameterizedTest
   @EnumSource(Framework.class)
   void theSupersededDesktopRunIsStoppedAndNoneOfItsLaterCallsReachTheWorld(Framework framework) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    AgentDemo.Verdict verdict =
-        AgentDemo.run(
-            options((framework == Framework.ADK ? adkFencedDb : fencedDb).database()),
-            new PrintStream(bytes, true, StandardCharsets.UTF_8),
-            true,
-            framework);
-    String out = bytes.toString(StandardCharsets.UTF_8);
+    Played played = play(framework == Framework.ADK ? adkFencedDb : fencedDb, true, framework);
+    AgentDemo.Verdict verdict = played.verdict();
 
-    assertThat(verdict.passed()).as(out).isTrue();
     assertThat(verdict.browserFence()).isGreaterThan(verdict.desktopFence());
     assertThat(verdict.desktopStopped()).contains("SUPERSEDED");
     assertThat(verdict.reachedWorld())
@@ -60,7 +63,7 @@ class AgentDemoTest {
                 verdict.browserFence(),
                 "file",
                 "plan.md: Day 1: Alfama. Dinner booked, 19:00."));
-    assertThat(out)
+    assertThat(played.out())
         .contains("tool bookTable REFUSED: SUPERSEDED")
         .doesNotContain(
             "fence 1   bookTable") // issue 27: the refused call added nothing to the journal
@@ -71,19 +74,12 @@ class AgentDemoTest {
   @ParameterizedTest
   @EnumSource(Framework.class)
   void withoutTheFenceTheStaleBookingGetsThroughAndTheDemoFails(Framework framework) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    AgentDemo.Verdict verdict =
-        AgentDemo.run(
-            options((framework == Framework.ADK ? adkUnfencedDb : unfencedDb).database()),
-            new PrintStream(bytes, true, StandardCharsets.UTF_8),
-            false,
-            framework);
-    String out = bytes.toString(StandardCharsets.UTF_8);
+    Played played = play(framework == Framework.ADK ? adkUnfencedDb : unfencedDb, false, framework);
 
-    assertThat(verdict.passed()).as(out).isFalse();
-    assertThat(verdict.problems())
+    assertThat(played.verdict().problems())
         .contains("a call of the superseded desktop run reached the world: booking Ada at 19:00");
-    assertThat(out).contains("FAIL: a call of the superseded desktop run reached the world");
+    assertThat(played.out())
+        .contains("FAIL: a call of the superseded desktop run reached the world");
   }
 
   private static String line(String device, long fence, String kind, String what) {

@@ -30,26 +30,18 @@ class AdkConfirmationTest extends AdkAgentFixture {
   @Test
   void aConfirmedCallOfTheCurrentRunRunsOnce() {
     Lease desktop = acquire("desktop");
-    AdkToolFence fence = fence(true);
-    AdkTurn turn = confirmingTurn(fence, fence.wrap(confirmed("bookTable")), BOOK_ADA);
-
-    Content yes = confirmation(turn.say("go", runConfig(desktop, sequential())), true);
+    Asked asked = ask(fence(true), "bookTable", BOOK_ADA, desktop, true);
     assertThat(world.effects).isEmpty(); // not confirmed yet
     assertThat(callsOf(desktop)).isEmpty(); // asking the user is not a call of the tool
 
-    assertThat(AdkTurn.lastText(turn.send(yes, runConfig(desktop, sequential())))).isEqualTo("y");
+    assertThat(AdkTurn.lastText(asked.sendAnswer())).isEqualTo("y");
     assertThat(world.effects).containsExactly("booked:Ada");
     assertThat(callsOf(desktop)).hasSize(1);
   }
 
   @Test
   void aRejectedCallIsNeitherRunNorJournaled() {
-    Lease desktop = acquire("desktop");
-    AdkToolFence fence = fence(true);
-    AdkTurn turn = confirmingTurn(fence, fence.wrap(confirmed("bookTable")), BOOK_ADA);
-
-    Content no = confirmation(turn.say("go", runConfig(desktop, sequential())), false);
-    turn.send(no, runConfig(desktop, sequential()));
+    ask(fence(true), "bookTable", BOOK_ADA, acquire("desktop"), false).sendAnswer();
 
     assertNothingRan();
   }
@@ -102,14 +94,32 @@ class AdkConfirmationTest extends AdkAgentFixture {
     keyed.startRun(desktop);
     AdkToolFence fence = AdkToolFence.builder(keyed).build();
     String call = "{\"idempotencyKey\":\"k-5\",\"name\":\"Ada\"}";
-    AdkTurn turn = confirmingTurn(fence, fence.wrap(confirmed("pay")), call);
 
-    Content yes = confirmation(turn.say("go", runConfig(desktop, sequential())), true);
-    assertThat(AdkTurn.lastText(turn.send(yes, runConfig(desktop, sequential())))).isEqualTo("y");
+    Asked asked = ask(fence, "pay", call, desktop, true);
+    assertThat(AdkTurn.lastText(asked.sendAnswer())).isEqualTo("y");
 
     // The unconfirmed attempt was not admitted, so its key did not answer the confirmed call.
     assertThat(world.effects).containsExactly("paid:Ada");
     assertThat(callsOf(desktop)).hasSize(1);
+  }
+
+  /** A turn of {@code run} that asked the user to confirm a call, and the user's answer. */
+  private record Asked(AdkTurn turn, Lease run, Content answer) {
+    /** Sends the answer: ADK's confirmation step runs the call if the user confirmed it. */
+    List<Event> sendAnswer() {
+      return turn.send(answer, runConfig(run, sequential()));
+    }
+  }
+
+  /**
+   * Asks, in a turn of {@code run} whose model calls the confirmed tool {@code method} through
+   * {@code fence}, and answers with {@code confirm}; the answer is not sent yet.
+   */
+  private Asked ask(
+      AdkToolFence fence, String method, String arguments, Lease run, boolean confirm) {
+    AdkTurn turn = confirmingTurn(fence, fence.wrap(confirmed(method)), arguments);
+    return new Asked(
+        turn, run, confirmation(turn.say("go", runConfig(run, sequential())), confirm));
   }
 
   /** A runner whose model calls {@code tool} once, then answers "x" to the request and "y". */

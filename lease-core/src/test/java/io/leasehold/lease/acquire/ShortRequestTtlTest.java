@@ -25,10 +25,7 @@ class ShortRequestTtlTest {
   @Test
   void everyWayOfAcquiringRefusesATtlShorterThanTheStoreNeeds() throws Exception {
     try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(30))
-            .build()) {
+        LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofSeconds(30))) {
       LeaseKey key = LeaseKey.of("acct", "short-ttl");
       AcquireRequest tooShort = AcquireRequest.of(key, "acct").withTtl(Duration.ofSeconds(1));
       ThrowingCallable[] ways = {

@@ -26,16 +26,9 @@ class HeldLeasesTest {
   void listsLiveLeasesOfEveryProcessThatTheCallerMayRead() throws Exception {
     // Callers read their own account; "ops" reads every account.
     AccessPolicy policy = (caller, key) -> caller.equals("ops") || caller.equals(key.accountId());
-    try (LeaseStore store =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(policy)
-                .ttl(Duration.ofSeconds(30))
-                .build();
+    try (LeaseStore store = LeaseDatabase.store(db, policy, Duration.ofSeconds(30));
         LeaseStore other =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(AccessPolicy.allowAll())
-                .ttl(Duration.ofSeconds(60))
-                .build()) {
+            LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofSeconds(60))) {
       Lease a1 = ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("a", "one"), "a")).lease();
       Lease b1 = ((AcquireResult.Acquired) other.tryAcquire(LeaseKey.of("b", "one"), "b")).lease();
       Lease released =
@@ -74,16 +67,8 @@ class HeldLeasesTest {
   @Test
   void theLimitCountsOnlyWhatTheCallerMaySee() throws Exception {
     AccessPolicy policy = (caller, key) -> caller.equals(key.accountId());
-    try (LeaseStore store =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(policy)
-                .ttl(Duration.ofSeconds(10))
-                .build();
-        LeaseStore later =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(policy)
-                .ttl(Duration.ofSeconds(60))
-                .build()) {
+    try (LeaseStore store = LeaseDatabase.store(db, policy, Duration.ofSeconds(10));
+        LeaseStore later = LeaseDatabase.store(db, policy, Duration.ofSeconds(60))) {
       for (int i = 0; i < 20; i++) {
         store.tryAcquire(LeaseKey.of("mallory-held", "s" + i), "mallory-held");
       }

@@ -9,6 +9,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
+import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,10 +47,7 @@ class CitusShardMoveTest {
   @Test
   void aKeyHandedAroundWhileItsShardMovesIsNeverHeldTwiceAndItsFencesOnlyRise() throws Exception {
     try (LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(5))
-            .build()) {
+        LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofSeconds(5))) {
       acquireOnce(store).release(); // the key has a row on its shard from here on
       Placement from = placementOf(KEY.accountId());
       String[] to = otherWorker(from);

@@ -30,10 +30,7 @@ class CloseEndsEveryLeaseTest {
   private static final AtomicInteger KEYS = new AtomicInteger();
 
   private static LeaseStore store() {
-    return LeaseStore.builder(db.dataSource())
-        .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofMinutes(5))
-        .build();
+    return LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofMinutes(5));
   }
 
   /** A lease, never kept alive, of a store that was then closed. */
@@ -67,11 +64,7 @@ class CloseEndsEveryLeaseTest {
   @Timeout(value = 8, unit = TimeUnit.SECONDS)
   void closeFromALossListenerDoesNotWaitForItself() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "close-" + KEYS.incrementAndGet());
-    LeaseStore store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(2))
-            .build();
+    LeaseStore store = LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofSeconds(2));
     Lease lease = store.tryAcquire(key, "acct").acquiredLease().orElseThrow().keepAlive();
     CompletableFuture<Long> closedIn = new CompletableFuture<>();
     lease.onLost(

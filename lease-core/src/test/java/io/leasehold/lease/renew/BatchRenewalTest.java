@@ -41,10 +41,7 @@ class BatchRenewalTest {
   void renewsExactlyTheLiveLeasesOfTenThousand() throws Exception {
     int n = 10_000;
     try (LeaseStore store =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(AccessPolicy.allowAll())
-                .ttl(Duration.ofMinutes(5))
-                .build();
+            LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofMinutes(5));
         LeaseStore rival =
             LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
       List<Lease> leases =

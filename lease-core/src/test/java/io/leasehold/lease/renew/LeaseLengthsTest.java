@@ -33,10 +33,7 @@ class LeaseLengthsTest {
 
   /** A store and a key of each test's own (JUnit makes an instance per test). */
   private final LeaseStore store =
-      LeaseStore.builder(db.dataSource())
-          .accessPolicy(AccessPolicy.allowAll())
-          .ttl(Duration.ofSeconds(30))
-          .build();
+      LeaseDatabase.store(db, AccessPolicy.allowAll(), Duration.ofSeconds(30));
 
   private final LeaseKey key = LeaseKey.of("app", "lengths-" + UUID.randomUUID());
 

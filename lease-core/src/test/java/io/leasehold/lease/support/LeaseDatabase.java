@@ -1,11 +1,14 @@
 package io.leasehold.lease.support;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseSchema;
+import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,6 +33,11 @@ public final class LeaseDatabase {
                 key.sessionId()));
     args.addAll(List.of(more));
     return ChildJvm.start(main, args.toArray(String[]::new));
+  }
+
+  /** A store on the class database with {@code policy} and {@code ttl}, otherwise as built. */
+  public static LeaseStore store(TestDatabaseExtension db, AccessPolicy policy, Duration ttl) {
+    return LeaseStore.builder(db.dataSource()).accessPolicy(policy).ttl(ttl).build();
   }
 
   public static TestDatabaseExtension extension() {
