@@ -56,6 +56,7 @@ public final class JdbcToolJournal implements ToolJournal {
   private final JournalSql sql;
   private final SqlMarkStore marks;
   private final java.time.Duration lockTimeout;
+  private final StartedCallKeys startedKeys = new StartedCallKeys();
 
   /** The default lock wait: as the database writer's. */
   public static final java.time.Duration DEFAULT_LOCK_TIMEOUT = java.time.Duration.ofSeconds(5);
@@ -257,7 +258,7 @@ public final class JdbcToolJournal implements ToolJournal {
     try {
       admission = marks.admit(c, token);
     } catch (StaleFenceException e) {
-      setState(c, callId, "REFUSED", null, "stale; highest fence " + e.highestFence());
+      refuse(c, token.key(), callId, "stale; highest fence " + e.highestFence());
       return e;
     }
     // Start the call, unless it repeats one in flight: one statement answers both, so the
@@ -276,12 +277,15 @@ public final class JdbcToolJournal implements ToolJournal {
       }
     }
     if (started != null) {
+      // Remembered before the commit; a call whose start rolls back never gets an outcome, and
+      // StartedCallKeys forgets it in time.
+      startedKeys.started(callId, token.key());
       return admission;
     }
     if (inFlight == null) {
       throw new SQLException("call " + callId + " was never journaled as intended");
     }
-    setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
+    refuse(c, token.key(), callId, "duplicate of call " + inFlight + " in flight");
     ToolCall refused = read(c, token.key(), callId);
     return new DuplicateCallException(
         refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
@@ -302,48 +306,45 @@ public final class JdbcToolJournal implements ToolJournal {
             }));
   }
 
-  private void setState(Connection c, UUID callId, String state, JsonNode result, String error)
-      throws SQLException {
-    setState(c, false, callId, state, result, error);
+  /** Records a call as refused, in the transaction under way. */
+  private void refuse(Connection c, LeaseKey key, UUID callId, String why) throws SQLException {
+    try (PreparedStatement ps =
+        JournalSql.outcome(c, sql.setState(), key, callId, "REFUSED", null, why)) {
+      JournalSql.requireCall(callId, ps.executeUpdate());
+    }
   }
 
   /**
-   * @param first whether this opens the transaction, which sends the lock timeout with it
+   * Records a call's outcome in a transaction of its own, which the statement opens (the lock
+   * timeout comes with it). It names the key where this journal started the call, else the call id
+   * alone ({@link StartedCallKeys}); one round trip either way.
    */
-  private void setState(
-      Connection c, boolean first, UUID callId, String state, JsonNode result, String error)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(first ? sql.setOutcome() : sql.setState())) {
-      ps.setString(1, state);
-      ps.setString(2, result == null ? null : json(result));
-      ps.setString(3, error);
-      ps.setObject(4, callId);
-      if ((first ? LockTimeout.countAfter(ps) : ps.executeUpdate()) != 1) {
-        throw new SQLException("call " + callId + " was never journaled as intended");
-      }
-    }
+  private void recordOutcome(
+      String what, UUID callId, String state, JsonNode result, String error) {
+    LeaseKey key = startedKeys.key(callId);
+    String update = key == null ? sql.setOutcomeByCallId() : sql.setOutcome();
+    tx(
+        what,
+        true,
+        c -> {
+          try (PreparedStatement ps =
+              JournalSql.outcome(
+                  c, update, key, callId, state, result == null ? null : json(result), error)) {
+            JournalSql.requireCall(callId, LockTimeout.countAfter(ps));
+          }
+          return null;
+        });
+    startedKeys.ended(callId);
   }
 
   @Override
   public void finished(UUID callId, JsonNode result) {
-    tx(
-        "record a finished call",
-        true,
-        c -> {
-          setState(c, true, callId, "FINISHED", result, null);
-          return null;
-        });
+    recordOutcome("record a finished call", callId, "FINISHED", result, null);
   }
 
   @Override
   public void failed(UUID callId, String error) {
-    tx(
-        "record a failed call",
-        true,
-        c -> {
-          setState(c, true, callId, "FAILED", null, error);
-          return null;
-        });
+    recordOutcome("record a failed call", callId, "FAILED", null, error);
   }
 
   @Override

@@ -28,6 +28,7 @@ record JournalSql(
     String start,
     String setState,
     String setOutcome,
+    String setOutcomeByCallId,
     String callsOfKey,
     String callById,
     String finishedResult,
@@ -44,8 +45,13 @@ record JournalSql(
     // path's first statements travel behind the setting in one round trip; the others'
     // transactions send it alone first.
     String call = schema.prefix() + "_call";
-    String setState =
+    String setOutcomeOfAnyKey =
         "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
+    String setState =
+        "UPDATE "
+            + call
+            + " SET state = ?, result = ?::json, error = ?"
+            + " WHERE account_id = ? AND session_id = ? AND call_id = ?";
     String admissionSeq = schema.prefix() + "_admission_seq";
     String callColumns =
         "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence, run_id,"
@@ -104,12 +110,17 @@ record JournalSql(
             + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? AND me.state = 'INTENDED'"
             + " AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
             + " SELECT (SELECT call_id FROM started), (SELECT call_id FROM dup)",
-        // A call's state and outcome, in a transaction already under way. Parameters: state,
-        // result (JSON text or null), error, call id.
+        // A call's state and outcome, in a transaction already under way. It names the key, so
+        // Citus routes it to the key's shard. Parameters: state, result (JSON text or null),
+        // error, account, session, call id.
         setState,
         // The same as the first statement of the outcome's own transaction: the lock timeout
         // comes with it, before the update can wait for the call's row.
         LockTimeout.ahead(lockTimeout, setState),
+        // The outcome of a call whose key the journal does not know (StartedCallKeys says when):
+        // by call id alone, which on Citus is an update of every shard, still right. Parameters:
+        // state, result, error, call id.
+        LockTimeout.ahead(lockTimeout, setOutcomeOfAnyKey),
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
         // One call of a key. Parameters: account, session, call id.
@@ -137,5 +148,39 @@ record JournalSql(
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());
     return ps;
+  }
+
+  /**
+   * Prepares an outcome's update ({@link #setState}, {@link #setOutcome}, {@link
+   * #setOutcomeByCallId}) and binds it: state, result, error, the key unless null, the call. The
+   * caller closes it.
+   */
+  static PreparedStatement outcome(
+      Connection c,
+      String update,
+      LeaseKey key,
+      java.util.UUID callId,
+      String state,
+      String resultJson,
+      String error)
+      throws SQLException {
+    PreparedStatement ps = c.prepareStatement(update);
+    ps.setString(1, state);
+    ps.setString(2, resultJson);
+    ps.setString(3, error);
+    int at = 4;
+    if (key != null) {
+      ps.setString(at++, key.accountId());
+      ps.setString(at++, key.sessionId());
+    }
+    ps.setObject(at, callId);
+    return ps;
+  }
+
+  /** Fails unless an outcome's update changed exactly the call's row. */
+  static void requireCall(java.util.UUID callId, int updated) throws SQLException {
+    if (updated != 1) {
+      throw new SQLException("call " + callId + " was never journaled as intended");
+    }
   }
 }
