@@ -5,9 +5,11 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.adk.JsonBaseModel;
+import com.google.adk.agents.InvocationContext;
 import com.google.adk.agents.RunConfig;
 import com.google.adk.plugins.Plugin;
 import com.google.adk.tools.BaseTool;
+import com.google.adk.tools.FunctionTool;
 import com.google.adk.tools.ToolContext;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.AgentToolOutcome;
@@ -18,6 +20,7 @@ import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -53,11 +56,15 @@ import java.util.function.Function;
  *
  * By default the decorator fails the call with {@link RunStoppedException}: ADK hands it to the
  * on-tool-error callbacks and, when none answers it, ends the invocation with it (it comes out of
- * the runner's event stream). With {@link Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)}
- * the refusal is the tool's response instead: {@code error} holds {@link RunStop#messageForModel()}
- * and {@value #REFUSAL_KEY} the {@link io.leasehold.fencing.Refusal}'s written form (as on the MCP
- * wire), and every later call of the run is refused locally. The tool reads the admitted token with
- * {@link #token(ToolContext)} to forward it downstream.
+ * the runner's event stream). A call the user confirmed runs in ADK's confirmation step, which
+ * drops a failing call: its refusal is kept in the invocation and the plugin ends the invocation
+ * with it before the model is called again. A {@code FunctionTool} call that ADK answers by asking
+ * for the user's confirmation (or by reporting the rejection) is not admitted: the confirmed call
+ * is. With {@link Builder#endRunOnRefusal(boolean) endRunOnRefusal(false)} the refusal is the
+ * tool's response instead: {@code error} holds {@link RunStop#messageForModel()} and {@value
+ * #REFUSAL_KEY} the {@link io.leasehold.fencing.Refusal}'s written form (as on the MCP wire), and
+ * every later call of the run is refused locally. The tool reads the admitted token with {@link
+ * #token(ToolContext)} to forward it downstream.
  *
  * <p>Thread-safe; works with ADK's parallel tool execution (each call is admitted on its own).
  */
@@ -72,6 +79,15 @@ public final class AdkToolFence {
   public static final String REFUSAL_KEY = "io.leasehold/refusal";
 
   private static final TypeReference<Map<String, Object>> RESPONSE = new TypeReference<>() {};
+
+  /** The invocation's callback-data entry that holds a confirmed call's refusal. */
+  private static final String STOP_KEY = "leasehold.stop";
+
+  /**
+   * FunctionTool's own test of {@code requireConfirmation}, which ADK 1.8.0 keeps package-private;
+   * null where it cannot be read (another ADK version), and then every call is admitted.
+   */
+  private static final Method REQUIRES_CONFIRMATION = requiresConfirmation();
 
   private final AgentToolFence agentFence;
   private final FrameworkToolFence<ToolContext> core;
@@ -185,8 +201,9 @@ public final class AdkToolFence {
   /**
    * Decorates one tool, for an agent's tool list ({@code LlmAgent.builder().tools(...)}). The
    * plugin fences every tool at each model call anyway; decorate a tool yourself where ADK calls an
-   * agent's listed tools without a model call in between (a tool confirmed by the user), which the
-   * plugin otherwise refuses.
+   * agent's listed tools without a model call in between (a tool confirmed by the user, every tool
+   * in live mode), which the plugin otherwise refuses. A tool another fence decorated is decorated
+   * anew, by this one.
    *
    * @param tool the framework's tool
    * @return a tool with the same name, description and declaration that runs it only when the call
@@ -196,7 +213,67 @@ public final class AdkToolFence {
     if (tool == null) {
       throw new IllegalArgumentException("tool must not be null");
     }
-    return tool instanceof FencedTool ? tool : new FencedTool(this, tool);
+    if (tool instanceof FencedTool fenced) {
+      // Another fence's decorator admits through that fence (its journal, its verifier), not this
+      // one: decorate what it decorates anew.
+      return fenced.fence() == this ? tool : new FencedTool(this, fenced.delegate());
+    }
+    return new FencedTool(this, tool);
+  }
+
+  /** Whether {@code tool} is this fence's decorator, which admits its calls through this fence. */
+  boolean isOwn(BaseTool tool) {
+    return tool instanceof FencedTool fenced && fenced.fence() == this;
+  }
+
+  /**
+   * Leaves a user-confirmed call's failure for the plugin to end the invocation with. ADK runs a
+   * confirmed call in its confirmation step, which logs a failing call and calls the model again;
+   * the plugin's next before-model or after-run callback of the invocation fails with it instead.
+   *
+   * @return {@code failure}, to be thrown as well
+   */
+  <E extends RuntimeException> E stopLater(ToolContext context, E failure) {
+    if (context != null && context.toolConfirmation().isPresent()) {
+      context.invocationContext().callbackContextData().putIfAbsent(STOP_KEY, failure);
+    }
+    return failure;
+  }
+
+  /** The failure a confirmed call left for the invocation, taken so that it ends it once. */
+  static Optional<RuntimeException> takeStop(InvocationContext invocation) {
+    Object stop = invocation.callbackContextData().remove(STOP_KEY);
+    return stop instanceof RuntimeException e ? Optional.of(e) : Optional.empty();
+  }
+
+  /**
+   * Whether ADK answers this call without running the function: a {@link FunctionTool} built with
+   * {@code requireConfirmation} asks the user (no confirmation yet) or reports the rejection. Such
+   * a call is not admitted, so that its idempotency key is still free for the confirmed call.
+   */
+  private static boolean answeredWithoutRunning(BaseTool tool, ToolContext context) {
+    if (!(tool instanceof FunctionTool function)
+        || REQUIRES_CONFIRMATION == null
+        || context == null) {
+      return false;
+    }
+    try {
+      return Boolean.TRUE.equals(REQUIRES_CONFIRMATION.invoke(function))
+          && context.toolConfirmation().map(c -> !c.confirmed()).orElse(true);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "cannot read whether tool " + tool.name() + " needs the user's confirmation", e);
+    }
+  }
+
+  private static Method requiresConfirmation() {
+    try {
+      Method m = FunctionTool.class.getDeclaredMethod("requireConfirmation");
+      m.setAccessible(true);
+      return m;
+    } catch (NoSuchMethodException | RuntimeException e) {
+      return null; // an ADK without it: calls are admitted as they come, confirmed or not
+    }
   }
 
   /**
@@ -226,6 +303,9 @@ public final class AdkToolFence {
       BaseTool tool,
       Map<String, Object> args,
       java.util.concurrent.Callable<Map<String, Object>> body) {
+    if (answeredWithoutRunning(tool, context)) {
+      return tool.runAsync(args, context).blockingGet();
+    }
     Fenced run = core.runOf(context);
     AgentToolOutcome<Map<String, Object>> outcome =
         agentFence.call(

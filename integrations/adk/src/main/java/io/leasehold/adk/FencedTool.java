@@ -5,6 +5,7 @@ import com.google.adk.tools.BaseTool;
 import com.google.adk.tools.ToolContext;
 import com.google.common.collect.ImmutableMap;
 import com.google.genai.types.FunctionDeclaration;
+import io.leasehold.adapters.agent.RunStoppedException;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Single;
 import java.util.LinkedHashMap;
@@ -74,12 +75,24 @@ final class FencedTool extends BaseTool {
                     delegate,
                     args,
                     () -> delegate.runAsync(args, toolContext).blockingGet());
+          } catch (RunStoppedException stop) {
+            emitter.tryOnError(fence.stopLater(toolContext, stop));
+            return;
           } catch (Throwable t) { // an Error too: ADK's error callbacks and the caller see it
             emitter.tryOnError(t);
             return;
           }
           emitter.onSuccess(response == null ? Map.of() : response);
         });
+  }
+
+  /**
+   * The fence that admits this tool's calls.
+   *
+   * @return the fence
+   */
+  AdkToolFence fence() {
+    return fence;
   }
 
   /**

@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.adk.agents.LlmAgent;
-import com.google.adk.agents.RunConfig;
 import com.google.adk.plugins.Plugin;
 import com.google.adk.tools.AgentTool;
 import com.google.adk.tools.BaseTool;
+import com.google.adk.tools.FunctionTool;
 import com.google.adk.tools.ToolContext;
 import com.google.genai.types.FunctionDeclaration;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
-import io.leasehold.adapters.agenttest.AgentToolFenceScenarios;
+import io.leasehold.adapters.tool.DuplicateCallException;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolScope;
@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,64 +42,7 @@ import org.junit.jupiter.api.Test;
  * callbacks, the run config that carries the lease).
  */
 @SuppressWarnings("unchecked") // ADK's callbacks hand responses over as Object
-class AdkToolFenceTest extends AgentToolFenceScenarios {
-  private final RecordingTools tools = new RecordingTools(world);
-
-  @Override
-  protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
-    ScriptedLlm model = new ScriptedLlm().callTools(toolCalls).answer(answer);
-    AdkToolFence fence = AdkToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
-    String said =
-        AdkTurn.run(
-            agent(model, tools.tools()), List.of(fence.plugin()), runConfig(lease, sequential()));
-    return new Turn(said, model.toolResultsSeen());
-  }
-
-  @Override
-  protected void turnCallingACrashingTool(Lease lease, String tool, String arguments, Error crash) {
-    BaseTool crashing =
-        new BaseTool(tool, "Crashes") {
-          @Override
-          public java.util.Optional<FunctionDeclaration> declaration() {
-            return java.util.Optional.of(
-                FunctionDeclaration.builder().name(tool).description("Crashes").build());
-          }
-
-          @Override
-          public Single<Map<String, Object>> runAsync(
-              Map<String, Object> args, ToolContext toolContext) {
-            throw crash;
-          }
-        };
-    AdkToolFence fence = AdkToolFence.builder(agentFence).build();
-    try {
-      AdkTurn.run(
-          agent(new ScriptedLlm().callTools(tool, arguments).answer("x"), List.of(crashing)),
-          List.of(fence.plugin()),
-          runConfig(lease, sequential()));
-    } catch (RuntimeException e) {
-      // ADK wraps whatever a tool throws that is not a RuntimeException, an Error too.
-      if (e.getCause() == crash && ("Failed to call tool: " + tool).equals(e.getMessage())) {
-        throw crash;
-      }
-      throw e;
-    }
-  }
-
-  @Override
-  protected String howToPassALease() {
-    return "AdkToolFence.runConfig(lease)";
-  }
-
-  @Override
-  protected String asTheModelReadsIt(String returned) {
-    return returned;
-  }
-
-  private AdkToolFence fence(boolean endRunOnRefusal) {
-    return AdkToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
-  }
-
+class AdkToolFenceTest extends AdkAgentFixture {
   @Test
   void parallelCallsOfASupersededTurnAreAllRefused() {
     Lease desktop = acquire("desktop");
@@ -359,6 +303,77 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
     assertNothingRan();
   }
 
+  @Test
+  void oneIdempotencyKeyRunsOnceAcrossParallelCallsAndInvocations() {
+    AgentToolFence keyed = keyedFence();
+    Lease desktop = acquire("desktop");
+    keyed.startRun(desktop);
+    String call = "{\"idempotencyKey\":\"k-1\",\"name\":\"Ada\"}";
+    AdkToolFence fence = AdkToolFence.builder(keyed).endRunOnRefusal(false).build();
+    List<BaseTool> pay = List.of(FunctionTool.create(tools, "pay"));
+
+    Throwable parallel =
+        catchThrowable(
+            () ->
+                AdkTurn.run(
+                    agent(
+                        new ScriptedLlm().callTools("pay", call, "pay", call).answer("done"), pay),
+                    List.of(fence.plugin()),
+                    runConfig(desktop, inParallel())));
+    // The second call either finds the first finished (and is answered with its result) or still
+    // running (and is not started).
+    if (parallel != null) {
+      assertThat(parallel).isInstanceOf(DuplicateCallException.class);
+    }
+    assertThat(world.effects).containsExactly("paid:Ada");
+
+    // Another invocation of the same run, with the same key: answered from the journal.
+    ScriptedLlm again = new ScriptedLlm().callTools("pay", call).answer("done again");
+    assertThat(
+            AdkTurn.run(
+                agent(again, pay), List.of(fence.plugin()), runConfig(desktop, sequential())))
+        .isEqualTo("done again");
+    assertThat(again.toolResultsSeen()).containsExactly("paid");
+    assertThat(world.effects).containsExactly("paid:Ada");
+  }
+
+  @Test
+  void aToolThatThrowsAnErrorIsNotRunAgainByTheSameKey() {
+    AgentToolFence keyed = keyedFence();
+    Lease desktop = acquire("desktop");
+    keyed.startRun(desktop);
+    AtomicInteger runs = new AtomicInteger();
+    BaseTool crashing =
+        new BaseTool("pay", "Pays") {
+          @Override
+          public Optional<FunctionDeclaration> declaration() {
+            return Optional.of(
+                FunctionDeclaration.builder().name("pay").description("Pays").build());
+          }
+
+          @Override
+          public Single<Map<String, Object>> runAsync(Map<String, Object> a, ToolContext c) {
+            runs.incrementAndGet();
+            return Single.error(new StackOverflowError("after the side effect"));
+          }
+        };
+    String call = "{\"idempotencyKey\":\"k-9\",\"name\":\"Ada\"}";
+    ScriptedLlm model = new ScriptedLlm().callTools("pay", call).callTools("pay", call).answer("y");
+    AdkTurn turn =
+        new AdkTurn(
+            agent(model, List.of(crashing)),
+            List.of(AdkToolFence.builder(keyed).endRunOnRefusal(false).build().plugin()));
+
+    assertThatThrownBy(() -> turn.say("go", runConfig(desktop, sequential())))
+        .hasRootCauseInstanceOf(StackOverflowError.class);
+    // The crashed call is still open in the journal (in doubt): the retry is refused, not run.
+    assertThatThrownBy(() -> turn.say("retry", runConfig(desktop, sequential())))
+        .isInstanceOf(DuplicateCallException.class)
+        .hasMessageContaining("k-9");
+
+    assertThat(runs).hasValue(1);
+  }
+
   /**
    * One turn through the plugin of a fence over {@code executor} (on this test's journal) in which
    * the model books a table: the run must be stopped.
@@ -389,23 +404,5 @@ class AdkToolFenceTest extends AgentToolFenceScenarios {
         .model(model)
         .tools(tools.tools())
         .build();
-  }
-
-  static RunConfig inParallel() {
-    return RunConfig.builder()
-        .toolExecutionMode(RunConfig.ToolExecutionMode.PARALLEL_SUBSCRIBE)
-        .build();
-  }
-
-  static LlmAgent agent(ScriptedLlm model, List<? extends BaseTool> tools) {
-    return LlmAgent.builder().name("assistant").model(model).tools(tools).build();
-  }
-
-  static RunConfig sequential() {
-    return RunConfig.builder().toolExecutionMode(RunConfig.ToolExecutionMode.SEQUENTIAL).build();
-  }
-
-  static RunConfig runConfig(Lease lease, RunConfig base) {
-    return lease == null ? base : AdkToolFence.runConfig(base, lease);
   }
 }

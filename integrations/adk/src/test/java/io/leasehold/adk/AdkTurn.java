@@ -12,9 +12,43 @@ import com.google.genai.types.Part;
 import java.util.List;
 import java.util.Map;
 
-/** One conversation turn through a real ADK runner, on an in-memory session of its own. */
+/**
+ * Conversation turns through a real ADK runner, on an in-memory session of its own that the turns
+ * share (a user's answer to a confirmation request is a turn of the same session).
+ */
 final class AdkTurn {
-  private AdkTurn() {}
+  final Runner runner;
+  final Session session;
+
+  /**
+   * A runner for the agent, with a new session.
+   *
+   * @param agent the agent
+   * @param plugins the runner's plugins
+   * @param sessionId the ADK session's id, or null for a generated one
+   */
+  AdkTurn(BaseAgent agent, List<? extends Plugin> plugins, String sessionId) {
+    runner = new InMemoryRunner(agent, "leasehold-test", plugins);
+    session =
+        runner
+            .sessionService()
+            .createSession("leasehold-test", "user-7", (Map<String, Object>) null, sessionId)
+            .blockingGet();
+  }
+
+  AdkTurn(BaseAgent agent, List<? extends Plugin> plugins) {
+    this(agent, plugins, null);
+  }
+
+  /** Sends one message of the user's and returns the invocation's events. */
+  List<Event> send(Content message, RunConfig runConfig) {
+    return runner.runAsync("user-7", session.id(), message, runConfig).toList().blockingGet();
+  }
+
+  /** Says a text and returns the invocation's events. */
+  List<Event> say(String text, RunConfig runConfig) {
+    return send(Content.fromParts(Part.fromText(text)), runConfig);
+  }
 
   /**
    * Runs the agent once and returns its final text.
@@ -39,17 +73,11 @@ final class AdkTurn {
    */
   static String run(
       BaseAgent agent, List<? extends Plugin> plugins, RunConfig runConfig, String sessionId) {
-    Runner runner = new InMemoryRunner(agent, "leasehold-test", plugins);
-    Session session =
-        runner
-            .sessionService()
-            .createSession("leasehold-test", "user-7", (Map<String, Object>) null, sessionId)
-            .blockingGet();
-    List<Event> events =
-        runner
-            .runAsync("user-7", session.id(), Content.fromParts(Part.fromText("go")), runConfig)
-            .toList()
-            .blockingGet();
+    return lastText(new AdkTurn(agent, plugins, sessionId).say("go", runConfig));
+  }
+
+  /** The text of the last event with text, or null. */
+  static String lastText(List<Event> events) {
     String answer = null;
     for (Event e : events) {
       String text = e.content().map(Content::text).orElse(null);

@@ -43,4 +43,18 @@ public class RecordingTools {
   public String bookTable(@Schema(name = "name") String name) {
     return world.book(name);
   }
+
+  /**
+   * Pays, once per idempotency key when the fence is given the key.
+   *
+   * @param idempotencyKey the payment's idempotency key
+   * @param name who pays
+   * @return what happened
+   */
+  @Schema(description = "Pays")
+  public String pay(
+      @Schema(name = "idempotencyKey") String idempotencyKey, @Schema(name = "name") String name) {
+    world.effects.add("paid:" + name);
+    return "paid";
+  }
 }
