@@ -83,7 +83,9 @@ final class EvidenceAdmission {
           ps.setLong(1, token.fence());
           ps.setString(2, key.accountId());
           ps.setString(3, key.sessionId());
-          ps.executeUpdate();
+          if (ps.executeUpdate() != 1) { // the row is locked: only damage to the table gets here
+            throw marks.unexplained(token);
+          }
         }
       }
       return new Admission(token, previous);

@@ -28,6 +28,31 @@ public final class LockTimeout {
   }
 
   /**
+   * Whether the database is a Citus coordinator: the {@code citus} extension is installed in it
+   * (the changelogs' Citus change sets ask the same). One row, one boolean. No parameters.
+   */
+  public static final String ON_CITUS =
+      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')";
+
+  /**
+   * On a Citus coordinator, the commands to send first in each transaction so that the timeout also
+   * bounds the waits on the workers. A row lock is waited for on the worker that holds the key's
+   * shard, in a backend with settings of its own: {@link #statement}'s {@code set_config} bounds
+   * the coordinator only, so a write behind a peer's row lock waited until the peer ended. Citus
+   * passes a setting on only as a {@code SET LOCAL} command in a transaction block, and only while
+   * {@code citus.propagate_set_commands} is {@code local}; it sends it with the {@code BEGIN} of
+   * each worker's part of the transaction. One more round trip per transaction, on Citus only;
+   * plain PostgreSQL never gets these (the setting there would be a harmless placeholder).
+   *
+   * @param timeout the longest lock wait, validated by the caller (whole milliseconds are used)
+   * @return two commands, without a terminator
+   */
+  public static String onCitusWorkers(Duration timeout) {
+    return "SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL lock_timeout = "
+        + timeout.toMillis();
+  }
+
+  /**
    * {@code sql} behind the statement that sets the timeout, as one composite query; run it with
    * {@link #rowsAfter} or {@link #countAfter}.
    *

@@ -10,10 +10,13 @@ import java.util.UUID;
  * so that the outcome's update can name the key ({@code ToolJournal.finished} and {@code failed}
  * take a call id only). On Citus a statement that names the key goes to the key's shard alone; one
  * that names the call alone goes to every shard (docs/scale-out.md). Memory, not the database, so
- * it costs no round trip. Bounded: a call whose outcome never came (its caller failed in between)
- * is forgotten once {@link #LIMIT} newer calls are pending, and a forgotten or unknown call (one
- * another journal object started) has its outcome recorded by call id alone, which is still right,
- * only wider on Citus.
+ * it costs no round trip. A key is remembered only once the call's start committed, so it is the
+ * key of the call's row. Bounded: a call whose outcome never came (its caller failed in between) is
+ * forgotten once {@link #LIMIT} newer calls are pending, and a forgotten or unknown call (one
+ * another journal object started) has its outcome recorded by call id alone: on one PostgreSQL the
+ * call id is the primary key; on Citus it is unique per account only, so that update refuses unless
+ * exactly one row has the id ({@code JournalSql#requireCall}), and is never applied to another
+ * key's call.
  *
  * <p>Thread-safe.
  */
@@ -21,15 +24,26 @@ final class StartedCallKeys {
   /** The most calls remembered: far more than a process has in flight. */
   static final int LIMIT = 10_000;
 
-  private final Map<UUID, LeaseKey> keys =
-      new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<UUID, LeaseKey> eldest) {
-          return size() > LIMIT;
-        }
-      };
+  private final Map<UUID, LeaseKey> keys;
 
-  /** Remembers the key of a call that started (its start committed). */
+  StartedCallKeys() {
+    this(LIMIT);
+  }
+
+  /**
+   * @param limit the most calls remembered; the eldest is forgotten first
+   */
+  StartedCallKeys(int limit) {
+    this.keys =
+        new LinkedHashMap<>() {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<UUID, LeaseKey> eldest) {
+            return size() > limit;
+          }
+        };
+  }
+
+  /** Remembers the key of a call whose start committed. */
   synchronized void started(UUID callId, LeaseKey key) {
     keys.put(callId, key);
   }
