@@ -118,11 +118,12 @@ public abstract class FencedResourceContract extends FenceGuardContract {
     afterAnHonestOnlineWrite(
         (store, lease, token, h) -> {
           // The lease ends by the database's clock: its expiry moved into the past, as if its
-          // process had stopped renewing a while ago.
+          // process had stopped renewing a while ago. statement_timestamp(), not the volatile
+          // clock_timestamp(), which Citus refuses in an UPDATE.
           try (Connection c = leaseDatabase().getConnection();
               PreparedStatement ps =
                   c.prepareStatement(
-                      "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 second'"
+                      "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 second'"
                           + " WHERE account_id = ? AND session_id = ?")) {
             ps.setString(1, key.accountId());
             ps.setString(2, key.sessionId());

@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class TestDatabaseExtension
     implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
+  private static final ExtensionContext.Namespace RESETS =
+      ExtensionContext.Namespace.create(TestDatabaseExtension.class, "citus-reset");
+
   private final String templateName;
   private final Consumer<DataSource> initializer;
   private final boolean citus;
@@ -91,7 +94,14 @@ public final class TestDatabaseExtension
       }
       TestDatabase db = CitusCoordinator.database();
       database = db;
-      CitusCoordinator.reset(db.dataSource());
+      // Once per class: a class with two extensions (its own database and its superclass's lease
+      // database) gets the coordinator's one database twice, and a second reset would drop the
+      // schema the first one applied.
+      ExtensionContext.Store resets = context.getStore(RESETS);
+      if (resets.get(context.getRequiredTestClass()) == null) {
+        resets.put(context.getRequiredTestClass(), true);
+        CitusCoordinator.reset(db.dataSource());
+      }
       initializer.accept(db.dataSource());
       return;
     }

@@ -89,4 +89,31 @@ record SqlMarkShape(
         + resetSeq
         + " ORDER BY c.fence DESC LIMIT 1)";
   }
+
+  /**
+   * Whether a mark can be trusted: not negative, and not below its evidence (null: nothing was
+   * admitted since the last reset). The admission raises only a trusted mark, and the row reads
+   * return this verdict for the message, so the rule is written once, here.
+   *
+   * @param evidence the evidence, or null where the table has none
+   */
+  static String trusted(String fence, String evidence) {
+    String notNegative = fence + " OPERATOR(pg_catalog.>=) 0";
+    return evidence == null
+        ? "(" + notNegative + ")"
+        : "("
+            + notNegative
+            + " AND COALESCE("
+            + evidence
+            + ", "
+            + fence
+            + ") OPERATOR(pg_catalog.<=) "
+            + fence
+            + ")";
+  }
+
+  /** The evidence as a column: a typed null where the table has none. */
+  static String column(String evidence) {
+    return evidence == null ? "CAST(NULL AS pg_catalog.int8)" : evidence;
+  }
 }

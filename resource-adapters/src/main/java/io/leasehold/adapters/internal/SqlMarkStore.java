@@ -66,8 +66,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * The admission: raise the key's mark to the token's fence, or return no row. The candidate row
    * {@code k} is the token; ON CONFLICT locks the key's row whether or not the WHERE holds, so the
    * mark cannot move until this transaction ends. It raises only a trusted mark at most the fence
-   * ({@link #trusted}); a key without a row is inserted only if nothing was admitted for it (its
-   * evidence, counted from sequence 0, is at most 0), and only if the guard's {@link
+   * ({@link SqlMarkShape#trusted}); a key without a row is inserted only if nothing was admitted
+   * for it (its evidence, counted from sequence 0, is at most 0), and only if the guard's {@link
    * SqlAdmissionCondition} holds. A row another transaction inserts meanwhile turns the insert into
    * the conflict path, which checks that row once it is committed. (A plain UPDATE with an INSERT
    * for a key's first admission, in one statement, measured no faster.) Parameters: {@link
@@ -84,9 +84,16 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * (the writer's transactions open with this statement; the journal's set it first). One round
    * trip: the evidence reads the calls as this statement's snapshot saw them, which holds every
    * admission committed before it; an admission it waited for raised the mark it returns, so a call
-   * missing from that snapshot is never above the mark. Parameters: account, session.
+   * missing from that snapshot is never above the mark. Parameters: account, session, as many times
+   * as {@link #lockedRowKeys}.
    */
   private final String lockedRow;
+
+  /** How many times {@link #lockedRow} takes the key's account and session. */
+  private final int lockedRowKeys;
+
+  /** The journal's admission, where the shape has evidence (else null). */
+  private final EvidenceAdmission evidenceAdmission;
 
   /**
    * The same, without a lock and for a key with or without a row (then the mark is null, and the
@@ -129,7 +136,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + "k.account_id AND e.session_id"
             + EQ
             + "k.session_id) OR "
-            + trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
+            + SqlMarkShape.trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
     this.admission =
         "INSERT INTO "
             + table
@@ -154,14 +161,19 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence"
             + shape.admitted().update()
             + " WHERE m.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence AND "
-            + trusted("m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
+            + SqlMarkShape.trusted(
+                "m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
     this.returning = admission + " RETURNING 1";
-    String rowEvidence = shape.evidence("m.account_id", "m.session_id", "m.reset_seq");
+    // The locked read's evidence names the key by parameters, not by the row's columns: Citus
+    // takes a FOR UPDATE only where it can route every table of the statement to one shard
+    // (docs/scale-out.md). Its parameters: the key once per evidence, then the key.
+    String rowEvidence = shape.evidence(text, text, "m.reset_seq");
+    this.lockedRowKeys = shape.hasEvidence() ? 3 : 1;
     String lockRow =
         "SELECT m.fence AS fence, "
-            + column(rowEvidence)
+            + SqlMarkShape.column(rowEvidence)
             + " AS evidence, "
-            + trusted("m.fence", rowEvidence)
+            + SqlMarkShape.trusted("m.fence", rowEvidence)
             + " AS trusted FROM "
             + table
             + " AS m WHERE "
@@ -173,9 +185,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             "k.account_id", "k.session_id", shape.hasEvidence() ? "COALESCE(m.reset_seq, 0)" : "0");
     this.explainedRow =
         "SELECT m.fence AS fence, "
-            + column(keyEvidence)
+            + SqlMarkShape.column(keyEvidence)
             + " AS evidence, "
-            + trusted("COALESCE(m.fence, 0)", keyEvidence)
+            + SqlMarkShape.trusted("COALESCE(m.fence, 0)", keyEvidence)
             + " AS trusted"
             + " FROM (VALUES ("
             + text
@@ -189,6 +201,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + "k.account_id AND m.session_id"
             + EQ
             + "k.session_id";
+    this.evidenceAdmission = shape.hasEvidence() ? new EvidenceAdmission(this, shape, key) : null;
     this.mark = "SELECT m.fence FROM " + table + " AS m WHERE " + key;
     this.setMark =
         "INSERT INTO "
@@ -258,22 +271,28 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   @Override
   public Admission admit(Connection unit, FencingToken token) {
     try {
-      Optional<SqlMarkRow> row = lockedRow(unit, token.key());
-      long previous = row.map(SqlMarkRow::mark).orElse(0L);
-      if (row.isPresent()) {
-        row.get().requireTrusted(table, token.key());
-        if (token.fence() < previous) {
-          throw new StaleFenceException(token, previous);
-        }
-        if (token.fence() == previous && condition == null && !shape.recordsRun()) {
-          return new Admission(token, previous); // the row lock holds it: nothing to raise
-        }
-      }
-      raise(unit, token, false);
-      return new Admission(token, previous);
+      return evidenceAdmission != null
+          ? evidenceAdmission.admit(unit, token)
+          : admitLocked(unit, token);
     } catch (SQLException e) {
       throw failed("admit " + token, e);
     }
+  }
+
+  private Admission admitLocked(Connection unit, FencingToken token) throws SQLException {
+    Optional<SqlMarkRow> row = lockedRow(unit, token.key());
+    long previous = row.map(SqlMarkRow::mark).orElse(0L);
+    if (row.isPresent()) {
+      row.get().requireTrusted(table, token.key());
+      if (token.fence() < previous) {
+        throw new StaleFenceException(token, previous);
+      }
+      if (token.fence() == previous && condition == null && !shape.recordsRun()) {
+        return new Admission(token, previous); // the row lock holds it: nothing to raise
+      }
+    }
+    raise(unit, token, false);
+    return new Admission(token, previous);
   }
 
   /**
@@ -305,16 +324,13 @@ public final class SqlMarkStore implements MarkStore<Connection> {
       }
     }
     if (!admitted) {
-      throw refusal(unit, token)
-          .orElseThrow(
-              () ->
-                  new SQLException(
-                      "the admission of "
-                          + token
-                          + " into "
-                          + table
-                          + " was refused, and no rule explains why"));
+      throw refusal(unit, token).orElseThrow(() -> unexplained(token));
     }
+  }
+
+  SQLException unexplained(FencingToken token) {
+    return new SQLException(
+        "the admission of " + token + " into " + table + " was refused, and no rule explains why");
   }
 
   /**
@@ -423,8 +439,8 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     }
   }
 
-  private Optional<SqlMarkRow> lockedRow(Connection c, LeaseKey key) throws SQLException {
-    try (PreparedStatement ps = keyed(c, lockedRow, key);
+  Optional<SqlMarkRow> lockedRow(Connection c, LeaseKey key) throws SQLException {
+    try (PreparedStatement ps = keyed(c, lockedRow, key, lockedRowKeys);
         ResultSet rs = lockTimeout == null ? ps.executeQuery() : LockTimeout.rowsAfter(ps)) {
       return rs.next() ? Optional.of(SqlMarkRow.read(rs)) : Optional.empty();
     }
@@ -459,38 +475,18 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     }
   }
 
-  private static PreparedStatement keyed(Connection c, String sql, LeaseKey key)
+  static PreparedStatement keyed(Connection c, String sql, LeaseKey key) throws SQLException {
+    return keyed(c, sql, key, 1);
+  }
+
+  /** Prepares a statement whose parameters are the key's account and session, {@code times}. */
+  private static PreparedStatement keyed(Connection c, String sql, LeaseKey key, int times)
       throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
-    ps.setString(1, key.accountId());
-    ps.setString(2, key.sessionId());
+    for (int i = 0; i < times; i++) {
+      ps.setString(2 * i + 1, key.accountId());
+      ps.setString(2 * i + 2, key.sessionId());
+    }
     return ps;
-  }
-
-  /**
-   * Whether a mark can be trusted: not negative, and not below its evidence (null: nothing was
-   * admitted since the last reset). The admission raises only a trusted mark, and the row reads
-   * return this verdict for the message, so the rule is written once, here.
-   *
-   * @param evidence the evidence, or null where the table has none
-   */
-  private static String trusted(String fence, String evidence) {
-    String notNegative = fence + " OPERATOR(pg_catalog.>=) 0";
-    return evidence == null
-        ? "(" + notNegative + ")"
-        : "("
-            + notNegative
-            + " AND COALESCE("
-            + evidence
-            + ", "
-            + fence
-            + ") OPERATOR(pg_catalog.<=) "
-            + fence
-            + ")";
-  }
-
-  /** The evidence as a column: a typed null where the table has none. */
-  private static String column(String evidence) {
-    return evidence == null ? "CAST(NULL AS pg_catalog.int8)" : evidence;
   }
 }

@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +57,10 @@ public final class JdbcToolJournal implements ToolJournal {
   private final JournalSql sql;
   private final SqlMarkStore marks;
   private final java.time.Duration lockTimeout;
+  private final StartedCallKeys startedKeys = new StartedCallKeys();
+
+  /** Whether the database is a Citus coordinator; null until the first transaction asks. */
+  private volatile Boolean citus;
 
   /** The default lock wait: as the database writer's. */
   public static final java.time.Duration DEFAULT_LOCK_TIMEOUT = java.time.Duration.ofSeconds(5);
@@ -130,6 +135,12 @@ public final class JdbcToolJournal implements ToolJournal {
       return Transactions.run(
           c,
           conn -> {
+            if (onCitus(conn)) {
+              // The row locks are waited for on the workers, which set_config does not reach.
+              try (Statement st = conn.createStatement()) {
+                st.execute(LockTimeout.onCitusWorkers(lockTimeout));
+              }
+            }
             if (!setsTimeout) {
               try (PreparedStatement ps = conn.prepareStatement(sql.lockTimeout())) {
                 ps.execute();
@@ -149,6 +160,24 @@ public final class JdbcToolJournal implements ToolJournal {
     } catch (SQLException e) {
       throw failed(what, e);
     }
+  }
+
+  /**
+   * Whether the database is a Citus coordinator, asked on the first transaction only: there each
+   * transaction carries the lock timeout to the workers first ({@link LockTimeout#onCitusWorkers}),
+   * one more round trip; on one PostgreSQL nothing more is sent.
+   */
+  private boolean onCitus(Connection c) throws SQLException {
+    Boolean known = citus;
+    if (known == null) {
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery(LockTimeout.ON_CITUS)) {
+        rs.next();
+        known = rs.getBoolean(1);
+      }
+      citus = known;
+    }
+    return known;
   }
 
   private ResourceAccessException failed(String what, SQLException e) {
@@ -216,7 +245,7 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public Admission admitAndStart(FencingToken token, UUID callId) {
-    return admission(tx("admit a call", c -> admitAndStart(c, token, callId)));
+    return started(callId, token, tx("admit a call", c -> admitAndStart(c, token, callId)));
   }
 
   /**
@@ -230,7 +259,9 @@ public final class JdbcToolJournal implements ToolJournal {
    */
   @Override
   public Admission start(ToolCall call) {
-    return admission(
+    return started(
+        call.callId(),
+        call.token(),
         tx(
             "record and admit a call",
             true,
@@ -240,6 +271,16 @@ public final class JdbcToolJournal implements ToolJournal {
                   ? stale(call.token(), stale)
                   : admitAndStart(c, call.token(), call.callId());
             }));
+  }
+
+  /**
+   * The admission of a call whose start committed, its key remembered for the outcome ({@link
+   * StartedCallKeys}); or the refusal, thrown.
+   */
+  private Admission started(UUID callId, FencingToken token, Object outcome) {
+    Admission admission = admission(outcome);
+    startedKeys.started(callId, token.key());
+    return admission;
   }
 
   /** The admission a transaction returned, or its refusal thrown once the transaction committed. */
@@ -257,7 +298,7 @@ public final class JdbcToolJournal implements ToolJournal {
     try {
       admission = marks.admit(c, token);
     } catch (StaleFenceException e) {
-      setState(c, callId, "REFUSED", null, "stale; highest fence " + e.highestFence());
+      refuse(c, token.key(), callId, "stale; highest fence " + e.highestFence());
       return e;
     }
     // Start the call, unless it repeats one in flight: one statement answers both, so the
@@ -281,7 +322,7 @@ public final class JdbcToolJournal implements ToolJournal {
     if (inFlight == null) {
       throw new SQLException("call " + callId + " was never journaled as intended");
     }
-    setState(c, callId, "REFUSED", null, "duplicate of call " + inFlight + " in flight");
+    refuse(c, token.key(), callId, "duplicate of call " + inFlight + " in flight");
     ToolCall refused = read(c, token.key(), callId);
     return new DuplicateCallException(
         refused.tool(), refused.idempotencyKey().orElseThrow(), inFlight);
@@ -302,48 +343,45 @@ public final class JdbcToolJournal implements ToolJournal {
             }));
   }
 
-  private void setState(Connection c, UUID callId, String state, JsonNode result, String error)
-      throws SQLException {
-    setState(c, false, callId, state, result, error);
+  /** Records a call as refused, in the transaction under way. */
+  private void refuse(Connection c, LeaseKey key, UUID callId, String why) throws SQLException {
+    try (PreparedStatement ps =
+        JournalSql.outcome(c, sql.setState(), key, callId, "REFUSED", null, why)) {
+      JournalSql.requireCall(callId, ps.executeUpdate());
+    }
   }
 
   /**
-   * @param first whether this opens the transaction, which sends the lock timeout with it
+   * Records a call's outcome in a transaction of its own, which the statement opens (the lock
+   * timeout comes with it). It names the key where this journal started the call, else the call id
+   * alone ({@link StartedCallKeys}); one round trip either way.
    */
-  private void setState(
-      Connection c, boolean first, UUID callId, String state, JsonNode result, String error)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(first ? sql.setOutcome() : sql.setState())) {
-      ps.setString(1, state);
-      ps.setString(2, result == null ? null : json(result));
-      ps.setString(3, error);
-      ps.setObject(4, callId);
-      if ((first ? LockTimeout.countAfter(ps) : ps.executeUpdate()) != 1) {
-        throw new SQLException("call " + callId + " was never journaled as intended");
-      }
-    }
+  private void recordOutcome(
+      String what, UUID callId, String state, JsonNode result, String error) {
+    LeaseKey key = startedKeys.key(callId);
+    String update = key == null ? sql.setOutcomeByCallId() : sql.setOutcome();
+    tx(
+        what,
+        true,
+        c -> {
+          try (PreparedStatement ps =
+              JournalSql.outcome(
+                  c, update, key, callId, state, result == null ? null : json(result), error)) {
+            JournalSql.requireCall(callId, LockTimeout.countAfter(ps));
+          }
+          return null;
+        });
+    startedKeys.ended(callId);
   }
 
   @Override
   public void finished(UUID callId, JsonNode result) {
-    tx(
-        "record a finished call",
-        true,
-        c -> {
-          setState(c, true, callId, "FINISHED", result, null);
-          return null;
-        });
+    recordOutcome("record a finished call", callId, "FINISHED", result, null);
   }
 
   @Override
   public void failed(UUID callId, String error) {
-    tx(
-        "record a failed call",
-        true,
-        c -> {
-          setState(c, true, callId, "FAILED", null, error);
-          return null;
-        });
+    recordOutcome("record a failed call", callId, "FAILED", null, error);
   }
 
   @Override
@@ -355,7 +393,7 @@ public final class JdbcToolJournal implements ToolJournal {
               ResultSet rs = ps.executeQuery()) {
             List<ToolCall> out = new ArrayList<>();
             while (rs.next()) {
-              out.add(row(rs));
+              out.add(sql.readCall(rs));
             }
             return out;
           }
@@ -367,54 +405,14 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.setObject(3, callId);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return row(rs);
+        return sql.readCall(rs);
       }
-    }
-  }
-
-  /**
-   * A call row. Its token text must agree with its key, fence and run columns (issue 27): those
-   * columns are what admissions and the mark check compare, so a row whose text says otherwise was
-   * edited outside the journal, and is damage, not an answer.
-   */
-  private ToolCall row(ResultSet rs) throws SQLException {
-    try {
-      String result = rs.getString(7);
-      FencingToken token = FencingToken.parse(rs.getString(3));
-      if (token.fence() != rs.getLong(9)
-          || !token.runId().equals(rs.getObject(10, UUID.class))
-          || !token.key().equals(LeaseKey.of(rs.getString(11), rs.getString(12)))) {
-        throw new IllegalArgumentException(
-            "call "
-                + rs.getObject(1, UUID.class)
-                + ": its token text ("
-                + token
-                + ") disagrees with its"
-                + " fence "
-                + rs.getLong(9)
-                + " and run columns; the row was edited outside the journal");
-      }
-      return new ToolCall(
-          rs.getObject(1, UUID.class),
-          rs.getString(2),
-          token,
-          JSON.readTree(rs.getString(4)),
-          Optional.ofNullable(rs.getString(5)),
-          ToolCall.State.valueOf(rs.getString(6)),
-          result == null ? Optional.empty() : Optional.of(JSON.readTree(result)),
-          Optional.ofNullable(rs.getString(8)));
-    } catch (IOException | IllegalArgumentException e) {
-      throw new SQLException("damaged row in " + sql.call() + ": " + e.getMessage(), e);
     }
   }
 
   @Override
   public OptionalLong highWaterMark(LeaseKey key) {
-    return tx(
-        "read the mark of " + key,
-        c -> {
-          return marks.read(c, key);
-        });
+    return tx("read the mark of " + key, c -> marks.read(c, key));
   }
 
   @Override

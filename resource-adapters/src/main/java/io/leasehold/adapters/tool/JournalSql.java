@@ -1,10 +1,16 @@
 package io.leasehold.adapters.tool;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.internal.LockTimeout;
+import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * Every statement of the PostgreSQL tool journal ({@link JdbcToolJournal}) on its calls, built once
@@ -28,10 +34,12 @@ record JournalSql(
     String start,
     String setState,
     String setOutcome,
+    String setOutcomeByCallId,
     String callsOfKey,
     String callById,
     String finishedResult,
     String admittedFences) {
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * The statements on the tables named by {@code schema}.
@@ -44,8 +52,13 @@ record JournalSql(
     // path's first statements travel behind the setting in one round trip; the others'
     // transactions send it alone first.
     String call = schema.prefix() + "_call";
-    String setState =
+    String setOutcomeOfAnyKey =
         "UPDATE " + call + " SET state = ?, result = ?::json, error = ? WHERE call_id = ?";
+    String setState =
+        "UPDATE "
+            + call
+            + " SET state = ?, result = ?::json, error = ?"
+            + " WHERE account_id = ? AND session_id = ? AND call_id = ?";
     String admissionSeq = schema.prefix() + "_admission_seq";
     String callColumns =
         "SELECT call_id, tool, token, arguments::text, idempotency_key, state, result::text, error, fence, run_id,"
@@ -104,12 +117,17 @@ record JournalSql(
             + " WHERE me.account_id = ? AND me.session_id = ? AND me.call_id = ? AND me.state = 'INTENDED'"
             + " AND NOT EXISTS (SELECT 1 FROM dup) RETURNING me.call_id)"
             + " SELECT (SELECT call_id FROM started), (SELECT call_id FROM dup)",
-        // A call's state and outcome, in a transaction already under way. Parameters: state,
-        // result (JSON text or null), error, call id.
+        // A call's state and outcome, in a transaction already under way. It names the key, so
+        // Citus routes it to the key's shard. Parameters: state, result (JSON text or null),
+        // error, account, session, call id.
         setState,
         // The same as the first statement of the outcome's own transaction: the lock timeout
         // comes with it, before the update can wait for the call's row.
         LockTimeout.ahead(lockTimeout, setState),
+        // The outcome of a call whose key the journal does not know (StartedCallKeys says when):
+        // by call id alone, which on Citus is an update of every shard, and refused unless it
+        // changes one row (requireCall). Parameters: state, result, error, call id.
+        LockTimeout.ahead(lockTimeout, setOutcomeOfAnyKey),
         // A key's calls in the order they were journaled. Parameters: account, session.
         callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
         // One call of a key. Parameters: account, session, call id.
@@ -137,5 +155,90 @@ record JournalSql(
     ps.setString(1, key.accountId());
     ps.setString(2, key.sessionId());
     return ps;
+  }
+
+  /**
+   * A row of {@link #callsOfKey} or {@link #callById} as a call. Its token text must agree with its
+   * key, fence and run columns (issue 27): those columns are what admissions and the mark check
+   * compare, so a row whose text says otherwise was edited outside the journal, and is damage, not
+   * an answer.
+   */
+  ToolCall readCall(ResultSet rs) throws SQLException {
+    try {
+      String result = rs.getString(7);
+      FencingToken token = FencingToken.parse(rs.getString(3));
+      if (token.fence() != rs.getLong(9)
+          || !token.runId().equals(rs.getObject(10, UUID.class))
+          || !token.key().equals(LeaseKey.of(rs.getString(11), rs.getString(12)))) {
+        throw new IllegalArgumentException(
+            "call "
+                + rs.getObject(1, UUID.class)
+                + ": its token text ("
+                + token
+                + ") disagrees with its"
+                + " fence "
+                + rs.getLong(9)
+                + " and run columns; the row was edited outside the journal");
+      }
+      return new ToolCall(
+          rs.getObject(1, UUID.class),
+          rs.getString(2),
+          token,
+          JSON.readTree(rs.getString(4)),
+          Optional.ofNullable(rs.getString(5)),
+          ToolCall.State.valueOf(rs.getString(6)),
+          result == null ? Optional.empty() : Optional.of(JSON.readTree(result)),
+          Optional.ofNullable(rs.getString(8)));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new SQLException("damaged row in " + call + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Prepares an outcome's update ({@link #setState}, {@link #setOutcome}, {@link
+   * #setOutcomeByCallId}) and binds it: state, result, error, the key unless null, the call. The
+   * caller closes it.
+   */
+  static PreparedStatement outcome(
+      Connection c,
+      String update,
+      LeaseKey key,
+      java.util.UUID callId,
+      String state,
+      String resultJson,
+      String error)
+      throws SQLException {
+    PreparedStatement ps = c.prepareStatement(update);
+    ps.setString(1, state);
+    ps.setString(2, resultJson);
+    ps.setString(3, error);
+    int at = 4;
+    if (key != null) {
+      ps.setString(at++, key.accountId());
+      ps.setString(at++, key.sessionId());
+    }
+    ps.setObject(at, callId);
+    return ps;
+  }
+
+  /**
+   * Fails unless an outcome's update changed exactly the call's row; the transaction then rolls
+   * back, so nothing is recorded. More than one row can only be an update by call id alone on
+   * Citus, where a call id is unique per account only (a caller that gave two keys' calls one id).
+   */
+  static void requireCall(java.util.UUID callId, int updated) throws SQLException {
+    if (updated == 0) {
+      throw new SQLException("call " + callId + " was never journaled as intended");
+    }
+    if (updated != 1) {
+      throw new SQLException(
+          "call id "
+              + callId
+              + " names "
+              + updated
+              + " calls of different keys (on a distributed journal a call id is unique per"
+              + " account only), so nothing was recorded: record the outcome through the journal"
+              + " that started the call, which knows its key, or give every call its own id");
+    }
   }
 }
