@@ -1,7 +1,7 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.internal.StateFiles;
+import io.leasehold.adapters.file.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.StateFiles;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
