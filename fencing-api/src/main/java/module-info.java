@@ -11,5 +11,6 @@ module io.leasehold.fencing {
   // The argument checks the other Leasehold modules share, not an API (see its package doc).
   exports io.leasehold.fencing.internal to
       io.leasehold.lease,
+      io.leasehold.adapters.file,
       io.leasehold.adapters;
 }

@@ -1,3 +1,3 @@
 module example.files {
-  requires io.leasehold.adapters;
+  requires io.leasehold.adapters.file;
 }

@@ -1,6 +1,6 @@
 package io.leasehold.adapters;
 
-import io.leasehold.adapters.internal.CrossProcessLock;
+import io.leasehold.adapters.file.internal.CrossProcessLock;
 import java.nio.file.Path;
 
 /**

@@ -1,16 +1,14 @@
 package io.leasehold.adapters.tool;
 
-import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.internal.StateFiles;
+import io.leasehold.adapters.file.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.StateFiles;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * An append-only line file of the file journal (the journal, or an older journal's marks file read
@@ -71,7 +69,7 @@ final class JournalFile {
    * @throws IOException if the file was read before and is gone now: lost state, not a compaction
    */
   boolean replaced() throws IOException {
-    Object now = identity(path);
+    Object now = StateFiles.identity(path);
     if (identity != null && now == null) {
       throw new IOException(
           path
@@ -146,7 +144,7 @@ final class JournalFile {
         }
       }
     }
-    identity = identity(path);
+    identity = StateFiles.identity(path);
   }
 
   /** Appends complete lines (each ending in a newline) in one write and forces them to disk. */
@@ -204,15 +202,6 @@ final class JournalFile {
   /** How many times this process forced the file: the cost that group commit lowers. */
   long forces() {
     return forces.get();
-  }
-
-  private static Object identity(Path f) throws IOException {
-    try {
-      return Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-          .fileKey();
-    } catch (NoSuchFileException e) {
-      return null;
-    }
   }
 
   private IOException damaged(long line, Exception cause) {

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.file;
 
-import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.internal.StateFiles;
+import io.leasehold.adapters.file.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.StateFiles;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import java.io.IOException;

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.file.internal.StateFiles;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.internal.Arguments;
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
@@ -156,7 +156,7 @@ final class StorePaths {
       // names the same file (writers never modify a file in place, they rename a new one over
       // it) before the attribute and after the content; retry if a writer got in between.
       for (int attempt = 0; ; attempt++) {
-        Object before = fileKey(target);
+        Object before = StateFiles.identity(target);
         if (before == null) {
           return Optional.empty();
         }
@@ -168,7 +168,7 @@ final class StorePaths {
         } catch (NoSuchFileException e) {
           return Optional.empty(); // deleted meanwhile
         }
-        if (before.equals(fileKey(target))) {
+        if (before.equals(StateFiles.identity(target))) {
           return Optional.of(new StoredFile(relative, content, writer));
         }
         if (attempt == 100) {
@@ -177,15 +177,6 @@ final class StorePaths {
       }
     } catch (IOException e) {
       throw new ResourceAccessException("could not read " + relative, e);
-    }
-  }
-
-  private static Object fileKey(Path file) throws IOException {
-    try {
-      return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-          .fileKey();
-    } catch (NoSuchFileException e) {
-      return null;
     }
   }
 

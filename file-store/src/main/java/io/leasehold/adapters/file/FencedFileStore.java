@@ -1,8 +1,8 @@
 package io.leasehold.adapters.file;
 
 import io.leasehold.adapters.ResourceAccessException;
-import io.leasehold.adapters.internal.CrossProcessLock;
-import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.CrossProcessLock;
+import io.leasehold.adapters.file.internal.DurableFiles;
 import io.leasehold.adapters.mark.FileMarkStore;
 import io.leasehold.fencing.AdminDeniedException;
 import io.leasehold.fencing.AdminPolicy;

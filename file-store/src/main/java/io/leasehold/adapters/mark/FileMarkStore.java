@@ -1,6 +1,6 @@
 package io.leasehold.adapters.mark;
 
-import io.leasehold.adapters.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.DurableFiles;
 import io.leasehold.fencing.Admission;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;

@@ -1,4 +1,4 @@
-package io.leasehold.adapters.internal;
+package io.leasehold.adapters.file.internal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.leasehold.adapters.mark;
 
-import io.leasehold.adapters.internal.DurableFiles;
-import io.leasehold.adapters.internal.StateFiles;
+import io.leasehold.adapters.file.internal.DurableFiles;
+import io.leasehold.adapters.file.internal.StateFiles;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
 import java.io.IOException;
