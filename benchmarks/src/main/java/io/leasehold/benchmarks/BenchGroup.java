@@ -37,6 +37,8 @@ abstract class BenchGroup {
    * @param window one measuring window
    * @param windows windows per cell (the median is reported)
    * @param threadCounts the thread counts of the scaling rows
+   * @param keyCounts the counts of live leases of group {@code ceiling}
+   * @param otherUrl a second database group {@code ceiling} measures side by side, if any
    * @param md the Markdown report
    */
   record Context(
@@ -44,6 +46,8 @@ abstract class BenchGroup {
       Duration window,
       int windows,
       List<Integer> threadCounts,
+      List<Integer> keyCounts,
+      java.util.Optional<String> otherUrl,
       StringBuilder md) {}
 
   /** The settings this group was made with, for the helpers it hands them to. */

@@ -17,8 +17,9 @@ import java.util.Set;
  * Runs every benchmark (or one group) on one PostgreSQL instance and writes a Markdown report to
  * {@code target/benchmarks.md}. Settings are {@code name=value} arguments: {@code group=} {@code
  * cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code eviction}, {@code table}, {@code
- * ablation} or {@code statements}, among others (default all), {@code window=2s}, {@code
- * windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
+ * ablation}, {@code statements} or {@code ceiling}, among others (default all), {@code window=2s},
+ * {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
+ * keys=1000,10000,100000,1000000} and {@code other-jdbc-url=...} (group {@code ceiling}), {@code
  * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs directory
  * measures CPU per operation, with flushes nearly free; fsync stays on).
  *
@@ -53,6 +54,7 @@ public final class BenchMain {
             group("toolcalls", c -> new ToolCallBench(c).toolCalls()),
             group("journal", c -> new JournalBench(c).journal(1_000_000)),
             group("table", c -> new TableBench(c).tableSize()),
+            group("ceiling", c -> new CeilingBench(c).ceiling()),
             group("ablation", c -> new AblationBench(c).ablation()))) {
       GROUPS.put(e.getKey(), e.getValue());
     }
@@ -91,6 +93,8 @@ public final class BenchMain {
     List<Integer> threads = List.of(1, 4, 16);
     Optional<String> url = Optional.empty();
     Optional<java.nio.file.Path> dataDir = Optional.empty();
+    List<Integer> keys = List.of(1_000, 10_000, 100_000, 1_000_000);
+    Optional<String> otherUrl = Optional.empty();
     for (String a : args) {
       if (a.isBlank()) {
         continue;
@@ -105,6 +109,9 @@ public final class BenchMain {
             threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
         case "jdbc-url" -> url = Optional.of(kv[1]);
         case "data-dir" -> dataDir = Optional.of(java.nio.file.Path.of(kv[1]));
+        case "keys" ->
+            keys = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
+        case "other-jdbc-url" -> otherUrl = Optional.of(kv[1]);
         default -> throw new IllegalArgumentException("unknown setting " + a);
       }
     }
@@ -114,7 +121,7 @@ public final class BenchMain {
     }
     try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
       BenchGroup.Context c =
-          new BenchGroup.Context(db, window, windows, threads, new StringBuilder());
+          new BenchGroup.Context(db, window, windows, threads, keys, otherUrl, new StringBuilder());
       header(c);
       for (Map.Entry<String, BenchGroup.Runner> g : GROUPS.entrySet()) {
         if (groups.contains(g.getKey())) {

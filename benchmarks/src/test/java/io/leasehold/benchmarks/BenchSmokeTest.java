@@ -63,4 +63,17 @@ class BenchSmokeTest {
         .contains(
             "## In-memory guard: admitting new keys", "| 10,000 |", "| 100,000 |", "| 1,000,000 |");
   }
+
+  @Test
+  void theCeilingGroupRuns() throws Exception {
+    String report =
+        BenchMain.run("group=ceiling", "keys=40,120", "window=200ms", "windows=1", "threads=1,2");
+    assertThat(report)
+        .contains(
+            "## One primary's ceiling",
+            "### Batch renewal of every live lease",
+            "| 120 | this database |",
+            "| 120 | 2 | this database |");
+    assertThat(report).doesNotContain("NaN");
+  }
 }
