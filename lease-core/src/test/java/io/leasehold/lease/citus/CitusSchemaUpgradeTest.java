@@ -45,7 +45,7 @@ class CitusSchemaUpgradeTest {
     assertThat(
             db.database()
                 .queryOne(
-                    "SELECT string_agg(logicalrelid::text || ' ' || partmethod, ', '"
+                    "SELECT string_agg(logicalrelid::text || ' ' || partmethod::text, ', '"
                         + " ORDER BY logicalrelid::text) FROM pg_dist_partition",
                     String.class))
         .isEqualTo("leasehold_lease h, leasehold_lease_audit n, leasehold_lease_fence_floor n");
