@@ -65,12 +65,15 @@ final class SweepStatements {
   final String auditSweep;
 
   private final StatementRunner runner;
+  private final FenceSource fenceSource;
 
   /**
    * @param runner where the statements run; null when only their texts are wanted
+   * @param fenceSource checked before every sweep
    */
-  SweepStatements(StatementRunner runner, StatementSettings settings) {
+  SweepStatements(StatementRunner runner, StatementSettings settings, FenceSource fenceSource) {
     this.runner = runner;
+    this.fenceSource = fenceSource;
     String t = settings.schema().table();
     String begin = settings.opening();
     sweep =
@@ -113,6 +116,10 @@ final class SweepStatements {
    * @return the rows deleted
    */
   long sweep(Duration deadFor, String caller) {
+    // The position bounds what may be deleted only if it is the position of the sequence every
+    // grant draws from: a store on a Citus worker read its own copy's, 2^48 and up, and deleted a
+    // row whose fence was ahead of the coordinator's sequence (FenceSource).
+    fenceSource.check();
     long age = StatementRunner.micros(deadFor);
     long passed =
         runner.execute(

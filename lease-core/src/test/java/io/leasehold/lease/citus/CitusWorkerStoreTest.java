@@ -44,12 +44,16 @@ class CitusWorkerStoreTest {
         TestDatabase.connect(url, coordinator.server().user(), coordinator.server().password());
     LeaseKey key = LeaseKey.of("worker-account", "worker-session");
     try (LeaseStore store =
-        LeaseStore.builder(onWorker).accessPolicy(AccessPolicy.allowAll()).build()) {
+        LeaseStore.builder(onWorker)
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+            .build()) {
       assertThatThrownBy(() -> store.tryAcquire(key, "worker-account"))
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageContaining("is a Citus worker (node group " + worker.get(2) + ")")
           .hasMessageContaining("Point the store's data source at the Citus coordinator");
       assertThatThrownBy(store::databaseTime).hasMessageContaining("not the coordinator");
+      assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL, "ops"))
+          .hasMessageContaining("not the coordinator");
     }
     assertThat(
             coordinator.queryOne(

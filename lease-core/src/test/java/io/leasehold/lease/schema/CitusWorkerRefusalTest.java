@@ -34,12 +34,17 @@ class CitusWorkerRefusalTest {
     db.database().execute("INSERT INTO public.pg_dist_local_group VALUES (1)");
     LeaseKey key = LeaseKey.of("acct", "on-a-worker");
     try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+        LeaseStore.builder(db.dataSource())
+            .accessPolicy(AccessPolicy.allowAll().withAdministrators(java.util.Set.of("ops")))
+            .build()) {
       assertThatThrownBy(() -> store.tryAcquire(key, "acct"))
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageContaining("is a Citus worker (node group 1), not the coordinator")
           .hasMessageContaining("Point the store's data source at the Citus coordinator");
       assertThatThrownBy(store::databaseTime).hasMessageContaining("not the coordinator");
+      // Its sweep too: it judged rows by the worker's copy of the sequence.
+      assertThatThrownBy(() -> store.admin().sweep(LeaseStore.MAX_TTL, "ops"))
+          .hasMessageContaining("not the coordinator");
       assertThat(
               db.database()
                   .queryOne(
