@@ -51,8 +51,8 @@ final class AcquireStatements {
    * sequence since the store checked it at start-up: an outside check restarted it lower ({@code
    * ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another sequence to
    * the table, and each time a key's next fence came out lower than, or equal to, one it had
-   * already had. A key with no row (its first acquire, or the first after a sweep) relies on the
-   * sequence alone, which is past every swept fence.
+   * already had. A key with no row (its first acquire, or the first after a sweep) draws above the
+   * fence floor instead ({@link #acquireNew}).
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
    * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
@@ -95,11 +95,16 @@ final class AcquireStatements {
 
   /**
    * The first acquire of a key ({@link #acquire} found no row): insert it, the fence drawn in the
-   * insert. Two first acquires of one key race on the primary key: the loser waits for the winner's
-   * commit (bounded by the lock timeout), its insert does nothing (its drawn value stays unused,
-   * the one case where a refusal uses up a sequence value) and it is refused. Parameters: see
-   * {@link #bindAcquireNew}. Returns the fence (column 1) and start (column 2) if it inserted, no
-   * row otherwise.
+   * insert, above the fence floor: a key whose row the sweep deleted has no fence of its own left
+   * to rise above, and the floor is at least its last one ({@link SweepStatements#sweep}), whatever
+   * was done to the sequence since (CONTRACT C3). {@code max} makes the floor one value even if its
+   * row was deleted (null: {@code GREATEST} ignores it). An {@code INSERT ... SELECT}, not {@code
+   * VALUES}: Citus refuses a subquery in {@code VALUES}, and runs this on the coordinator, where
+   * the sequence is, and the floor (a reference table) has a copy. Two first acquires of one key
+   * race on the primary key: the loser waits for the winner's commit (bounded by the lock timeout),
+   * its insert does nothing (its drawn value stays unused, the one case where a refusal uses up a
+   * sequence value) and it is refused. Parameters: see {@link #bindAcquireNew}. Returns the fence
+   * (column 1) and start (column 2) if it inserted, no row otherwise.
    */
   final String acquireNew;
 
@@ -182,10 +187,13 @@ final class AcquireStatements {
             + t
             + " AS l (account_id, session_id, run_id, fence, holder,"
             + " acquired_at, renewed_at, expires_at, released_at, took_over) "
-            + "VALUES (?, ?, ?, nextval('"
+            + "SELECT ?, ?, ?, GREATEST(nextval('"
             + seq
-            + "'), ?, statement_timestamp(), statement_timestamp(),"
-            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false) "
+            + "'), floor.fence + 1), ?, statement_timestamp(), statement_timestamp(),"
+            + " statement_timestamp() + ? * interval '1 microsecond', NULL, false"
+            + " FROM (SELECT max(fence) AS fence FROM "
+            + t
+            + "_fence_floor) AS floor "
             + "ON CONFLICT (account_id, session_id) DO NOTHING "
             + "RETURNING l.fence, l.acquired_at";
   }

@@ -13,6 +13,11 @@ package io.leasehold.lease;
  * itself says where its fences come from; this check compares that with the store's configuration
  * and refuses, with the repair, when they differ or the table says nothing.
  *
+ * <p>Two more ways a store's fences could go back are refused the same way: a sequence set back
+ * below the fence floor, the highest fence the sweep deleted (the acquire still draws above the
+ * floor; the refusal names the {@code setval} that repairs the sequence), and a store pointed at a
+ * Citus worker instead of the coordinator (see {@link #workerRefusal()}).
+ *
  * <p>A start-up check rather than a condition in the acquire statement: the hot path stays as it
  * was (one statement, no catalog lookup), and so does what a distributed PostgreSQL (Citus) must
  * run. Once confirmed, a store does not check again: rebinding a live table's sequence is an
@@ -36,8 +41,10 @@ final class FenceSource {
     // Columns: the sequence bound to the table's fence column (schema-qualified, then its name
     // alone; nulls if none), the store's own sequence as the search_path resolves it (null if there
     // is none), whether the two are one, and the store's sequence's cache size (null if there is
-    // none). Fails with 42P01 if the table is missing. Catalog reads only: no row of the table is
-    // read or locked. No parameters.
+    // none); the fence floor (null if its row is gone) and the sequence's position (the last value
+    // it handed out, 0 if none; null if there is no sequence); whether Citus's catalog is there.
+    // Fails with 42P01 if the table or its floor is missing. Catalog reads and the floor's one row:
+    // no row of the lease table is read or locked. No parameters.
     this.statement =
         settings.opening()
             + "SELECT pg_get_serial_sequence('"
@@ -57,7 +64,16 @@ final class FenceSource {
             + "'), false),"
             + " (SELECT seqcache FROM pg_sequence WHERE seqrelid = to_regclass('"
             + seq
-            + "'))";
+            + "')),"
+            + " (SELECT max(fence) FROM "
+            + t
+            + "_fence_floor),"
+            + " COALESCE(pg_sequence_last_value(to_regclass('"
+            + seq
+            + "')), CASE WHEN to_regclass('"
+            + seq
+            + "') IS NOT NULL THEN 0 END),"
+            + " to_regclass('pg_dist_local_group') IS NOT NULL";
   }
 
   /**
@@ -79,7 +95,7 @@ final class FenceSource {
    * @throws LeaseStoreException as {@link #confirm()}
    */
   void check() {
-    String refusal =
+    Checked checked =
         runner.execute(
             statement,
             () -> "check the fence sequence of " + schema.table(),
@@ -89,14 +105,81 @@ final class FenceSource {
               String wrongSequence =
                   refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
               long cache = rs.getLong(5);
-              return wrongSequence != null || cache <= 1 ? wrongSequence : cacheRefusal(cache);
+              long floor = rs.getLong(6);
+              boolean hasFloor = !rs.wasNull();
+              long position = rs.getLong(7);
+              String refusal =
+                  wrongSequence != null
+                      ? wrongSequence
+                      : cache > 1
+                          ? cacheRefusal(cache)
+                          : hasFloor && position < floor ? floorRefusal(position, floor) : null;
+              return new Checked(refusal, rs.getBoolean(8));
             });
+    String refusal = checked.citus() ? workerRefusal() : null;
+    if (refusal == null) {
+      refusal = checked.refusal();
+    }
     if (refusal != null) {
       confirmed = false; // a probe that finds it broken stops the grants too, until repaired
       throw new LeaseStoreException(
           refusal + "; this store grants nothing until it is repaired (CONTRACT C3)", null);
     }
     confirmed = true;
+  }
+
+  /** The first statement's answer: what is wrong (null if nothing), and whether Citus is there. */
+  private record Checked(String refusal, boolean citus) {}
+
+  /**
+   * On a Citus node (its catalog is there), whether this is a node other than the coordinator, and
+   * if so the refusal. A worker holds a copy of the fence sequence with a range of its own (2^48
+   * and up for the first worker), and a copy of the lease table's metadata, so a store pointed at
+   * it passed every other check and granted fences from that range: an outside check had a key
+   * granted 281474976710664 there and 103522 on the coordinator afterwards, and a sweep from the
+   * worker deleted a row the coordinator's sweep keeps. The coordinator's group is 0 (a node not
+   * yet added to a cluster has 0 too, and is a coordinator of its own). Asked only where the
+   * catalog exists, so plain PostgreSQL sends nothing more. No parameters.
+   */
+  private String workerRefusal() {
+    int group =
+        runner.execute(
+            "SELECT groupid FROM pg_dist_local_group",
+            () -> "ask which Citus node this is",
+            ps -> {},
+            (rs, opened) -> rs.next() ? rs.getInt(1) : 0);
+    return group == 0
+        ? null
+        : "this database is a Citus worker (node group "
+            + group
+            + "), not the coordinator: fences drawn here come from the worker's own range of the"
+            + " sequence "
+            + schema.sequence()
+            + ", not the coordinator's, so a key's fence could go back. Point the store's data"
+            + " source at the Citus coordinator (docs/scale-out.md)";
+  }
+
+  /**
+   * The sweep deleted rows with fences up to the floor, and the sequence has been set back below it
+   * since: the acquire still draws above the floor, but the sequence should be repaired.
+   */
+  private String floorRefusal(long position, long floor) {
+    String t = schema.table();
+    return "the fence sequence "
+        + schema.sequence()
+        + " was set back to "
+        + position
+        + ", below the fence floor "
+        + floor
+        + " (the highest fence the sweep deleted from "
+        + t
+        + "), so a swept key could be given a fence it already had: run SELECT setval('"
+        + schema.sequence()
+        + "', GREATEST((SELECT max(fence) FROM "
+        + t
+        + "_fence_floor), (SELECT COALESCE(max(fence), 0) FROM "
+        + t
+        + ")))";
   }
 
   /**

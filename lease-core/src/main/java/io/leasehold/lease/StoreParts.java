@@ -72,7 +72,7 @@ record StoreParts(
     LeaseAdmin admin =
         new LeaseAdmin(
             reads,
-            new SweepStatements(runner, settings),
+            new SweepStatements(runner, settings, fenceSource),
             releases,
             o.accessPolicy,
             own::ensureOpen);

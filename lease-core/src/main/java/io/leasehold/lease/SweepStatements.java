@@ -37,6 +37,14 @@ final class SweepStatements {
    * moved the sequence on. The sequence never goes back (CACHE 1; a crash skips values forward), so
    * a position read before the batch bounds it for the whole sweep.
    *
+   * <p>A deleted row takes its fence with it, and the key's next acquire relies on the sequence
+   * alone, which an operator can set back ({@code setval}, {@code ALTER SEQUENCE ... RESTART}; an
+   * outside check then had a swept key granted fence 3 after 2514). So the statement that deletes
+   * also raises the fence floor ({@code <table>_fence_floor}, one row) to the highest fence it
+   * deleted, committed with the deletion or not at all, and the first acquire of a key draws above
+   * that floor ({@link AcquireStatements#acquireNew}). Concurrent sweeps raise it in turn: the
+   * update waits for the other's row lock and checks its condition again on the committed floor.
+   *
    * <p>Parameters: the last key of the previous batch (account, session; empty strings to start),
    * batch size, age (microseconds) twice, the sequence's position. Returns the rows deleted, the
    * rows walked, and the last key walked.
@@ -57,12 +65,15 @@ final class SweepStatements {
   final String auditSweep;
 
   private final StatementRunner runner;
+  private final FenceSource fenceSource;
 
   /**
    * @param runner where the statements run; null when only their texts are wanted
+   * @param fenceSource checked before every sweep
    */
-  SweepStatements(StatementRunner runner, StatementSettings settings) {
+  SweepStatements(StatementRunner runner, StatementSettings settings, FenceSource fenceSource) {
     this.runner = runner;
+    this.fenceSource = fenceSource;
     String t = settings.schema().table();
     String begin = settings.opening();
     sweep =
@@ -76,7 +87,11 @@ final class SweepStatements {
             + " WHERE l.account_id = batch.account_id AND l.session_id = batch.session_id"
             + " AND batch.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
             + " AND l.expires_at < statement_timestamp() - ? * interval '1 microsecond'"
-            + " AND l.fence <= ? RETURNING 1), "
+            + " AND l.fence <= ? RETURNING l.fence), "
+            + "raised AS (UPDATE "
+            + t
+            + "_fence_floor SET fence = (SELECT max(fence) FROM gone)"
+            + " WHERE fence < (SELECT max(fence) FROM gone)), "
             + "last AS (SELECT account_id, session_id FROM batch"
             + " ORDER BY account_id DESC, session_id DESC LIMIT 1) "
             + "SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM batch), last.account_id, last.session_id"
@@ -101,6 +116,10 @@ final class SweepStatements {
    * @return the rows deleted
    */
   long sweep(Duration deadFor, String caller) {
+    // The position bounds what may be deleted only if it is the position of the sequence every
+    // grant draws from: a store on a Citus worker read its own copy's, 2^48 and up, and deleted a
+    // row whose fence was ahead of the coordinator's sequence (FenceSource).
+    fenceSource.check();
     long age = StatementRunner.micros(deadFor);
     long passed =
         runner.execute(

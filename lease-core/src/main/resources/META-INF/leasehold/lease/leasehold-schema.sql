@@ -46,3 +46,9 @@ CREATE TABLE leasehold_lease_audit (
   reason     text        NOT NULL,
   detail     text        NOT NULL
 );
+
+-- The fence floor (CONTRACT C3): the highest fence the sweep has deleted, one row. A swept key's
+-- next acquire draws above it, so a sequence set back cannot repeat a swept key's fence
+-- (db.changelog.xml, change set 9).
+CREATE TABLE leasehold_lease_fence_floor (fence bigint NOT NULL);
+INSERT INTO leasehold_lease_fence_floor (fence) VALUES (0);
