@@ -73,7 +73,7 @@ final class FenceSource {
             + "')), CASE WHEN to_regclass('"
             + seq
             + "') IS NOT NULL THEN 0 END),"
-            + " to_regclass('pg_dist_local_group') IS NOT NULL";
+            + " to_regclass('pg_catalog.pg_dist_local_group') IS NOT NULL";
   }
 
   /**
@@ -139,12 +139,14 @@ final class FenceSource {
    * granted 281474976710664 there and 103522 on the coordinator afterwards, and a sweep from the
    * worker deleted a row the coordinator's sweep keeps. The coordinator's group is 0 (a node not
    * yet added to a cluster has 0 too, and is a coordinator of its own). Asked only where the
-   * catalog exists, so plain PostgreSQL sends nothing more. No parameters.
+   * catalog exists, so plain PostgreSQL sends nothing more. Both names are qualified with {@code
+   * pg_catalog}: a table of that name planted earlier in the search path must not make a worker
+   * pass for the coordinator. No parameters.
    */
   private String workerRefusal() {
     int group =
         runner.execute(
-            "SELECT groupid FROM pg_dist_local_group",
+            "SELECT groupid FROM pg_catalog.pg_dist_local_group",
             () -> "ask which Citus node this is",
             ps -> {},
             (rs, opened) -> rs.next() ? rs.getInt(1) : 0);

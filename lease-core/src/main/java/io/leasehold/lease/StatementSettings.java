@@ -65,7 +65,7 @@ record StatementSettings(
    * (the changelog's Citus change set asks the same). One row, one boolean. No parameters.
    */
   static final String ON_CITUS =
-      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')";
+      "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus')";
 
   /**
    * On a Citus coordinator, what goes ahead of every statement, in a transaction block of its own

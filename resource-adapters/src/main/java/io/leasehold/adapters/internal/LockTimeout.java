@@ -1,8 +1,10 @@
 package io.leasehold.adapters.internal;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 
 /**
@@ -32,7 +34,23 @@ public final class LockTimeout {
    * (the changelogs' Citus change sets ask the same). One row, one boolean. No parameters.
    */
   public static final String ON_CITUS =
-      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')";
+      "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus')";
+
+  /**
+   * Asks {@link #ON_CITUS} on {@code c}; callers keep the answer, so it is asked once per writer or
+   * journal.
+   *
+   * @param c an open connection
+   * @return whether the database is a Citus coordinator
+   * @throws SQLException if the question fails (the caller asks again next time)
+   */
+  public static boolean askOnCitus(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(ON_CITUS)) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
+  }
 
   /**
    * On a Citus coordinator, the commands to send first in each transaction so that the timeout also
