@@ -3,7 +3,6 @@ package io.leasehold.adapters.jdbc;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.Transactions;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -76,11 +75,7 @@ final class JdbcTransactions {
   boolean onCitus(Connection c) throws SQLException {
     Boolean known = citus;
     if (known == null) {
-      try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery(LockTimeout.ON_CITUS)) {
-        rs.next();
-        known = rs.getBoolean(1);
-      }
+      known = LockTimeout.askOnCitus(c);
       citus = known;
     }
     return known;

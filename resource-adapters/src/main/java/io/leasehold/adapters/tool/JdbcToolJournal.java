@@ -170,11 +170,7 @@ public final class JdbcToolJournal implements ToolJournal {
   private boolean onCitus(Connection c) throws SQLException {
     Boolean known = citus;
     if (known == null) {
-      try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery(LockTimeout.ON_CITUS)) {
-        rs.next();
-        known = rs.getBoolean(1);
-      }
+      known = LockTimeout.askOnCitus(c);
       citus = known;
     }
     return known;
