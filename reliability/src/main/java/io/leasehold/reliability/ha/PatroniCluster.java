@@ -327,13 +327,22 @@ public final class PatroniCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    postmaster.ifPresent(
-        pid -> {
-          commands.run("kill", "-9", Long.toString(pid));
-          ProcessHandle.of(pid)
-              .ifPresent(
-                  h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join());
-        });
+    // The postmaster is often Patroni's descendant and gone by now; kill only one still alive,
+    // and take a failed kill of one that exited meanwhile as done (its end is what kill is for).
+    postmaster
+        .flatMap(ProcessHandle::of)
+        .filter(ProcessHandle::isAlive)
+        .ifPresent(
+            h -> {
+              try {
+                commands.run("kill", "-9", Long.toString(h.pid()));
+              } catch (RuntimeException e) {
+                if (h.isAlive()) {
+                  throw e;
+                }
+              }
+              h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> h).join();
+            });
   }
 
   private static Optional<Long> postmasterPid(Node n) {

@@ -1,10 +1,13 @@
 package io.leasehold.reliability.ha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -44,6 +47,47 @@ class PatroniClusterPreparationTest {
               "chmod 755 " + dir,
               "start /usr/bin/etcd");
       assertThat(cluster.directory().resolve("node1/patroni.yml")).exists();
+    }
+  }
+
+  /**
+   * CI's FailoverSmokeTest once ended in its clean-up with {@code kill -9 <pid> failed: No such
+   * process}: the postmaster, a descendant of the Patroni just killed, exited between the read of
+   * its pid file and the kill. Here the recorded kill ends the process first and then fails as the
+   * system's would; closing still succeeds, and a postmaster already gone gets no kill at all.
+   */
+  @Test
+  void closingSucceedsWhenThePostmasterExitsBeforeItsKill() throws Exception {
+    Process postmaster = new ProcessBuilder("sleep", "120").start();
+    List<String> recorded = new ArrayList<>();
+    PatroniCluster.Commands record =
+        new PatroniCluster.Commands() {
+          @Override
+          public void run(String... command) {
+            recorded.add(String.join(" ", command));
+            if (command[0].equals("kill")) {
+              postmaster.destroyForcibly();
+              postmaster.onExit().join();
+              throw new IllegalStateException(
+                  String.join(" ", command) + " failed: No such process");
+            }
+          }
+
+          @Override
+          public Process start(ProcessBuilder builder) {
+            return null;
+          }
+        };
+    PrintStream log = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    PatroniCluster cluster = new PatroniCluster(true, log, record);
+    Path data = Files.createDirectories(cluster.directory().resolve("node1/data"));
+    Files.writeString(data.resolve("postmaster.pid"), postmaster.pid() + "\n/data\n");
+    try {
+      assertThatCode(cluster::close).doesNotThrowAnyException();
+      assertThat(recorded).containsExactly("kill -9 " + postmaster.pid());
+      assertThat(postmaster.isAlive()).isFalse();
+    } finally {
+      postmaster.destroyForcibly();
     }
   }
 }
