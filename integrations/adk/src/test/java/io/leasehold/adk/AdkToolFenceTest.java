@@ -37,63 +37,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * ADK agents with fenced tools, through a real ADK runner: the shared agent-tool scenarios, and
- * what is ADK's own (the runner plugin, parallel tool execution, sub-agents, agent tools,
- * callbacks, the run config that carries the lease).
+ * ADK agents with fenced tools, through a real ADK runner: what is ADK's own (the runner plugin,
+ * sub-agents, agent tools, callbacks, the run config that carries the lease); the shared scenarios
+ * run in {@link AdkToolFenceScenariosTest}.
  */
 @SuppressWarnings("unchecked") // ADK's callbacks hand responses over as Object
 class AdkToolFenceTest extends AdkAgentFixture {
-  @Test
-  void parallelCallsOfASupersededTurnAreAllRefused() {
-    Lease desktop = acquire("desktop");
-    takeOver();
-    ScriptedLlm model =
-        new ScriptedLlm()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}",
-                "bookTable", "{\"name\":\"d\"}")
-            .answer("stopped");
-
-    String said =
-        AdkTurn.run(
-            agent(model, tools.tools()),
-            List.of(fence(false).plugin()),
-            runConfig(desktop, inParallel()));
-
-    assertThat(said).isEqualTo("stopped");
-    assertThat(world.effects).isEmpty();
-    assertThat(model.toolResultsSeen())
-        .hasSize(4)
-        .allSatisfy(r -> assertThat(r).contains("was NOT run"));
-    assertThat(stops).hasSize(1);
-    assertThat(callsOf(desktop)).isEmpty();
-  }
-
-  @Test
-  void parallelCallsOfACurrentRunAllRun() {
-    Lease desktop = acquire("desktop");
-    ScriptedLlm model =
-        new ScriptedLlm()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}")
-            .answer("ok");
-
-    assertThat(
-            AdkTurn.run(
-                agent(model, tools.tools()),
-                List.of(fence(true).plugin()),
-                runConfig(desktop, inParallel())))
-        .isEqualTo("ok");
-    assertThat(world.effects).containsExactlyInAnyOrder("sent:a", "booked:b", "sent:c");
-    assertThat(callsOf(desktop))
-        .hasSize(3)
-        .allSatisfy(c -> assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED));
-  }
-
   @Test
   void theRefusalTheModelReadsCarriesTheWrittenRefusal() {
     Lease desktop = acquire("desktop");
