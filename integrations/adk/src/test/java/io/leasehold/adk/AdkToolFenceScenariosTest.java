@@ -24,15 +24,19 @@ import java.util.Optional;
 class AdkToolFenceScenariosTest extends ParallelToolCallScenarios {
   private final RecordingTools tools = new RecordingTools(world);
 
-  @Override
-  protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
-    return turn(sequential(), lease, endRunOnRefusal, answer, toolCalls);
+  AdkToolFenceScenariosTest() {
+    super("AdkToolFence.runConfig(lease)", "session");
   }
 
   @Override
   protected Turn turnInParallel(
       Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
     return turn(inParallel(), lease, endRunOnRefusal, answer, toolCalls);
+  }
+
+  @Override
+  protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
+    return turn(sequential(), lease, endRunOnRefusal, answer, toolCalls);
   }
 
   private Turn turn(
@@ -77,20 +81,10 @@ class AdkToolFenceScenariosTest extends ParallelToolCallScenarios {
   }
 
   @Override
-  protected String howToPassALease() {
-    return "AdkToolFence.runConfig(lease)";
-  }
-
-  @Override
-  protected void turnResolvedToNoSession() {
+  protected void turnResolvedToNoSession(String... toolCalls) {
     AdkToolFence fence = AdkToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedLlm model = new ScriptedLlm().callTools("sendMessage", "{\"text\":\"hi\"}").answer("x");
+    ScriptedLlm model = new ScriptedLlm().callTools(toolCalls).answer("x");
     AdkTurn.run(agent(model, tools.tools()), List.of(fence.plugin()), sequential());
-  }
-
-  @Override
-  protected String howTheResolverErrorNamesTheCall() {
-    return "session";
   }
 
   private AdkToolFence fence(boolean endRunOnRefusal) {

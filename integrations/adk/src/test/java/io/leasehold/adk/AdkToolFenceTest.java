@@ -49,10 +49,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
     Lease browser = takeOver();
     Map<String, Object>[] response = new Map[1];
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"))
-            .tools(tools.tools())
+        bookingAda("x")
             .afterToolCallbackSync(
                 (ctx, tool, args, toolContext, result) -> {
                   response[0] = (Map<String, Object>) result;
@@ -85,9 +82,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
     LlmAgent booker = booker(model);
     LlmAgent root = LlmAgent.builder().name("assistant").model(model).subAgents(booker).build();
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(RunStoppedException.class)
         .hasMessageContaining("superseded");
     assertThat(world.effects).isEmpty();
@@ -101,9 +96,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
     Lease desktop = acquire("desktop");
     // An agent callback that runs after the plugin adds a tool the plugin never saw.
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"))
+        bookingAda("x")
+            .tools(List.of())
             .beforeModelCallbackSync(
                 (ctx, request) -> {
                   request.appendTools(List.of(tools.tools().get(1)));
@@ -111,9 +105,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
                 })
             .build();
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(agent, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(agent, fence(true), desktop))
         .isInstanceOf(UnfencedToolException.class)
         .hasMessageContaining("bookTable")
         .hasMessageContaining("AdkToolFence.wrap(tool)");
@@ -122,19 +114,14 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aBeforeToolCallbackThatAnswersInTheToolsPlaceRunsNothing() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("done"))
-            .tools(tools.tools())
+        bookingAda("done")
             .beforeToolCallbackSync(
                 (ctx, tool, args, toolContext) -> Optional.of(Map.of("result", "cached")))
             .build();
 
-    assertThat(AdkTurn.run(agent, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
-        .isEqualTo("done");
+    assertThat(AdkTurn.lastText(turnOf(agent, fence(true), desktop))).isEqualTo("done");
     // The callback answered; neither the tool nor the fence was reached, and nothing ran.
     assertThat(world.effects).isEmpty();
     assertThat(callsOf(desktop)).isEmpty();
@@ -142,8 +129,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aSupersededRunsAgentToolCallNeverStartsTheAgentItWraps() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     ScriptedLlm inner = new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("ok");
     LlmAgent booker = booker(inner);
     LlmAgent root =
@@ -151,9 +137,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
             new ScriptedLlm().callTools("booker", "{\"request\":\"book for Ada\"}").answer("x"),
             List.of(AgentTool.create(booker)));
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(RunStoppedException.class);
     assertThat(world.effects).isEmpty();
     assertThat(inner.toolResultsSeen()).isEmpty();
@@ -171,9 +155,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
             List.of(AgentTool.create(booker, false, true))); // includePlugins
 
     // ADK runs the wrapped agent with a run config of its own: its tool calls carry no lease.
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("AdkToolFence.runConfig(lease)");
     assertThat(world.effects).isEmpty();
@@ -254,9 +236,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void oneIdempotencyKeyRunsOnceAcrossParallelCallsAndInvocations() {
-    AgentToolFence keyed = keyedFence();
     Lease desktop = acquire("desktop");
-    keyed.startRun(desktop);
+    AgentToolFence keyed = keyedFenceRunning(desktop);
     String call = "{\"idempotencyKey\":\"k-1\",\"name\":\"Ada\"}";
     AdkToolFence fence = AdkToolFence.builder(keyed).endRunOnRefusal(false).build();
     List<BaseTool> pay = List.of(FunctionTool.create(tools, "pay"));
@@ -288,9 +269,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aToolThatThrowsAnErrorIsNotRunAgainByTheSameKey() {
-    AgentToolFence keyed = keyedFence();
     Lease desktop = acquire("desktop");
-    keyed.startRun(desktop);
+    AgentToolFence keyed = keyedFenceRunning(desktop);
     AtomicInteger runs = new AtomicInteger();
     BaseTool crashing =
         new BaseTool("pay", "Pays") {

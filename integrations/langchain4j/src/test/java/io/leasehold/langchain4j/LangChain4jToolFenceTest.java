@@ -40,6 +40,10 @@ class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
 
   private final RecordingTools tools = new RecordingTools(world);
 
+  LangChain4jToolFenceTest() {
+    super("LangChain4jToolFence.parameters(lease)", "conversation");
+  }
+
   @Override
   protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
     return turn(false, lease, endRunOnRefusal, answer, toolCalls);
@@ -81,22 +85,11 @@ class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
   }
 
   @Override
-  protected String howToPassALease() {
-    return "LangChain4jToolFence.parameters(lease)";
-  }
-
-  @Override
-  protected void turnResolvedToNoSession() {
+  protected void turnResolvedToNoSession(String... toolCalls) {
     LangChain4jToolFence fence =
         LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedChatModel model =
-        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
-    assistant(model, fence, false).chat("greet", new InvocationParameters());
-  }
-
-  @Override
-  protected String howTheResolverErrorNamesTheCall() {
-    return "conversation";
+    assistant(new ScriptedChatModel().callTools(toolCalls).answer("done"), fence, false)
+        .chat("greet", new InvocationParameters());
   }
 
   private static InvocationParameters parameters(Lease lease) {
@@ -160,8 +153,7 @@ class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
 
   @Test
   void toolsGivenAsAMapOrThroughAProviderAreFencedToo() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     Method send =
         RecordingTools.class.getMethod("sendMessage", String.class, InvocationParameters.class);
     ToolSpecification spec = ToolSpecifications.toolSpecificationFrom(send);

@@ -25,6 +25,10 @@ import org.springframework.ai.tool.definition.ToolDefinition;
 class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   private final RecordingTools tools = new RecordingTools(world);
 
+  SpringAiToolFenceTest() {
+    super("SpringAiToolFence.toolContext(lease)", "the tool context");
+  }
+
   @Override
   protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
     ScriptedChatModel model = new ScriptedChatModel().callTools(toolCalls).answer(answer);
@@ -65,22 +69,13 @@ class SpringAiToolFenceTest extends AgentToolFenceScenarios {
   }
 
   @Override
-  protected String howToPassALease() {
-    return "SpringAiToolFence.toolContext(lease)";
-  }
-
-  @Override
-  protected void turnResolvedToNoSession() {
+  protected void turnResolvedToNoSession(String... toolCalls) {
     SpringAiToolFence fence =
         SpringAiToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedChatModel model =
-        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
-    ask(model, fence.wrapObjects(tools), Map.of(ChatMemory.CONVERSATION_ID, "unknown"));
-  }
-
-  @Override
-  protected String howTheResolverErrorNamesTheCall() {
-    return "the tool context";
+    ask(
+        new ScriptedChatModel().callTools(toolCalls).answer("done"),
+        fence.wrapObjects(tools),
+        Map.of(ChatMemory.CONVERSATION_ID, "unknown"));
   }
 
   @Override

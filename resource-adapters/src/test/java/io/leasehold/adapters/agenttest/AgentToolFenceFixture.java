@@ -116,6 +116,17 @@ public abstract class AgentToolFenceFixture {
   }
 
   /**
+   * The desktop acquires the session, then the browser takes it over.
+   *
+   * @return the desktop's lease, superseded
+   */
+  protected Lease supersededDesktop() {
+    Lease desktop = acquire("desktop");
+    takeOver();
+    return desktop;
+  }
+
+  /**
    * The journal's records of one run's calls.
    *
    * @param lease the run

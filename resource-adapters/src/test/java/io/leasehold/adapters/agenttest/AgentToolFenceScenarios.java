@@ -30,6 +30,22 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
   /** What a turn through the framework gave back. */
   public record Turn(String answer, List<String> toolResultsSeen) {}
 
+  private final String howToPassALease;
+  private final String howTheResolverErrorNamesACall;
+
+  /**
+   * The scenarios, for a framework whose fence's errors say what follows.
+   *
+   * @param howToPassALease a part of the error for a call that carries no lease: the framework's
+   *     own way to pass a lease
+   * @param howTheResolverErrorNamesACall the start of how the error for a call that the session
+   *     resolver mapped to no session names the call (the framework's word for a conversation)
+   */
+  protected AgentToolFenceScenarios(String howToPassALease, String howTheResolverErrorNamesACall) {
+    this.howToPassALease = howToPassALease;
+    this.howTheResolverErrorNamesACall = howTheResolverErrorNamesACall;
+  }
+
   /**
    * Runs one conversation turn through the framework: a scripted model asks for {@code toolCalls}
    * at once (tool name, then its JSON arguments, repeated), then answers {@code answer}. The tools
@@ -61,26 +77,13 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
       Lease lease, String tool, String arguments, Error crash) throws Exception;
 
   /**
-   * What the fence's error says to do when a call carries no lease.
-   *
-   * @return a part of that message, naming the framework's own way to pass a lease
-   */
-  protected abstract String howToPassALease();
-
-  /**
    * Runs one turn, carrying no lease, through a fence whose session resolver maps the call to no
-   * session (returns null); the model calls {@code sendMessage}.
+   * session (returns null).
    *
+   * @param toolCalls what the model calls: tool name, then arguments, repeated
    * @throws Exception whatever the framework threw
    */
-  protected abstract void turnResolvedToNoSession() throws Exception;
-
-  /**
-   * How the fence's error names the call its resolver mapped to no session.
-   *
-   * @return the start of that name (the framework's word for a conversation)
-   */
-  protected abstract String howTheResolverErrorNamesTheCall();
+  protected abstract void turnResolvedToNoSession(String... toolCalls) throws Exception;
 
   /**
    * How the framework hands the model a tool's return value: as it is, unless the framework
@@ -91,6 +94,23 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
    */
   protected String asTheModelReadsIt(String returned) {
     return returned;
+  }
+
+  /**
+   * Tool calls that alternate {@code sendMessage} and {@code bookTable}: the first sends the first
+   * text, the second books a table for the second, and so on.
+   *
+   * @param texts the calls' texts and names
+   * @return tool name, then arguments, repeated
+   */
+  protected static String[] alternatingSendAndBook(String... texts) {
+    String[] calls = new String[texts.length * 2];
+    for (int i = 0; i < texts.length; i++) {
+      boolean send = i % 2 == 0;
+      calls[2 * i] = send ? "sendMessage" : "bookTable";
+      calls[2 * i + 1] = "{\"" + (send ? "text" : "name") + "\":\"" + texts[i] + "\"}";
+    }
+    return calls;
   }
 
   @Test
@@ -142,8 +162,7 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
 
   @Test
   void withoutEndingTheRunTheModelReadsThatItMustStop() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
     Turn turn = turn(desktop, false, "I will stop.", "bookTable", "{\"name\":\"Ada\"}");
 
@@ -159,20 +178,9 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
 
   @Test
   void severalCallsOfOneSupersededTurnAreAllRefusedAndTheModelReadsWhy() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
-    Turn turn =
-        turn(
-            desktop,
-            false,
-            "I stopped.",
-            "sendMessage",
-            "{\"text\":\"a\"}",
-            "bookTable",
-            "{\"name\":\"b\"}",
-            "sendMessage",
-            "{\"text\":\"c\"}");
+    Turn turn = turn(desktop, false, "I stopped.", alternatingSendAndBook("a", "b", "c"));
 
     assertThat(turn.answer()).isEqualTo("I stopped.");
     assertThat(world.effects).isEmpty();
@@ -191,17 +199,7 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
     // The browser takes over while the first call of the turn runs.
     world.duringNextSend(this::takeOver);
 
-    Turn turn =
-        turn(
-            desktop,
-            false,
-            "stopped",
-            "sendMessage",
-            "{\"text\":\"first\"}",
-            "bookTable",
-            "{\"name\":\"second\"}",
-            "sendMessage",
-            "{\"text\":\"third\"}");
+    Turn turn = turn(desktop, false, "stopped", alternatingSendAndBook("first", "second", "third"));
 
     assertThat(world.effects).containsExactly("sent:first");
     // The second call was refused by the journal without a record (issue 27); the third never
@@ -274,7 +272,7 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
   void aCallWithNoLeaseAndNoResolverSaysHowToPassOne() {
     assertThatThrownBy(() -> turn(null, true, "done", "sendMessage", "{\"text\":\"hi\"}"))
         .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining(howToPassALease());
+        .hasMessageContaining(howToPassALease);
     assertNothingRan();
   }
 
@@ -282,9 +280,9 @@ public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
   void aResolverThatMapsTheCallToNoSessionIsAClearErrorAndNothingRuns() {
     acquire("desktop");
 
-    assertThatThrownBy(this::turnResolvedToNoSession)
+    assertThatThrownBy(() -> turnResolvedToNoSession("sendMessage", "{\"text\":\"hi\"}"))
         .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining("mapped " + howTheResolverErrorNamesTheCall())
+        .hasMessageContaining("mapped " + howTheResolverErrorNamesACall)
         .hasMessageContaining("to no session");
     assertNothingRan();
   }

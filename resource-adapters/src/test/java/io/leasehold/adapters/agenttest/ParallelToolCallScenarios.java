@@ -13,6 +13,17 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class ParallelToolCallScenarios extends AgentToolFenceScenarios {
   /**
+   * The scenarios, for a framework whose fence's errors say what follows.
+   *
+   * @param howToPassALease see {@link AgentToolFenceScenarios}
+   * @param howTheResolverErrorNamesACall see {@link AgentToolFenceScenarios}
+   */
+  protected ParallelToolCallScenarios(
+      String howToPassALease, String howTheResolverErrorNamesACall) {
+    super(howToPassALease, howTheResolverErrorNamesACall);
+  }
+
+  /**
    * Runs one conversation turn as {@link #turn} does, but with the framework running the turn's
    * tool calls in parallel.
    *
@@ -28,22 +39,10 @@ public abstract class ParallelToolCallScenarios extends AgentToolFenceScenarios 
 
   @Test
   void parallelCallsOfASupersededTurnAreAllRefused() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
     Turn turn =
-        turnInParallel(
-            desktop,
-            false,
-            "stopped",
-            "sendMessage",
-            "{\"text\":\"a\"}",
-            "bookTable",
-            "{\"name\":\"b\"}",
-            "sendMessage",
-            "{\"text\":\"c\"}",
-            "bookTable",
-            "{\"name\":\"d\"}");
+        turnInParallel(desktop, false, "stopped", alternatingSendAndBook("a", "b", "c", "d"));
 
     assertThat(turn.answer()).isEqualTo("stopped");
     assertThat(world.effects).isEmpty();
@@ -58,17 +57,7 @@ public abstract class ParallelToolCallScenarios extends AgentToolFenceScenarios 
   void parallelCallsOfACurrentRunAllRun() throws Exception {
     Lease desktop = acquire("desktop");
 
-    Turn turn =
-        turnInParallel(
-            desktop,
-            true,
-            "ok",
-            "sendMessage",
-            "{\"text\":\"a\"}",
-            "bookTable",
-            "{\"name\":\"b\"}",
-            "sendMessage",
-            "{\"text\":\"c\"}");
+    Turn turn = turnInParallel(desktop, true, "ok", alternatingSendAndBook("a", "b", "c"));
 
     assertThat(turn.answer()).isEqualTo("ok");
     assertThat(world.effects).containsExactlyInAnyOrder("sent:a", "booked:b", "sent:c");
