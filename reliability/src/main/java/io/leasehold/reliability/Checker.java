@@ -61,6 +61,12 @@ final class Checker {
       return acquire.dbStart();
     }
 
+    /** How a violation names the run: {@code run <id> (fence <n>)}. */
+    @Override
+    public String toString() {
+      return "run " + token.runId() + " (fence " + token.fence() + ")";
+    }
+
     /** A lower bound of when the run's lease ended in the database. */
     Instant endLowerBound() {
       Instant end = knownEnd;
@@ -177,19 +183,14 @@ final class Checker {
           out.add(
               new Violation(
                   "C1",
-                  "run "
-                      + r.token.runId()
-                      + " (fence "
-                      + r.token.fence()
-                      + ") acquired "
+                  r
+                      + " acquired "
                       + r.token.key()
                       + " at "
                       + r.start()
-                      + " while run "
-                      + reachesFurthest.token.runId()
-                      + " (fence "
-                      + reachesFurthest.token.fence()
-                      + ") held it until at least "
+                      + " while "
+                      + reachesFurthest
+                      + " held it until at least "
                       + reachesFurthest.endLowerBound(),
                   concat(reachesFurthest.ops, r.ops)));
         }

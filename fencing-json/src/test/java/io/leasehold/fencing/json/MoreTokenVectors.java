@@ -7,7 +7,6 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenSignature;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -99,7 +98,7 @@ final class MoreTokenVectors {
     byte[] sig = Base64.getUrlDecoder().decode(TokenVectorsGenerator.get(e, 8));
     g.add(
         "Ed25519 signature with S + L in place of S",
-        TokenVectorsGenerator.part(e, 8, b64(withSPlusL(sig))),
+        TokenVectorsGenerator.part(e, 8, b64(Ed25519Signatures.withSPlusL(sig))),
         ek,
         inside,
         TokenVectorsGenerator.SKEW,
@@ -248,22 +247,6 @@ final class MoreTokenVectors {
             TokenVectorsGenerator.FROM,
             TokenVectorsGenerator.UNTIL),
         "valid");
-  }
-
-  private static byte[] withSPlusL(byte[] sig) {
-    BigInteger l =
-        BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
-    byte[] s = new byte[32];
-    for (int i = 0; i < 32; i++) {
-      s[i] = sig[63 - i];
-    }
-    byte[] sum = new BigInteger(1, s).add(l).toByteArray();
-    byte[] out = sig.clone();
-    Arrays.fill(out, 32, 64, (byte) 0);
-    for (int i = 0; i < Math.min(32, sum.length); i++) {
-      out[32 + i] = sum[sum.length - 1 - i];
-    }
-    return out;
   }
 
   private static byte[] identitySignature() {

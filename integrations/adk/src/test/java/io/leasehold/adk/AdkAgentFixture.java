@@ -1,79 +1,27 @@
 package io.leasehold.adk;
 
+import com.google.adk.agents.BaseAgent;
 import com.google.adk.agents.LlmAgent;
 import com.google.adk.agents.RunConfig;
+import com.google.adk.events.Event;
 import com.google.adk.tools.BaseTool;
-import com.google.adk.tools.ToolContext;
-import com.google.genai.types.FunctionDeclaration;
 import io.leasehold.adapters.agent.AgentToolFence;
-import io.leasehold.adapters.agenttest.AgentToolFenceScenarios;
-import io.leasehold.adapters.tool.FencedToolExecutor;
+import io.leasehold.adapters.agenttest.AgentToolFenceFixture;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.fencing.Fenced;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.Lease;
-import io.reactivex.rxjava3.core.Single;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
- * The shared agent-tool scenarios through a real ADK runner with a scripted model, and what the
- * module's tests build their agents from: the scenarios' tools over the shared world, agents, run
- * configs.
+ * What the module's own tests build their agents from, on the shared agent-tool fixture: the
+ * scenarios' tools over the shared world, agents, run configs. It runs no scenario itself ({@link
+ * AdkToolFenceScenariosTest} runs the shared ones once).
  */
-abstract class AdkAgentFixture extends AgentToolFenceScenarios {
+abstract class AdkAgentFixture extends AgentToolFenceFixture {
+  /** The arguments of booking a table for Ada. */
+  static final String BOOK_ADA = "{\"name\":\"Ada\"}";
+
   protected final RecordingTools tools = new RecordingTools(world);
-
-  @Override
-  protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
-    ScriptedLlm model = new ScriptedLlm().callTools(toolCalls).answer(answer);
-    String said =
-        AdkTurn.run(
-            agent(model, tools.tools()),
-            List.of(fence(endRunOnRefusal).plugin()),
-            runConfig(lease, sequential()));
-    return new Turn(said, model.toolResultsSeen());
-  }
-
-  @Override
-  protected void turnCallingACrashingTool(Lease lease, String tool, String arguments, Error crash) {
-    BaseTool crashing =
-        new BaseTool(tool, "Crashes") {
-          @Override
-          public Optional<FunctionDeclaration> declaration() {
-            return Optional.of(
-                FunctionDeclaration.builder().name(tool).description("Crashes").build());
-          }
-
-          @Override
-          public Single<Map<String, Object>> runAsync(
-              Map<String, Object> args, ToolContext toolContext) {
-            throw crash;
-          }
-        };
-    try {
-      AdkTurn.run(
-          agent(new ScriptedLlm().callTools(tool, arguments).answer("x"), List.of(crashing)),
-          List.of(fence(true).plugin()),
-          runConfig(lease, sequential()));
-    } catch (RuntimeException e) {
-      // ADK wraps whatever a tool throws that is not a RuntimeException, an Error too.
-      if (e.getCause() == crash && ("Failed to call tool: " + tool).equals(e.getMessage())) {
-        throw crash;
-      }
-      throw e;
-    }
-  }
-
-  @Override
-  protected String howToPassALease() {
-    return "AdkToolFence.runConfig(lease)";
-  }
-
-  @Override
-  protected String asTheModelReadsIt(String returned) {
-    return returned;
-  }
 
   /** An ADK fence over the scenarios' agent fence. */
   protected AdkToolFence fence(boolean endRunOnRefusal) {
@@ -82,16 +30,31 @@ abstract class AdkAgentFixture extends AgentToolFenceScenarios {
 
   /**
    * An agent fence on this test's journal that trusts every token and takes a call's idempotency
-   * key from its {@code idempotencyKey} argument.
+   * key from its {@code idempotencyKey} argument, with {@code run} started on it.
    */
-  protected AgentToolFence keyedFence() {
-    return AgentToolFence.builder(
-            FencedToolExecutor.builder()
-                .verifier(TokenVerifier.trustEveryWriter())
-                .journal(journal)
-                .build())
-        .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
-        .build();
+  protected AgentToolFence keyedFenceRunning(Lease run) {
+    AgentToolFence keyed =
+        AgentToolFence.builder(TestTools.trustingExecutor(journal).build())
+            .idempotencyKeys(AgentToolFence.IdempotencyKeys.argument("idempotencyKey"))
+            .build();
+    keyed.startRun(run);
+    return keyed;
+  }
+
+  /**
+   * An agent, "assistant", whose model books a table for Ada and then answers; it has the
+   * scenarios' tools, and the caller may add callbacks or replace them.
+   */
+  protected LlmAgent.Builder bookingAda(String answer) {
+    return LlmAgent.builder()
+        .name("assistant")
+        .model(new ScriptedLlm().callTools("bookTable", BOOK_ADA).answer(answer))
+        .tools(tools.tools());
+  }
+
+  /** One turn of {@code agent} through {@code fence}'s plugin, carrying {@code lease}. */
+  static List<Event> turnOf(BaseAgent agent, AdkToolFence fence, Fenced lease) {
+    return new AdkTurn(agent, List.of(fence.plugin())).say("go", runConfig(lease, sequential()));
   }
 
   static RunConfig inParallel() {

@@ -22,12 +22,11 @@ import com.google.genai.types.Part;
 import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
-import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
+import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.adapters.tool.ToolScope;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.Refusal;
-import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.lease.Lease;
 import io.reactivex.rxjava3.core.Completable;
 import io.reactivex.rxjava3.core.Flowable;
@@ -37,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,12 +45,9 @@ import org.junit.jupiter.api.Test;
  * carries: none of them runs a tool the fence did not admit.
  */
 class AdkBypassTest extends AdkAgentFixture {
-  private static final String BOOK_ADA = "{\"name\":\"Ada\"}";
-
   @Test
   void aSameNameToolSwappedInAfterThePluginDoesNotRun() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     LlmAgent agent = swappingIn(FunctionTool.create(tools, "bookTable"));
 
     Throwable t = catchThrowable(() -> turnOf(agent, fence(true), desktop));
@@ -61,16 +58,11 @@ class AdkBypassTest extends AdkAgentFixture {
 
   @Test
   void aToolDecoratedByAnotherFenceIsRefused() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     // A fence that trusts every writer and journals in memory: it never saw the takeover.
     AdkToolFence foreign =
         AdkToolFence.builder(
-                AgentToolFence.builder(
-                        FencedToolExecutor.builder()
-                            .verifier(TokenVerifier.trustEveryWriter())
-                            .journal(new MemoryToolJournal())
-                            .build())
+                AgentToolFence.builder(TestTools.trustingExecutor(new MemoryToolJournal()).build())
                     .build())
             .build();
     LlmAgent agent = swappingIn(foreign.wrap(FunctionTool.create(tools, "bookTable")));
@@ -85,8 +77,7 @@ class AdkBypassTest extends AdkAgentFixture {
 
   @Test
   void anotherFencesDecoratorInTheAgentIsDecoratedAnewByThePlugin() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     AdkToolFence other = fence(true);
     BaseTool book = other.wrap(FunctionTool.create(tools, "bookTable"));
     AdkToolFence fence = fence(true);
@@ -151,8 +142,7 @@ class AdkBypassTest extends AdkAgentFixture {
 
   @Test
   void aRefusalAnErrorCallbackAnswersDoesNotLetTheRunsNextCallRun() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     ScriptedLlm model =
         new ScriptedLlm()
             .callTools("bookTable", BOOK_ADA)
@@ -199,39 +189,46 @@ class AdkBypassTest extends AdkAgentFixture {
 
   @Test
   void theRunConfigsLeaseWinsOverTheSessionsNewerRun() {
-    Lease desktop = acquire("desktop");
-    Lease browser = takeOver();
-    AdkToolFence fence = AdkToolFence.builder(agentFence).sessions(ctx -> key, sessions).build();
+    Throwable t = bookingWhileTheBrowserIsRegistered(desktop -> runConfig(desktop, sequential()));
 
-    try (SessionLeases.Registration r = sessions.register(browser)) {
-      Throwable t = catchThrowable(() -> turnOf(booking(), fence, desktop));
-      assertThat(t).isInstanceOf(RunStoppedException.class).hasMessageContaining("superseded");
-    }
+    assertThat(t).isInstanceOf(RunStoppedException.class).hasMessageContaining("superseded");
     assertNothingRan();
   }
 
   @Test
   void junkInTheLeaseEntryDoesNotFallBackToTheSession() {
+    Throwable t =
+        bookingWhileTheBrowserIsRegistered(
+            desktop ->
+                sequential().toBuilder()
+                    .customMetadata(Map.of(AdkToolFence.LEASE_KEY, desktop.token().toText()))
+                    .build());
+
+    assertThat(t).hasMessageContaining(AdkToolFence.LEASE_KEY);
+    assertNothingRan();
+  }
+
+  /**
+   * The browser takes the session over and registers its run; then a booking turn of the desktop
+   * goes through a fence that can find the session's run, with the run config {@code runConfig}
+   * makes of the desktop's lease.
+   *
+   * @return what the turn threw
+   */
+  private Throwable bookingWhileTheBrowserIsRegistered(Function<Lease, RunConfig> runConfig) {
     Lease desktop = acquire("desktop");
     Lease browser = takeOver();
     AdkToolFence fence = AdkToolFence.builder(agentFence).sessions(ctx -> key, sessions).build();
-    RunConfig junk =
-        sequential().toBuilder()
-            .customMetadata(Map.of(AdkToolFence.LEASE_KEY, desktop.token().toText()))
-            .build();
-
     try (SessionLeases.Registration r = sessions.register(browser)) {
-      Throwable t =
-          catchThrowable(() -> new AdkTurn(booking(), List.of(fence.plugin())).say("go", junk));
-      assertThat(t).hasMessageContaining(AdkToolFence.LEASE_KEY);
+      return catchThrowable(
+          () ->
+              new AdkTurn(booking(), List.of(fence.plugin())).say("go", runConfig.apply(desktop)));
     }
-    assertNothingRan();
   }
 
   @Test
   void anUndecoratedToolInLiveModeIsRefusedWithHowToDecorateIt() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
     Throwable t = liveTurn(fence(true), tools.tools(), desktop);
 
@@ -245,8 +242,7 @@ class AdkBypassTest extends AdkAgentFixture {
 
   @Test
   void aDecoratedToolInLiveModeIsFenced() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     AdkToolFence fence = fence(true);
 
     Throwable t = liveTurn(fence, fence.wrap(tools.tools()), desktop);
@@ -272,15 +268,9 @@ class AdkBypassTest extends AdkAgentFixture {
                 .blockingSubscribe());
   }
 
-  /** One turn of {@code agent} through {@code fence}'s plugin, carrying {@code lease}. */
-  private static List<com.google.adk.events.Event> turnOf(
-      LlmAgent agent, AdkToolFence fence, Fenced lease) {
-    return new AdkTurn(agent, List.of(fence.plugin())).say("go", runConfig(lease, sequential()));
-  }
-
   /** An agent whose model books a table for Ada. */
   private LlmAgent booking() {
-    return agent(new ScriptedLlm().callTools("bookTable", BOOK_ADA).answer("x"), tools.tools());
+    return bookingAda("x").build();
   }
 
   /**
@@ -288,10 +278,7 @@ class AdkBypassTest extends AdkAgentFixture {
    * after the plugins', puts {@code swapped} in the request in place of {@code bookTable}.
    */
   private LlmAgent swappingIn(BaseTool swapped) {
-    return LlmAgent.builder()
-        .name("assistant")
-        .model(new ScriptedLlm().callTools("bookTable", BOOK_ADA).answer("x"))
-        .tools(tools.tools())
+    return bookingAda("x")
         .beforeModelCallbackSync(
             (ctx, request) -> {
               Map<String, BaseTool> m = new HashMap<>(request.build().tools());
@@ -306,10 +293,8 @@ class AdkBypassTest extends AdkAgentFixture {
   private AdkToolFence scopedFence() {
     return AdkToolFence.builder(
             AgentToolFence.builder(
-                    FencedToolExecutor.builder()
-                        .verifier(TokenVerifier.trustEveryWriter())
+                    TestTools.trustingExecutor(journal)
                         .scope(ToolScope.argumentUnderKey("name"))
-                        .journal(journal)
                         .build())
                 .build())
         .build();

@@ -11,7 +11,6 @@ import com.google.genai.types.Content;
 import com.google.genai.types.FunctionCall;
 import com.google.genai.types.FunctionResponse;
 import com.google.genai.types.Part;
-import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.lease.Lease;
 import java.util.List;
@@ -25,8 +24,6 @@ import org.junit.jupiter.api.Test;
  * still ends the run.
  */
 class AdkConfirmationTest extends AdkAgentFixture {
-  private static final String BOOK_ADA = "{\"name\":\"Ada\"}";
-
   @Test
   void aConfirmedCallOfTheCurrentRunRunsOnce() {
     Lease desktop = acquire("desktop");
@@ -89,10 +86,8 @@ class AdkConfirmationTest extends AdkAgentFixture {
 
   @Test
   void aConfirmedCallWithAnIdempotencyKeyRunsOnceConfirmed() {
-    AgentToolFence keyed = keyedFence();
     Lease desktop = acquire("desktop");
-    keyed.startRun(desktop);
-    AdkToolFence fence = AdkToolFence.builder(keyed).build();
+    AdkToolFence fence = AdkToolFence.builder(keyedFenceRunning(desktop)).build();
     String call = "{\"idempotencyKey\":\"k-5\",\"name\":\"Ada\"}";
 
     Asked asked = ask(fence, "pay", call, desktop, true);

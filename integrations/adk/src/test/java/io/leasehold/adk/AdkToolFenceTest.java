@@ -37,73 +37,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * ADK agents with fenced tools, through a real ADK runner: the shared agent-tool scenarios, and
- * what is ADK's own (the runner plugin, parallel tool execution, sub-agents, agent tools,
- * callbacks, the run config that carries the lease).
+ * ADK agents with fenced tools, through a real ADK runner: what is ADK's own (the runner plugin,
+ * sub-agents, agent tools, callbacks, the run config that carries the lease); the shared scenarios
+ * run in {@link AdkToolFenceScenariosTest}.
  */
 @SuppressWarnings("unchecked") // ADK's callbacks hand responses over as Object
 class AdkToolFenceTest extends AdkAgentFixture {
-  @Test
-  void parallelCallsOfASupersededTurnAreAllRefused() {
-    Lease desktop = acquire("desktop");
-    takeOver();
-    ScriptedLlm model =
-        new ScriptedLlm()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}",
-                "bookTable", "{\"name\":\"d\"}")
-            .answer("stopped");
-
-    String said =
-        AdkTurn.run(
-            agent(model, tools.tools()),
-            List.of(fence(false).plugin()),
-            runConfig(desktop, inParallel()));
-
-    assertThat(said).isEqualTo("stopped");
-    assertThat(world.effects).isEmpty();
-    assertThat(model.toolResultsSeen())
-        .hasSize(4)
-        .allSatisfy(r -> assertThat(r).contains("was NOT run"));
-    assertThat(stops).hasSize(1);
-    assertThat(callsOf(desktop)).isEmpty();
-  }
-
-  @Test
-  void parallelCallsOfACurrentRunAllRun() {
-    Lease desktop = acquire("desktop");
-    ScriptedLlm model =
-        new ScriptedLlm()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}")
-            .answer("ok");
-
-    assertThat(
-            AdkTurn.run(
-                agent(model, tools.tools()),
-                List.of(fence(true).plugin()),
-                runConfig(desktop, inParallel())))
-        .isEqualTo("ok");
-    assertThat(world.effects).containsExactlyInAnyOrder("sent:a", "booked:b", "sent:c");
-    assertThat(callsOf(desktop))
-        .hasSize(3)
-        .allSatisfy(c -> assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED));
-  }
-
   @Test
   void theRefusalTheModelReadsCarriesTheWrittenRefusal() {
     Lease desktop = acquire("desktop");
     Lease browser = takeOver();
     Map<String, Object>[] response = new Map[1];
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"))
-            .tools(tools.tools())
+        bookingAda("x")
             .afterToolCallbackSync(
                 (ctx, tool, args, toolContext, result) -> {
                   response[0] = (Map<String, Object>) result;
@@ -136,9 +82,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
     LlmAgent booker = booker(model);
     LlmAgent root = LlmAgent.builder().name("assistant").model(model).subAgents(booker).build();
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(RunStoppedException.class)
         .hasMessageContaining("superseded");
     assertThat(world.effects).isEmpty();
@@ -152,9 +96,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
     Lease desktop = acquire("desktop");
     // An agent callback that runs after the plugin adds a tool the plugin never saw.
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("x"))
+        bookingAda("x")
+            .tools(List.of())
             .beforeModelCallbackSync(
                 (ctx, request) -> {
                   request.appendTools(List.of(tools.tools().get(1)));
@@ -162,9 +105,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
                 })
             .build();
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(agent, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(agent, fence(true), desktop))
         .isInstanceOf(UnfencedToolException.class)
         .hasMessageContaining("bookTable")
         .hasMessageContaining("AdkToolFence.wrap(tool)");
@@ -173,19 +114,14 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aBeforeToolCallbackThatAnswersInTheToolsPlaceRunsNothing() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     LlmAgent agent =
-        LlmAgent.builder()
-            .name("assistant")
-            .model(new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("done"))
-            .tools(tools.tools())
+        bookingAda("done")
             .beforeToolCallbackSync(
                 (ctx, tool, args, toolContext) -> Optional.of(Map.of("result", "cached")))
             .build();
 
-    assertThat(AdkTurn.run(agent, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
-        .isEqualTo("done");
+    assertThat(AdkTurn.lastText(turnOf(agent, fence(true), desktop))).isEqualTo("done");
     // The callback answered; neither the tool nor the fence was reached, and nothing ran.
     assertThat(world.effects).isEmpty();
     assertThat(callsOf(desktop)).isEmpty();
@@ -193,8 +129,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aSupersededRunsAgentToolCallNeverStartsTheAgentItWraps() {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     ScriptedLlm inner = new ScriptedLlm().callTools("bookTable", "{\"name\":\"Ada\"}").answer("ok");
     LlmAgent booker = booker(inner);
     LlmAgent root =
@@ -202,9 +137,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
             new ScriptedLlm().callTools("booker", "{\"request\":\"book for Ada\"}").answer("x"),
             List.of(AgentTool.create(booker)));
 
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(RunStoppedException.class);
     assertThat(world.effects).isEmpty();
     assertThat(inner.toolResultsSeen()).isEmpty();
@@ -222,9 +155,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
             List.of(AgentTool.create(booker, false, true))); // includePlugins
 
     // ADK runs the wrapped agent with a run config of its own: its tool calls carry no lease.
-    assertThatThrownBy(
-            () ->
-                AdkTurn.run(root, List.of(fence(true).plugin()), runConfig(desktop, sequential())))
+    assertThatThrownBy(() -> turnOf(root, fence(true), desktop))
         .isInstanceOf(UnresolvedSessionException.class)
         .hasMessageContaining("AdkToolFence.runConfig(lease)");
     assertThat(world.effects).isEmpty();
@@ -305,9 +236,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void oneIdempotencyKeyRunsOnceAcrossParallelCallsAndInvocations() {
-    AgentToolFence keyed = keyedFence();
     Lease desktop = acquire("desktop");
-    keyed.startRun(desktop);
+    AgentToolFence keyed = keyedFenceRunning(desktop);
     String call = "{\"idempotencyKey\":\"k-1\",\"name\":\"Ada\"}";
     AdkToolFence fence = AdkToolFence.builder(keyed).endRunOnRefusal(false).build();
     List<BaseTool> pay = List.of(FunctionTool.create(tools, "pay"));
@@ -339,9 +269,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
 
   @Test
   void aToolThatThrowsAnErrorIsNotRunAgainByTheSameKey() {
-    AgentToolFence keyed = keyedFence();
     Lease desktop = acquire("desktop");
-    keyed.startRun(desktop);
+    AgentToolFence keyed = keyedFenceRunning(desktop);
     AtomicInteger runs = new AtomicInteger();
     BaseTool crashing =
         new BaseTool("pay", "Pays") {

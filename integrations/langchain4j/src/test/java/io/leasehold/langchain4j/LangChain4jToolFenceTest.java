@@ -16,8 +16,7 @@ import dev.langchain4j.service.tool.ToolProviderResult;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
-import io.leasehold.adapters.agenttest.AgentToolFenceScenarios;
-import io.leasehold.adapters.tool.ToolCall;
+import io.leasehold.adapters.agenttest.ParallelToolCallScenarios;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.Lease;
 import java.lang.reflect.Method;
@@ -27,9 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * LangChain4j AI services with fenced tools: the shared agent-tool scenarios through an AI service,
- * and what is LangChain4j's own (concurrent tool execution, memory ids, tool maps and providers).
+ * the parallel-call scenarios through concurrent tool execution, and what is LangChain4j's own
+ * (memory ids, tool maps and providers).
  */
-class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
+class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
   interface Assistant {
     String chat(@UserMessage String message, InvocationParameters parameters);
   }
@@ -40,12 +40,31 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
 
   private final RecordingTools tools = new RecordingTools(world);
 
+  LangChain4jToolFenceTest() {
+    super("LangChain4jToolFence.parameters(lease)", "conversation");
+  }
+
   @Override
   protected Turn turn(Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
+    return turn(false, lease, endRunOnRefusal, answer, toolCalls);
+  }
+
+  @Override
+  protected Turn turnInParallel(
+      Lease lease, boolean endRunOnRefusal, String answer, String... toolCalls) {
+    return turn(true, lease, endRunOnRefusal, answer, toolCalls);
+  }
+
+  private Turn turn(
+      boolean concurrently,
+      Lease lease,
+      boolean endRunOnRefusal,
+      String answer,
+      String... toolCalls) {
     ScriptedChatModel model = new ScriptedChatModel().callTools(toolCalls).answer(answer);
     LangChain4jToolFence fence =
         LangChain4jToolFence.builder(agentFence).endRunOnRefusal(endRunOnRefusal).build();
-    String said = assistant(model, fence, false).chat("go", parameters(lease));
+    String said = assistant(model, fence, concurrently).chat("go", parameters(lease));
     return new Turn(said, model.toolResultsSeen());
   }
 
@@ -66,13 +85,11 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   }
 
   @Override
-  protected String howToPassALease() {
-    return "LangChain4jToolFence.parameters(lease)";
-  }
-
-  @Override
-  protected String asTheModelReadsIt(String returned) {
-    return returned;
+  protected void turnResolvedToNoSession(String... toolCalls) {
+    LangChain4jToolFence fence =
+        LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
+    assistant(new ScriptedChatModel().callTools(toolCalls).answer("done"), fence, false)
+        .chat("greet", new InvocationParameters());
   }
 
   private static InvocationParameters parameters(Lease lease) {
@@ -90,55 +107,6 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
       b.executeToolsConcurrently();
     }
     return b.build();
-  }
-
-  @Test
-  void parallelCallsOfASupersededTurnAreAllRefused() {
-    Lease desktop = acquire("desktop");
-    takeOver();
-    ScriptedChatModel model =
-        new ScriptedChatModel()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}",
-                "bookTable", "{\"name\":\"d\"}")
-            .answer("stopped");
-    LangChain4jToolFence fence =
-        LangChain4jToolFence.builder(agentFence).endRunOnRefusal(false).build();
-
-    assertThat(
-            assistant(model, fence, true)
-                .chat("all at once", LangChain4jToolFence.parameters(desktop)))
-        .isEqualTo("stopped");
-
-    assertThat(world.effects).isEmpty();
-    assertThat(model.toolResultsSeen())
-        .hasSize(4)
-        .allSatisfy(r -> assertThat(r).contains("was NOT run"));
-    assertThat(stops).hasSize(1);
-    assertThat(callsOf(desktop)).isEmpty(); // issue 27: refused calls add nothing
-  }
-
-  @Test
-  void parallelCallsOfACurrentRunAllRun() {
-    Lease desktop = acquire("desktop");
-    ScriptedChatModel model =
-        new ScriptedChatModel()
-            .callTools(
-                "sendMessage", "{\"text\":\"a\"}",
-                "bookTable", "{\"name\":\"b\"}",
-                "sendMessage", "{\"text\":\"c\"}")
-            .answer("ok");
-
-    assertThat(
-            assistant(model, LangChain4jToolFence.builder(agentFence).build(), true)
-                .chat("all at once", LangChain4jToolFence.parameters(desktop)))
-        .isEqualTo("ok");
-    assertThat(world.effects).containsExactlyInAnyOrder("sent:a", "booked:b", "sent:c");
-    assertThat(callsOf(desktop))
-        .hasSize(3)
-        .allSatisfy(c -> assertThat(c.state()).isEqualTo(ToolCall.State.FINISHED));
   }
 
   @Test
@@ -166,22 +134,6 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
   }
 
   @Test
-  void aResolverThatCannotMapTheConversationIsAClearErrorAndNothingRuns() {
-    acquire("desktop");
-    LangChain4jToolFence fence =
-        LangChain4jToolFence.builder(agentFence).sessions(ctx -> null, sessions).build();
-    ScriptedChatModel model =
-        new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
-
-    assertThatThrownBy(
-            () -> assistant(model, fence, false).chat("greet", new InvocationParameters()))
-        .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining("mapped conversation")
-        .hasMessageContaining("to no session");
-    assertNothingRan();
-  }
-
-  @Test
   void aLeaseOfAnotherSessionThanTheConversationIsRefused() {
     Lease desktop = acquire("desktop");
     LangChain4jToolFence fence =
@@ -201,8 +153,7 @@ class LangChain4jToolFenceTest extends AgentToolFenceScenarios {
 
   @Test
   void toolsGivenAsAMapOrThroughAProviderAreFencedToo() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
     Method send =
         RecordingTools.class.getMethod("sendMessage", String.class, InvocationParameters.class);
     ToolSpecification spec = ToolSpecifications.toolSpecificationFrom(send);

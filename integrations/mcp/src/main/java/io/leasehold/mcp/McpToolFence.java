@@ -99,16 +99,20 @@ public final class McpToolFence {
    * @return the fenced tool
    */
   public SyncToolSpecification fence(SyncToolSpecification spec) {
+    Tool tool = announced(required(spec).tool());
+    return SyncToolSpecification.builder()
+        .tool(tool)
+        .callHandler(
+            (exchange, request) ->
+                call(tool.name(), request, () -> spec.callHandler().apply(exchange, request)))
+        .build();
+  }
+
+  private static <T> T required(T spec) {
     if (spec == null) {
       throw new IllegalArgumentException("spec must not be null");
     }
-    return SyncToolSpecification.builder()
-        .tool(announced(spec.tool()))
-        .callHandler(
-            (exchange, request) ->
-                call(
-                    spec.tool().name(), request, () -> spec.callHandler().apply(exchange, request)))
-        .build();
+    return spec;
   }
 
   /**
@@ -146,17 +150,16 @@ public final class McpToolFence {
    * @return the fenced tool
    */
   public AsyncToolSpecification fence(AsyncToolSpecification spec) {
-    if (spec == null) {
-      throw new IllegalArgumentException("spec must not be null");
-    }
+    Tool tool = announced(required(spec).tool());
+    // The fence's own steps block (journal, marks): they run off the caller's event loop.
     return AsyncToolSpecification.builder()
-        .tool(announced(spec.tool()))
+        .tool(tool)
         .callHandler(
             (exchange, request) ->
                 Mono.fromCallable(
                         () ->
                             call(
-                                spec.tool().name(),
+                                tool.name(),
                                 request,
                                 () -> spec.callHandler().apply(exchange, request).block()))
                     .subscribeOn(Schedulers.boundedElastic()))

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.math.BigInteger;
+import io.leasehold.fencing.json.Ed25519Signatures;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -362,7 +362,7 @@ final class TokenCorpus {
         return b64(identity);
       case 5:
         if (bytes != null && bytes.length == 64) {
-          return b64(withSPlusL(bytes));
+          return b64(Ed25519Signatures.withSPlusL(bytes));
         }
         return sig + "A";
       case 6:
@@ -375,22 +375,6 @@ final class TokenCorpus {
       default:
         return b64(randomBytes(r.nextBoolean() ? 32 : 64));
     }
-  }
-
-  private static byte[] withSPlusL(byte[] sig) {
-    BigInteger l =
-        BigInteger.TWO.pow(252).add(new BigInteger("27742317777372353535851937790883648493"));
-    byte[] s = new byte[32];
-    for (int i = 0; i < 32; i++) {
-      s[i] = sig[63 - i];
-    }
-    byte[] sum = new BigInteger(1, s).add(l).toByteArray();
-    byte[] out = sig.clone();
-    Arrays.fill(out, 32, 64, (byte) 0);
-    for (int i = 0; i < Math.min(32, sum.length); i++) {
-      out[32 + i] = sum[sum.length - 1 - i];
-    }
-    return out;
   }
 
   /** A verifier that usually holds the signer's own key (null: any keys). */

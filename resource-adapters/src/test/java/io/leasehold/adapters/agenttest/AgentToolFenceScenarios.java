@@ -3,78 +3,48 @@ package io.leasehold.adapters.agenttest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.adapters.agent.AgentToolFence;
 import io.leasehold.adapters.agent.RunStop;
 import io.leasehold.adapters.agent.RunStoppedException;
-import io.leasehold.adapters.agent.SessionLeases;
 import io.leasehold.adapters.agent.UnresolvedSessionException;
 import io.leasehold.adapters.tool.FencedToolExecutor;
-import io.leasehold.adapters.tool.JdbcToolJournal;
-import io.leasehold.adapters.tool.TestTools;
 import io.leasehold.adapters.tool.ToolCall;
-import io.leasehold.adapters.tool.ToolJournalSchema;
-import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.Refusal;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
-import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
-import io.leasehold.testing.TestDatabaseExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The agent-tool scenarios every agent-framework module runs through its framework, on real
- * PostgreSQL (leases and the tool journal): a framework module extends this class, says how one
- * conversation turn goes through its framework, and keeps only what is its framework's own
- * (parallel tool calls, how a conversation names its session).
- *
- * <p>Each turn's tools act on {@link #world}; the fence under test is built over {@link
- * #agentFence}, whose stops land in {@link #stops}.
+ * The agent-tool scenarios every agent-framework module runs through its framework, on the shared
+ * {@link AgentToolFenceFixture}: a framework module extends this class once, says how one
+ * conversation turn goes through its framework, and keeps only what is its framework's own (how a
+ * conversation names its session, say). A framework that runs a turn's tool calls in parallel
+ * extends {@link ParallelToolCallScenarios} instead.
  */
-@Timeout(60)
-public abstract class AgentToolFenceScenarios {
+public abstract class AgentToolFenceScenarios extends AgentToolFenceFixture {
   /** What a turn through the framework gave back. */
   public record Turn(String answer, List<String> toolResultsSeen) {}
 
-  protected final List<RunStop> stops = new CopyOnWriteArrayList<>();
-  protected final ToolWorld world = new ToolWorld();
+  private final String howToPassALease;
+  private final String howTheResolverErrorNamesACall;
 
-  /** The runs registered by session, for fences that resolve a call's session. */
-  protected final SessionLeases sessions = new SessionLeases();
-
-  protected final LeaseKey key = LeaseKey.of("acct-7", "chat-" + UUID.randomUUID());
-  protected LeaseStore store;
-  protected JdbcToolJournal journal;
-  protected AgentToolFence agentFence;
-
-  /** Nothing reached the world and nothing was journaled for the session. */
-  protected void assertNothingRan() {
-    assertThat(world.effects).isEmpty();
-    assertThat(journal.calls(key)).isEmpty();
+  /**
+   * The scenarios, for a framework whose fence's errors say what follows.
+   *
+   * @param howToPassALease a part of the error for a call that carries no lease: the framework's
+   *     own way to pass a lease
+   * @param howTheResolverErrorNamesACall the start of how the error for a call that the session
+   *     resolver mapped to no session names the call (the framework's word for a conversation)
+   */
+  protected AgentToolFenceScenarios(String howToPassALease, String howTheResolverErrorNamesACall) {
+    this.howToPassALease = howToPassALease;
+    this.howTheResolverErrorNamesACall = howTheResolverErrorNamesACall;
   }
-
-  /** The leases and the tool journal, in one database per test class. */
-  @RegisterExtension
-  protected static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate(
-          "agent_tools",
-          ds -> {
-            LeaseSchema.defaults().apply(ds);
-            ToolJournalSchema.defaults().apply(ds);
-          });
 
   /**
    * Runs one conversation turn through the framework: a scripted model asks for {@code toolCalls}
@@ -107,75 +77,40 @@ public abstract class AgentToolFenceScenarios {
       Lease lease, String tool, String arguments, Error crash) throws Exception;
 
   /**
-   * What the fence's error says to do when a call carries no lease.
+   * Runs one turn, carrying no lease, through a fence whose session resolver maps the call to no
+   * session (returns null).
    *
-   * @return a part of that message, naming the framework's own way to pass a lease
+   * @param toolCalls what the model calls: tool name, then arguments, repeated
+   * @throws Exception whatever the framework threw
    */
-  protected abstract String howToPassALease();
+  protected abstract void turnResolvedToNoSession(String... toolCalls) throws Exception;
 
   /**
-   * How the framework hands the model a tool's return value.
+   * How the framework hands the model a tool's return value: as it is, unless the framework
+   * converts it.
    *
    * @param returned what the tool returned
    * @return what the model reads
    */
-  protected abstract String asTheModelReadsIt(String returned);
-
-  @BeforeEach
-  void openStoreAndJournal() {
-    store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(administeredBy("ops"))
-            .ttl(Duration.ofSeconds(30))
-            .build();
-    journal = JdbcToolJournal.create(db.dataSource());
-    FencedToolExecutor executor = TestTools.trustingExecutor(journal).build();
-    agentFence = AgentToolFence.builder(executor).listener(stops::add).build();
-  }
-
-  @AfterEach
-  void closeStore() {
-    store.close();
-  }
-
-  private static AccessPolicy administeredBy(String administrator) {
-    return AccessPolicy.allowAll().withAdministrators(Set.of(administrator));
+  protected String asTheModelReadsIt(String returned) {
+    return returned;
   }
 
   /**
-   * Acquires the scenario's session for a device.
+   * Tool calls that alternate {@code sendMessage} and {@code bookTable}: the first sends the first
+   * text, the second books a table for the second, and so on.
    *
-   * @param device the holder's name
-   * @return the lease
+   * @param texts the calls' texts and names
+   * @return tool name, then arguments, repeated
    */
-  protected Lease acquire(String device) {
-    AcquireResult r = store.tryAcquire(AcquireRequest.of(key, "acct-7").withHolder(device));
-    assertThat(r).isInstanceOf(AcquireResult.Acquired.class);
-    return ((AcquireResult.Acquired) r).lease();
-  }
-
-  /**
-   * The browser takes the session over: the desktop's lease is ended and a newer run starts.
-   *
-   * @return the browser's lease
-   */
-  protected Lease takeOver() {
-    store.admin().forceRelease(key, "ops", "the browser took over");
-    Lease browser = acquire("browser");
-    agentFence.startRun(browser);
-    return browser;
-  }
-
-  /**
-   * The journal's records of one run's calls.
-   *
-   * @param lease the run
-   * @return its calls
-   */
-  protected List<ToolCall> callsOf(Lease lease) {
-    return journal.calls(key).stream()
-        .filter(c -> c.token().runId().equals(lease.runId()))
-        .toList();
+  protected static String[] alternatingSendAndBook(String... texts) {
+    String[] calls = new String[texts.length * 2];
+    for (int i = 0; i < texts.length; i++) {
+      boolean send = i % 2 == 0;
+      calls[2 * i] = send ? "sendMessage" : "bookTable";
+      calls[2 * i + 1] = "{\"" + (send ? "text" : "name") + "\":\"" + texts[i] + "\"}";
+    }
+    return calls;
   }
 
   @Test
@@ -227,8 +162,7 @@ public abstract class AgentToolFenceScenarios {
 
   @Test
   void withoutEndingTheRunTheModelReadsThatItMustStop() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
     Turn turn = turn(desktop, false, "I will stop.", "bookTable", "{\"name\":\"Ada\"}");
 
@@ -244,20 +178,9 @@ public abstract class AgentToolFenceScenarios {
 
   @Test
   void severalCallsOfOneSupersededTurnAreAllRefusedAndTheModelReadsWhy() throws Exception {
-    Lease desktop = acquire("desktop");
-    takeOver();
+    Lease desktop = supersededDesktop();
 
-    Turn turn =
-        turn(
-            desktop,
-            false,
-            "I stopped.",
-            "sendMessage",
-            "{\"text\":\"a\"}",
-            "bookTable",
-            "{\"name\":\"b\"}",
-            "sendMessage",
-            "{\"text\":\"c\"}");
+    Turn turn = turn(desktop, false, "I stopped.", alternatingSendAndBook("a", "b", "c"));
 
     assertThat(turn.answer()).isEqualTo("I stopped.");
     assertThat(world.effects).isEmpty();
@@ -276,17 +199,7 @@ public abstract class AgentToolFenceScenarios {
     // The browser takes over while the first call of the turn runs.
     world.duringNextSend(this::takeOver);
 
-    Turn turn =
-        turn(
-            desktop,
-            false,
-            "stopped",
-            "sendMessage",
-            "{\"text\":\"first\"}",
-            "bookTable",
-            "{\"name\":\"second\"}",
-            "sendMessage",
-            "{\"text\":\"third\"}");
+    Turn turn = turn(desktop, false, "stopped", alternatingSendAndBook("first", "second", "third"));
 
     assertThat(world.effects).containsExactly("sent:first");
     // The second call was refused by the journal without a record (issue 27); the third never
@@ -359,7 +272,18 @@ public abstract class AgentToolFenceScenarios {
   void aCallWithNoLeaseAndNoResolverSaysHowToPassOne() {
     assertThatThrownBy(() -> turn(null, true, "done", "sendMessage", "{\"text\":\"hi\"}"))
         .isInstanceOf(UnresolvedSessionException.class)
-        .hasMessageContaining(howToPassALease());
+        .hasMessageContaining(howToPassALease);
+    assertNothingRan();
+  }
+
+  @Test
+  void aResolverThatMapsTheCallToNoSessionIsAClearErrorAndNothingRuns() {
+    acquire("desktop");
+
+    assertThatThrownBy(() -> turnResolvedToNoSession("sendMessage", "{\"text\":\"hi\"}"))
+        .isInstanceOf(UnresolvedSessionException.class)
+        .hasMessageContaining("mapped " + howTheResolverErrorNamesACall)
+        .hasMessageContaining("to no session");
     assertNothingRan();
   }
 }

@@ -10,6 +10,7 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreBuilder;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -220,7 +221,7 @@ public class LeaseholdAutoConfiguration {
               properties.getGuards().getFileStoreRoot())
           .verifier(requireVerifier(verifier, "file store"))
           .auditLog(properties.getGuards().isFileStoreAuditLog())
-          .listener(listener.getIfAvailable(() -> GuardListener.NONE))
+          .listener(listenerOrNone(listener))
           .open();
     }
 
@@ -232,12 +233,11 @@ public class LeaseholdAutoConfiguration {
         LeaseholdDataSource dataSource,
         ObjectProvider<TokenVerifier> verifier,
         ObjectProvider<GuardListener> listener) {
-      if (properties.getSchema().isApply()) {
-        io.leasehold.adapters.jdbc.HighWaterSchema.defaults().apply(dataSource.dataSource());
-      }
+      applySchema(
+          properties, dataSource, io.leasehold.adapters.jdbc.HighWaterSchema.defaults()::apply);
       return io.leasehold.adapters.jdbc.FencedJdbcWriter.builder(dataSource.dataSource())
           .verifier(requireVerifier(verifier, "JDBC writer"))
-          .listener(listener.getIfAvailable(() -> GuardListener.NONE))
+          .listener(listenerOrNone(listener))
           .build();
     }
 
@@ -250,16 +250,30 @@ public class LeaseholdAutoConfiguration {
         ObjectProvider<TokenVerifier> verifier,
         ObjectProvider<GuardListener> listener,
         ObjectProvider<io.leasehold.adapters.tool.FencedTool> tools) {
-      if (properties.getSchema().isApply()) {
-        io.leasehold.adapters.tool.ToolJournalSchema.defaults().apply(dataSource.dataSource());
-      }
+      applySchema(
+          properties, dataSource, io.leasehold.adapters.tool.ToolJournalSchema.defaults()::apply);
       io.leasehold.adapters.tool.FencedToolExecutor.Builder b =
           io.leasehold.adapters.tool.FencedToolExecutor.builder()
               .verifier(requireVerifier(verifier, "tool executor"))
               .journal(io.leasehold.adapters.tool.JdbcToolJournal.create(dataSource.dataSource()))
-              .listener(listener.getIfAvailable(() -> GuardListener.NONE));
+              .listener(listenerOrNone(listener));
       tools.orderedStream().forEach(b::tool);
       return b.build();
+    }
+
+    /** Applies a guard's schema to the data source, where leasehold.schema.apply asks for it. */
+    private static void applySchema(
+        LeaseholdProperties properties,
+        LeaseholdDataSource dataSource,
+        Consumer<DataSource> schema) {
+      if (properties.getSchema().isApply()) {
+        schema.accept(dataSource.dataSource());
+      }
+    }
+
+    /** The application's guard listener, or none. */
+    private static GuardListener listenerOrNone(ObjectProvider<GuardListener> listener) {
+      return listener.getIfAvailable(() -> GuardListener.NONE);
     }
 
     private static TokenVerifier requireVerifier(
