@@ -3,12 +3,17 @@ package io.leasehold.benchmarks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.devdb.LocalPostgres;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreBuilder;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /** The one PostgreSQL instance every benchmark runs on: embedded by default, or external. */
 final class BenchDatabase implements AutoCloseable {
@@ -148,5 +153,13 @@ final class BenchDatabase implements AutoCloseable {
     if (embedded != null) {
       embedded.close();
     }
+  }
+
+  /**
+   * A builder for a benchmark's store: any caller may take any key (no benchmark measures an access
+   * policy), and leases last {@code ttl}; the caller adds what it compares.
+   */
+  static LeaseStoreBuilder storeBuilder(DataSource pool, Duration ttl) {
+    return LeaseStore.builder(pool).accessPolicy(AccessPolicy.allowAll()).ttl(ttl);
   }
 }

@@ -2,7 +2,6 @@ package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseStore;
 import java.sql.Connection;
@@ -78,9 +77,7 @@ final class Competitors {
 
   private LeaseStore store(HikariDataSource pool, boolean dedicated, boolean notify) {
     LeaseStore store =
-        LeaseStore.builder(pool)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(TTL)
+        BenchDatabase.storeBuilder(pool, TTL)
             .notifyChanges(notify)
             .dedicatedPool(dedicated)
             .build();

@@ -2,7 +2,6 @@ package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
@@ -86,17 +85,9 @@ final class ContentionBench {
   List<Latency> refusals(int threads) throws Exception {
     HikariDataSource pool = run.db().pool(threads + 2);
     LeaseStore store =
-        LeaseStore.builder(pool)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMinutes(30))
-            .dedicatedPool(true)
-            .build();
+        BenchDatabase.storeBuilder(pool, Duration.ofMinutes(30)).dedicatedPool(true).build();
     HikariDataSource sharedPool = run.db().pool(threads + 2);
-    LeaseStore sharedStore =
-        LeaseStore.builder(sharedPool)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMinutes(30))
-            .build();
+    LeaseStore sharedStore = BenchDatabase.storeBuilder(sharedPool, Duration.ofMinutes(30)).build();
     LeaseKey key = LeaseKey.of("bench", "refused");
     Lease holder = ((AcquireResult.Acquired) store.tryAcquire(key, "bench")).lease();
     HikariDataSource shedPool = run.db().pool(threads + 2);
@@ -308,11 +299,7 @@ final class ContentionBench {
     for (int i = 0; i < (perWaiter ? waiters : 1); i++) {
       HikariDataSource pool = perWaiter ? run.db().pool(2) : shared;
       LeaseStore s =
-          LeaseStore.builder(pool)
-              .accessPolicy(AccessPolicy.allowAll())
-              .ttl(Duration.ofSeconds(30))
-              .notifyChanges(watch)
-              .build();
+          BenchDatabase.storeBuilder(pool, Duration.ofSeconds(30)).notifyChanges(watch).build();
       stores.add(s);
       if (watch) {
         watchers.add(LeaseWatcher.start(s, run.db().pool(1)));

@@ -136,11 +136,16 @@ record LeaseStatements(
       String holder,
       long ttlMicros)
       throws SQLException {
-    ps.setString(1, account);
-    ps.setString(2, session);
-    ps.setObject(3, runId);
-    ps.setString(4, holder);
-    ps.setLong(5, ttlMicros);
+    bindAsTheStore(
+        "bindAcquireNew",
+        new Class<?>[] {
+          PreparedStatement.class, LeaseKey.class, UUID.class, String.class, long.class
+        },
+        ps,
+        LeaseKey.of(account, session),
+        runId,
+        holder,
+        ttlMicros);
   }
 
   /** Binds the acquire statement's parameters, as the store does. */
@@ -153,27 +158,33 @@ record LeaseStatements(
       long ttlMicros,
       long takeoverDelayMicros)
       throws SQLException {
+    bindAsTheStore(
+        "bindAcquire",
+        new Class<?>[] {
+          PreparedStatement.class, LeaseKey.class, UUID.class, String.class, long.class, long.class
+        },
+        ps,
+        LeaseKey.of(account, session),
+        runId,
+        holder,
+        ttlMicros,
+        takeoverDelayMicros);
+  }
+
+  /** Calls the store's own binding method of AcquireStatements, so the two cannot drift apart. */
+  private static void bindAsTheStore(String method, Class<?>[] parameters, Object... args)
+      throws SQLException {
     try {
-      Method m =
-          type("AcquireStatements")
-              .getDeclaredMethod(
-                  "bindAcquire",
-                  PreparedStatement.class,
-                  LeaseKey.class,
-                  UUID.class,
-                  String.class,
-                  long.class,
-                  long.class);
+      Method m = type("AcquireStatements").getDeclaredMethod(method, parameters);
       m.setAccessible(true);
-      m.invoke(
-          null, ps, LeaseKey.of(account, session), runId, holder, ttlMicros, takeoverDelayMicros);
+      m.invoke(null, args);
     } catch (InvocationTargetException e) {
       if (e.getCause() instanceof SQLException s) {
         throw s;
       }
       throw new IllegalStateException(e.getCause());
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("could not bind the acquire statement", e);
+      throw new IllegalStateException("could not bind with " + method, e);
     }
   }
 }

@@ -51,14 +51,22 @@ final class PeersContenders {
   }
 
   /** A contender: its attempts on given keys, and a way to hold a key for the refusals. */
-  interface Contender {
-    Attempt attempt(List<String> keys);
+  abstract static class Contender {
+    private final HikariDataSource pool;
+
+    Contender(HikariDataSource pool) {
+      this.pool = pool;
+    }
+
+    abstract Attempt attempt(List<String> keys);
 
     /** Takes {@code key} and keeps it until closed. */
-    AutoCloseable hold(String key) throws Exception;
+    abstract AutoCloseable hold(String key) throws Exception;
 
     /** The contender's pool, whose connections {@link #report} makes report their statistics. */
-    HikariDataSource pool();
+    final HikariDataSource pool() {
+      return pool;
+    }
   }
 
   /**
@@ -108,9 +116,9 @@ final class PeersContenders {
             .dedicatedPool(dedicated)
             .build();
     db.onClose(store);
-    return new Contender() {
+    return new Contender(pool) {
       @Override
-      public Attempt attempt(List<String> names) {
+      Attempt attempt(List<String> names) {
         List<LeaseKey> keys = names.stream().map(k -> LeaseKey.of("peers", k)).toList();
         int[] next = {0};
         return () -> {
@@ -125,12 +133,7 @@ final class PeersContenders {
       }
 
       @Override
-      public HikariDataSource pool() {
-        return pool;
-      }
-
-      @Override
-      public AutoCloseable hold(String key) {
+      AutoCloseable hold(String key) {
         AcquireResult r = store.tryAcquire(LeaseKey.of("peers", key), "peers");
         if (!(r instanceof AcquireResult.Acquired a)) {
           throw new IllegalStateException("could not hold " + key + ": " + r);
@@ -144,9 +147,9 @@ final class PeersContenders {
   private Contender shedLock() {
     HikariDataSource pool = db.defaultPool(CountingSocketFactory.class);
     JdbcLockProvider provider = new JdbcLockProvider(pool);
-    return new Contender() {
+    return new Contender(pool) {
       @Override
-      public Attempt attempt(List<String> names) {
+      Attempt attempt(List<String> names) {
         List<String> keys = names.stream().map(k -> "peers-" + k).toList();
         int[] next = {0};
         return () -> {
@@ -160,12 +163,7 @@ final class PeersContenders {
       }
 
       @Override
-      public HikariDataSource pool() {
-        return pool;
-      }
-
-      @Override
-      public AutoCloseable hold(String key) {
+      AutoCloseable hold(String key) {
         SimpleLock lock =
             lock("peers-" + key)
                 .orElseThrow(() -> new IllegalStateException("could not hold " + key));

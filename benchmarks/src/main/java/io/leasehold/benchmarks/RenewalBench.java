@@ -2,7 +2,6 @@ package io.leasehold.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStore;
@@ -31,11 +30,7 @@ final class RenewalBench extends BenchGroup {
         "| held leases | batch renewal: ms per round | leases/s | one by one: ms per round (measured on 1,000) |");
     line("| --- | --- | --- | --- |");
     HikariDataSource pool = db.pool(18);
-    try (LeaseStore store =
-        LeaseStore.builder(pool)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofMinutes(10))
-            .build()) {
+    try (LeaseStore store = BenchDatabase.storeBuilder(pool, Duration.ofMinutes(10)).build()) {
       List<Lease> held = new ArrayList<>();
       for (int n : List.of(1_000, 10_000, 100_000)) {
         held.addAll(acquireMany(store, "renew", held.size(), n - held.size()));

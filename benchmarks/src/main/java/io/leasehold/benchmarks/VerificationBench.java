@@ -8,7 +8,6 @@ import io.leasehold.fencing.SignatureScheme;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
 import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -78,11 +77,7 @@ final class VerificationBench extends BenchGroup {
     createBenchRows(pool);
     FencingToken token;
     try (LeaseStore store =
-        LeaseStore.builder(pool)
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofHours(1))
-            .tokenSigningKey(ed)
-            .build()) {
+        BenchDatabase.storeBuilder(pool, Duration.ofHours(1)).tokenSigningKey(ed).build()) {
       token =
           store
               .tryAcquire(LeaseKey.of("acct-7", "verify-" + UUID.randomUUID()), "bench")

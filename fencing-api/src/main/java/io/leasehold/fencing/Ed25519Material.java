@@ -75,12 +75,12 @@ final class Ed25519Material {
    * @param context the start of the message ("malformed verification key k1")
    */
   static PublicKey publicKey(byte[] der, String context) {
-    if (der.length != SPKI_PREFIX.length + 32 || !startsWith(der, SPKI_PREFIX)) {
-      throw new IllegalArgumentException(
-          context
-              + ": not an Ed25519 public key (expected the 44-byte"
-              + " SubjectPublicKeyInfo of RFC 8410: no parameters, no trailing bytes)");
-    }
+    requireEncoding(
+        der,
+        SPKI_PREFIX,
+        context,
+        "public",
+        "SubjectPublicKeyInfo of RFC 8410: no parameters, no trailing bytes");
     String why = pointProblem(Arrays.copyOfRange(der, SPKI_PREFIX.length, der.length));
     if (why != null) {
       throw new IllegalArgumentException(context + ": refused Ed25519 public key: " + why);
@@ -94,16 +94,39 @@ final class Ed25519Material {
 
   /** The private key of a 48-byte PKCS#8 v1 encoding, or an exception. */
   static PrivateKey privateKey(byte[] der, String context) {
-    if (der.length != PKCS8_PREFIX.length + 32 || !startsWith(der, PKCS8_PREFIX)) {
-      throw new IllegalArgumentException(
-          context
-              + ": not an Ed25519 private key (expected the 48-byte"
-              + " PKCS#8 v1 encoding of RFC 8410: no parameters, no attributes, no trailing bytes)");
-    }
+    requireEncoding(
+        der,
+        PKCS8_PREFIX,
+        context,
+        "private",
+        "PKCS#8 v1 encoding of RFC 8410: no parameters, no attributes, no trailing bytes");
     try {
       return KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(der));
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException(context + ": not an Ed25519 private key");
+    }
+  }
+
+  /**
+   * Refuses DER that is not exactly {@code prefix} and the 32 key bytes: the one encoding RFC 8410
+   * gives each kind of key, so nothing else in the material can change what the key means.
+   *
+   * @param kind "public" or "private"
+   * @param encoding the name of the expected encoding, for the message
+   */
+  private static void requireEncoding(
+      byte[] der, byte[] prefix, String context, String kind, String encoding) {
+    int length = prefix.length + 32;
+    if (der.length != length || !startsWith(der, prefix)) {
+      throw new IllegalArgumentException(
+          context
+              + ": not an Ed25519 "
+              + kind
+              + " key (expected the "
+              + length
+              + "-byte "
+              + encoding
+              + ")");
     }
   }
 

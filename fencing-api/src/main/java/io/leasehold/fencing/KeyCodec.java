@@ -60,19 +60,23 @@ final class KeyCodec {
    * U+001C-U+001F and Unicode spaces, which the spec does not allow.
    */
   static String stripKeyText(String text) {
+    return strip(text, " \t\r\n");
+  }
+
+  /**
+   * {@code text} without the characters of {@code white} at either end; what the specs call white
+   * space differs by place, so each caller names its own.
+   */
+  static String strip(String text, String white) {
     int start = 0;
     int end = text.length();
-    while (start < end && isKeyTextSpace(text.charAt(start))) {
+    while (start < end && white.indexOf(text.charAt(start)) >= 0) {
       start++;
     }
-    while (end > start && isKeyTextSpace(text.charAt(end - 1))) {
+    while (end > start && white.indexOf(text.charAt(end - 1)) >= 0) {
       end--;
     }
     return text.substring(start, end);
-  }
-
-  private static boolean isKeyTextSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
   }
 
   static SignatureScheme scheme(String name, String what) {

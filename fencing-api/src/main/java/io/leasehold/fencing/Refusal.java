@@ -1,5 +1,6 @@
 package io.leasehold.fencing;
 
+import io.leasehold.fencing.internal.Arguments;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -186,15 +187,7 @@ public record Refusal(
    * @throws IllegalArgumentException if a component is null
    */
   public Refusal {
-    if (reason == null
-        || key == null
-        || fence == null
-        || highestSeen == null
-        || validFrom == null
-        || validUntil == null
-        || message == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(reason, key, fence, highestSeen, validFrom, validUntil, message);
   }
 
   /**

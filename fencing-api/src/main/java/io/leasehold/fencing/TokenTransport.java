@@ -49,19 +49,7 @@ public final class TokenTransport {
    * token malformed, exactly as in the text form (docs/token-spec.md section 8).
    */
   static String fieldValue(String headerValue) {
-    int start = 0;
-    int end = headerValue.length();
-    while (start < end && isOws(headerValue.charAt(start))) {
-      start++;
-    }
-    while (end > start && isOws(headerValue.charAt(end - 1))) {
-      end--;
-    }
-    return headerValue.substring(start, end);
-  }
-
-  private static boolean isOws(char c) {
-    return c == ' ' || c == '\t';
+    return KeyCodec.strip(headerValue, " \t");
   }
 
   /**

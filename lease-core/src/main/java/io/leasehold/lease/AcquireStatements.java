@@ -84,10 +84,7 @@ final class AcquireStatements {
   private static final int GRANTED = 1;
   private static final int FENCE = 2;
   private static final int ACQUIRED_AT = 3;
-  private static final int RUN_ID = 4;
-  private static final int HOLDER = 5;
-  private static final int EXPIRES_AT = 6;
-  private static final int RELEASED_AT = 7;
+  private static final OwnerColumns HOLDER_ROW = new OwnerColumns(4, FENCE, 5, ACQUIRED_AT, 6, 7);
   private static final int NOW = 8;
 
   /** There only when the store publishes. */
@@ -238,15 +235,8 @@ final class AcquireStatements {
                     acquiredAt.plus(ttlMicros, ChronoUnit.MICROS),
                     tookOver);
               }
-              LeaseOwner holderRow =
-                  new LeaseOwner(
-                      rs.getObject(RUN_ID, UUID.class),
-                      rs.getLong(FENCE),
-                      rs.getString(HOLDER),
-                      acquiredAt,
-                      StatementRunner.instant(rs, EXPIRES_AT),
-                      StatementRunner.instantOrNull(rs, RELEASED_AT));
-              return new Refused(reads.statusOf(key, holderRow, StatementRunner.instant(rs, NOW)));
+              return new Refused(
+                  reads.statusOf(key, HOLDER_ROW.read(rs), StatementRunner.instant(rs, NOW)));
             });
     if (answer != null) {
       return answer;
@@ -277,19 +267,16 @@ final class AcquireStatements {
     ps.setObject(1, runId);
     ps.setString(2, holder);
     ps.setLong(3, ttlMicros);
-    ps.setString(4, key.accountId());
-    ps.setString(5, key.sessionId());
+    StatementRunner.bindKey(ps, 4, key);
     ps.setLong(6, takeoverDelayMicros);
-    ps.setString(7, key.accountId());
-    ps.setString(8, key.sessionId());
+    StatementRunner.bindKey(ps, 7, key);
   }
 
   /** Binds {@link #acquireNew}'s five parameters. */
   static void bindAcquireNew(
       PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
       throws SQLException {
-    ps.setString(1, key.accountId());
-    ps.setString(2, key.sessionId());
+    StatementRunner.bindKey(ps, 1, key);
     ps.setObject(3, runId);
     ps.setString(4, holder);
     ps.setLong(5, ttlMicros);

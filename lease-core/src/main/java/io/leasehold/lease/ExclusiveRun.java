@@ -67,11 +67,7 @@ final class ExclusiveRun {
       try {
         lease.release();
       } catch (LeaseStoreException e) {
-        System.getLogger(LeaseStore.class.getName())
-            .log(
-                System.Logger.Level.WARNING,
-                "release after exclusive run failed; it will expire",
-                e);
+        StoreLog.warn("release after exclusive run failed; it will expire", e);
       }
     }
   }

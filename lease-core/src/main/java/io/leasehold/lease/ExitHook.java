@@ -35,11 +35,7 @@ final class ExitHook {
     try {
       store.close();
     } catch (RuntimeException e) {
-      System.getLogger(LeaseStore.class.getName())
-          .log(
-              System.Logger.Level.WARNING,
-              "closing the lease store at JVM exit failed; its leases will expire",
-              e);
+      StoreLog.warn("closing the lease store at JVM exit failed; its leases will expire", e);
     }
   }
 }

@@ -96,12 +96,10 @@ final class FenceSource {
    */
   void check() {
     Checked checked =
-        runner.execute(
+        runner.readRow(
             statement,
             () -> "check the fence sequence of " + schema.table(),
-            ps -> {},
-            (rs, opened) -> {
-              rs.next();
+            rs -> {
               String wrongSequence =
                   refusal(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4));
               long cache = rs.getLong(5);

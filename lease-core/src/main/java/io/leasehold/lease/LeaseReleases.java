@@ -19,7 +19,6 @@ record LeaseReleases(
     AcquireWaits waits,
     ListenerList listeners,
     Ticker ticker) {
-  private static final System.Logger LOG = System.getLogger(LeaseStore.class.getName());
 
   /** Releases the run the token names, if it still holds the key. */
   ReleaseResult release(FencingToken token) {
@@ -55,10 +54,7 @@ record LeaseReleases(
     try {
       release(lease.identity());
     } catch (LeaseStoreException e) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "could not release " + lease + " on close; it will expire",
-          e);
+      StoreLog.warn("could not release " + lease + " on close; it will expire", e);
     }
   }
 

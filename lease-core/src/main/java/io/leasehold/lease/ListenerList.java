@@ -1,6 +1,5 @@
 package io.leasehold.lease;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -8,8 +7,6 @@ import java.util.function.Consumer;
 
 /** A store's listeners, called in turn; one that throws is logged and does not stop the others. */
 final class ListenerList implements LeaseStoreListener {
-  private static final System.Logger LOG = System.getLogger(LeaseStore.class.getName());
-
   private final List<LeaseStoreListener> listeners = new CopyOnWriteArrayList<>();
 
   AutoCloseable add(LeaseStoreListener listener) {
@@ -22,7 +19,7 @@ final class ListenerList implements LeaseStoreListener {
       try {
         call.accept(l);
       } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "a lease store listener failed", e);
+        StoreLog.warn("a lease store listener failed", e);
       }
     }
   }

@@ -1,14 +1,11 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The store's reads, each statement with its binding and the reading of its row: a key's status,
@@ -21,12 +18,7 @@ final class ReadStatements {
   private static final String OWNER_COLUMNS =
       "statement_timestamp(), l.run_id, l.fence, l.holder, l.acquired_at, l.expires_at, l.released_at";
   private static final int NOW = 1;
-  private static final int RUN_ID = 2;
-  private static final int FENCE = 3;
-  private static final int HOLDER = 4;
-  private static final int ACQUIRED_AT = 5;
-  private static final int EXPIRES_AT = 6;
-  private static final int RELEASED_AT = 7;
+  private static final OwnerColumns OWNER = new OwnerColumns(2, 3, 4, 5, 6, 7);
   private static final int ACCOUNT_ID = 8;
   private static final int SESSION_ID = 9;
 
@@ -102,17 +94,14 @@ final class ReadStatements {
     return runner.execute(
         status,
         () -> "read status of " + key,
-        ps -> {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
-        },
+        ps -> StatementRunner.bindKey(ps, 1, key),
         (rs, opened) -> {
           rs.next();
           Instant now = StatementRunner.instant(rs, NOW);
-          if (rs.getObject(RUN_ID) == null) {
+          if (rs.getObject(OWNER.runId()) == null) {
             return new LeaseStatus(key, LeaseStatus.State.FREE, Optional.empty(), now, now);
           }
-          return statusOf(key, owner(rs), now);
+          return statusOf(key, OWNER.read(rs), now);
         });
   }
 
@@ -126,50 +115,31 @@ final class ReadStatements {
           List<LeaseStatus> rows = new ArrayList<>();
           while (rs.next()) {
             LeaseKey key = LeaseKey.of(rs.getString(ACCOUNT_ID), rs.getString(SESSION_ID));
-            rows.add(statusOf(key, owner(rs), StatementRunner.instant(rs, NOW)));
+            rows.add(statusOf(key, OWNER.read(rs), StatementRunner.instant(rs, NOW)));
           }
           return rows;
         });
   }
 
-  private static LeaseOwner owner(ResultSet rs) throws SQLException {
-    return new LeaseOwner(
-        rs.getObject(RUN_ID, UUID.class),
-        rs.getLong(FENCE),
-        rs.getString(HOLDER),
-        StatementRunner.instant(rs, ACQUIRED_AT),
-        StatementRunner.instant(rs, EXPIRES_AT),
-        StatementRunner.instantOrNull(rs, RELEASED_AT));
-  }
-
   /** The database clock, read through the lease table. */
   Instant databaseTime() {
-    return runner.execute(
-        probe,
-        () -> "read the database time",
-        ps -> {},
-        (rs, opened) -> {
-          rs.next();
-          return StatementRunner.instant(rs, 1);
-        });
+    return runner.readRow(
+        probe, () -> "read the database time", rs -> StatementRunner.instant(rs, 1));
   }
 
   /** The database's durability and replication settings, judged. */
   FailoverSafety failoverSafety() {
-    return runner.execute(
+    return runner.readRow(
         failoverSafety,
         () -> "read the failover settings",
-        ps -> {},
-        (rs, opened) -> {
-          rs.next();
-          return FailoverSafety.judge(
-              rs.getBoolean(1),
-              rs.getString(2),
-              rs.getString(3),
-              rs.getInt(4),
-              rs.getInt(5),
-              rs.getBoolean(6));
-        });
+        rs ->
+            FailoverSafety.judge(
+                rs.getBoolean(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getInt(4),
+                rs.getInt(5),
+                rs.getBoolean(6)));
   }
 
   /**

@@ -167,11 +167,9 @@ final class ReleaseStatements {
         forceRelease,
         () -> "force the release of " + key,
         ps -> {
-          ps.setString(1, key.accountId());
-          ps.setString(2, key.sessionId());
+          StatementRunner.bindKey(ps, 1, key);
           ps.setString(3, caller);
-          ps.setString(4, key.accountId());
-          ps.setString(5, key.sessionId());
+          StatementRunner.bindKey(ps, 4, key);
           ps.setString(6, reason);
         },
         (rs, opened) -> {

@@ -1,5 +1,6 @@
 package io.leasehold.lease;
 
+import io.leasehold.fencing.LeaseKey;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -171,6 +172,35 @@ final class StatementRunner {
               + repair,
           e);
     }
+  }
+
+  /** Reads the one row of a statement's answer. */
+  @FunctionalInterface
+  interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Runs a statement without parameters whose answer is one row (a probe, a setting, a position),
+   * and reads that row.
+   */
+  <T> T readRow(String statement, Supplier<String> what, RowReader<T> reader) {
+    return execute(
+        statement,
+        what,
+        ps -> {},
+        (rs, opened) -> {
+          if (!rs.next()) {
+            throw new SQLException("the statement returned no row");
+          }
+          return reader.read(rs);
+        });
+  }
+
+  /** Binds a lease key as two parameters, account then session, from {@code first} on. */
+  static void bindKey(PreparedStatement ps, int first, LeaseKey key) throws SQLException {
+    ps.setString(first, key.accountId());
+    ps.setString(first + 1, key.sessionId());
   }
 
   /** Whether the database is a Citus coordinator, asked on the first statement only. */

@@ -122,14 +122,8 @@ final class SweepStatements {
     fenceSource.check();
     long age = StatementRunner.micros(deadFor);
     long passed =
-        runner.execute(
-            position,
-            () -> "read the position of the fence sequence",
-            ps -> {},
-            (rs, opened) -> {
-              rs.next();
-              return rs.getLong(1);
-            });
+        runner.readRow(
+            position, () -> "read the position of the fence sequence", rs -> rs.getLong(1));
     long total = 0;
     // Keys are at least one character long: every key sorts after ("", "").
     Batch batch = new Batch(0, BATCH, "", "");

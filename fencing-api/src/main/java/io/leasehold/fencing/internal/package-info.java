@@ -1,5 +1,6 @@
 /**
  * What the Leasehold modules share and do not offer to applications: the checks of their builders'
- * and records' arguments. Not an API; it may change in any release.
+ * and records' arguments, and the wording of an out-of-scope refusal. Not an API; it may change in
+ * any release.
  */
 package io.leasehold.fencing.internal;

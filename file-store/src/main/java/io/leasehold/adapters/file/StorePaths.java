@@ -183,20 +183,14 @@ final class StorePaths {
   /** CONTRACT C19: refuses a valid token for a path its key does not own; nothing is touched. */
   static FencingToken inScope(PathScope scope, FencingToken token, String relative) {
     if (!scope.permits(token.key(), relative)) {
-      throw new io.leasehold.fencing.TokenVerificationException(
-          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused "
-              + token.unsigned()
-              + " for path "
-              + relative
-              + ": the path belongs to "
-              + scope.ownerOf(relative)
-              + ", not to key "
-              + token.key()
-              + " ("
-              + scope
-              + "); write under the key's own directory, or give the store a PathScope that"
-              + " assigns this path to the key");
+      throw io.leasehold.fencing.internal.OutOfScope.refusal(
+          token,
+          "path " + relative,
+          "path",
+          scope.ownerOf(relative),
+          scope,
+          "write under the key's own directory, or give the store a PathScope that assigns this"
+              + " path to the key");
     }
     return token;
   }

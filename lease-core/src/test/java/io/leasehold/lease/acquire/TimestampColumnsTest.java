@@ -33,22 +33,23 @@ class TimestampColumnsTest {
           "4713-01-01 00:00:00+00 BC",
           "294276-12-31 23:59:59.999999+00");
 
-  @Test
-  void everyValueReadsAsTheDriverReadsIt() throws Exception {
+  /** A test's use of one prepared statement. */
+  @FunctionalInterface
+  private interface StatementUse {
+    void use(PreparedStatement ps) throws Exception;
+  }
+
+  /**
+   * Runs {@code use} {@link #EXECUTIONS} times on one prepared statement: the driver prepares it on
+   * the server at its fifth execution, and from then on receives timestamps in binary, so both
+   * forms are read.
+   */
+  private static void executedInBothForms(String sql, StatementUse use) throws Exception {
     try (HikariDataSource pool = db.database().newPool(1);
         Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT ?::timestamptz, NULL::timestamptz")) {
-      // The driver prepares the statement on the server at its fifth execution, and from then on
-      // receives timestamps in binary: both forms are read.
-      for (int execution = 0; execution < 8; execution++) {
-        for (String value : VALUES) {
-          ps.setString(1, value);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            Instant expected = rs.getObject(1, OffsetDateTime.class).toInstant();
-            assertThat(StoreInternals.readTimestamp(rs, 1)).as(value).isEqualTo(expected);
-          }
-        }
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int execution = 0; execution < EXECUTIONS; execution++) {
+        use.use(ps);
       }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -59,18 +60,34 @@ class TimestampColumnsTest {
     }
   }
 
+  private static final int EXECUTIONS = 8;
+
+  @Test
+  void everyValueReadsAsTheDriverReadsIt() throws Exception {
+    executedInBothForms(
+        "SELECT ?::timestamptz, NULL::timestamptz",
+        ps -> {
+          for (String value : VALUES) {
+            ps.setString(1, value);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              Instant expected = rs.getObject(1, OffsetDateTime.class).toInstant();
+              assertThat(StoreInternals.readTimestamp(rs, 1)).as(value).isEqualTo(expected);
+            }
+          }
+        });
+  }
+
   @Test
   void infinityIsLeftToTheDriver() throws Exception {
-    try (HikariDataSource pool = db.database().newPool(1);
-        Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT 'infinity'::timestamptz")) {
-      for (int execution = 0; execution < 8; execution++) {
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          assertThat(StoreInternals.readTimestamp(rs, 1))
-              .isEqualTo(rs.getObject(1, OffsetDateTime.class).toInstant());
-        }
-      }
-    }
+    executedInBothForms(
+        "SELECT 'infinity'::timestamptz",
+        ps -> {
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            assertThat(StoreInternals.readTimestamp(rs, 1))
+                .isEqualTo(rs.getObject(1, OffsetDateTime.class).toInstant());
+          }
+        });
   }
 }

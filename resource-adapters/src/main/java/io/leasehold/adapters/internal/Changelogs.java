@@ -14,26 +14,23 @@ public final class Changelogs {
   private Changelogs() {}
 
   /**
-   * Applies a class-path changelog.
+   * Applies a class-path changelog whose one parameter is the name its tables are called after; its
+   * Liquibase history is kept in {@code <name>_changelog} (and {@code <name>_changelog_lock}).
    *
    * @param dataSource the database
    * @param changelog the changelog's class-path location
-   * @param historyTable the Liquibase history table ({@code <name>} and {@code <name>_lock})
-   * @param parameters the changelog's parameters
+   * @param parameter the name of the changelog's parameter
+   * @param name the validated table name or prefix
    * @param what what is applied, for the error message
    * @throws ResourceAccessException if the migration fails
    */
   public static void apply(
-      DataSource dataSource,
-      String changelog,
-      String historyTable,
-      Map<String, String> parameters,
-      String what) {
+      DataSource dataSource, String changelog, String parameter, String name, String what) {
     LiquibaseChangelogs.apply(
         dataSource,
         changelog,
-        historyTable,
-        parameters,
+        name + "_changelog",
+        Map.of(parameter, name),
         Changelogs.class.getClassLoader(),
         (message, cause) ->
             new ResourceAccessException("could not apply the " + what + ": " + message, cause));

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -53,12 +52,7 @@ public record HighWaterSchema(String table) {
    * @throws ResourceAccessException if the migration fails
    */
   public void apply(DataSource dataSource) {
-    Changelogs.apply(
-        dataSource,
-        CHANGELOG,
-        table + "_changelog",
-        Map.of("leasehold.highWaterTable", table),
-        "high-water schema");
+    Changelogs.apply(dataSource, CHANGELOG, "leasehold.highWaterTable", table, "high-water schema");
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.KeyParameters;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.SqlAdmissionCondition;
 import io.leasehold.adapters.internal.SqlMarkStore;
@@ -142,8 +143,7 @@ final class HighWaterSql {
    */
   private Optional<RuntimeException> notHeld(Connection c, FencingToken token) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(leaseRow)) {
-      ps.setString(1, token.key().accountId());
-      ps.setString(2, token.key().sessionId());
+      KeyParameters.bind(ps, 1, token.key());
       try (ResultSet rs = ps.executeQuery()) {
         Optional<LeaseRow> row = rs.next() ? Optional.of(LeaseRow.read(rs)) : Optional.empty();
         return Optional.of(
@@ -182,20 +182,18 @@ final class HighWaterSql {
   /** Binds the online check (account, session, fence, run id) from parameter {@code first}. */
   private static int bindIssued(PreparedStatement ps, FencingToken token, int first)
       throws SQLException {
-    ps.setString(first, token.key().accountId());
-    ps.setString(first + 1, token.key().sessionId());
-    ps.setLong(first + 2, token.fence());
-    ps.setObject(first + 3, token.runId());
-    return first + 4;
+    int next = KeyParameters.bind(ps, first, token.key());
+    ps.setLong(next, token.fence());
+    ps.setObject(next + 1, token.runId());
+    return next + 2;
   }
 
   /** Binds strict mode's check (account, session, run id, fence) from parameter {@code first}. */
   private static void bindLiveLease(PreparedStatement ps, FencingToken token, int first)
       throws SQLException {
-    ps.setString(first, token.key().accountId());
-    ps.setString(first + 1, token.key().sessionId());
-    ps.setObject(first + 2, token.runId());
-    ps.setLong(first + 3, token.fence());
+    int next = KeyParameters.bind(ps, first, token.key());
+    ps.setObject(next, token.runId());
+    ps.setLong(next + 1, token.fence());
   }
 
   /** CONTRACT C21: a lock wait that ran out names what it waited for and where to look. */

@@ -167,19 +167,13 @@ public final class FencedToolExecutor implements FenceGuard {
     }
     String toolName = request.tool().name();
     if (!scope.permits(token.key(), toolName, request.arguments())) {
-      throw new io.leasehold.fencing.TokenVerificationException(
-          io.leasehold.fencing.TokenVerificationException.Reason.OUT_OF_SCOPE,
-          "refused "
-              + token.unsigned()
-              + " for tool "
-              + toolName
-              + ": the call belongs to "
-              + scope.ownerOf(toolName, request.arguments())
-              + ", not to key "
-              + token.key()
-              + " ("
-              + scope
-              + "); nothing was journaled");
+      throw io.leasehold.fencing.internal.OutOfScope.refusal(
+          token,
+          "tool " + toolName,
+          "call",
+          scope.ownerOf(toolName, request.arguments()),
+          scope,
+          "nothing was journaled");
     }
   }
 

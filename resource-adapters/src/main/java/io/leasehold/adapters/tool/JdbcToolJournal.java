@@ -382,14 +382,25 @@ public final class JdbcToolJournal implements ToolJournal {
 
   @Override
   public List<ToolCall> calls(LeaseKey key) {
+    return rowsOfKey("read the calls of " + key, sql.callsOfKey(), key, sql::readCall);
+  }
+
+  /** Reads one value from the current row of a result. */
+  @FunctionalInterface
+  private interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /** Every row of a statement whose parameters are the key, read in the statement's order. */
+  private <T> List<T> rowsOfKey(String what, String statement, LeaseKey key, RowReader<T> row) {
     return tx(
-        "read the calls of " + key,
+        what,
         c -> {
-          try (PreparedStatement ps = JournalSql.keyed(c, sql.callsOfKey(), key);
+          try (PreparedStatement ps = JournalSql.keyed(c, statement, key);
               ResultSet rs = ps.executeQuery()) {
-            List<ToolCall> out = new ArrayList<>();
+            List<T> out = new ArrayList<>();
             while (rs.next()) {
-              out.add(sql.readCall(rs));
+              out.add(row.read(rs));
             }
             return out;
           }
@@ -453,18 +464,8 @@ public final class JdbcToolJournal implements ToolJournal {
    * @return the fences of started calls in admission order
    */
   List<Long> admittedFences(LeaseKey key) {
-    return tx(
-        "read the admissions of " + key,
-        c -> {
-          try (PreparedStatement ps = JournalSql.keyed(c, sql.admittedFences(), key);
-              ResultSet rs = ps.executeQuery()) {
-            List<Long> out = new ArrayList<>();
-            while (rs.next()) {
-              out.add(rs.getLong(1));
-            }
-            return out;
-          }
-        });
+    return rowsOfKey(
+        "read the admissions of " + key, sql.admittedFences(), key, rs -> rs.getLong(1));
   }
 
   private static String json(JsonNode node) throws SQLException {

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.tool;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.leasehold.adapters.internal.KeyParameters;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -152,8 +153,7 @@ record JournalSql(
    */
   static PreparedStatement keyed(Connection c, String sql, LeaseKey key) throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
-    ps.setString(1, key.accountId());
-    ps.setString(2, key.sessionId());
+    KeyParameters.bind(ps, 1, key);
     return ps;
   }
 

@@ -2,6 +2,7 @@ package io.leasehold.adapters.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.internal.Arguments;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -48,16 +49,7 @@ public record ToolCall(
    * @throws IllegalArgumentException if a component is null
    */
   public ToolCall {
-    if (callId == null
-        || tool == null
-        || token == null
-        || arguments == null
-        || idempotencyKey == null
-        || state == null
-        || result == null
-        || error == null) {
-      throw new IllegalArgumentException("all components are required");
-    }
+    Arguments.allRequired(callId, tool, token, arguments, idempotencyKey, state, result, error);
   }
 
   /**

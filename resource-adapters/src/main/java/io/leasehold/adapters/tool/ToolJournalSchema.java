@@ -2,7 +2,6 @@ package io.leasehold.adapters.tool;
 
 import io.leasehold.adapters.internal.Changelogs;
 import io.leasehold.adapters.internal.SqlNames;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -45,11 +44,6 @@ public record ToolJournalSchema(String prefix) {
    * @throws io.leasehold.adapters.ResourceAccessException if the migration fails
    */
   public void apply(DataSource dataSource) {
-    Changelogs.apply(
-        dataSource,
-        CHANGELOG,
-        prefix + "_changelog",
-        Map.of("leasehold.toolJournal", prefix),
-        "tool journal schema");
+    Changelogs.apply(dataSource, CHANGELOG, "leasehold.toolJournal", prefix, "tool journal schema");
   }
 }

@@ -24,11 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class JournalOutcomesTest {
   @RegisterExtension
-  static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate(
-          "tool_journal_outcomes", ds -> ToolJournalSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db = TestTools.journalDatabase("tool_journal_outcomes");
 
-  private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
+  private static final JsonNode ARGS = TestTools.ARGS;
   private static final JsonNode RESULT = JsonNodeFactory.instance.textNode("done");
   private final LeaseKey alice = LeaseKey.of("alice", "chat-" + UUID.randomUUID());
   private final LeaseKey bob = LeaseKey.of("bob", "chat-" + UUID.randomUUID());

@@ -25,11 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class TamperedJournalRowsTest {
   @RegisterExtension
-  static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate(
-          "tool_journal_tampered", ds -> ToolJournalSchema.defaults().apply(ds));
+  static final TestDatabaseExtension db = TestTools.journalDatabase("tool_journal_tampered");
 
-  private static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
+  private static final JsonNode ARGS = TestTools.ARGS;
   private final LeaseKey key = LeaseKey.of("acct", "chat-" + UUID.randomUUID());
   private final AtomicInteger ran = new AtomicInteger();
 

@@ -12,6 +12,21 @@ import java.util.function.Function;
 public final class TestTools {
   private TestTools() {}
 
+  /** The arguments of a call whose arguments do not matter to the test. */
+  public static final JsonNode ARGS = JsonNodeFactory.instance.objectNode().put("x", 1);
+
+  /**
+   * A database for a test class of the PostgreSQL journal: the journal's tables, default prefix,
+   * made once in a template.
+   *
+   * @param name the template's name, unique among the test classes
+   * @return the extension to register
+   */
+  public static io.leasehold.testing.TestDatabaseExtension journalDatabase(String name) {
+    return io.leasehold.testing.TestDatabaseExtension.withTemplate(
+        name, ds -> ToolJournalSchema.defaults().apply(ds));
+  }
+
   /**
    * An executor on {@code journal} that trusts every token; the caller adds its tools and the rest.
    *
