@@ -42,6 +42,12 @@ final class CeilingBench extends BenchGroup {
   /** Keys created per statement when the cycles' keys are made. */
   private static final int SEED_BATCH = 50_000;
 
+  /**
+   * Accounts the inserted live leases are spread over: on Citus an account's rows live in one
+   * shard, so the leases of one account would all sit on one worker.
+   */
+  private static final int ACCOUNTS = 1_000;
+
   private final List<Integer> keyCounts;
   private final Optional<String> otherUrl;
   private final boolean heldByInsert;
@@ -82,7 +88,8 @@ final class CeilingBench extends BenchGroup {
     line(
         "Live leases are held by one store ("
             + (heldByInsert
-                ? "made by one set-based insert per 50,000, the rows its first acquire writes"
+                ? "made by one set-based insert per 50,000, the rows its first acquire writes, over"
+                    + " 1,000 accounts,"
                 : "acquired")
             + " with a TTL of 4 h, not kept alive); cycles"
             + " acquire and release keys of another account, as many as the live leases, each thread"
@@ -101,7 +108,7 @@ final class CeilingBench extends BenchGroup {
           t.held()
               .addAll(
                   SeededLeases.seed(
-                      t.store(), t.pool(), "held", "s", before, keys - before, SEED_BATCH));
+                      t.store(), t.pool(), "held", ACCOUNTS, before, keys - before, SEED_BATCH));
         } else {
           for (int from = before; from < keys; from += SEED_BATCH) {
             t.held()

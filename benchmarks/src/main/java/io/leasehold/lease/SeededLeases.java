@@ -34,19 +34,21 @@ public final class SeededLeases {
   private SeededLeases() {}
 
   /**
-   * Inserts live leases for sessions {@code prefix + from} to {@code prefix + (from + count - 1)}
-   * of {@code account}, {@code chunk} rows per statement, held by {@code store}.
+   * Inserts live leases number {@code from} to {@code from + count - 1}, {@code chunk} rows per
+   * statement, held by {@code store}: lease {@code i} is session {@code "s" + i} of account {@code
+   * accountPrefix + (i % accounts)}, so that on Citus they spread over the shards (all of one
+   * account's rows live in one shard).
    *
    * @param store the store that holds them; it must not have these keys in its table yet
    * @param dataSource the store's database
-   * @return the leases, in session order
+   * @return the leases, in order
    * @throws SQLException if a statement fails
    */
   public static List<Lease> seed(
       LeaseStore store,
       DataSource dataSource,
-      String account,
-      String prefix,
+      String accountPrefix,
+      int accounts,
       int from,
       int count,
       int chunk)
@@ -62,53 +64,55 @@ public final class SeededLeases {
             + schema.table()
             + " AS l (account_id, session_id, run_id, fence, holder,"
             + " acquired_at, renewed_at, expires_at, released_at, took_over) "
-            + "SELECT ?, k.session_id, k.run_id, GREATEST(nextval('"
+            + "SELECT k.account_id, k.session_id, k.run_id, GREATEST(nextval('"
             + schema.sequence()
             + "'), floor.fence + 1), ?, statement_timestamp(), statement_timestamp(),"
             + " statement_timestamp() + ? * interval '1 microsecond', NULL, false"
-            + " FROM unnest(?::text[], ?::uuid[]) AS k(session_id, run_id),"
+            + " FROM unnest(?::text[], ?::text[], ?::uuid[]) AS k(account_id, session_id, run_id),"
             + " (SELECT max(fence) AS fence FROM "
             + schema.table()
             + "_fence_floor) AS floor "
-            + "RETURNING l.session_id, l.run_id, l.fence, l.acquired_at, l.expires_at";
+            + "RETURNING l.account_id, l.session_id, l.run_id, l.fence, l.acquired_at, l.expires_at";
     List<Lease> leases = new ArrayList<>(count);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(insert)) {
       for (int start = from; start < from + count; start += chunk) {
         int n = Math.min(chunk, from + count - start);
+        String[] accountIds = new String[n];
         String[] sessions = new String[n];
         UUID[] runs = new UUID[n];
         for (int i = 0; i < n; i++) {
-          sessions[i] = prefix + (start + i);
+          accountIds[i] = accountPrefix + ((start + i) % accounts);
+          sessions[i] = "s" + (start + i);
           runs[i] = UUID.randomUUID();
         }
-        ps.setString(1, account);
-        ps.setString(2, holder);
-        ps.setLong(3, StatementRunner.micros(ttl));
+        ps.setString(1, holder);
+        ps.setLong(2, StatementRunner.micros(ttl));
+        ps.setArray(3, c.createArrayOf("text", accountIds));
         ps.setArray(4, c.createArrayOf("text", sessions));
         ps.setArray(5, c.createArrayOf("uuid", runs));
         long sentAt = parts.grants().ticker().read();
         List<Lease> made = new ArrayList<>(n);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            LeaseKey key = LeaseKey.of(account, rs.getString(1));
+            LeaseKey key = LeaseKey.of(rs.getString(1), rs.getString(2));
             FencingToken token =
                 parts
                     .grants()
                     .signing()
                     .sign(
-                        new FencingToken(key, rs.getLong(3), rs.getObject(2, UUID.class)),
-                        StatementRunner.instant(rs, 4),
-                        StatementRunner.instant(rs, 5));
+                        new FencingToken(key, rs.getLong(4), rs.getObject(3, UUID.class)),
+                        StatementRunner.instant(rs, 5),
+                        StatementRunner.instant(rs, 6));
             made.add(
                 new Lease(
                     parts.own(),
                     token,
-                    account,
+                    key.accountId(),
                     holder,
                     ttl,
-                    StatementRunner.instant(rs, 4),
                     StatementRunner.instant(rs, 5),
+                    StatementRunner.instant(rs, 6),
                     parts.own().deadlineFrom(sentAt, ttl, false),
                     false));
           }
@@ -119,7 +123,7 @@ public final class SeededLeases {
         // RETURNING gives no order: the caller gets its sessions in order.
         made.sort(
             java.util.Comparator.comparingInt(
-                l -> Integer.parseInt(l.key().sessionId().substring(prefix.length()))));
+                l -> Integer.parseInt(l.key().sessionId().substring(1))));
         leases.addAll(made);
       }
     }
