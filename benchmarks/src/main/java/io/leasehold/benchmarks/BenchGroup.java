@@ -39,6 +39,8 @@ abstract class BenchGroup {
    * @param threadCounts the thread counts of the scaling rows
    * @param keyCounts the counts of live leases of group {@code ceiling}
    * @param otherUrl a second database group {@code ceiling} measures side by side, if any
+   * @param heldByInsert whether group {@code ceiling} makes its live leases by set-based inserts
+   *     ({@code held=insert}) instead of one acquire each
    * @param md the Markdown report
    */
   record Context(
@@ -48,6 +50,7 @@ abstract class BenchGroup {
       List<Integer> threadCounts,
       List<Integer> keyCounts,
       java.util.Optional<String> otherUrl,
+      boolean heldByInsert,
       StringBuilder md) {}
 
   /** The settings this group was made with, for the helpers it hands them to. */

@@ -19,7 +19,8 @@ import java.util.Set;
  * cycle}, {@code pgbench}, {@code renewal}, {@code guards}, {@code eviction}, {@code table}, {@code
  * ablation}, {@code statements} or {@code ceiling}, among others (default all), {@code window=2s},
  * {@code windows=3}, {@code threads=1,4,16}, {@code jdbc-url=...}, {@code
- * keys=1000,10000,100000,1000000} and {@code other-jdbc-url=...} (group {@code ceiling}), {@code
+ * keys=1000,10000,100000,1000000}, {@code other-jdbc-url=...} and {@code held=acquire|insert}
+ * (group {@code ceiling}; {@code threads=none} leaves out its cycles), {@code
  * data-dir=/dev/shm/leasehold-bench} (where the embedded server keeps its data: a tmpfs directory
  * measures CPU per operation, with flushes nearly free; fsync stays on).
  *
@@ -95,6 +96,7 @@ public final class BenchMain {
     Optional<java.nio.file.Path> dataDir = Optional.empty();
     List<Integer> keys = List.of(1_000, 10_000, 100_000, 1_000_000);
     Optional<String> otherUrl = Optional.empty();
+    boolean heldByInsert = false;
     for (String a : args) {
       if (a.isBlank()) {
         continue;
@@ -106,12 +108,23 @@ public final class BenchMain {
             window = Duration.ofMillis(Long.parseLong(kv[1].replace("ms", "").replace("s", "000")));
         case "windows" -> windows = Integer.parseInt(kv[1]);
         case "threads" ->
-            threads = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
+            threads =
+                kv[1].equals("none")
+                    ? List.of()
+                    : java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
         case "jdbc-url" -> url = Optional.of(kv[1]);
         case "data-dir" -> dataDir = Optional.of(java.nio.file.Path.of(kv[1]));
         case "keys" ->
             keys = java.util.Arrays.stream(kv[1].split(",")).map(Integer::valueOf).toList();
         case "other-jdbc-url" -> otherUrl = Optional.of(kv[1]);
+        case "held" ->
+            heldByInsert =
+                switch (kv[1]) {
+                  case "acquire" -> false;
+                  case "insert" -> true;
+                  default ->
+                      throw new IllegalArgumentException("held= takes acquire or insert: " + a);
+                };
         default -> throw new IllegalArgumentException("unknown setting " + a);
       }
     }
@@ -121,7 +134,8 @@ public final class BenchMain {
     }
     try (BenchDatabase db = new BenchDatabase(url, dataDir)) {
       BenchGroup.Context c =
-          new BenchGroup.Context(db, window, windows, threads, keys, otherUrl, new StringBuilder());
+          new BenchGroup.Context(
+              db, window, windows, threads, keys, otherUrl, heldByInsert, new StringBuilder());
       header(c);
       for (Map.Entry<String, BenchGroup.Runner> g : GROUPS.entrySet()) {
         if (groups.contains(g.getKey())) {

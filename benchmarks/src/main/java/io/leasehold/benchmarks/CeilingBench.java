@@ -7,6 +7,7 @@ import io.leasehold.lease.BatchRenewal;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.SeededLeases;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,6 +26,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * each thread count, with the server's CPU and WAL flushes per cycle. With {@code other-jdbc-url=},
  * the same on a second database, window by window in turn (the coordinator's hop: a Citus
  * coordinator against a database without the extension on the same instance).
+ *
+ * <p>With {@code held=insert} the live leases are made by one set-based statement per 50,000
+ * ({@link SeededLeases}: the rows the store's first acquire writes, held by the store as its own),
+ * not one acquire each: on a Citus cluster a million acquires take hours, and what is measured of
+ * them is the store's own {@code renewAll}. With {@code threads=none} the cycles are left out.
  */
 final class CeilingBench extends BenchGroup {
   /** Long enough that no held lease expires while a million are acquired; no keeper renews them. */
@@ -36,18 +42,31 @@ final class CeilingBench extends BenchGroup {
   /** Keys created per statement when the cycles' keys are made. */
   private static final int SEED_BATCH = 50_000;
 
+  /**
+   * Accounts the inserted live leases are spread over: on Citus an account's rows live in one
+   * shard, so the leases of one account would all sit on one worker.
+   */
+  private static final int ACCOUNTS = 1_000;
+
   private final List<Integer> keyCounts;
   private final Optional<String> otherUrl;
+  private final boolean heldByInsert;
 
   CeilingBench(BenchGroup.Context context) {
     super(context);
     this.keyCounts = context.keyCounts();
     this.otherUrl = context.otherUrl();
+    this.heldByInsert = context.heldByInsert();
   }
 
   /** One database measured: its store, the leases it holds and the cycles' keys made so far. */
   private record Target(
-      String name, BenchDatabase db, LeaseStore store, List<Lease> held, int[] cycleKeys) {}
+      String name,
+      BenchDatabase db,
+      HikariDataSource pool,
+      LeaseStore store,
+      List<Lease> held,
+      int[] cycleKeys) {}
 
   /** Alone: {@code ... -Dbench.args="group=ceiling keys=1000,10000 threads=1,4,16"}. */
   void ceiling() throws Exception {
@@ -67,10 +86,17 @@ final class CeilingBench extends BenchGroup {
     }
     line("");
     line(
-        "Live leases are held by one store (acquired with a TTL of 4 h, not kept alive); cycles"
+        "Live leases are held by one store ("
+            + (heldByInsert
+                ? "made by one set-based insert per 50,000, the rows its first acquire writes, over"
+                    + " 1,000 accounts,"
+                : "acquired")
+            + " with a TTL of 4 h, not kept alive); cycles"
             + " acquire and release keys of another account, as many as the live leases, each thread"
-            + " drawing at random from its own share (rows made beforehand). Load average: the"
-            + " machine's 1-minute figure when the row was measured.");
+            + " drawing at random from its own share (rows made beforehand). The store's statement"
+            + " timeout: "
+            + STATEMENT_TIMEOUT.toSeconds()
+            + " s. Load average: the machine's 1-minute figure when the row was measured.");
     line("");
     List<String> renewals = new ArrayList<>();
     List<String> cycles = new ArrayList<>();
@@ -78,24 +104,35 @@ final class CeilingBench extends BenchGroup {
       for (Target t : targets) {
         long start = System.nanoTime();
         int before = t.held().size();
-        for (int from = before; from < keys; from += SEED_BATCH) {
+        if (heldByInsert) {
           t.held()
               .addAll(
-                  RenewalBench.acquireMany(
-                      t.store(), "held", from, Math.min(SEED_BATCH, keys - from)));
+                  SeededLeases.seed(
+                      t.store(), t.pool(), "held", ACCOUNTS, before, keys - before, SEED_BATCH));
+        } else {
+          for (int from = before; from < keys; from += SEED_BATCH) {
+            t.held()
+                .addAll(
+                    RenewalBench.acquireMany(
+                        t.store(), "held", from, Math.min(SEED_BATCH, keys - from)));
+          }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        seedCycleKeys(t, schema, keys);
+        if (!threadCounts.isEmpty()) {
+          seedCycleKeys(t, schema, keys);
+        }
         line(
             "- "
                 + t.name()
                 + ": "
                 + String.format(Locale.ROOT, "%,d", keys - before)
-                + " first acquires (16 threads) in "
+                + (heldByInsert
+                    ? " leases inserted (one thread) in "
+                    : " first acquires (16 threads) in ")
                 + fmt(seconds)
                 + " s, "
                 + fmt((keys - before) / Math.max(seconds, 1e-9))
-                + " acquires/s, load "
+                + " leases/s, load "
                 + load());
       }
       renewals.addAll(renewals(targets, keys));
@@ -111,6 +148,9 @@ final class CeilingBench extends BenchGroup {
     line("| --- | --- | --- | --- | --- | --- |");
     renewals.forEach(this::line);
     line("");
+    if (threadCounts.isEmpty()) {
+      return;
+    }
     line("### Acquire + release cycles");
     line("");
     line(
@@ -145,7 +185,7 @@ final class CeilingBench extends BenchGroup {
             .statementTimeout(STATEMENT_TIMEOUT)
             .build();
     on.onClose(store);
-    return new Target(name, on, store, new ArrayList<>(), new int[] {0});
+    return new Target(name, on, pool, store, new ArrayList<>(), new int[] {0});
   }
 
   private static String citus(Target t) throws Exception {

@@ -76,4 +76,23 @@ class BenchSmokeTest {
             "| 120 | 2 | this database |");
     assertThat(report).doesNotContain("NaN");
   }
+
+  @Test
+  void theCeilingGroupRenewsLeasesItInserted() throws Exception {
+    String report =
+        BenchMain.run(
+            "group=ceiling",
+            "keys=30,25000",
+            "window=200ms",
+            "windows=1",
+            "threads=none",
+            "held=insert");
+    // 25,000 leases: three renewal statements, two at once, each renewing only rows it names.
+    assertThat(report)
+        .contains(
+            "made by one set-based insert per 50,000",
+            "24,970 leases inserted (one thread)",
+            "| 25,000 | this database |")
+        .doesNotContain("### Acquire + release cycles", "NaN");
+  }
 }

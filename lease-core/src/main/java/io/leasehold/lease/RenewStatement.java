@@ -27,6 +27,16 @@ final class RenewStatement {
    * 10,000-lease renewal hit its timeout after a benchmark had bloated the table. Custom plans are
    * planned with the arrays in hand (~7 ms per 10,000). Both settings go in an opening of the
    * statement's own, so it has one even on a dedicated pool.
+   *
+   * <p>On a Citus coordinator the statement spans shards, and Citus lets one such modification at a
+   * time touch a shard unless {@code citus.enable_deadlock_prevention} is off: the store's second
+   * chunk, or another process's renewal, waited for the first and ended at the lock timeout ({@code
+   * 55P03}), losing every lease it named (the benchmark found it, renewing a million leases over
+   * both workers). The opening turns it off for this statement (a placeholder setting on plain
+   * PostgreSQL). What the prevention guards against, two statements locking the same rows on
+   * different shards in opposite orders, cannot happen between renewals: each locks only the rows
+   * of its own runs (the join names run id and fence), and a run's lease is renewed by its own
+   * store.
    */
   final String renew;
 
@@ -42,7 +52,8 @@ final class RenewStatement {
         StatementSettings.begin(
                 settings.lockTimeout(),
                 settings.statementTimeout(),
-                ", set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)")
+                ", set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true),"
+                    + " set_config('citus.enable_deadlock_prevention', 'off', true)")
             + "WITH req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::uuid[], ?::bigint[], ?::bigint[])"
             + " WITH ORDINALITY AS r(account_id, session_id, run_id, fence, ttl_us, i)), "
             + "upd AS (UPDATE "
