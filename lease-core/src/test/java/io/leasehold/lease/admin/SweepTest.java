@@ -43,23 +43,32 @@ class SweepTest {
     return ((AcquireResult.Acquired) store.tryAcquire(key, key.accountId())).lease();
   }
 
-  /** Moves a row's end (and start) back in time, as if the lease had ended {@code days} ago. */
+  /**
+   * Moves a row's end (and start) back in time, as if the lease had ended {@code days} ago. The
+   * times are the statement's own (statement_timestamp() with no column in the expression, which
+   * Citus evaluates once on the coordinator); whether it was released picks the statement, since
+   * Citus refuses a CASE around a time function in an UPDATE.
+   */
   private static void endedDaysAgo(LeaseKey key, int days, boolean released) throws SQLException {
+    String releasedAt = released ? "statement_timestamp() - ? * interval '1 day'" : "NULL";
     try (Connection c = db.database().newConnection();
         PreparedStatement ps =
             c.prepareStatement(
                 "UPDATE leasehold_lease SET acquired_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
                     + " renewed_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
                     + " expires_at = statement_timestamp() - ? * interval '1 day',"
-                    + " released_at = CASE WHEN ? THEN statement_timestamp() - ? * interval '1 day' END"
+                    + " released_at = "
+                    + releasedAt
                     + " WHERE account_id = ? AND session_id = ?")) {
-      ps.setInt(1, days);
-      ps.setInt(2, days);
-      ps.setInt(3, days);
-      ps.setBoolean(4, released);
-      ps.setInt(5, days);
-      ps.setString(6, key.accountId());
-      ps.setString(7, key.sessionId());
+      int p = 1;
+      ps.setInt(p++, days);
+      ps.setInt(p++, days);
+      ps.setInt(p++, days);
+      if (released) {
+        ps.setInt(p++, days);
+      }
+      ps.setString(p++, key.accountId());
+      ps.setString(p, key.sessionId());
       assertThat(ps.executeUpdate()).isEqualTo(1);
     }
   }
@@ -194,10 +203,10 @@ class SweepTest {
         }
       }
 
-      int acquirerPid = LockWaits.pid(acquirer);
+      long acquirerId = LockWaits.lockHolderId(acquirer);
       CompletableFuture<Long> sweep =
           CompletableFuture.supplyAsync(() -> store.admin().sweep(TWO_DAYS, "ops"));
-      LockWaits.awaitABackendBlockedBy(db, acquirerPid, "the sweep");
+      LockWaits.awaitABackendBlockedBy(db, acquirerId, "the sweep");
       acquirer.commit();
 
       assertThat(sweep.get(30, TimeUnit.SECONDS)).isZero();

@@ -80,7 +80,9 @@ class KeepAliveTest {
     db.database()
         .execute(
             "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 ms'"
-                + " WHERE session_id = '"
+                + " WHERE account_id = '"
+                + key.accountId()
+                + "' AND session_id = '"
                 + key.sessionId()
                 + "'");
     return ((AcquireResult.Acquired) other.tryAcquire(key, "acct")).lease();
@@ -154,11 +156,13 @@ class KeepAliveTest {
   @Test
   void failingRenewalIsALossEvenBeforeTheDatabaseSaysNo() throws Exception {
     Lease lease = acquire().keepAlive();
-    // Holding the row lock makes the renewal hit lock_timeout.
+    // Holding the row lock makes the renewal hit lock_timeout. The lock names the key with its
+    // account, the distribution column: Citus refuses FOR UPDATE across shards.
     try (Connection side =
         RowLocks.hold(
             db.database().newConnection(),
-            "SELECT 1 FROM leasehold_lease WHERE session_id = ? FOR UPDATE",
+            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
+            key.accountId(),
             key.sessionId())) {
       keeperTime.advanceAndRun(store.renewInterval());
       LeaseLoss loss = lease.loss().orElseThrow();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.LeaseSchema;
+import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,24 +15,36 @@ import java.util.concurrent.TimeUnit;
 public final class LockWaits {
   private LockWaits() {}
 
-  /** The backend id of a connection. */
-  public static int pid(Connection c) throws Exception {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_backend_pid()");
+  /**
+   * The id {@link #awaitABackendBlockedBy} knows a lock holder by: its backend id on one
+   * PostgreSQL; on Citus its global process id, which names the coordinator's backend in the row
+   * locks its distributed transaction holds on the workers.
+   */
+  public static long lockHolderId(Connection c) throws Exception {
+    String sql = TestBudgets.onCitus() ? "SELECT citus_backend_gpid()" : "SELECT pg_backend_pid()";
+    try (PreparedStatement ps = c.prepareStatement(sql);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return rs.getInt(1);
+      return rs.getLong(1);
     }
   }
 
-  /** Returns once some backend waits for a lock that the backend {@code pid} holds. */
-  public static void awaitABackendBlockedBy(TestDatabaseExtension db, int pid, String what)
+  /**
+   * Returns once some backend waits for a lock that the holder {@code holder} ({@link
+   * #lockHolderId}) has. On Citus a row lock is waited for on the worker that holds the key's
+   * shard, where the coordinator's {@code pg_blocking_pids} does not look: there the cluster-wide
+   * {@code citus_lock_waits} answers.
+   */
+  public static void awaitABackendBlockedBy(TestDatabaseExtension db, long holder, String what)
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    String sql =
+        TestBudgets.onCitus()
+            ? "SELECT count(*) FROM citus_lock_waits WHERE blocking_gpid = ?"
+            : "SELECT count(*) FROM pg_stat_activity WHERE ?::int = ANY (pg_blocking_pids(pid))";
     try (Connection c = db.database().newConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
-      ps.setInt(1, pid);
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setLong(1, holder);
       while (true) {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();

@@ -14,6 +14,7 @@ import io.leasehold.lease.LeaseWatcher;
 import io.leasehold.lease.StoreInternals;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.RowLocks;
+import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -39,11 +40,14 @@ class LeaseWatcherTest {
   private LeaseKey key;
   private final BlockingQueue<LeaseEvent> events = new LinkedBlockingQueue<>();
 
-  /** A store on the test database that publishes its changes, with leases of 800 ms. */
+  /** The TTL of the watched leases: 800 ms on one PostgreSQL, sized for the server. */
+  private static final Duration TTL = TestBudgets.scaled(Duration.ofMillis(800));
+
+  /** A store on the test database that publishes its changes, with leases of {@link #TTL}. */
   private static LeaseStore notifyingStore() {
     return LeaseStore.builder(db.dataSource())
         .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofMillis(800))
+        .ttl(TTL)
         .notifyChanges(true)
         .build();
   }
@@ -67,8 +71,9 @@ class LeaseWatcherTest {
   }
 
   private LeaseEvent next() throws InterruptedException {
-    LeaseEvent e = events.poll(10, TimeUnit.SECONDS);
-    assertThat(e).as("an event within 10 s").isNotNull();
+    Duration bound = TestBudgets.scaled(Duration.ofSeconds(10));
+    LeaseEvent e = events.poll(bound.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(e).as("an event within %s", bound).isNotNull();
     return e;
   }
 
@@ -110,9 +115,10 @@ class LeaseWatcherTest {
   void renewalsAreNoticedAtTheOldDeadline() throws Exception {
     Lease lease = acquire(store);
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
-    // Renew half-way through the TTL, so the renewed lease outlives the old deadline by ~400 ms.
-    long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (lease.localTimeLeft().compareTo(Duration.ofMillis(350)) > 0) {
+    // Renew half-way through the TTL, so the renewed lease outlives the old deadline by about
+    // half a TTL.
+    long bound = System.nanoTime() + TestBudgets.scaled(Duration.ofSeconds(5)).toNanos();
+    while (lease.localTimeLeft().compareTo(TTL.multipliedBy(7).dividedBy(16)) > 0) {
       assertThat(System.nanoTime()).isLessThan(bound);
       Thread.sleep(10);
     }
