@@ -31,7 +31,7 @@ class CoordinatorClockFormTest {
       ExpiryDecisions.allAdmit(db.dataSource(), token, citusForm);
       db.database()
           .execute(
-              "UPDATE leasehold_lease SET expires_at = clock_timestamp() - interval '1 ms'"
+              "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 ms'"
                   + " WHERE session_id = '"
                   + key.sessionId()
                   + "'");
