@@ -6,12 +6,15 @@ import io.leasehold.adapters.internal.SqlAdmissionCondition;
 import io.leasehold.adapters.internal.SqlMarkStore;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.TokenVerificationException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.Optional;
 
 /**
@@ -34,11 +37,20 @@ final class HighWaterSql {
   private final String timeout;
 
   /**
-   * Strict mode's last statement: the run's lease is live by database time. FOR SHARE keeps the
-   * lease row from being renewed, released or taken over until the commit. Parameters: account,
-   * session, run id, fence.
+   * Strict mode's last statement: the run's lease row, locked FOR SHARE so the lease cannot be
+   * renewed, released or taken over until the commit, then the database's clock ({@link
+   * LeaseRow#THEN_CLOCK}), read once the lock is held: the lease is live if its expiry is after
+   * that reading. On Citus the clock is the coordinator's, as for every expiry decision (C2); the
+   * row's statement runs on the key's worker. Parameters: account, session, run id, fence.
    */
   private final String liveLease;
+
+  /**
+   * The same check inside one statement, the clock of the node that runs it: the admission-at-
+   * commit pipeline's, on plain PostgreSQL only (on Citus that would be the worker's clock, so the
+   * writer commits there after {@link #checkLease}).
+   */
+  private final String liveLeaseInStatement;
 
   /**
    * Admission at commit: the admission (behind its timeout), strict mode's check and the COMMIT,
@@ -60,6 +72,9 @@ final class HighWaterSql {
 
   private final boolean strict;
 
+  /** The lease table of strict mode, for messages, or null. */
+  private final String leaseTable;
+
   /**
    * @param table the high-water table, schema-qualified
    * @param verifyTable the lease table for online verification, qualified, or null
@@ -70,6 +85,7 @@ final class HighWaterSql {
     this.lockTimeout = lockTimeout;
     this.verifyTable = verifyTable;
     this.strict = leaseTable != null;
+    this.leaseTable = leaseTable;
     this.timeout = LockTimeout.statement(lockTimeout);
     this.leaseRow =
         verifyTable == null
@@ -78,7 +94,8 @@ final class HighWaterSql {
                 + LeaseRow.COLUMNS
                 + " FROM "
                 + verifyTable
-                + " AS l WHERE l.account_id = ? AND l.session_id = ?";
+                + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+                + LeaseRow.THEN_CLOCK;
     // With online verification, the admission's candidate row exists only if the token's run
     // holds the lease (LeaseRow.HELD_BY_TOKEN: the key's row names its fence and run, not
     // released, not expired): no candidate means no conflict, no lock, no admission. Parameters:
@@ -96,16 +113,21 @@ final class HighWaterSql {
                 HighWaterSql::bindIssued,
                 this::notHeld);
     this.marks = SqlMarkStore.highWater(table, lockTimeout, online);
-    this.liveLease =
+    String lockLease =
         leaseTable == null
             ? null
-            : "SELECT 1 FROM "
+            : "SELECT l.expires_at FROM "
                 + leaseTable
-                + " WHERE account_id = ? AND session_id = ? AND run_id = ? AND fence = ?"
-                + " AND released_at IS NULL AND expires_at > clock_timestamp() FOR SHARE";
+                + " AS l WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
+                + " AND l.released_at IS NULL";
+    this.liveLease = lockLease == null ? null : lockLease + " FOR SHARE" + LeaseRow.THEN_CLOCK;
+    this.liveLeaseInStatement =
+        lockLease == null ? null : lockLease + " AND l.expires_at > clock_timestamp() FOR SHARE";
     this.admitAndCommit =
         LockTimeout.ahead(lockTimeout, marks.admissionOrDivisionByZero() + "; ")
-            + (leaseTable == null ? "" : "SELECT 1 / count(*) FROM (" + liveLease + ") AS live; ")
+            + (leaseTable == null
+                ? ""
+                : "SELECT 1 / count(*) FROM (" + liveLeaseInStatement + ") AS live; ")
             + "COMMIT";
   }
 
@@ -142,40 +164,69 @@ final class HighWaterSql {
    * general reason.
    */
   private Optional<RuntimeException> notHeld(Connection c, FencingToken token) throws SQLException {
+    return Optional.of(
+        leaseRefusal(c, token)
+            .orElseGet(
+                () ->
+                    new TokenVerificationException(
+                        TokenVerificationException.Reason.NOT_ISSUED,
+                        "refused "
+                            + token
+                            + ": "
+                            + verifyTable
+                            + " did not show run "
+                            + token.runId()
+                            + " holding the lease of "
+                            + token.key()
+                            + " with fence "
+                            + token.fence()
+                            + " when the admission ran; nothing changed")));
+  }
+
+  /**
+   * Why the key's lease row, read now, says the token's run does not hold the lease, if it does.
+   */
+  private Optional<TokenVerificationException> leaseRefusal(Connection c, FencingToken token)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(leaseRow)) {
       KeyParameters.bind(ps, 1, token.key());
-      try (ResultSet rs = ps.executeQuery()) {
-        Optional<LeaseRow> row = rs.next() ? Optional.of(LeaseRow.read(rs)) : Optional.empty();
-        return Optional.of(
-            LeaseRow.refusal(verifyTable, token, row)
-                .orElseGet(
-                    () ->
-                        new TokenVerificationException(
-                            TokenVerificationException.Reason.NOT_ISSUED,
-                            "refused "
-                                + token
-                                + ": "
-                                + verifyTable
-                                + " did not show run "
-                                + token.runId()
-                                + " holding the"
-                                + " lease of "
-                                + token.key()
-                                + " with fence "
-                                + token.fence()
-                                + " when the admission ran;"
-                                + " nothing changed")));
+      return LeaseRow.refusal(verifyTable, token, LeaseRow.query(ps, 0));
+    }
+  }
+
+  /**
+   * The checks that decide by the lease's expiry, run last before the commit, each with the
+   * database's clock read after the lease row ({@link LeaseRow#THEN_CLOCK}): strict mode's live
+   * lease (its row locked until the commit), and on Citus online verification's expiry again, by
+   * the coordinator's clock (the admission statement's own check ran on the key's worker, with its
+   * clock). One round trip each; none without strict mode or, off Citus, online verification.
+   *
+   * @throws LeaseLostException if strict mode finds no live lease
+   * @throws TokenVerificationException if online verification finds the run no longer holds it
+   */
+  void checkLease(Connection c, FencingToken token, boolean citus) throws SQLException {
+    if (strict && !liveLease(c, token)) {
+      throw new LeaseLostException(token, "no live lease in " + leaseTable + " at commit");
+    }
+    if (citus && verifyTable != null) {
+      Optional<TokenVerificationException> refusal = leaseRefusal(c, token);
+      if (refusal.isPresent()) {
+        throw refusal.get();
       }
     }
   }
 
   /** Whether the run holds a live lease, locking the lease row until the commit. */
-  boolean liveLease(Connection c, FencingToken token) throws SQLException {
+  private boolean liveLease(Connection c, FencingToken token) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(liveLease)) {
       bindLiveLease(ps, token, 1);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
+      ps.execute();
+      Instant expiresAt;
+      try (ResultSet rs = ps.getResultSet()) {
+        expiresAt = rs.next() ? rs.getObject(1, OffsetDateTime.class).toInstant() : null;
       }
+      Instant now = LeaseRow.clock(ps);
+      return expiresAt != null && expiresAt.isAfter(now);
     }
   }
 

@@ -2,6 +2,7 @@ package io.leasehold.adapters.jdbc;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.TokenVerificationException;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -23,34 +24,71 @@ import java.util.UUID;
  * @param runId the run that fence was issued to
  * @param releasedAt when that run released the lease, if it did
  * @param expiresAt when the lease expires (or expired), by the database's clock
- * @param now the database's clock when the row was read
+ * @param now the database's clock (the coordinator's on Citus) after the row was read
  */
 record LeaseRow(
     long fence, UUID runId, Optional<Instant> releasedAt, Instant expiresAt, Instant now) {
   /**
-   * The columns {@link #read} expects, from the lease table aliased {@code l}. The clock is {@code
-   * clock_timestamp()}, read as the row is: the latest reading the statement can take, so a lease
-   * that ends while the statement waits to run is not taken for live (CONTRACT C2: one database
-   * reading, compared with database timestamps only).
+   * The columns {@link #query} expects, from the lease table aliased {@code l}. Not the clock: on
+   * Citus a statement on the lease table runs on the worker that holds the key's shard, with that
+   * worker's clock, and every expiry decision is the coordinator's (CONTRACT C2, red team 48 P22).
    */
-  static final String COLUMNS = "l.fence, l.run_id, l.released_at, l.expires_at, clock_timestamp()";
+  static final String COLUMNS = "l.fence, l.run_id, l.released_at, l.expires_at";
+
+  /**
+   * Follows a statement on the lease table in the same round trip: the database's clock, read by a
+   * statement with no distributed table, which Citus runs on the coordinator (on plain PostgreSQL
+   * the same server). It runs after the statement before it, so after any row lock that statement
+   * waited for: a lease that ends meanwhile is not taken for live (C2: one database reading,
+   * compared with database timestamps only).
+   */
+  static final String THEN_CLOCK = "; SELECT pg_catalog.clock_timestamp()";
 
   /**
    * The same verdict as {@link #refusal} for a row that exists, as a SQL condition on the lease
-   * table aliased {@code l}: true only while the run holds the lease. Parameters: fence, run id.
+   * table aliased {@code l}: true only while the run holds the lease. Parameters: fence, run id. It
+   * reads the clock of the node that runs it: on Citus the worker's, so the writer checks the
+   * expiry again by the coordinator's clock before the commit ({@link HighWaterSql#checkLease}).
    */
   static final String HELD_BY_TOKEN =
       "l.fence = ? AND l.run_id = ? AND l.released_at IS NULL AND l.expires_at > clock_timestamp()";
 
-  /** Reads a row selected with {@link #COLUMNS}, from its first column. */
-  static LeaseRow read(ResultSet rs) throws SQLException {
+  /**
+   * Runs a statement of {@link #COLUMNS} followed by {@link #THEN_CLOCK}, after {@code skip}
+   * results of statements ahead of it, and reads the key's row (if any) with that clock.
+   */
+  static Optional<LeaseRow> query(PreparedStatement ps, int skip) throws SQLException {
+    ps.execute();
+    for (int i = 0; i < skip; i++) {
+      ps.getMoreResults();
+    }
+    Optional<LeaseRow> row;
+    try (ResultSet rs = ps.getResultSet()) {
+      row = rs.next() ? Optional.of(read(rs, null)) : Optional.empty();
+    }
+    Instant now = clock(ps);
+    return row.map(r -> new LeaseRow(r.fence, r.runId, r.releasedAt, r.expiresAt, now));
+  }
+
+  /** The clock of {@link #THEN_CLOCK}, the statement's next result. */
+  static Instant clock(PreparedStatement ps) throws SQLException {
+    if (!ps.getMoreResults()) {
+      throw new SQLException("expected the database's clock after the lease row");
+    }
+    try (ResultSet rs = ps.getResultSet()) {
+      rs.next();
+      return rs.getObject(1, OffsetDateTime.class).toInstant();
+    }
+  }
+
+  private static LeaseRow read(ResultSet rs, Instant now) throws SQLException {
     OffsetDateTime released = rs.getObject(3, OffsetDateTime.class);
     return new LeaseRow(
         rs.getLong(1),
         rs.getObject(2, UUID.class),
         Optional.ofNullable(released).map(OffsetDateTime::toInstant),
         rs.getObject(4, OffsetDateTime.class).toInstant(),
-        rs.getObject(5, OffsetDateTime.class).toInstant());
+        now);
   }
 
   /**

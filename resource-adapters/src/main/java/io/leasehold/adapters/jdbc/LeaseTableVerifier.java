@@ -7,7 +7,6 @@ import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.fencing.internal.Arguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -53,9 +52,9 @@ public final class LeaseTableVerifier implements TokenVerifier {
   private LeaseTableVerifier(DataSource dataSource, String table, Duration statementTimeout) {
     this.dataSource = dataSource;
     this.table = table;
-    // The key's row and the database's clock, with a statement timeout so an unreachable lock
-    // never stalls a write; a read takes no row lock (an acquire in flight is simply not visible
-    // yet, and its run has no token yet either).
+    // The key's row and then the database's clock (the coordinator's on Citus), with a statement
+    // timeout so an unreachable lock never stalls a write; a read takes no row lock (an acquire in
+    // flight is simply not visible yet, and its run has no token yet either).
     this.sql =
         "SELECT set_config('statement_timeout', '"
             + statementTimeout.toMillis()
@@ -64,7 +63,8 @@ public final class LeaseTableVerifier implements TokenVerifier {
             + LeaseRow.COLUMNS
             + " FROM "
             + table
-            + " AS l WHERE l.account_id = ? AND l.session_id = ?";
+            + " AS l WHERE l.account_id = ? AND l.session_id = ?"
+            + LeaseRow.THEN_CLOCK;
   }
 
   /**
@@ -95,11 +95,7 @@ public final class LeaseTableVerifier implements TokenVerifier {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, token.key().accountId());
         ps.setString(2, token.key().sessionId());
-        ps.execute();
-        ps.getMoreResults();
-        try (ResultSet rs = ps.getResultSet()) {
-          row = rs.next() ? Optional.of(LeaseRow.read(rs)) : Optional.empty();
-        }
+        row = LeaseRow.query(ps, 1);
       } finally {
         if (!autoCommit) {
           c.setAutoCommit(false);

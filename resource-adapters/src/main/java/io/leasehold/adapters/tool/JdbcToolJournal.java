@@ -216,18 +216,20 @@ public final class JdbcToolJournal implements ToolJournal {
    */
   private Long recordIntent(Connection conn, ToolCall c) throws SQLException {
     try (PreparedStatement ps = conn.prepareStatement(sql.intend())) {
-      ps.setObject(1, c.callId());
-      ps.setString(2, c.token().key().accountId());
-      ps.setString(3, c.token().key().sessionId());
-      ps.setString(4, c.tool());
-      ps.setString(5, c.token().unsigned().toText()); // never the signature (C20)
-      ps.setLong(6, c.token().fence());
-      ps.setObject(7, c.token().runId());
-      ps.setString(8, json(c.arguments()));
-      ps.setString(9, c.idempotencyKey().orElse(null));
-      ps.setString(10, c.token().key().accountId());
-      ps.setString(11, c.token().key().sessionId());
-      ps.setLong(12, c.token().fence());
+      ps.setString(1, c.token().key().accountId());
+      ps.setString(2, c.token().key().sessionId());
+      ps.setLong(3, c.token().fence());
+      ps.setString(4, c.token().key().accountId());
+      ps.setString(5, c.token().key().sessionId());
+      ps.setObject(6, c.callId());
+      ps.setString(7, c.token().key().accountId());
+      ps.setString(8, c.token().key().sessionId());
+      ps.setString(9, c.tool());
+      ps.setString(10, c.token().unsigned().toText()); // never the signature (C20)
+      ps.setLong(11, c.token().fence());
+      ps.setObject(12, c.token().runId());
+      ps.setString(13, json(c.arguments()));
+      ps.setString(14, c.idempotencyKey().orElse(null));
       if (LockTimeout.countAfter(ps) == 1) {
         return null;
       }

@@ -74,18 +74,34 @@ record JournalSql(
         // arguments. Only if the key's mark is not already above the fence: a stale run's calls
         // add no row (issue 27, C21). Without a lock: the admission checks again under the mark
         // row's lock, and a call that lost that race is recorded as refused there. The first
-        // statement of a call's transaction, so the lock timeout comes with it. Parameters: call
-        // id, account, session, tool, token text, fence, run id, arguments, idempotency key; then
-        // account, session, fence.
+        // statement of a call's transaction, so the lock timeout comes with it.
+        // The order of a key's calls (seq) and their time are drawn here, not left to the
+        // columns' defaults: on Citus a default is evaluated on the worker that holds the key's
+        // shard, where each worker's copy of the sequence has a range of its own, so a key's
+        // calls listed out of order once its shard moved (red team 48, P15). The CTE reads the
+        // distributed tables (one key, so Citus routes it to the key's shard); the INSERT's
+        // SELECT then has no distributed table, so Citus evaluates nextval and clock_timestamp
+        // on the coordinator (docs/scale-out.md). Above the key's highest seq, so the order also
+        // holds for calls a worker numbered before this form. On plain PostgreSQL the same
+        // sequence, one more index probe. Parameters: account, session, fence, account, session;
+        // then call id, account, session, tool, token text, fence, run id, arguments,
+        // idempotency key.
         LockTimeout.ahead(
             lockTimeout,
-            "INSERT INTO "
+            "WITH prior AS (SELECT (SELECT 1 FROM "
+                + mark
+                + " WHERE account_id = ? AND session_id = ? AND fence > ? LIMIT 1) AS stale,"
+                + " (SELECT max(seq) FROM "
+                + call
+                + " WHERE account_id = ? AND session_id = ?) AS last_seq)"
+                + " INSERT INTO "
                 + call
                 + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
-                + " idempotency_key, state) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json, ?, 'INTENDED'"
-                + " WHERE NOT EXISTS (SELECT 1 FROM "
-                + mark
-                + " WHERE account_id = ? AND session_id = ? AND fence > ?)"),
+                + " idempotency_key, state, seq, recorded_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json,"
+                + " ?, 'INTENDED', GREATEST(nextval(pg_get_serial_sequence('"
+                + call
+                + "', 'seq')), COALESCE(p.last_seq, 0) + 1), clock_timestamp() FROM prior AS p"
+                + " WHERE p.stale IS NULL"),
         // Starts an admitted call, numbering it in admission order, unless a call of the same
         // run with the same tool and idempotency key is in flight: then nothing changes, the
         // statement returns that call's id, and the caller records the refusal. Both answers
