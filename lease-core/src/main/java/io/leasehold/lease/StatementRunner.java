@@ -55,6 +55,12 @@ final class StatementRunner {
   /** Whether the database is a Citus coordinator; null until the first statement asks. */
   private volatile Boolean citus;
 
+  /** The statement timeout, in milliseconds: the server's own bound on a statement. */
+  private final long statementTimeoutMillis;
+
+  /** How long the client waits for an answer: {@link #answerBound}, in whole milliseconds. */
+  private final int answerBoundMillis;
+
   StatementRunner(DataSource dataSource, StatementSettings settings) {
     this(dataSource, settings, null);
   }
@@ -68,6 +74,22 @@ final class StatementRunner {
     this.sessionTimeouts = settings.sessionTimeouts();
     this.citusOpening = settings.citusOpening();
     this.citus = citus;
+    this.statementTimeoutMillis = settings.statementTimeout().toMillis();
+    this.answerBoundMillis = answerBound(settings.statementTimeout());
+  }
+
+  /**
+   * How long the client waits for a statement's answer (the connection's network timeout): twice
+   * the statement timeout plus one second. The server's {@code statement_timeout} cannot end a wait
+   * in a process that does not run (a stopped or hung backend; on Citus, a coordinator waiting for
+   * a stopped worker to take its cancel), so the client bounds it too (CONTRACT C21, C5). The
+   * statement timeout bounds the statement, not its commit (the WAL flush, a synchronous standby's
+   * answer) nor the Citus coordinator's cancel of the workers' parts: the second statement timeout
+   * leaves that much for them, and the second for the answer's trip, so a healthy server that is
+   * merely slow still answers first, with the statement timeout's own error ({@code 57014}).
+   */
+  static int answerBound(Duration statementTimeout) {
+    return (int) Math.min(Integer.MAX_VALUE, statementTimeout.toMillis() * 2 + 1_000);
   }
 
   /** Binds a statement's parameters; may create arrays on the connection. */
@@ -135,10 +157,22 @@ final class StatementRunner {
     return execute(statement, what, (Binder) binder, reader);
   }
 
-  /** Runs one short transaction and reads its answer, its last result set. */
+  /**
+   * Runs one short transaction and reads its answer, its last result set, waiting at most {@link
+   * #answerBound} for it. Past that the driver closes the connection (a pool then drops it) and the
+   * statement fails with a {@link LeaseStoreException} that names the wait; its outcome is then
+   * unknown: the server may still run and commit it once it resumes (an acquire's row then holds
+   * the key for a run no caller has, until its TTL; a renewal counts as failed, so the lease is
+   * lost, CONTRACT C6).
+   */
   <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
+      // The driver keeps the network timeout as its socket's read timeout: setting it is a field
+      // write, no system call (pgjdbc ignores the executor, so no thread is involved). A pool that
+      // does not reset it on return gets the caller's value back below.
+      int callersBound = c.getNetworkTimeout();
+      c.setNetworkTimeout(Runnable::run, answerBoundMillis);
       if (!autoCommit) {
         c.setAutoCommit(true);
       }
@@ -150,17 +184,14 @@ final class StatementRunner {
             ? inTransactionBlock(c, citusOpening + statement, what, binder, reader)
             : run(c, statement, what, binder, reader);
       } finally {
-        if (!autoCommit && !c.isClosed()) {
-          c.setAutoCommit(false);
+        if (!c.isClosed()) {
+          if (!autoCommit) {
+            c.setAutoCommit(false);
+          }
+          c.setNetworkTimeout(Runnable::run, callersBound);
         }
       }
     } catch (SQLException e) {
-      String repair =
-          UNDEFINED_TABLE.equals(e.getSQLState())
-              ? "; the lease schema is missing from this database: apply it first with "
-                  + schema.describeApply()
-                  + ", or run LeaseSchema.sqlScript()"
-              : "";
       throw new LeaseStoreException(
           "could not "
               + what.get()
@@ -169,7 +200,7 @@ final class StatementRunner {
               + " (SQLState "
               + e.getSQLState()
               + ")"
-              + repair,
+              + repair(e),
           e);
     }
   }
@@ -201,6 +232,36 @@ final class StatementRunner {
   static void bindKey(PreparedStatement ps, int first, LeaseKey key) throws SQLException {
     ps.setString(first, key.accountId());
     ps.setString(first + 1, key.sessionId());
+  }
+
+  /** What to do about a failed statement, when the failure says. */
+  private String repair(SQLException e) {
+    if (UNDEFINED_TABLE.equals(e.getSQLState())) {
+      return "; the lease schema is missing from this database: apply it first with "
+          + schema.describeApply()
+          + ", or run LeaseSchema.sqlScript()";
+    }
+    if (noAnswer(e)) {
+      return "; no answer from the database within "
+          + answerBoundMillis
+          + " ms (twice the statement timeout of "
+          + statementTimeoutMillis
+          + " ms, plus 1 s): the server process, or on Citus a worker, is stopped or hung, or the"
+          + " network dropped; the connection was closed, and whether the statement committed is"
+          + " unknown. Find the process in pg_stat_activity (and on Citus the worker's) and check"
+          + " the server and the network";
+    }
+    return "";
+  }
+
+  /** Whether a failure was the client's bound on the answer: the socket's read timed out. */
+  static boolean noAnswer(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the database is a Citus coordinator, asked on the first statement only. */

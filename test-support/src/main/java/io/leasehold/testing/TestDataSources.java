@@ -48,6 +48,34 @@ public final class TestDataSources {
   }
 
   /**
+   * A data source that hands out one connection, the same physical backend every time, whose {@code
+   * close()} keeps it open: a pool of one that resets nothing on return (not its network timeout,
+   * for one), and never checks the connection before handing it out.
+   *
+   * @param connection the connection; the caller closes it
+   * @return the data source
+   */
+  public static DataSource oneConnection(Connection connection) {
+    Connection kept =
+        (Connection)
+            Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (proxy, method, args) ->
+                    method.getName().equals("close") ? null : forward(method, connection, args));
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection")) {
+                return kept;
+              }
+              throw new UnsupportedOperationException(method.getName());
+            });
+  }
+
+  /**
    * A data source whose connections refuse to prepare a statement containing {@code marker} while
    * {@code failing} says so (SQLState 08006, as a connection that broke), and pass everything else
    * to {@code dataSource}: one step of an operation fails and the others run.

@@ -1,6 +1,7 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.AnswerBound;
 import io.leasehold.adapters.internal.SqlMarkStore;
 import io.leasehold.adapters.internal.SqlNames;
 import io.leasehold.fencing.AdminDeniedException;
@@ -155,7 +156,11 @@ public final class FencedJdbcWriter implements FenceGuard {
    * @throws TokenVerificationException if the token fails verification; nothing changed
    * @throws LeaseLostException if the lease is known lost locally, or in strict mode if the run no
    *     longer holds a live lease; rolled back
-   * @throws ResourceAccessException if the database or the work fails; rolled back
+   * @throws ResourceAccessException if the database or the work fails; rolled back. Also when the
+   *     database gives no answer within twice the lock timeout plus 1 s (a stopped or hung server;
+   *     the work itself runs with the connection's own network timeout): rolled back, or, when it
+   *     was the COMMIT that got no answer, with the outcome unknown (the message says "outcome
+   *     unknown": the write may have committed; read the mark or the rows before trying again)
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
     Arguments.required(work, "work");
@@ -168,26 +173,28 @@ public final class FencedJdbcWriter implements FenceGuard {
    */
   private <T> T write(FencingToken token, JdbcWork<T> work) {
     try {
-      return transactions.run(
-          c -> {
+      return transactions.runAround(
+          (c, callers) -> {
             T result;
+            // The work is the caller's: it runs with the caller's network timeout, the writer's
+            // own statements under the writer's bound.
             boolean citus = transactions.onCitus(c);
             if (admitAtCommit && !citus) {
-              result = work.run(WorkConnection.wrap(c), token);
-              requireOpenTransaction(c, token);
-              admitAndCommit(c, token);
+              result = callers.run(t -> work.run(WorkConnection.wrap(t), token));
+              WorkConnection.requireOpenTransaction(c, token);
+              AnswerBound.commit(() -> admitAndCommit(c, token));
             } else {
               // Citus: no pipeline, its expiry check would read the worker's clock
               if (!admitAtCommit) {
                 sql.marks().admitFirst(c, token);
               }
-              result = work.run(WorkConnection.wrap(c), token);
-              requireOpenTransaction(c, token);
+              result = callers.run(t -> work.run(WorkConnection.wrap(t), token));
+              WorkConnection.requireOpenTransaction(c, token);
               if (admitAtCommit) {
                 sql.marks().admitFirst(c, token);
               }
               sql.checkLease(c, token, citus);
-              c.commit();
+              AnswerBound.commit(c::commit);
             }
             return result;
           });
@@ -204,7 +211,9 @@ public final class FencedJdbcWriter implements FenceGuard {
         what
             + " "
             + token
-            + " failed and was rolled back: "
+            + (e instanceof AnswerBound.CommitOutcomeUnknown
+                ? " failed at its COMMIT, outcome unknown: "
+                : " failed and was rolled back: ")
             + e.getMessage()
             + sql.waitedFor(token.key(), e),
         e);
@@ -233,7 +242,7 @@ public final class FencedJdbcWriter implements FenceGuard {
           c -> {
             Admission admission = SqlMarkStore.sqlFailures(() -> sql.marks().admit(c, token));
             sql.checkLease(c, token, transactions.onCitus(c));
-            c.commit();
+            AnswerBound.commit(c::commit);
             return admission;
           });
     } catch (SQLException e) {
@@ -261,20 +270,6 @@ public final class FencedJdbcWriter implements FenceGuard {
               + e.getMessage()
               + sql.waitedFor(key, e),
           e);
-    }
-  }
-
-  /**
-   * Work that committed or rolled back the transaction itself, or turned auto-commit back on, has
-   * left the admission's row lock: what follows would no longer be one transaction with it.
-   */
-  private static void requireOpenTransaction(Connection c, FencingToken token) throws SQLException {
-    if (c.getAutoCommit()) {
-      throw new IllegalStateException(
-          "the work for "
-              + token
-              + " switched the connection to auto-commit; a fenced transaction"
-              + " must be committed by FencedJdbcWriter, never by the work");
     }
   }
 
@@ -324,7 +319,7 @@ public final class FencedJdbcWriter implements FenceGuard {
             MarkReset reset =
                 SqlMarkStore.sqlFailures(
                     () -> sql.marks().reset(c, key, newMark, operator, reason, null));
-            c.commit();
+            AnswerBound.commit(c::commit);
             return reset;
           });
     } catch (SQLException e) {
@@ -344,7 +339,8 @@ public final class FencedJdbcWriter implements FenceGuard {
     try {
       return transactions.read(c -> SqlMarkStore.sqlFailures(() -> sql.marks().resets(c)));
     } catch (SQLException e) {
-      throw new ResourceAccessException("could not read the mark resets: " + e.getMessage(), e);
+      throw new ResourceAccessException(
+          "could not read the mark resets: " + e.getMessage() + sql.bound().waitedFor(e), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.AnswerBound;
 import io.leasehold.adapters.internal.KeyParameters;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.SqlAdmissionCondition;
@@ -80,6 +81,11 @@ final class HighWaterSql {
    * @param verifyTable the lease table for online verification, qualified, or null
    * @param leaseTable the lease table for strict mode, qualified, or null
    */
+  /** The bound on the database's answers (CONTRACT C21), which names itself in a failure. */
+  AnswerBound bound() {
+    return AnswerBound.forLockTimeout(lockTimeout);
+  }
+
   HighWaterSql(String table, String verifyTable, String leaseTable, Duration lockTimeout) {
     this.table = table;
     this.lockTimeout = lockTimeout;
@@ -250,7 +256,7 @@ final class HighWaterSql {
   /** CONTRACT C21: a lock wait that ran out names what it waited for and where to look. */
   String waitedFor(LeaseKey key, SQLException e) {
     if (!"55P03".equals(e.getSQLState())) {
-      return "";
+      return bound().waitedFor(e);
     }
     return ". It waited "
         + lockTimeout.toMillis()

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.adapters.internal.AnswerBound;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.Transactions;
 import java.sql.Connection;
@@ -11,13 +12,15 @@ import javax.sql.DataSource;
 /**
  * The database writer's transactions: a connection of its own, the high-water table's shape checked
  * first, and the statements run through {@link Transactions} (rolled back on any {@link Throwable}
- * before auto-commit is restored, CONTRACT C16).
+ * before auto-commit is restored, CONTRACT C16), each under the {@link AnswerBound} of the lock
+ * timeout, so a server that does not answer ends the transaction too (CONTRACT C21).
  */
 final class JdbcTransactions {
   private final DataSource dataSource;
   private final HighWaterTableCheck tableCheck;
   private final String timeout;
   private final String onCitusWorkers;
+  private final AnswerBound bound;
 
   /** Whether the database is a Citus coordinator; null until the first transaction asks. */
   private volatile Boolean citus;
@@ -46,6 +49,7 @@ final class JdbcTransactions {
     this.tableCheck = tableCheck;
     this.timeout = timeout;
     this.onCitusWorkers = LockTimeout.onCitusWorkers(lockTimeout);
+    this.bound = AnswerBound.forLockTimeout(lockTimeout);
     this.citus = citus;
   }
 
@@ -55,18 +59,30 @@ final class JdbcTransactions {
    * LockTimeout#onCitusWorkers}).
    */
   <T> T run(Transactions.Body<T> body) throws SQLException {
+    return runAround((c, callers) -> body.run(c));
+  }
+
+  /**
+   * As {@link #run(Transactions.Body)}, for a body with work of the caller's, which it runs with
+   * the caller's own network timeout ({@link AnswerBound.CallersSetting}).
+   */
+  <T> T runAround(AnswerBound.Body<T> body) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      tableCheck.ensure(c);
-      if (!onCitus(c)) {
-        return Transactions.run(c, body);
-      }
-      return Transactions.run(
+      return bound.around(
           c,
-          t -> {
-            try (Statement st = t.createStatement()) {
-              st.execute(onCitusWorkers);
+          (b, callers) -> {
+            tableCheck.ensure(b);
+            if (!onCitus(b)) {
+              return Transactions.run(b, t -> body.run(t, callers));
             }
-            return body.run(t);
+            return Transactions.run(
+                b,
+                t -> {
+                  try (Statement st = t.createStatement()) {
+                    st.execute(onCitusWorkers);
+                  }
+                  return body.run(t, callers);
+                });
           });
     }
   }

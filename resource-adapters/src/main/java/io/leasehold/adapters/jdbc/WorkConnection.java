@@ -1,5 +1,6 @@
 package io.leasehold.adapters.jdbc;
 
+import io.leasehold.fencing.FencingToken;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -45,5 +46,19 @@ final class WorkConnection {
                 throw e.getCause();
               }
             });
+  }
+
+  /**
+   * Work that committed or rolled back the transaction itself, or turned auto-commit back on, has
+   * left the admission's row lock: what follows would no longer be one transaction with it.
+   */
+  static void requireOpenTransaction(Connection c, FencingToken token) throws SQLException {
+    if (c.getAutoCommit()) {
+      throw new IllegalStateException(
+          "the work for "
+              + token
+              + " switched the connection to auto-commit; a fenced transaction"
+              + " must be committed by FencedJdbcWriter, never by the work");
+    }
   }
 }

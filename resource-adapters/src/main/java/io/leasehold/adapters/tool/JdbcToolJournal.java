@@ -3,6 +3,7 @@ package io.leasehold.adapters.tool;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.adapters.internal.AnswerBound;
 import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.adapters.internal.SqlMarkStore;
 import io.leasehold.adapters.internal.Transactions;
@@ -57,6 +58,10 @@ public final class JdbcToolJournal implements ToolJournal {
   private final JournalSql sql;
   private final SqlMarkStore marks;
   private final java.time.Duration lockTimeout;
+
+  /** How long a transaction waits for an answer at all (CONTRACT C21): a stopped server too. */
+  private final AnswerBound bound;
+
   private final StartedCallKeys startedKeys = new StartedCallKeys();
 
   /** Whether the database is a Citus coordinator; null until the first transaction asks. */
@@ -69,6 +74,7 @@ public final class JdbcToolJournal implements ToolJournal {
       DataSource dataSource, ToolJournalSchema schema, java.time.Duration lockTimeout) {
     this.dataSource = dataSource;
     this.lockTimeout = lockTimeout;
+    this.bound = AnswerBound.forLockTimeout(lockTimeout);
     this.marks = SqlMarkStore.journalMarks(schema.prefix());
     this.sql = JournalSql.of(schema, marks.table(), lockTimeout);
   }
@@ -132,24 +138,28 @@ public final class JdbcToolJournal implements ToolJournal {
    */
   private <T> T tx(String what, boolean setsTimeout, Transactions.Body<T> work) {
     try (Connection c = dataSource.getConnection()) {
-      return Transactions.run(
+      return bound.around(
           c,
-          conn -> {
-            if (onCitus(conn)) {
-              // The row locks are waited for on the workers, which set_config does not reach.
-              try (Statement st = conn.createStatement()) {
-                st.execute(LockTimeout.onCitusWorkers(lockTimeout));
-              }
-            }
-            if (!setsTimeout) {
-              try (PreparedStatement ps = conn.prepareStatement(sql.lockTimeout())) {
-                ps.execute();
-              }
-            }
-            T result = work.run(conn);
-            conn.commit();
-            return result;
-          });
+          (b, callers) ->
+              Transactions.run(
+                  b,
+                  conn -> {
+                    if (onCitus(conn)) {
+                      // The row locks are waited for on the workers, which set_config does not
+                      // reach.
+                      try (Statement st = conn.createStatement()) {
+                        st.execute(LockTimeout.onCitusWorkers(lockTimeout));
+                      }
+                    }
+                    if (!setsTimeout) {
+                      try (PreparedStatement ps = conn.prepareStatement(sql.lockTimeout())) {
+                        ps.execute();
+                      }
+                    }
+                    T result = work.run(conn);
+                    AnswerBound.commit(conn::commit);
+                    return result;
+                  }));
     } catch (MarkStoreException e) {
       if (e.getCause() instanceof SQLException failure) {
         throw failed(what, failure);
@@ -198,7 +208,8 @@ public final class JdbcToolJournal implements ToolJournal {
                     + sql.call()
                     + " (a row, or the table) that another transaction holds: find it in pg_locks and pg_stat_activity"
                 : "")
-            + ")",
+            + ")"
+            + bound.waitedFor(e),
         e);
   }
 
