@@ -76,16 +76,16 @@ final class HighWaterSql {
   /** The lease table of strict mode, for messages, or null. */
   private final String leaseTable;
 
-  /**
-   * @param table the high-water table, schema-qualified
-   * @param verifyTable the lease table for online verification, qualified, or null
-   * @param leaseTable the lease table for strict mode, qualified, or null
-   */
   /** The bound on the database's answers (CONTRACT C21), which names itself in a failure. */
   AnswerBound bound() {
     return AnswerBound.forLockTimeout(lockTimeout);
   }
 
+  /**
+   * @param table the high-water table, schema-qualified
+   * @param verifyTable the lease table for online verification, qualified, or null
+   * @param leaseTable the lease table for strict mode, qualified, or null
+   */
   HighWaterSql(String table, String verifyTable, String leaseTable, Duration lockTimeout) {
     this.table = table;
     this.lockTimeout = lockTimeout;
