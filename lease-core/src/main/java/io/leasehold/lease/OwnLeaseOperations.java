@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The store as its leases see it ({@link LeaseControl}): a lease's own keep, renew, release and
@@ -22,7 +21,7 @@ final class OwnLeaseOperations implements LeaseControl {
   private final ListenerList listeners;
   private final TokenSigning signing;
   private final HandedOutLeases handedOut;
-  private final AtomicBoolean closed;
+  private final StoreGate gate;
 
   /** The store's parts; the clock and the listeners are the releases' own. */
   OwnLeaseOperations(
@@ -32,7 +31,7 @@ final class OwnLeaseOperations implements LeaseControl {
       LeaseReleases releases,
       TokenSigning signing,
       HandedOutLeases handedOut,
-      AtomicBoolean closed) {
+      StoreGate gate) {
     this.ticker = releases.ticker();
     this.listeners = releases.listeners();
     this.timing = timing;
@@ -41,13 +40,11 @@ final class OwnLeaseOperations implements LeaseControl {
     this.releases = releases;
     this.signing = signing;
     this.handedOut = handedOut;
-    this.closed = closed;
+    this.gate = gate;
   }
 
   void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("the lease store is closed");
-    }
+    gate.ensureOpen();
   }
 
   /**
@@ -102,7 +99,7 @@ final class OwnLeaseOperations implements LeaseControl {
   @Override
   public ReleaseResult release(Lease lease, Optional<Instant> holdUntil) {
     ensureOwn(lease);
-    if (closed.get()) {
+    if (gate.closed().get()) {
       return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
     }
     return releases.release(lease.identity(), holdUntil);

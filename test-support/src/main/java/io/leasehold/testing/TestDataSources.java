@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
@@ -45,6 +46,27 @@ public final class TestDataSources {
             DataSource.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
             (proxy, method, args) -> forward(method, dataSource, args));
+  }
+
+  /**
+   * A data source that counts the connections taken from {@code dataSource}, for a test that checks
+   * an answer was given without a round trip.
+   *
+   * @param dataSource the data source the connections come from
+   * @param connections incremented once per {@code getConnection} call
+   * @return the data source
+   */
+  public static DataSource counting(DataSource dataSource, AtomicInteger connections) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection")) {
+                connections.incrementAndGet();
+              }
+              return forward(method, dataSource, args);
+            });
   }
 
   /**

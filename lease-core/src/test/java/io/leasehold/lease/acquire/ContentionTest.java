@@ -144,7 +144,7 @@ class ContentionTest {
         held.add(c);
         try (PreparedStatement ps = c.prepareStatement(StoreInternals.acquireStatement())) {
           StoreInternals.bindAcquire(
-              ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1, 0);
+              ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1);
           ps.execute();
         }
       }

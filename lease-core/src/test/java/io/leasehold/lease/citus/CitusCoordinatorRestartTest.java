@@ -7,6 +7,7 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -82,13 +83,7 @@ class CitusCoordinatorRestartTest {
         sweptFence = lease.fence();
         lease.release();
       }
-      db.database()
-          .execute(
-              "UPDATE leasehold_lease SET acquired_at = now() - interval '3 days',"
-                  + " renewed_at = now() - interval '3 days', expires_at = now() - interval '3 days',"
-                  + " released_at = now() - interval '3 days' WHERE account_id = '"
-                  + account
-                  + "' AND session_id = 'swept'");
+      LeaseDatabase.endedDaysAgo(db, swept, 3, true);
       assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
       long lastBefore = sequenceLastValue();
 

@@ -1,5 +1,7 @@
 package io.leasehold.lease.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseSchema;
@@ -8,6 +10,9 @@ import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +38,37 @@ public final class LeaseDatabase {
                 key.sessionId()));
     args.addAll(List.of(more));
     return ChildJvm.start(main, args.toArray(String[]::new));
+  }
+
+  /**
+   * Moves a row's end (and start) back in time, as if the lease had ended {@code days} ago (a sweep
+   * of rows dead for less takes it). The times are the statement's own (statement_timestamp() with
+   * no column in the expression, which Citus evaluates once on the coordinator); whether it was
+   * released picks the statement, since Citus refuses a CASE around a time function in an UPDATE.
+   */
+  public static void endedDaysAgo(
+      TestDatabaseExtension db, LeaseKey key, int days, boolean released) throws SQLException {
+    String releasedAt = released ? "statement_timestamp() - ? * interval '1 day'" : "NULL";
+    try (Connection c = db.database().newConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE leasehold_lease SET acquired_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " renewed_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
+                    + " expires_at = statement_timestamp() - ? * interval '1 day',"
+                    + " released_at = "
+                    + releasedAt
+                    + " WHERE account_id = ? AND session_id = ?")) {
+      int p = 1;
+      ps.setInt(p++, days);
+      ps.setInt(p++, days);
+      ps.setInt(p++, days);
+      if (released) {
+        ps.setInt(p++, days);
+      }
+      ps.setString(p++, key.accountId());
+      ps.setString(p, key.sessionId());
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
   }
 
   /** A store on the class database with {@code policy} and {@code ttl}, otherwise as built. */
