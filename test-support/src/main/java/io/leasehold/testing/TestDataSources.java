@@ -1,5 +1,6 @@
 package io.leasehold.testing;
 
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -21,13 +22,10 @@ public final class TestDataSources {
    * @return the data source
    */
   public static DataSource unreachable() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              throw new SQLException("connection refused", "08001");
-            });
+    return dataSource(
+        (proxy, method, args) -> {
+          throw new SQLException("connection refused", "08001");
+        });
   }
 
   /**
@@ -41,11 +39,7 @@ public final class TestDataSources {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> forward(method, dataSource, args));
+    return dataSource((proxy, method, args) -> forward(method, dataSource, args));
   }
 
   /**
@@ -57,16 +51,13 @@ public final class TestDataSources {
    * @return the data source
    */
   public static DataSource counting(DataSource dataSource, AtomicInteger connections) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection")) {
-                connections.incrementAndGet();
-              }
-              return forward(method, dataSource, args);
-            });
+    return dataSource(
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            connections.incrementAndGet();
+          }
+          return forward(method, dataSource, args);
+        });
   }
 
   /**
@@ -79,22 +70,16 @@ public final class TestDataSources {
    */
   public static DataSource oneConnection(Connection connection) {
     Connection kept =
-        (Connection)
-            Proxy.newProxyInstance(
-                Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class},
-                (proxy, method, args) ->
-                    method.getName().equals("close") ? null : forward(method, connection, args));
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection")) {
-                return kept;
-              }
-              throw new UnsupportedOperationException(method.getName());
-            });
+        connection(
+            (proxy, method, args) ->
+                method.getName().equals("close") ? null : forward(method, connection, args));
+    return dataSource(
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            return kept;
+          }
+          throw new UnsupportedOperationException(method.getName());
+        });
   }
 
   /**
@@ -112,35 +97,38 @@ public final class TestDataSources {
     if (dataSource == null || marker == null || failing == null) {
       throw new IllegalArgumentException("dataSource, marker and failing must not be null");
     }
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = forward(method, dataSource, args);
-              return result instanceof Connection c
-                  ? failingConnection(c, marker, failing)
-                  : result;
-            });
+    return dataSource(
+        (proxy, method, args) -> {
+          Object result = forward(method, dataSource, args);
+          return result instanceof Connection c ? failingConnection(c, marker, failing) : result;
+        });
   }
 
   private static Connection failingConnection(
       Connection connection, String marker, BooleanSupplier failing) {
+    return connection(
+        (proxy, method, args) -> {
+          if (method.getName().startsWith("prepare")
+              && args != null
+              && args[0] instanceof String sql
+              && sql.contains(marker)
+              && failing.getAsBoolean()) {
+            throw new SQLException("test: the connection broke before '" + marker + "'", "08006");
+          }
+          return forward(method, connection, args);
+        });
+  }
+
+  private static DataSource dataSource(InvocationHandler handler) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, handler);
+  }
+
+  private static Connection connection(InvocationHandler handler) {
     return (Connection)
         Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              if (method.getName().startsWith("prepare")
-                  && args != null
-                  && args[0] instanceof String sql
-                  && sql.contains(marker)
-                  && failing.getAsBoolean()) {
-                throw new SQLException(
-                    "test: the connection broke before '" + marker + "'", "08006");
-              }
-              return forward(method, connection, args);
-            });
+            Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
   }
 
   private static Object forward(java.lang.reflect.Method method, Object target, Object[] args)

@@ -11,7 +11,6 @@ import io.leasehold.lease.LeaseStoreException;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,14 +50,7 @@ class SweptKeySequenceSetBackTest {
   private static void check(String setBack, String account) throws SQLException {
     LeaseKey swept = LeaseKey.of(account, "swept");
     try (LeaseStore store = store()) {
-      long last = 0;
-      for (int i = 0; i < 5; i++) {
-        Lease lease = store.tryAcquire(swept, account).acquiredLease().orElseThrow();
-        last = lease.fence();
-        lease.release();
-      }
-      LeaseDatabase.endedDaysAgo(db, swept, 3, true);
-      assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
+      long last = LeaseDatabase.sweptAfterLeases(db, store, swept, 5);
       db.database().execute(setBack);
 
       // The key's next fence is above every fence it had, although the sequence is below them.

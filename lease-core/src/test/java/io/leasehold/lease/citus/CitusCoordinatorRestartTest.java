@@ -77,14 +77,7 @@ class CitusCoordinatorRestartTest {
       Lease heldLease = store.tryAcquire(held, account).acquiredLease().orElseThrow();
       Lease releasedLease = store.tryAcquire(released, account).acquiredLease().orElseThrow();
       releasedLease.release();
-      long sweptFence = 0;
-      for (int i = 0; i < 3; i++) {
-        Lease lease = store.tryAcquire(swept, account).acquiredLease().orElseThrow();
-        sweptFence = lease.fence();
-        lease.release();
-      }
-      LeaseDatabase.endedDaysAgo(db, swept, 3, true);
-      assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
+      long sweptFence = LeaseDatabase.sweptAfterLeases(db, store, swept, 3);
       long lastBefore = sequenceLastValue();
 
       restart(command, mode);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabase;
@@ -69,6 +70,26 @@ public final class LeaseDatabase {
       ps.setString(p, key.sessionId());
       assertThat(ps.executeUpdate()).isEqualTo(1);
     }
+  }
+
+  /**
+   * Gives {@code key} {@code leases} leases one after the other, each released, then ends them
+   * three days back and sweeps the key's row away as the administrator "ops" (the store's policy
+   * must let it sweep): a key whose fences the table no longer shows.
+   *
+   * @return the last fence the key had
+   */
+  public static long sweptAfterLeases(
+      TestDatabaseExtension db, LeaseStore store, LeaseKey key, int leases) throws SQLException {
+    long last = 0;
+    for (int i = 0; i < leases; i++) {
+      Lease lease = store.tryAcquire(key, key.accountId()).acquiredLease().orElseThrow();
+      last = lease.fence();
+      lease.release();
+    }
+    endedDaysAgo(db, key, 3, true);
+    assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
+    return last;
   }
 
   /** A store on the class database with {@code policy} and {@code ttl}, otherwise as built. */
