@@ -9,13 +9,13 @@ import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testing.TestEnvironment;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -58,13 +58,13 @@ class CitusCoordinatorRestartTest {
 
   private static void acrossARestart(String mode) throws Exception {
     db.database(); // skipped without a coordinator first
-    String command = System.getenv(RESTART_ENV);
-    Assumptions.assumeTrue(
-        command != null && !command.isBlank(),
-        "Coordinator restart test skipped: set "
-            + RESTART_ENV
-            + " to a command that restarts the coordinator of LEASEHOLD_CITUS_URL given the stop"
-            + " mode (immediate or fast), see docs/scale-out.md");
+    String command =
+        TestEnvironment.required(
+            RESTART_ENV,
+            "Coordinator restart test skipped: set "
+                + RESTART_ENV
+                + " to a command that restarts the coordinator of LEASEHOLD_CITUS_URL given the stop"
+                + " mode (immediate or fast), see docs/scale-out.md");
     String account = "restart-" + mode;
     LeaseKey held = LeaseKey.of(account, "held");
     LeaseKey released = LeaseKey.of(account, "released");
