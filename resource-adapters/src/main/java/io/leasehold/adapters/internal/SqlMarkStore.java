@@ -78,6 +78,9 @@ public final class SqlMarkStore implements MarkStore<Connection> {
   /** The admission that returns a row if it admitted. */
   private final String returning;
 
+  /** {@link #returning} behind the lock timeout, built once for {@link #admitFirst}, or null. */
+  private final String returningFirst;
+
   /**
    * The key's row, locked until the transaction ends (nothing if it has none): its mark, its
    * evidence, and whether the mark is trusted. Behind the lock timeout where the store carries it
@@ -164,6 +167,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + SqlMarkShape.trusted(
                 "m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
     this.returning = admission + " RETURNING 1";
+    this.returningFirst = lockTimeout == null ? null : LockTimeout.ahead(lockTimeout, returning);
     // The locked read's evidence names the key by parameters, not by the row's columns: Citus
     // takes a FOR UPDATE only where it can route every table of the statement to one shard
     // (docs/scale-out.md). Its parameters: the key once per evidence, then the key.
@@ -307,7 +311,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
    * @throws SQLException if the database fails
    */
   public void admitFirst(Connection unit, FencingToken token) throws SQLException {
-    if (lockTimeout == null) {
+    if (returningFirst == null) {
       throw new IllegalStateException(
           table + ": this store's statements do not carry the lock timeout");
     }
@@ -316,8 +320,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
 
   private void raise(Connection unit, FencingToken token, boolean first) throws SQLException {
     boolean admitted;
-    try (PreparedStatement ps =
-        unit.prepareStatement(first ? LockTimeout.ahead(lockTimeout, returning) : returning)) {
+    try (PreparedStatement ps = unit.prepareStatement(first ? returningFirst : returning)) {
       bindAdmission(ps, token);
       try (ResultSet rs = first ? LockTimeout.rowsAfter(ps) : ps.executeQuery()) {
         admitted = rs.next();
