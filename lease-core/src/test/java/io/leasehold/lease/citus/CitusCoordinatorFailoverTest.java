@@ -10,7 +10,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
-import io.leasehold.testing.CitusCoordinator;
+import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -37,7 +37,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * CONTRACT C1 and C3 across a failover of the Citus coordinator to its hot standby, the form of
@@ -99,7 +98,7 @@ class CitusCoordinatorFailoverTest {
 
   @Test
   void noKeyIsHeldTwiceAndFencesKeepRisingAcrossAFailoverToTheStandby() throws Exception {
-    db.database(); // skipped without a coordinator first
+    TestDatabase coordinator = db.database(); // skipped without a coordinator first
     String standbyUrl = System.getenv(STANDBY_ENV);
     Assumptions.assumeTrue(
         standbyUrl != null && !standbyUrl.isBlank(),
@@ -114,7 +113,9 @@ class CitusCoordinatorFailoverTest {
             "Coordinator failover test",
             FAILOVER_ENV,
             "given failover, kills the coordinator of LEASEHOLD_CITUS_URL and promotes its standby");
-    DataSource standby = dataSource(standbyUrl);
+    String user = coordinator.server().user();
+    String password = coordinator.server().password();
+    DataSource standby = TestDatabase.connect(standbyUrl, user, password);
     assertThat(queryLong(standby, "SELECT CASE WHEN pg_is_in_recovery() THEN 1 ELSE 0 END"))
         .as("%s names a standby in recovery", STANDBY_ENV)
         .isEqualTo(1);
@@ -133,7 +134,7 @@ class CitusCoordinatorFailoverTest {
     // Without a pool: a run whose coordinator is gone fails at once instead of waiting for a
     // pooled connection, so the pause measured is the failover's.
     try (LeaseStore primary =
-        LeaseStore.builder(dataSource(System.getenv(CitusCoordinator.URL_ENV)))
+        LeaseStore.builder(TestDatabase.connect(coordinator.jdbcUrl(), user, password))
             .accessPolicy(AccessPolicy.allowAll())
             .ttl(TTL)
             .build()) {
@@ -337,18 +338,6 @@ class CitusCoordinatorFailoverTest {
       out.append(last).append(" -> ").append(first);
     }
     return out.toString();
-  }
-
-  private static DataSource dataSource(String url) {
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(url);
-    String user = System.getenv(CitusCoordinator.USER_ENV);
-    ds.setUser(user == null || user.isEmpty() ? "postgres" : user);
-    String password = System.getenv(CitusCoordinator.PASSWORD_ENV);
-    if (password != null && !password.isEmpty()) {
-      ds.setPassword(password);
-    }
-    return ds;
   }
 
   private static long queryLong(DataSource ds, String sql) throws SQLException {
