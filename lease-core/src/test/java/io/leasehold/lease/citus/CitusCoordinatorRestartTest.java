@@ -9,13 +9,9 @@ import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
-import io.leasehold.testing.TestEnvironment;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -58,13 +54,12 @@ class CitusCoordinatorRestartTest {
 
   private static void acrossARestart(String mode) throws Exception {
     db.database(); // skipped without a coordinator first
-    String command =
-        TestEnvironment.required(
+    CoordinatorCommand restart =
+        CoordinatorCommand.fromEnv(
+            "Coordinator restart test",
             RESTART_ENV,
-            "Coordinator restart test skipped: set "
-                + RESTART_ENV
-                + " to a command that restarts the coordinator of LEASEHOLD_CITUS_URL given the stop"
-                + " mode (immediate or fast), see docs/scale-out.md");
+            "restarts the coordinator of LEASEHOLD_CITUS_URL given the stop mode (immediate or"
+                + " fast)");
     String account = "restart-" + mode;
     LeaseKey held = LeaseKey.of(account, "held");
     LeaseKey released = LeaseKey.of(account, "released");
@@ -80,7 +75,7 @@ class CitusCoordinatorRestartTest {
       long sweptFence = LeaseDatabase.sweptAfterLeases(db, store, swept, 3);
       long lastBefore = sequenceLastValue();
 
-      restart(command, mode);
+      restart.run(mode);
 
       // The held lease expires in database time; the waiting acquire takes it over then.
       Lease takenOver =
@@ -121,28 +116,5 @@ class CitusCoordinatorRestartTest {
 
   private static long sequenceLastValue() {
     return db.database().queryOne("SELECT last_value FROM leasehold_fence_seq", Long.class);
-  }
-
-  /** Runs the restart command with the stop mode; it must succeed within two minutes. */
-  private static void restart(String command, String mode) throws Exception {
-    Process p =
-        new ProcessBuilder(command, mode)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.PIPE)
-            .start();
-    if (!p.waitFor(2, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new IllegalStateException(command + " " + mode + " did not finish within 2 minutes");
-    }
-    String output;
-    try (var in = p.getInputStream()) {
-      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      output = "(output unreadable: " + e + ")";
-    }
-    if (p.exitValue() != 0) {
-      throw new IllegalStateException(
-          command + " " + mode + " exited with " + p.exitValue() + ": " + output);
-    }
   }
 }

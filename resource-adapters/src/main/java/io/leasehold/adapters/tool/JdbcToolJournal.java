@@ -230,17 +230,15 @@ public final class JdbcToolJournal implements ToolJournal {
       ps.setString(1, c.token().key().accountId());
       ps.setString(2, c.token().key().sessionId());
       ps.setLong(3, c.token().fence());
-      ps.setString(4, c.token().key().accountId());
-      ps.setString(5, c.token().key().sessionId());
-      ps.setObject(6, c.callId());
-      ps.setString(7, c.token().key().accountId());
-      ps.setString(8, c.token().key().sessionId());
-      ps.setString(9, c.tool());
-      ps.setString(10, c.token().unsigned().toText()); // never the signature (C20)
-      ps.setLong(11, c.token().fence());
-      ps.setObject(12, c.token().runId());
-      ps.setString(13, json(c.arguments()));
-      ps.setString(14, c.idempotencyKey().orElse(null));
+      ps.setObject(4, c.callId());
+      ps.setString(5, c.token().key().accountId());
+      ps.setString(6, c.token().key().sessionId());
+      ps.setString(7, c.tool());
+      ps.setString(8, c.token().unsigned().toText()); // never the signature (C20)
+      ps.setLong(9, c.token().fence());
+      ps.setObject(10, c.token().runId());
+      ps.setString(11, json(c.arguments()));
+      ps.setString(12, c.idempotencyKey().orElse(null));
       if (LockTimeout.countAfter(ps) == 1) {
         return null;
       }

@@ -43,6 +43,14 @@ record JournalSql(
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
+   * A key's calls in journal order. Calls numbered by a Citus worker's copy of the sequence (an
+   * earlier build let the column's default number them there; worker group g draws from g * 2^48
+   * up) come before every call numbered since, which the coordinator's sequence numbers from 1:
+   * they were journaled before. On one PostgreSQL every number is below 2^48.
+   */
+  private static final String ORDER_BY_SEQ = " ORDER BY seq < 281474976710656, seq";
+
+  /**
    * The statements on the tables named by {@code schema}.
    *
    * @param mark the mark table ({@link io.leasehold.adapters.internal.SqlMarkStore#table})
@@ -78,30 +86,26 @@ record JournalSql(
         // The order of a key's calls (seq) and their time are drawn here, not left to the
         // columns' defaults: on Citus a default is evaluated on the worker that holds the key's
         // shard, where each worker's copy of the sequence has a range of its own, so a key's
-        // calls listed out of order once its shard moved (red team 48, P15). The CTE reads the
-        // distributed tables (one key, so Citus routes it to the key's shard); the INSERT's
-        // SELECT then has no distributed table, so Citus evaluates nextval and clock_timestamp
-        // on the coordinator (docs/scale-out.md). Above the key's highest seq, so the order also
-        // holds for calls a worker numbered before this form. On plain PostgreSQL the same
-        // sequence, one more index probe. Parameters: account, session, fence, account, session;
-        // then call id, account, session, tool, token text, fence, run id, arguments,
-        // idempotency key.
+        // calls listed out of order once its shard moved (red team 48, P15). Citus evaluates a
+        // volatile expression of an INSERT ... SELECT's select list on the coordinator, but binds
+        // a column the expression names to the select list's column at the same position, not
+        // to the column named: GREATEST(nextval, the key's highest seq + 1) read a null there,
+        // so it was nextval alone. Each expression here names no column, then; the calls a
+        // worker numbered before (2^48 and up) are listed first by the reads' ORDER_BY_SEQ
+        // instead (docs/scale-out.md). Parameters: account, session, fence; then call id,
+        // account, session, tool, token text, fence, run id, arguments, idempotency key.
         LockTimeout.ahead(
             lockTimeout,
             "WITH prior AS (SELECT (SELECT 1 FROM "
                 + mark
-                + " WHERE account_id = ? AND session_id = ? AND fence > ? LIMIT 1) AS stale,"
-                + " (SELECT max(seq) FROM "
-                + call
-                + " WHERE account_id = ? AND session_id = ?) AS last_seq)"
+                + " WHERE account_id = ? AND session_id = ? AND fence > ? LIMIT 1) AS stale)"
                 + " INSERT INTO "
                 + call
                 + " (call_id, account_id, session_id, tool, token, fence, run_id, arguments,"
                 + " idempotency_key, state, seq, recorded_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?::json,"
-                + " ?, 'INTENDED', GREATEST(nextval(pg_get_serial_sequence('"
+                + " ?, 'INTENDED', nextval(pg_get_serial_sequence('"
                 + call
-                + "', 'seq')), COALESCE(p.last_seq, 0) + 1), clock_timestamp() FROM prior AS p"
-                + " WHERE p.stale IS NULL"),
+                + "', 'seq')), clock_timestamp() FROM prior AS p WHERE p.stale IS NULL"),
         // Starts an admitted call, numbering it in admission order, unless a call of the same
         // run with the same tool and idempotency key is in flight: then nothing changes, the
         // statement returns that call's id, and the caller records the refusal. Both answers
@@ -146,7 +150,7 @@ record JournalSql(
         // changes one row (requireCall). Parameters: state, result, error, call id.
         LockTimeout.ahead(lockTimeout, setOutcomeOfAnyKey),
         // A key's calls in the order they were journaled. Parameters: account, session.
-        callColumns + " WHERE account_id = ? AND session_id = ? ORDER BY seq",
+        callColumns + " WHERE account_id = ? AND session_id = ?" + ORDER_BY_SEQ,
         // One call of a key. Parameters: account, session, call id.
         callColumns + " WHERE account_id = ? AND session_id = ? AND call_id = ?",
         // The first finished result of an idempotent call, for a replay. Parameters: account,
@@ -154,7 +158,9 @@ record JournalSql(
         "SELECT result::text FROM "
             + call
             + " WHERE account_id = ? AND session_id = ? AND tool = ?"
-            + " AND idempotency_key = ? AND state = 'FINISHED' ORDER BY seq LIMIT 1",
+            + " AND idempotency_key = ? AND state = 'FINISHED'"
+            + ORDER_BY_SEQ
+            + " LIMIT 1",
         // A key's started calls by fence, in admission order: what the guard contract checks.
         // Parameters: account, session.
         "SELECT fence FROM "

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code calls(key)} lists a key's calls in the order they were journaled (red team 48, P15): on
  * Citus the call rows' default {@code seq} was drawn on the key's worker, whose copy of the
  * sequence has a range of its own, so after a shard move the later calls listed first. The journal
- * now draws the number on the coordinator, above the key's highest one.
+ * now draws the number on the coordinator, and lists the calls a worker numbered before first.
  */
 class JournalCallOrderTest {
   @RegisterExtension
@@ -49,7 +49,10 @@ class JournalCallOrderTest {
 
   /**
    * A row numbered far above the journal's sequence, as a Citus worker numbered the calls before
-   * this fix (2^49 and up), stays before the calls journaled after it.
+   * this fix (2^49 and up), stays before the calls journaled after it. On Citus this failed while
+   * the journal numbered a call GREATEST(nextval, the key's highest + 1): Citus evaluated that
+   * expression on the coordinator with the key's highest read as null, so the later calls got the
+   * sequence's small numbers and listed first.
    */
   @Test
   void callsJournaledAfterARowNumberedElsewhereListAfterIt() {
