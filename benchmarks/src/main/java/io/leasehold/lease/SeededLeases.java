@@ -104,17 +104,21 @@ public final class SeededLeases {
                         new FencingToken(key, rs.getLong(4), rs.getObject(3, UUID.class)),
                         StatementRunner.instant(rs, 5),
                         StatementRunner.instant(rs, 6));
+            AcquireStatements.Granted granted =
+                new AcquireStatements.Granted(
+                    token.fence(),
+                    StatementRunner.instant(rs, 5),
+                    StatementRunner.instant(rs, 6),
+                    false);
             made.add(
                 new Lease(
                     parts.own(),
-                    token,
-                    key.accountId(),
+                    AcquireRequest.of(key, key.accountId()),
                     holder,
                     ttl,
-                    StatementRunner.instant(rs, 5),
-                    StatementRunner.instant(rs, 6),
-                    parts.own().deadlineFrom(sentAt, ttl, false),
-                    false));
+                    token,
+                    granted,
+                    parts.own().deadlineFrom(sentAt, ttl, false)));
           }
         }
         if (made.size() != n) {

@@ -137,12 +137,14 @@ class GuardBuilderTest {
     options.checkReset(KEY, 5, "ops", "incident 7");
     assertThatThrownBy(() -> options.checkReset(KEY, 5, "mallory", "let me in"))
         .isInstanceOf(AdminDeniedException.class);
-    assertThatThrownBy(() -> options.checkReset(KEY, -1, "ops", "bad"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.checkReset(null, 1, "ops", "bad"))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> options.checkReset(KEY, 1, "ops", " "))
-        .isInstanceOf(IllegalArgumentException.class);
+    // Out of range for anyone, an operator too: a negative fence, no key, a blank reason.
+    record Reset(LeaseKey key, long fence, String reason) {}
+    for (Reset bad :
+        List.of(new Reset(KEY, -1, "bad"), new Reset(null, 1, "bad"), new Reset(KEY, 1, " "))) {
+      assertThatThrownBy(() -> options.checkReset(bad.key(), bad.fence(), "ops", bad.reason()))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
   }
 
   @Test

@@ -42,15 +42,17 @@ final class BackgroundRenewal {
   /** Ticker time of the last successful renewal round (or of the start); Long.MIN_VALUE before. */
   private volatile long lastRound = Long.MIN_VALUE;
 
-  /** Keeps leases through {@code renewal}, on its ticker. */
+  /**
+   * Keeps leases through {@code renewal}, on its ticker.
+   *
+   * @param options the store's validated options: its renew interval, and the scheduler the caller
+   *     gave (null: the keeper creates and owns one on first use)
+   */
   BackgroundRenewal(
-      ChunkedRenewal renewal,
-      ScheduledExecutorService givenScheduler,
-      Duration renewInterval,
-      LeaseStoreListener listener) {
+      ChunkedRenewal renewal, LeaseStoreBuilder options, LeaseStoreListener listener) {
     this.renewal = renewal;
-    this.givenScheduler = givenScheduler;
-    this.renewInterval = renewInterval;
+    this.givenScheduler = options.scheduler;
+    this.renewInterval = options.renewInterval;
     this.ticker = renewal.ticker();
     this.listener = listener;
   }

@@ -66,25 +66,33 @@ public final class Lease implements Fenced, AutoCloseable {
   private final CompletableFuture<LeaseLoss> lost = new CompletableFuture<>();
   private final CopyOnWriteArrayList<Consumer<LeaseLoss>> listeners = new CopyOnWriteArrayList<>();
 
+  /**
+   * A lease as the database granted it.
+   *
+   * @param request what the run asked for: its caller, and whether the lease is one-shot
+   * @param holder the holder description recorded, the store's default if the request gave none
+   * @param ttl the TTL granted, the store's if the request gave none
+   * @param token the signed token of the grant
+   * @param granted the database times of the grant
+   * @param deadlineNanos the local deadline, on the store's ticker
+   */
   Lease(
       LeaseControl control,
-      FencingToken token,
-      String caller,
+      AcquireRequest request,
       String holder,
       Duration ttl,
-      Instant acquiredAt,
-      Instant expiresAt,
-      long deadlineNanos,
-      boolean oneShot) {
+      FencingToken token,
+      AcquireStatements.Granted granted,
+      long deadlineNanos) {
     this.control = control;
-    this.token = token;
-    this.caller = caller;
+    this.caller = request.caller();
+    this.oneShot = request.oneShot();
     this.holder = holder;
     this.ttl = ttl;
     this.deadlineTtl = ttl;
-    this.oneShot = oneShot;
-    this.acquiredAt = acquiredAt;
-    this.expiresAt = expiresAt;
+    this.token = token;
+    this.acquiredAt = granted.acquiredAt();
+    this.expiresAt = granted.expiresAt();
     this.deadlineNanos = deadlineNanos;
   }
 

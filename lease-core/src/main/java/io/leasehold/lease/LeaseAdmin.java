@@ -29,20 +29,13 @@ public final class LeaseAdmin {
   private final ReadStatements reads;
   private final SweepStatements sweeps;
   private final LeaseReleases releases;
-  private final AccessPolicy accessPolicy;
-  private final Runnable ensureOpen;
+  private final StoreGate gate;
 
-  LeaseAdmin(
-      ReadStatements reads,
-      SweepStatements sweeps,
-      LeaseReleases releases,
-      AccessPolicy accessPolicy,
-      Runnable ensureOpen) {
+  LeaseAdmin(ReadStatements reads, SweepStatements sweeps, LeaseReleases releases, StoreGate gate) {
     this.reads = reads;
     this.sweeps = sweeps;
     this.releases = releases;
-    this.accessPolicy = accessPolicy;
-    this.ensureOpen = ensureOpen;
+    this.gate = gate;
   }
 
   /**
@@ -65,12 +58,12 @@ public final class LeaseAdmin {
       throw new IllegalArgumentException(
           "limit must be between 1 and " + MAX_LISTED + ", was " + limit);
     }
-    ensureOpen.run();
+    gate.ensureOpen();
     // The policy filters before the limit applies (issue 27): limiting the rows first let other
     // accounts' leases, expiring sooner, crowd a caller's own out of the answer.
     List<LeaseStatus> visible = new ArrayList<>();
     for (LeaseStatus s : reads.held(MAX_LISTED)) {
-      if (accessPolicy.permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
+      if (gate.policy().permits(caller, s.key(), AccessPolicy.Operation.READ_STATUS)) {
         visible.add(s);
         if (visible.size() == limit) {
           break;
@@ -91,7 +84,7 @@ public final class LeaseAdmin {
    * @throws LeaseStoreException if the database fails
    */
   public FailoverSafety failoverSafety() {
-    ensureOpen.run();
+    gate.ensureOpen();
     return reads.failoverSafety();
   }
 
@@ -116,10 +109,9 @@ public final class LeaseAdmin {
     Arguments.required(key, "key");
     MarkReset.checkText("caller", caller);
     MarkReset.checkText("reason", reason);
-    ensureOpen.run();
-    if (!accessPolicy.permits(caller, key, AccessPolicy.Operation.FORCE_RELEASE)) {
-      throw new AccessDeniedException(caller, key, "force the release of " + key);
-    }
+    gate.ensureOpen();
+    gate.authorize(
+        caller, key, AccessPolicy.Operation.FORCE_RELEASE, "force the release of " + key);
     return releases.forceRelease(key, caller, reason);
   }
 
@@ -161,10 +153,8 @@ public final class LeaseAdmin {
               + deadFor);
     }
     MarkReset.checkText("caller", caller);
-    ensureOpen.run();
-    if (!accessPolicy.permits(caller, null, AccessPolicy.Operation.SWEEP)) {
-      throw new AccessDeniedException(caller, null, "sweep the lease table");
-    }
+    gate.ensureOpen();
+    gate.authorize(caller, null, AccessPolicy.Operation.SWEEP, "sweep the lease table");
     return sweeps.sweep(deadFor, caller);
   }
 }

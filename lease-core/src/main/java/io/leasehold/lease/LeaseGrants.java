@@ -94,17 +94,7 @@ record LeaseGrants(
       }
       return new AcquireResult.TooLate(token, released);
     }
-    Lease lease =
-        new Lease(
-            control,
-            token,
-            request.caller(),
-            holder,
-            leaseTtl,
-            granted.acquiredAt(),
-            granted.expiresAt(),
-            deadline,
-            request.oneShot());
+    Lease lease = new Lease(control, request, holder, leaseTtl, token, granted, deadline);
     handedOut.add(lease);
     if (closed.getAsBoolean()) {
       // close() ran while this acquire was in flight: it must not hand out a lease that lies.

@@ -121,12 +121,9 @@ public final class LeaseStore implements AutoCloseable {
     Duration leaseTtl = request.ttl().orElse(ttl());
     parts.timing().checkLeaseTtl(leaseTtl, request.oneShot());
     LeaseKey key = request.key();
-    if (!parts
-        .options()
-        .accessPolicy
-        .permits(request.caller(), key, AccessPolicy.Operation.ACQUIRE)) {
-      throw new AccessDeniedException(request.caller(), key);
-    }
+    parts
+        .gate()
+        .authorize(request.caller(), key, AccessPolicy.Operation.ACQUIRE, "run session " + key);
     String holder = request.holder().isEmpty() ? parts.options().defaultHolder : request.holder();
     return parts.grants().acquire(request, leaseTtl, holder);
   }
@@ -253,9 +250,9 @@ public final class LeaseStore implements AutoCloseable {
   public LeaseStatus status(LeaseKey key, String caller) {
     Arguments.required(key, "key");
     ensureOpen();
-    if (!parts.options().accessPolicy.permits(caller, key, AccessPolicy.Operation.READ_STATUS)) {
-      throw new AccessDeniedException(caller, key, "read the status of " + key);
-    }
+    parts
+        .gate()
+        .authorize(caller, key, AccessPolicy.Operation.READ_STATUS, "read the status of " + key);
     return statusUnchecked(key);
   }
 
@@ -328,12 +325,10 @@ public final class LeaseStore implements AutoCloseable {
   public ReleaseResult release(FencingToken token, String caller) {
     Arguments.required(token, "token");
     ensureOpen();
-    if (!parts
-        .options()
-        .accessPolicy
-        .permits(caller, token.key(), AccessPolicy.Operation.RELEASE)) {
-      throw new AccessDeniedException(caller, token.key(), "release a lease of " + token.key());
-    }
+    LeaseKey key = token.key();
+    parts
+        .gate()
+        .authorize(caller, key, AccessPolicy.Operation.RELEASE, "release a lease of " + key);
     return parts.releases().release(token);
   }
 
@@ -386,7 +381,7 @@ public final class LeaseStore implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (!parts.closed().compareAndSet(false, true)) {
+    if (!parts.gate().closed().compareAndSet(false, true)) {
       return;
     }
     // Waiters try now and learn that the store closed; their pending timer tasks are cancelled
@@ -414,7 +409,7 @@ public final class LeaseStore implements AutoCloseable {
    * @return true once closed
    */
   public boolean isClosed() {
-    return parts.closed().get();
+    return parts.gate().closed().get();
   }
 
   /**
@@ -486,6 +481,6 @@ public final class LeaseStore implements AutoCloseable {
   }
 
   private void ensureOpen() {
-    parts.own().ensureOpen();
+    parts.gate().ensureOpen();
   }
 }

@@ -6,49 +6,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The store as its leases see it ({@link LeaseControl}): a lease's own keep, renew, release and
  * forget, and the check that a lease handed to the store came from it. The leases {@link
- * LeaseGrants} hands out point back here.
+ * LeaseGrants} hands out point back here. The clock and the listeners are the releases' own.
  */
-final class OwnLeaseOperations implements LeaseControl {
-  private final Ticker ticker;
-  private final LeaseTiming timing;
-  private final BackgroundRenewal background;
-  private final ChunkedRenewal renewal;
-  private final LeaseReleases releases;
-  private final ListenerList listeners;
-  private final TokenSigning signing;
-  private final HandedOutLeases handedOut;
-  private final AtomicBoolean closed;
-
-  /** The store's parts; the clock and the listeners are the releases' own. */
-  OwnLeaseOperations(
-      LeaseTiming timing,
-      BackgroundRenewal background,
-      ChunkedRenewal renewal,
-      LeaseReleases releases,
-      TokenSigning signing,
-      HandedOutLeases handedOut,
-      AtomicBoolean closed) {
-    this.ticker = releases.ticker();
-    this.listeners = releases.listeners();
-    this.timing = timing;
-    this.background = background;
-    this.renewal = renewal;
-    this.releases = releases;
-    this.signing = signing;
-    this.handedOut = handedOut;
-    this.closed = closed;
-  }
-
-  void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("the lease store is closed");
-    }
-  }
+record OwnLeaseOperations(
+    LeaseTiming timing,
+    BackgroundRenewal background,
+    ChunkedRenewal renewal,
+    LeaseReleases releases,
+    TokenSigning signing,
+    HandedOutLeases handedOut,
+    StoreGate gate)
+    implements LeaseControl {
 
   /**
    * @throws IllegalArgumentException if the lease is null or was acquired from another store
@@ -62,7 +34,7 @@ final class OwnLeaseOperations implements LeaseControl {
 
   @Override
   public Ticker ticker() {
-    return ticker;
+    return releases.ticker();
   }
 
   @Override
@@ -73,14 +45,14 @@ final class OwnLeaseOperations implements LeaseControl {
   @Override
   public void keep(Lease lease) {
     ensureOwn(lease);
-    ensureOpen();
+    gate.ensureOpen();
     background.keep(lease);
   }
 
   @Override
   public RenewResult renew(Lease lease, Optional<Duration> newTtl) {
     ensureOwn(lease);
-    ensureOpen();
+    gate.ensureOpen();
     newTtl.ifPresent(t -> timing.checkLeaseTtl(t, lease.isOneShot()));
     lease.checkDeadline();
     if (lease.isEnded() || !renewal.mayRenew(lease)) {
@@ -102,7 +74,7 @@ final class OwnLeaseOperations implements LeaseControl {
   @Override
   public ReleaseResult release(Lease lease, Optional<Instant> holdUntil) {
     ensureOwn(lease);
-    if (closed.get()) {
+    if (gate.closed().get()) {
       return new ReleaseResult(ReleaseResult.Outcome.NOT_HELD, Optional.empty());
     }
     return releases.release(lease.identity(), holdUntil);
@@ -116,7 +88,7 @@ final class OwnLeaseOperations implements LeaseControl {
 
   @Override
   public void lost(LeaseLoss loss) {
-    listeners.leaseLost(loss.reason());
+    releases.listeners().leaseLost(loss.reason());
   }
 
   @Override

@@ -87,6 +87,14 @@ final class StatementRunner {
    * answer) nor the Citus coordinator's cancel of the workers' parts: the second statement timeout
    * leaves that much for them, and the second for the answer's trip, so a healthy server that is
    * merely slow still answers first, with the statement timeout's own error ({@code 57014}).
+   *
+   * <p>It bounds silence, not the call: the driver's socket read times out when nothing has come
+   * for this long, and every message from the server starts the wait again. A server that is silent
+   * throughout (a stopped backend) ends the call at the bound. A Citus coordinator behind a stopped
+   * worker sends its {@code 57014} at the statement timeout and then nothing (it waits for the
+   * worker to take its cancel): the call ends at the statement timeout plus the bound. Over TLS the
+   * driver's close of the socket then waits up to the bound once more (the JDK's TLS socket reads
+   * for the server's close alert under the same timeout). See docs/lease-store.md.
    */
   static int answerBound(Duration statementTimeout) {
     return (int) Math.min(Integer.MAX_VALUE, statementTimeout.toMillis() * 2 + 1_000);
@@ -159,11 +167,12 @@ final class StatementRunner {
 
   /**
    * Runs one short transaction and reads its answer, its last result set, waiting at most {@link
-   * #answerBound} for it. Past that the driver closes the connection (a pool then drops it) and the
-   * statement fails with a {@link LeaseStoreException} that names the wait; its outcome is then
-   * unknown: the server may still run and commit it once it resumes (an acquire's row then holds
-   * the key for a run no caller has, until its TTL; a renewal counts as failed, so the lease is
-   * lost, CONTRACT C6).
+   * #answerBound} for each message of it (on Citus, the commit or rollback gets what is left of the
+   * bound). Past that the driver closes the connection (a pool then drops it) and the statement
+   * fails with a {@link LeaseStoreException} that names the wait; its outcome is then unknown: the
+   * server may still run and commit it once it resumes (an acquire's row then holds the key for a
+   * run no caller has, until its TTL; a renewal counts as failed, so the lease is lost, CONTRACT
+   * C6).
    */
   <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
     try (Connection c = dataSource.getConnection()) {
@@ -181,7 +190,8 @@ final class StatementRunner {
           setSessionTimeouts(c);
         }
         return onCitus(c)
-            ? inTransactionBlock(c, citusOpening + statement, what, binder, reader)
+            ? inTransactionBlock(
+                c, citusOpening + statement, what, binder, reader, System.nanoTime())
             : run(c, statement, what, binder, reader);
       } finally {
         if (!c.isClosed()) {
@@ -254,11 +264,18 @@ final class StatementRunner {
     return "";
   }
 
-  /** Whether a failure was the client's bound on the answer: the socket's read timed out. */
+  /**
+   * Whether a failure was the client's bound on the answer: the socket's read timed out. The driver
+   * may chain that read as the next exception of an error the server sent first (a Citus
+   * coordinator reports its statement timeout, {@code 57014}, then waits for a stopped worker and
+   * never sends the end of the answer), so the chain of next exceptions is searched too.
+   */
   static boolean noAnswer(SQLException e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof java.net.SocketTimeoutException) {
-        return true;
+    for (SQLException next = e; next != null; next = next.getNextException()) {
+      for (Throwable t = next; t != null; t = t.getCause()) {
+        if (t instanceof java.net.SocketTimeoutException) {
+          return true;
+        }
       }
     }
     return false;
@@ -282,18 +299,27 @@ final class StatementRunner {
    * Runs a statement on an auto-commit connection in a transaction block of its own: committed if
    * it and its reading succeed, rolled back otherwise, and auto-commit on again either way. If the
    * rollback fails too, the connection is aborted (a pool then discards it) rather than handed back
-   * inside a transaction.
+   * inside a transaction. The commit or rollback waits only for what is left of the call's {@link
+   * #answerBound} (counted from {@code started}), so the call's round trips share one bound instead
+   * of each having its own.
    */
-  private static <T> T inTransactionBlock(
-      Connection c, String statement, Supplier<String> what, Binder binder, Reader<T> reader)
+  private <T> T inTransactionBlock(
+      Connection c,
+      String statement,
+      Supplier<String> what,
+      Binder binder,
+      Reader<T> reader,
+      long started)
       throws SQLException {
     c.setAutoCommit(false);
     T answer;
     try {
       answer = run(c, statement, what, binder, reader);
+      boundTheRest(c, started);
       c.commit();
     } catch (Throwable failure) {
       try {
+        boundTheRest(c, started);
         c.rollback();
         c.setAutoCommit(true);
       } catch (SQLException | RuntimeException e) {
@@ -308,6 +334,15 @@ final class StatementRunner {
     }
     c.setAutoCommit(true);
     return answer;
+  }
+
+  /**
+   * Sets the network timeout to what is left of the call's bound (at least 1 ms), for the round
+   * trip that ends its transaction block.
+   */
+  private void boundTheRest(Connection c, long started) throws SQLException {
+    long left = answerBoundMillis - (System.nanoTime() - started) / 1_000_000;
+    c.setNetworkTimeout(Runnable::run, (int) Math.max(1, left));
   }
 
   /** Runs a statement and reads its answer, its last result set. */

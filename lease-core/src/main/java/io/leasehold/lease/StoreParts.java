@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @param options the store's validated options (a copy no one else holds)
  * @param publisher null unless the store publishes its changes
- * @param closed set once by {@link LeaseStore#close()}; the leases and the grants read it
+ * @param gate the open check and access policy every operation passes; its closed flag is set once
+ *     by {@link LeaseStore#close()}, and the leases and the grants read it
  */
 record StoreParts(
     LeaseStoreBuilder options,
@@ -25,14 +26,14 @@ record StoreParts(
     BackgroundRenewal background,
     OwnLeaseOperations own,
     LeaseAdmin admin,
-    AtomicBoolean closed) {
+    StoreGate gate) {
 
   /** Builds every part from options that {@link LeaseStoreBuilder#build()} validated. */
   static StoreParts assemble(LeaseStoreBuilder o) {
     LeaseTiming timing =
         new LeaseTiming(o.ttl, o.renewInterval, o.safetyMargin, o.statementTimeout);
     ListenerList listeners = new ListenerList();
-    AtomicBoolean closed = new AtomicBoolean();
+    StoreGate gate = new StoreGate(o.accessPolicy, new AtomicBoolean());
     StatementSettings settings =
         new StatementSettings(o.schema, o.lockTimeout, o.statementTimeout, o.dedicatedPool);
     StatementRunner runner = new StatementRunner(o.dataSource, settings);
@@ -50,12 +51,11 @@ record StoreParts(
 
     ChunkedRenewal renewal =
         new ChunkedRenewal(new RenewStatement(runner, settings), o.ticker, o.accessPolicy);
-    BackgroundRenewal background =
-        new BackgroundRenewal(renewal, o.scheduler, o.renewInterval, listeners);
+    BackgroundRenewal background = new BackgroundRenewal(renewal, o, listeners);
     TokenSigning signing = new TokenSigning(o.signingKey);
     HandedOutLeases handedOut = new HandedOutLeases();
     OwnLeaseOperations own =
-        new OwnLeaseOperations(timing, background, renewal, releases, signing, handedOut, closed);
+        new OwnLeaseOperations(timing, background, renewal, releases, signing, handedOut, gate);
     LeaseGrants grants =
         new LeaseGrants(
             new AcquireStatements(runner, settings, reads, o.notifyChanges, o.takeoverDelay),
@@ -67,15 +67,10 @@ record StoreParts(
             o.ticker,
             signing,
             own,
-            closed::get,
+            gate.closed()::get,
             handedOut);
     LeaseAdmin admin =
-        new LeaseAdmin(
-            reads,
-            new SweepStatements(runner, settings, fenceSource),
-            releases,
-            o.accessPolicy,
-            own::ensureOpen);
+        new LeaseAdmin(reads, new SweepStatements(runner, settings, fenceSource), releases, gate);
     return new StoreParts(
         o,
         timing,
@@ -90,6 +85,6 @@ record StoreParts(
         background,
         own,
         admin,
-        closed);
+        gate);
   }
 }

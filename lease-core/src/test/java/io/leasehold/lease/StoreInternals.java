@@ -33,16 +33,11 @@ public final class StoreInternals {
     return new AcquireStatements(null, settings(), null, false, Duration.ZERO);
   }
 
-  /** Binds the acquire statement's parameters as the store does. */
+  /** Binds the acquire statement's parameters as a store with no takeover delay does. */
   public static void bindAcquire(
-      PreparedStatement ps,
-      LeaseKey key,
-      UUID runId,
-      String holder,
-      long ttlMicros,
-      long takeoverDelayMicros)
+      PreparedStatement ps, LeaseKey key, UUID runId, String holder, long ttlMicros)
       throws SQLException {
-    AcquireStatements.bindAcquire(ps, key, runId, holder, ttlMicros, takeoverDelayMicros);
+    AcquireStatements.bindAcquire(ps, key, runId, holder, ttlMicros, 0);
   }
 
   /** Binds the first-acquire statement's parameters as the store does. */
@@ -70,16 +65,18 @@ public final class StoreInternals {
     return store.publishFailures();
   }
 
-  /** {@link FailoverSafety}'s verdict on the given settings, without a database. */
+  /**
+   * {@link FailoverSafety}'s verdict on the given settings of a server with fsync on, without a
+   * database.
+   */
   public static FailoverSafety judgeFailoverSafety(
-      boolean fsync,
       String synchronousCommit,
       String standbyNames,
       int standbys,
       int syncStandbys,
       boolean inRecovery) {
     return FailoverSafety.judge(
-        fsync, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery);
+        true, synchronousCommit, standbyNames, standbys, syncStandbys, inRecovery);
   }
 
   /** The backend process id of the watcher's listening connection. */

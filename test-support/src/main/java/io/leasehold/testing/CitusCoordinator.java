@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A Citus coordinator named by {@value #URL_ENV}, for the tests that prove the SQL on a real
@@ -74,8 +73,7 @@ public final class CitusCoordinator {
    * @return a database that is never dropped
    */
   public static TestDatabase database() {
-    Assumptions.assumeTrue(configured(), HOW_TO);
-    String url = System.getenv(URL_ENV);
+    String url = TestEnvironment.required(URL_ENV, HOW_TO);
     PostgresServer server =
         PostgresServer.external(
             "Citus coordinator " + url,

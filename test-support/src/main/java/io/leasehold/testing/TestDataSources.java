@@ -1,9 +1,11 @@
 package io.leasehold.testing;
 
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
@@ -20,13 +22,10 @@ public final class TestDataSources {
    * @return the data source
    */
   public static DataSource unreachable() {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              throw new SQLException("connection refused", "08001");
-            });
+    return dataSource(
+        (proxy, method, args) -> {
+          throw new SQLException("connection refused", "08001");
+        });
   }
 
   /**
@@ -40,11 +39,25 @@ public final class TestDataSources {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> forward(method, dataSource, args));
+    return dataSource((proxy, method, args) -> forward(method, dataSource, args));
+  }
+
+  /**
+   * A data source that counts the connections taken from {@code dataSource}, for a test that checks
+   * an answer was given without a round trip.
+   *
+   * @param dataSource the data source the connections come from
+   * @param connections incremented once per {@code getConnection} call
+   * @return the data source
+   */
+  public static DataSource counting(DataSource dataSource, AtomicInteger connections) {
+    return dataSource(
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            connections.incrementAndGet();
+          }
+          return forward(method, dataSource, args);
+        });
   }
 
   /**
@@ -57,22 +70,16 @@ public final class TestDataSources {
    */
   public static DataSource oneConnection(Connection connection) {
     Connection kept =
-        (Connection)
-            Proxy.newProxyInstance(
-                Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class},
-                (proxy, method, args) ->
-                    method.getName().equals("close") ? null : forward(method, connection, args));
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection")) {
-                return kept;
-              }
-              throw new UnsupportedOperationException(method.getName());
-            });
+        connection(
+            (proxy, method, args) ->
+                method.getName().equals("close") ? null : forward(method, connection, args));
+    return dataSource(
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection")) {
+            return kept;
+          }
+          throw new UnsupportedOperationException(method.getName());
+        });
   }
 
   /**
@@ -90,35 +97,38 @@ public final class TestDataSources {
     if (dataSource == null || marker == null || failing == null) {
       throw new IllegalArgumentException("dataSource, marker and failing must not be null");
     }
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              Object result = forward(method, dataSource, args);
-              return result instanceof Connection c
-                  ? failingConnection(c, marker, failing)
-                  : result;
-            });
+    return dataSource(
+        (proxy, method, args) -> {
+          Object result = forward(method, dataSource, args);
+          return result instanceof Connection c ? failingConnection(c, marker, failing) : result;
+        });
   }
 
   private static Connection failingConnection(
       Connection connection, String marker, BooleanSupplier failing) {
+    return connection(
+        (proxy, method, args) -> {
+          if (method.getName().startsWith("prepare")
+              && args != null
+              && args[0] instanceof String sql
+              && sql.contains(marker)
+              && failing.getAsBoolean()) {
+            throw new SQLException("test: the connection broke before '" + marker + "'", "08006");
+          }
+          return forward(method, connection, args);
+        });
+  }
+
+  private static DataSource dataSource(InvocationHandler handler) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, handler);
+  }
+
+  private static Connection connection(InvocationHandler handler) {
     return (Connection)
         Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              if (method.getName().startsWith("prepare")
-                  && args != null
-                  && args[0] instanceof String sql
-                  && sql.contains(marker)
-                  && failing.getAsBoolean()) {
-                throw new SQLException(
-                    "test: the connection broke before '" + marker + "'", "08006");
-              }
-              return forward(method, connection, args);
-            });
+            Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
   }
 
   private static Object forward(java.lang.reflect.Method method, Object target, Object[] args)

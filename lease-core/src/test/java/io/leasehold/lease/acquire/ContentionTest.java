@@ -14,6 +14,8 @@ import io.leasehold.lease.child.HammerMain;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.LockWaits;
 import io.leasehold.lease.support.StatusPolling;
+import io.leasehold.testing.CitusCoordinator;
+import io.leasehold.testing.PostgresServer;
 import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -144,7 +146,7 @@ class ContentionTest {
         held.add(c);
         try (PreparedStatement ps = c.prepareStatement(StoreInternals.acquireStatement())) {
           StoreInternals.bindAcquire(
-              ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1, 0);
+              ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1);
           ps.execute();
         }
       }
@@ -165,9 +167,27 @@ class ContentionTest {
                 .ttl(TestBudgets.scaled(Duration.ofMillis(250)))
                 .build()) {
       HammerMain.Counts c = HammerMain.hammer(store, LeaseKey.of("acct", "hammered"), 16, 100);
+      System.out.println("sixteen threads on one key: " + c);
       assertThat(c.errors()).as("first error: %s", c.firstError()).isZero();
+      assertReleasesWaitedOnlyOnCitus(c.releaseLockTimeouts());
       assertThat(c.acquired()).isPositive();
       assertThat(c.acquired() + c.busy()).isEqualTo(1600);
+    }
+  }
+
+  /**
+   * On one PostgreSQL a release never waits long for the key's row: a refused acquire that locked
+   * it (PostgreSQL locks the newest version before it re-checks the condition, and keeps the lock
+   * to the end of the transaction) ends its transaction in the same round trip. On a Citus
+   * coordinator that transaction is distributed: the refused acquire holds the row lock on the
+   * worker until the coordinator commits there, after the statement's second step and the client's
+   * commit, and a release queued behind several such acquires can reach its lock timeout. That
+   * release fails with {@code 55P03} and its lease ends at its TTL (docs/scale-out.md, "Releases
+   * under contention"). Every other failure counts as an error in both places.
+   */
+  private static void assertReleasesWaitedOnlyOnCitus(int releaseLockTimeouts) {
+    if (!CitusCoordinator.KIND.equals(System.getProperty(PostgresServer.KIND_PROPERTY))) {
+      assertThat(releaseLockTimeouts).as("releases that reached the lock timeout").isZero();
     }
   }
 
@@ -185,12 +205,16 @@ class ContentionTest {
       child.awaitLine("READY", 60);
       child.send("GO");
       HammerMain.Counts mine = HammerMain.hammer(store, key, 8, 100);
-      String[] theirs = child.awaitLine("RESULT ", 120).split(" ", 5);
+      String childResult = child.awaitLine("RESULT ", 120);
+      String[] theirs = childResult.split(" ", 6);
+      System.out.println(
+          "two processes on one key: here " + mine + ", in the child " + childResult);
 
       assertThat(mine.errors()).as("first error here: %s", mine.firstError()).isZero();
       assertThat(Integer.parseInt(theirs[3]))
-          .as("first error in the child: %s", theirs[4])
+          .as("first error in the child: %s", theirs[5])
           .isZero();
+      assertReleasesWaitedOnlyOnCitus(mine.releaseLockTimeouts() + Integer.parseInt(theirs[4]));
       assertThat(mine.acquired() + Integer.parseInt(theirs[1])).isPositive();
     }
   }

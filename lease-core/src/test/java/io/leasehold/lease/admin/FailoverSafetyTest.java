@@ -37,13 +37,13 @@ class FailoverSafetyTest {
 
   @Test
   void aLonePrimaryWithFsyncIsSafe() {
-    FailoverSafety s = StoreInternals.judgeFailoverSafety(true, "on", "", 0, 0, false);
+    FailoverSafety s = StoreInternals.judgeFailoverSafety("on", "", 0, 0, false);
     assertThat(s.isSafe()).isTrue();
   }
 
   @Test
   void asynchronousStandbysAreUnsafe() {
-    FailoverSafety s = StoreInternals.judgeFailoverSafety(true, "on", "", 2, 0, false);
+    FailoverSafety s = StoreInternals.judgeFailoverSafety("on", "", 2, 0, false);
     assertThat(s.warnings())
         .singleElement()
         .asString()
@@ -53,30 +53,28 @@ class FailoverSafetyTest {
 
   @Test
   void aSynchronousStandbyWithSynchronousCommitIsSafe() {
-    assertThat(StoreInternals.judgeFailoverSafety(true, "on", "\"node2\"", 2, 1, false).isSafe())
+    assertThat(StoreInternals.judgeFailoverSafety("on", "\"node2\"", 2, 1, false).isSafe())
         .isTrue();
     assertThat(
-            StoreInternals.judgeFailoverSafety(true, "remote_apply", "ANY 1 (a, b)", 2, 2, false)
+            StoreInternals.judgeFailoverSafety("remote_apply", "ANY 1 (a, b)", 2, 2, false)
                 .isSafe())
         .isTrue();
   }
 
   @Test
   void commitsThatDoNotWaitForTheStandbyAreUnsafe() {
-    assertThat(
-            StoreInternals.judgeFailoverSafety(true, "local", "\"node2\"", 2, 1, false).warnings())
+    assertThat(StoreInternals.judgeFailoverSafety("local", "\"node2\"", 2, 1, false).warnings())
         .singleElement()
         .asString()
         .contains("synchronous_commit is local");
     assertThat(
-            StoreInternals.judgeFailoverSafety(true, "remote_write", "\"node2\"", 2, 1, false)
-                .isSafe())
+            StoreInternals.judgeFailoverSafety("remote_write", "\"node2\"", 2, 1, false).isSafe())
         .isFalse();
   }
 
   @Test
   void noSynchronousStandbyNowIsReported() {
-    assertThat(StoreInternals.judgeFailoverSafety(true, "on", "\"node2\"", 1, 0, false).warnings())
+    assertThat(StoreInternals.judgeFailoverSafety("on", "\"node2\"", 1, 0, false).warnings())
         .singleElement()
         .asString()
         .contains("no standby is synchronous now");
@@ -84,7 +82,7 @@ class FailoverSafetyTest {
 
   @Test
   void whatTheUserCannotSeeIsNotCalledSafe() {
-    assertThat(StoreInternals.judgeFailoverSafety(true, "on", "\"node2\"", 2, -1, false).warnings())
+    assertThat(StoreInternals.judgeFailoverSafety("on", "\"node2\"", 2, -1, false).warnings())
         .singleElement()
         .asString()
         .contains("pg_monitor");
@@ -92,7 +90,7 @@ class FailoverSafetyTest {
 
   @Test
   void aStandbyIsNoPlaceForTheStore() {
-    assertThat(StoreInternals.judgeFailoverSafety(true, "on", "", 0, 0, true).warnings())
+    assertThat(StoreInternals.judgeFailoverSafety("on", "", 0, 0, true).warnings())
         .singleElement()
         .asString()
         .contains("targetServerType=primary");

@@ -17,7 +17,6 @@ import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -43,36 +42,6 @@ class SweepTest {
     return ((AcquireResult.Acquired) store.tryAcquire(key, key.accountId())).lease();
   }
 
-  /**
-   * Moves a row's end (and start) back in time, as if the lease had ended {@code days} ago. The
-   * times are the statement's own (statement_timestamp() with no column in the expression, which
-   * Citus evaluates once on the coordinator); whether it was released picks the statement, since
-   * Citus refuses a CASE around a time function in an UPDATE.
-   */
-  private static void endedDaysAgo(LeaseKey key, int days, boolean released) throws SQLException {
-    String releasedAt = released ? "statement_timestamp() - ? * interval '1 day'" : "NULL";
-    try (Connection c = db.database().newConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "UPDATE leasehold_lease SET acquired_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
-                    + " renewed_at = statement_timestamp() - ? * interval '1 day' - interval '1 min',"
-                    + " expires_at = statement_timestamp() - ? * interval '1 day',"
-                    + " released_at = "
-                    + releasedAt
-                    + " WHERE account_id = ? AND session_id = ?")) {
-      int p = 1;
-      ps.setInt(p++, days);
-      ps.setInt(p++, days);
-      ps.setInt(p++, days);
-      if (released) {
-        ps.setInt(p++, days);
-      }
-      ps.setString(p++, key.accountId());
-      ps.setString(p, key.sessionId());
-      assertThat(ps.executeUpdate()).isEqualTo(1);
-    }
-  }
-
   private static long rows(String account) {
     return db.database()
         .queryOne(
@@ -92,13 +61,13 @@ class SweepTest {
       acquire(store, LeaseKey.of(account, "released-now")).release();
       LeaseKey expiredRecently = LeaseKey.of(account, "expired-yesterday");
       acquire(store, expiredRecently);
-      endedDaysAgo(expiredRecently, 1, false);
+      LeaseDatabase.endedDaysAgo(db, expiredRecently, 1, false);
       LeaseKey releasedLongAgo = LeaseKey.of(account, "released-long-ago");
       acquire(store, releasedLongAgo).release();
-      endedDaysAgo(releasedLongAgo, 3, true);
+      LeaseDatabase.endedDaysAgo(db, releasedLongAgo, 3, true);
       LeaseKey expiredLongAgo = LeaseKey.of(account, "expired-long-ago");
       acquire(store, expiredLongAgo);
-      endedDaysAgo(expiredLongAgo, 3, false);
+      LeaseDatabase.endedDaysAgo(db, expiredLongAgo, 3, false);
 
       assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(2);
 
@@ -117,7 +86,7 @@ class SweepTest {
     try (LeaseStore store = store()) {
       Lease first = acquire(store, key);
       first.release();
-      endedDaysAgo(key, 3, true);
+      LeaseDatabase.endedDaysAgo(db, key, 3, true);
       assertThat(store.admin().sweep(TWO_DAYS, "ops")).isEqualTo(1);
       assertThat(store.status(key, "app").state()).isEqualTo(LeaseStatus.State.FREE);
 
@@ -155,7 +124,7 @@ class SweepTest {
     LeaseKey key = LeaseKey.of(newAccount(), "kept");
     try (LeaseStore store = store()) {
       acquire(store, key).release();
-      endedDaysAgo(key, 30, true);
+      LeaseDatabase.endedDaysAgo(db, key, 30, true);
       assertThatThrownBy(() -> store.admin().sweep(null, "ops"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("deadFor");
@@ -189,13 +158,13 @@ class SweepTest {
                 .build();
         Connection acquirer = db.database().newConnection()) {
       acquire(store, key).release();
-      endedDaysAgo(key, 3, true);
+      LeaseDatabase.endedDaysAgo(db, key, 3, true);
 
       // The store's own acquire, in a transaction left open: the row is revived and locked.
       acquirer.setAutoCommit(false);
       UUID run = UUID.randomUUID();
       try (PreparedStatement ps = acquirer.prepareStatement(StoreInternals.acquireStatement())) {
-        StoreInternals.bindAcquire(ps, key, run, "reviver", 60_000_000, 0);
+        StoreInternals.bindAcquire(ps, key, run, "reviver", 60_000_000);
         ps.execute();
         assertThat(ps.getMoreResults()).isTrue();
         try (ResultSet rs = ps.getResultSet()) {

@@ -10,7 +10,7 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.time.Duration;
+import java.sql.SQLException;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +32,7 @@ class SweptKeySequenceSetBackTest {
   }
 
   @Test
-  void aSweptKeyNeverGetsAFenceItHadAfterTheSequenceIsSetBack() {
+  void aSweptKeyNeverGetsAFenceItHadAfterTheSequenceIsSetBack() throws SQLException {
     check("SELECT setval('leasehold_fence_seq', 1)", "setval-account");
   }
 
@@ -41,29 +41,16 @@ class SweptKeySequenceSetBackTest {
    * which the outside check did; on plain PostgreSQL that setting is an unused placeholder.
    */
   @Test
-  void aSweptKeyNeverGetsAFenceItHadAfterTheSequenceIsRestarted() {
+  void aSweptKeyNeverGetsAFenceItHadAfterTheSequenceIsRestarted() throws SQLException {
     check(
         "SET citus.enable_ddl_propagation = off; ALTER SEQUENCE leasehold_fence_seq RESTART WITH 1",
         "restart-account");
   }
 
-  private static void check(String setBack, String account) {
+  private static void check(String setBack, String account) throws SQLException {
     LeaseKey swept = LeaseKey.of(account, "swept");
     try (LeaseStore store = store()) {
-      long last = 0;
-      for (int i = 0; i < 5; i++) {
-        Lease lease = store.tryAcquire(swept, account).acquiredLease().orElseThrow();
-        last = lease.fence();
-        lease.release();
-      }
-      db.database()
-          .execute(
-              "UPDATE leasehold_lease SET acquired_at = now() - interval '3 days',"
-                  + " renewed_at = now() - interval '3 days', expires_at = now() - interval '3 days',"
-                  + " released_at = now() - interval '3 days' WHERE account_id = '"
-                  + account
-                  + "'");
-      assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
+      long last = LeaseDatabase.sweptAfterLeases(db, store, swept, 5);
       db.database().execute(setBack);
 
       // The key's next fence is above every fence it had, although the sequence is below them.

@@ -6,6 +6,8 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,18 +16,42 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Child process of {@code ContentionTest}: threads competing for one key with a short TTL, each
  * acquiring and releasing as fast as it can. Waits for "GO" on standard input so both processes
- * start together, then prints {@code RESULT <acquired> <busy> <errors> <first error>}. Arguments:
- * JDBC URL, user, password, account, session, threads, attempts per thread, TTL in milliseconds.
+ * start together, then prints {@code RESULT <acquired> <busy> <errors> <releases that reached the
+ * lock timeout> <first error>}. Arguments: JDBC URL, user, password, account, session, threads,
+ * attempts per thread, TTL in milliseconds.
  */
 public final class HammerMain {
   private HammerMain() {}
 
-  /** The counts of one hammering. */
-  public record Counts(int acquired, int busy, int errors, String firstError) {
+  /**
+   * The counts of one hammering.
+   *
+   * @param errors acquires that threw, and releases that threw for any reason but the lock timeout
+   * @param releaseLockTimeouts releases that ended at their lock timeout ({@code 55P03}), waiting
+   *     for the key's row lock: on a Citus coordinator, behind refused acquires (docs/scale-out.md)
+   */
+  public record Counts(
+      int acquired, int busy, int errors, int releaseLockTimeouts, String firstError) {
     @Override
     public String toString() {
-      return "RESULT " + acquired + " " + busy + " " + errors + " " + firstError;
+      return "RESULT "
+          + acquired
+          + " "
+          + busy
+          + " "
+          + errors
+          + " "
+          + releaseLockTimeouts
+          + " "
+          + firstError;
     }
+  }
+
+  /** Whether a release failed because its wait for the key's row lock reached the lock timeout. */
+  private static boolean lockTimeout(RuntimeException e) {
+    return e instanceof LeaseStoreException
+        && e.getCause() instanceof SQLException s
+        && "55P03".equals(s.getSQLState());
   }
 
   public static void main(String[] args) throws Exception {
@@ -66,6 +92,7 @@ public final class HammerMain {
     AtomicInteger acquired = new AtomicInteger();
     AtomicInteger busy = new AtomicInteger();
     AtomicInteger errors = new AtomicInteger();
+    AtomicInteger releaseLockTimeouts = new AtomicInteger();
     AtomicReference<String> first = new AtomicReference<>("-");
     CountDownLatch start = new CountDownLatch(1);
     Thread[] workers = new Thread[threads];
@@ -83,7 +110,14 @@ public final class HammerMain {
                     AcquireResult r = store.tryAcquire(key, key.accountId());
                     if (r instanceof AcquireResult.Acquired a) {
                       acquired.incrementAndGet();
-                      a.lease().release();
+                      try {
+                        a.lease().release();
+                      } catch (RuntimeException e) {
+                        if (!lockTimeout(e)) {
+                          throw e;
+                        }
+                        releaseLockTimeouts.incrementAndGet();
+                      }
                     } else if (r instanceof AcquireResult.Busy) {
                       busy.incrementAndGet();
                     }
@@ -100,6 +134,7 @@ public final class HammerMain {
     for (Thread w : workers) {
       w.join();
     }
-    return new Counts(acquired.get(), busy.get(), errors.get(), first.get());
+    return new Counts(
+        acquired.get(), busy.get(), errors.get(), releaseLockTimeouts.get(), first.get());
   }
 }

@@ -7,14 +7,15 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testing.TestEnvironment;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -57,13 +58,13 @@ class CitusCoordinatorRestartTest {
 
   private static void acrossARestart(String mode) throws Exception {
     db.database(); // skipped without a coordinator first
-    String command = System.getenv(RESTART_ENV);
-    Assumptions.assumeTrue(
-        command != null && !command.isBlank(),
-        "Coordinator restart test skipped: set "
-            + RESTART_ENV
-            + " to a command that restarts the coordinator of LEASEHOLD_CITUS_URL given the stop"
-            + " mode (immediate or fast), see docs/scale-out.md");
+    String command =
+        TestEnvironment.required(
+            RESTART_ENV,
+            "Coordinator restart test skipped: set "
+                + RESTART_ENV
+                + " to a command that restarts the coordinator of LEASEHOLD_CITUS_URL given the stop"
+                + " mode (immediate or fast), see docs/scale-out.md");
     String account = "restart-" + mode;
     LeaseKey held = LeaseKey.of(account, "held");
     LeaseKey released = LeaseKey.of(account, "released");
@@ -76,20 +77,7 @@ class CitusCoordinatorRestartTest {
       Lease heldLease = store.tryAcquire(held, account).acquiredLease().orElseThrow();
       Lease releasedLease = store.tryAcquire(released, account).acquiredLease().orElseThrow();
       releasedLease.release();
-      long sweptFence = 0;
-      for (int i = 0; i < 3; i++) {
-        Lease lease = store.tryAcquire(swept, account).acquiredLease().orElseThrow();
-        sweptFence = lease.fence();
-        lease.release();
-      }
-      db.database()
-          .execute(
-              "UPDATE leasehold_lease SET acquired_at = now() - interval '3 days',"
-                  + " renewed_at = now() - interval '3 days', expires_at = now() - interval '3 days',"
-                  + " released_at = now() - interval '3 days' WHERE account_id = '"
-                  + account
-                  + "' AND session_id = 'swept'");
-      assertThat(store.admin().sweep(Duration.ofDays(2), "ops")).isEqualTo(1);
+      long sweptFence = LeaseDatabase.sweptAfterLeases(db, store, swept, 3);
       long lastBefore = sequenceLastValue();
 
       restart(command, mode);

@@ -21,7 +21,7 @@ import io.leasehold.lease.RenewResult;
 import io.leasehold.lease.Ticker;
 import io.leasehold.lease.support.FakeTicker;
 import io.leasehold.lease.support.LeaseDatabase;
-import io.leasehold.testing.RowLocks;
+import io.leasehold.lease.support.LockWaits;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.time.Duration;
@@ -265,11 +265,7 @@ class LeaseStoreTest {
 
   /** A side transaction holding {@code key}'s lease row locked. */
   private Connection lockedRow() throws Exception {
-    return RowLocks.hold(
-        db.database().newConnection(),
-        "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
-        "acct",
-        key.sessionId());
+    return LockWaits.lockRow(db, key);
   }
 
   @Test

@@ -17,8 +17,8 @@ import io.leasehold.lease.LeaseWorkException;
 import io.leasehold.lease.RunOutcome;
 import io.leasehold.lease.support.FakeTicker;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.lease.support.LockWaits;
 import io.leasehold.lease.support.ManualScheduler;
-import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.time.Duration;
@@ -156,14 +156,8 @@ class KeepAliveTest {
   @Test
   void failingRenewalIsALossEvenBeforeTheDatabaseSaysNo() throws Exception {
     Lease lease = acquire().keepAlive();
-    // Holding the row lock makes the renewal hit lock_timeout. The lock names the key with its
-    // account, the distribution column: Citus refuses FOR UPDATE across shards.
-    try (Connection side =
-        RowLocks.hold(
-            db.database().newConnection(),
-            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
-            key.accountId(),
-            key.sessionId())) {
+    // Holding the row lock makes the renewal hit lock_timeout.
+    try (Connection side = LockWaits.lockRow(db, key)) {
       keeperTime.advanceAndRun(store.renewInterval());
       LeaseLoss loss = lease.loss().orElseThrow();
       assertThat(loss.reason()).isEqualTo(LeaseLoss.Reason.RENEWAL_FAILED);

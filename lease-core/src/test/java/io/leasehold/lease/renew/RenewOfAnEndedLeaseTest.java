@@ -10,12 +10,10 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.RenewResult;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.OperationPolicy;
+import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,29 +25,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RenewOfAnEndedLeaseTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
-  /** The database, counting the connections the store takes. */
-  private static DataSource counting(DataSource target, AtomicInteger connections) {
-    return (DataSource)
-        Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(),
-            new Class<?>[] {DataSource.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("getConnection")) {
-                connections.incrementAndGet();
-              }
-              try {
-                return method.invoke(target, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
-
   @Test
   void aReleasedLeaseIsAnsweredWithoutARoundTrip() {
     AtomicInteger connections = new AtomicInteger();
     try (LeaseStore store =
-        LeaseStore.builder(counting(db.dataSource(), connections))
+        LeaseStore.builder(TestDataSources.counting(db.dataSource(), connections))
             .accessPolicy(AccessPolicy.allowAll())
             .build()) {
       Lease lease =
@@ -76,7 +56,9 @@ class RenewOfAnEndedLeaseTest {
                 !operation.administrative()
                     && (operation != AccessPolicy.Operation.RENEW || mayRenew.get()));
     try (LeaseStore store =
-        LeaseStore.builder(counting(db.dataSource(), connections)).accessPolicy(policy).build()) {
+        LeaseStore.builder(TestDataSources.counting(db.dataSource(), connections))
+            .accessPolicy(policy)
+            .build()) {
       Lease lease =
           ((AcquireResult.Acquired) store.tryAcquire(LeaseKey.of("acct", "revoked"), "acct"))
               .lease();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.LeaseSchema;
+import io.leasehold.testing.RowLocks;
 import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -60,19 +61,20 @@ public final class LockWaits {
     }
   }
 
-  /** Opens a transaction that holds the key's row lock, as a contender in mid-acquire would. */
+  /**
+   * Opens a transaction that holds the key's row lock, as a contender in mid-acquire (or a renewal
+   * in flight) would. The lock names the key with its account, the distribution column: Citus
+   * refuses {@code FOR UPDATE} across shards.
+   *
+   * @throws IllegalStateException if the key has no row (the test would prove nothing)
+   */
   public static Connection lockRow(TestDatabaseExtension db, LeaseKey key) throws Exception {
-    Connection c = db.database().newConnection();
-    c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT 1 FROM "
-                + LeaseSchema.defaults().table()
-                + " WHERE account_id = ? AND session_id = ? FOR UPDATE")) {
-      ps.setString(1, key.accountId());
-      ps.setString(2, key.sessionId());
-      ps.executeQuery().close();
-    }
-    return c;
+    return RowLocks.hold(
+        db.database().newConnection(),
+        "SELECT 1 FROM "
+            + LeaseSchema.defaults().table()
+            + " WHERE account_id = ? AND session_id = ? FOR UPDATE",
+        key.accountId(),
+        key.sessionId());
   }
 }

@@ -13,7 +13,7 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
 import io.leasehold.lease.StoreInternals;
 import io.leasehold.lease.support.LeaseDatabase;
-import io.leasehold.testing.RowLocks;
+import io.leasehold.lease.support.LockWaits;
 import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -138,12 +138,7 @@ class LeaseWatcherTest {
     held.release();
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
     // Busy after a lock wait: a transaction holds the free row's lock past the lock timeout.
-    try (Connection c =
-        RowLocks.hold(
-            db.database().newConnection(),
-            "SELECT 1 FROM leasehold_lease WHERE account_id = ? AND session_id = ? FOR UPDATE",
-            key.accountId(),
-            key.sessionId())) {
+    try (Connection c = LockWaits.lockRow(db, key)) {
       assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
       c.rollback();
     }
