@@ -29,7 +29,15 @@ public final class ChildJvm implements AutoCloseable {
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
   }
 
-  private static List<String> command(Class<?> main, String... args) {
+  /**
+   * The command line that runs {@code main} in a new JVM on this JVM's class path, for a launcher
+   * that starts the process itself (an MCP client's stdio transport).
+   *
+   * @param main a class with a {@code main} method, on this JVM's class path
+   * @param args its arguments
+   * @return the java executable, then its arguments
+   */
+  public static List<String> command(Class<?> main, String... args) {
     if (main == null) {
       throw new IllegalArgumentException("main must not be null");
     }

@@ -1,14 +1,17 @@
 package io.leasehold.adapters;
 
+import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.MarkReset;
+import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.GuardHarness;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,6 +26,16 @@ class GuardedMap implements GuardHarness {
 
   GuardedMap(InMemoryFenceGuard guard) {
     this.guard = guard;
+  }
+
+  /**
+   * The in-memory guard as the guard contract runs it: the verification under test, and the
+   * contract's operator ({@code ops}) as the only one who may reset marks.
+   */
+  static InMemoryFenceGuard.Builder contractGuard(TokenVerifier verifier) {
+    return InMemoryFenceGuard.builder()
+        .verifier(verifier)
+        .adminPolicy(AdminPolicy.operators(Set.of("ops")));
   }
 
   /** What runs before each of the contract's writes and resets; nothing here. */

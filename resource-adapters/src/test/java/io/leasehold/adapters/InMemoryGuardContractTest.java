@@ -1,11 +1,9 @@
 package io.leasehold.adapters;
 
-import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.GuardHarness;
-import java.util.Set;
 
 /**
  * The guard contract for fencing-api's in-memory guard, with a map as its resource ({@link
@@ -44,11 +42,6 @@ class InMemoryGuardContractTest extends FencedResourceContract
 
   @Override
   protected GuardHarness harness(TokenVerifier verifier) {
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(verifier)
-            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-            .build();
-    return new GuardedMap(guard);
+    return new GuardedMap(GuardedMap.contractGuard(verifier).build());
   }
 }

@@ -2,13 +2,11 @@ package io.leasehold.adapters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.InMemoryFenceGuard;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.TokenVerifier;
 import io.leasehold.testkit.GuardHarness;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,13 +37,7 @@ class InMemoryGuardUnderEvictionContractTest extends FencedResourceContract {
             verifier.verify(token);
           }
         };
-    InMemoryFenceGuard guard =
-        InMemoryFenceGuard.builder()
-            .verifier(crowdTrusted)
-            .adminPolicy(AdminPolicy.operators(Set.of("ops")))
-            .maxKeys(BOUND)
-            .build();
-    return new CrowdedMap(guard);
+    return new CrowdedMap(GuardedMap.contractGuard(crowdTrusted).maxKeys(BOUND).build());
   }
 
   /** A map guarded by a guard that other accounts keep full. */

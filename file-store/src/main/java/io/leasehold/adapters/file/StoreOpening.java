@@ -9,7 +9,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What the file store does once, under its lock, when it opens a root: check for extended
@@ -17,7 +16,6 @@ import java.util.Map;
  * CONTRACT C16), and clear the temporary files of writers that crashed.
  */
 final class StoreOpening {
-  private static final System.Logger LOG = System.getLogger(FencedFileStore.class.getName());
 
   private StoreOpening() {}
 
@@ -29,19 +27,7 @@ final class StoreOpening {
     if (!marks.exists()) {
       // A new store, or one whose marks were lost (a root restored without .leasehold).
       Collection<FencingToken> lost = TokenAttributes.highestPerKey(root, meta);
-      marks.create(List.copyOf(lost), Map.of(), List.of());
-      if (!lost.isEmpty()) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            () ->
-                "the high-water marks under "
-                    + root
-                    + " were missing: "
-                    + lost.size()
-                    + " key(s)"
-                    + " with files here are refused until an operator resets their marks"
-                    + " (ResetMarkCommand, to the lease table's current fence for the key)");
-      }
+      marks.createLost(List.copyOf(lost), "the high-water marks under " + root);
     } else {
       marks.open();
     }

@@ -41,6 +41,8 @@ import java.util.UUID;
  * admission, a tool journal).
  */
 public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
+  private static final System.Logger LOG = System.getLogger(FileMarkStore.class.getName());
+
   /** Keys whose admitted marks this instance remembers; past it, the oldest are forgotten. */
   public static final int MAX_REMEMBERED = 100_000;
 
@@ -165,6 +167,31 @@ public final class FileMarkStore implements MarkStore<FileMarkStore.Evidence> {
                     : MarkFiles.markRecord(new FencingToken(key, fence, RESET_RUN))));
     lost.forEach(seen -> records.put(seen.key(), MarkFiles.lostRecord(seen)));
     marks.create(records);
+  }
+
+  /**
+   * Creates the marks of a medium that lost them while its own records survived (a store's files, a
+   * journal's calls): the keys {@code lost} are recorded as lost, as by {@link #create}, and a
+   * warning says how many keys are refused until an operator resets their marks, and how.
+   *
+   * @param lost the highest token the records show per key
+   * @param whose what lost its marks, for the warning ({@code "the marks of tool journal <file>"})
+   * @throws IOException if the marks cannot be written
+   */
+  public void createLost(List<FencingToken> lost, String whose) throws IOException {
+    create(lost, Map.of(), List.of());
+    if (!lost.isEmpty()) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          () ->
+              whose
+                  + " were missing: "
+                  + lost.size()
+                  + " key(s) are refused until an operator resets their marks to the lease"
+                  + " table's current fence for the key ("
+                  + repair
+                  + ")");
+    }
   }
 
   @Override

@@ -103,36 +103,18 @@ public final class AdkToolFence {
 
   /** Where ADK carries the lease: the invocation's run config. */
   private static final FrameworkToolFence.Carrier<ToolContext> CARRIER =
-      new FrameworkToolFence.Carrier<>() {
-        @Override
-        public Object carried(ToolContext context) {
-          return context == null
-              ? null
-              : context.invocationContext().runConfig().customMetadata().get(LEASE_KEY);
-        }
-
-        @Override
-        public String where() {
-          return "run config entry " + LEASE_KEY;
-        }
-
-        @Override
-        public String howToPass() {
-          return "pass AdkToolFence.runConfig(lease) to Runner.runAsync";
-        }
-
-        @Override
-        public String howToResolve() {
-          return "map the tool context's userId() and session to the run's lease key";
-        }
-
-        @Override
-        public String describe(ToolContext context) {
-          return context == null
-              ? "a call without a tool context"
-              : "session " + context.invocationContext().session().id();
-        }
-      };
+      FrameworkToolFence.Carrier.of(
+          context ->
+              context == null
+                  ? null
+                  : context.invocationContext().runConfig().customMetadata().get(LEASE_KEY),
+          context ->
+              context == null
+                  ? "a call without a tool context"
+                  : "session " + context.invocationContext().session().id(),
+          "run config entry " + LEASE_KEY,
+          "pass AdkToolFence.runConfig(lease) to Runner.runAsync",
+          "map the tool context's userId() and session to the run's lease key");
 
   /**
    * Starts a builder.

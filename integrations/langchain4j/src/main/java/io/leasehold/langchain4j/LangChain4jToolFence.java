@@ -83,34 +83,17 @@ public final class LangChain4jToolFence {
 
   /** Where LangChain4j carries the lease: the AI service method's invocation parameters. */
   private static final FrameworkToolFence.Carrier<InvocationContext> CARRIER =
-      new FrameworkToolFence.Carrier<>() {
-        @Override
-        public Object carried(InvocationContext context) {
-          InvocationParameters parameters = context == null ? null : context.invocationParameters();
-          return parameters == null ? null : parameters.get(LEASE_PARAMETER);
-        }
-
-        @Override
-        public String where() {
-          return "invocation parameter " + LEASE_PARAMETER;
-        }
-
-        @Override
-        public String howToPass() {
-          return "pass LangChain4jToolFence.parameters(lease) as the AI service method's"
-              + " InvocationParameters argument";
-        }
-
-        @Override
-        public String howToResolve() {
-          return "declare @MemoryId on the AI service method, or pass InvocationParameters the resolver can read";
-        }
-
-        @Override
-        public String describe(InvocationContext context) {
-          return "conversation " + (context == null ? null : context.chatMemoryId());
-        }
-      };
+      FrameworkToolFence.Carrier.of(
+          context -> {
+            InvocationParameters parameters =
+                context == null ? null : context.invocationParameters();
+            return parameters == null ? null : parameters.get(LEASE_PARAMETER);
+          },
+          context -> "conversation " + (context == null ? null : context.chatMemoryId()),
+          "invocation parameter " + LEASE_PARAMETER,
+          "pass LangChain4jToolFence.parameters(lease) as the AI service method's"
+              + " InvocationParameters argument",
+          "declare @MemoryId on the AI service method, or pass InvocationParameters the resolver can read");
 
   /**
    * Starts a builder.

@@ -17,6 +17,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testkit.ChildJvm;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -67,16 +68,14 @@ class McpStdioTest {
     if (client != null) {
       client.closeGracefully();
     }
+    List<String> command =
+        ChildJvm.command(
+            FileMcpServerMain.class,
+            root().toString(),
+            dir.resolve("tools.jsonl").toString(),
+            TokenKeySet.of(signing.verificationKey()).toText());
     ServerParameters server =
-        ServerParameters.builder(Path.of(System.getProperty("java.home"), "bin", "java").toString())
-            .args(
-                "-cp",
-                System.getProperty("java.class.path"),
-                FileMcpServerMain.class.getName(),
-                root().toString(),
-                dir.resolve("tools.jsonl").toString(),
-                TokenKeySet.of(signing.verificationKey()).toText())
-            .build();
+        ServerParameters.builder(command.get(0)).args(command.subList(1, command.size())).build();
     client =
         McpClient.sync(
                 new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))

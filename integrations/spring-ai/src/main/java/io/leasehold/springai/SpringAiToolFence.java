@@ -70,32 +70,12 @@ public final class SpringAiToolFence {
 
   /** Where Spring AI carries the lease: the tool context passed with the prompt. */
   private static final FrameworkToolFence.Carrier<ToolContext> CARRIER =
-      new FrameworkToolFence.Carrier<>() {
-        @Override
-        public Object carried(ToolContext context) {
-          return context == null ? null : context.getContext().get(LEASE_KEY);
-        }
-
-        @Override
-        public String where() {
-          return "tool-context entry " + LEASE_KEY;
-        }
-
-        @Override
-        public String howToPass() {
-          return "pass .toolContext(SpringAiToolFence.toolContext(lease)) with the prompt";
-        }
-
-        @Override
-        public String howToResolve() {
-          return "pass the conversation id with .toolContext(Map.of(ChatMemory.CONVERSATION_ID, id))";
-        }
-
-        @Override
-        public String describe(ToolContext context) {
-          return "the tool context";
-        }
-      };
+      FrameworkToolFence.Carrier.of(
+          context -> context == null ? null : context.getContext().get(LEASE_KEY),
+          context -> "the tool context",
+          "tool-context entry " + LEASE_KEY,
+          "pass .toolContext(SpringAiToolFence.toolContext(lease)) with the prompt",
+          "pass the conversation id with .toolContext(Map.of(ChatMemory.CONVERSATION_ID, id))");
 
   /**
    * Starts a builder.

@@ -77,6 +77,49 @@ public final class FrameworkToolFence<C> {
     default String describe(C context) {
       return "the call";
     }
+
+    /**
+     * A carrier from its parts.
+     *
+     * @param carried reads what a call carries where the lease belongs ({@link #carried})
+     * @param describe names a call's conversation ({@link #describe})
+     * @param where where a lease is carried ({@link #where})
+     * @param howToPass how to pass a lease with a call ({@link #howToPass})
+     * @param howToResolve how to make the resolver find the session ({@link #howToResolve})
+     * @param <C> the framework's per-call context
+     * @return the carrier
+     */
+    static <C> Carrier<C> of(
+        Function<C, Object> carried,
+        Function<C, String> describe,
+        String where,
+        String howToPass,
+        String howToResolve) {
+      return new CarrierOf<>(
+          Arguments.required(carried, "carried"),
+          Arguments.required(describe, "describe"),
+          where,
+          howToPass,
+          howToResolve);
+    }
+  }
+
+  private record CarrierOf<C>(
+      Function<C, Object> reader,
+      Function<C, String> describer,
+      String where,
+      String howToPass,
+      String howToResolve)
+      implements Carrier<C> {
+    @Override
+    public Object carried(C context) {
+      return reader.apply(context);
+    }
+
+    @Override
+    public String describe(C context) {
+      return describer.apply(context);
+    }
   }
 
   private final AgentToolFence fence;

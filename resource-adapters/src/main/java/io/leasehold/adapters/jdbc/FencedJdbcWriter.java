@@ -130,9 +130,7 @@ public final class FencedJdbcWriter implements FenceGuard {
     this.admitAtCommit = b.admitAtCommit;
     String table = b.databaseSchema + "." + b.schema.table();
     this.sql = new HighWaterSql(table, verifyTable, leaseTable, b.lockTimeout);
-    this.transactions =
-        new JdbcTransactions(
-            b.dataSource, new HighWaterTableCheck(table), b.lockTimeout, sql.timeout(), b.citus);
+    this.transactions = new JdbcTransactions(b.dataSource, table, b.lockTimeout, b.citus);
   }
 
   /**

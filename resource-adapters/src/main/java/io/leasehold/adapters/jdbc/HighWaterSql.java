@@ -34,9 +34,6 @@ final class HighWaterSql {
   private final Duration lockTimeout;
   private final SqlMarkStore marks;
 
-  /** The lock timeout alone ({@link LockTimeout}), for a read's transaction. */
-  private final String timeout;
-
   /**
    * Strict mode's last statement: the run's lease row, locked FOR SHARE so the lease cannot be
    * renewed, released or taken over until the commit, then the database's clock ({@link
@@ -92,7 +89,6 @@ final class HighWaterSql {
     this.verifyTable = verifyTable;
     this.strict = leaseTable != null;
     this.leaseTable = leaseTable;
-    this.timeout = LockTimeout.statement(lockTimeout);
     this.leaseRow =
         verifyTable == null
             ? null
@@ -140,11 +136,6 @@ final class HighWaterSql {
   /** The high-water table's marks. */
   SqlMarkStore marks() {
     return marks;
-  }
-
-  /** The lock timeout alone, for a transaction whose first statement does not carry it. */
-  String timeout() {
-    return timeout;
   }
 
   /** Whether strict mode's live-lease check runs before the commit. */

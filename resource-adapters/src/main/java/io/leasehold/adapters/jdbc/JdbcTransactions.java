@@ -26,28 +26,16 @@ final class JdbcTransactions {
   private volatile Boolean citus;
 
   /**
-   * @param lockTimeout the longest lock wait of a transaction
-   * @param timeout the statement that sets the transaction's lock timeout, which a read sends first
-   *     (a writing transaction's first statement carries it: the admission, or the mark's row lock,
-   *     of {@code SqlMarkStore})
-   */
-  JdbcTransactions(
-      DataSource dataSource, HighWaterTableCheck tableCheck, Duration lockTimeout, String timeout) {
-    this(dataSource, tableCheck, lockTimeout, timeout, null);
-  }
-
-  /**
+   * @param table the high-water table, schema-qualified, whose shape every transaction checks first
+   * @param lockTimeout the longest lock wait of a transaction; a read sends it first, a writing
+   *     transaction's first statement carries it (the admission, or the mark's row lock, of {@code
+   *     SqlMarkStore})
    * @param citus whether the database is a Citus coordinator, or null to ask it
    */
-  JdbcTransactions(
-      DataSource dataSource,
-      HighWaterTableCheck tableCheck,
-      Duration lockTimeout,
-      String timeout,
-      Boolean citus) {
+  JdbcTransactions(DataSource dataSource, String table, Duration lockTimeout, Boolean citus) {
     this.dataSource = dataSource;
-    this.tableCheck = tableCheck;
-    this.timeout = timeout;
+    this.tableCheck = new HighWaterTableCheck(table);
+    this.timeout = LockTimeout.statement(lockTimeout);
     this.onCitusWorkers = LockTimeout.onCitusWorkers(lockTimeout);
     this.bound = AnswerBound.forLockTimeout(lockTimeout);
     this.citus = citus;

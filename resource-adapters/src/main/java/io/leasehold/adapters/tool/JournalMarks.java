@@ -41,7 +41,6 @@ import java.util.UUID;
  * #refuseBelowEvidence}).
  */
 final class JournalMarks {
-  private static final System.Logger LOG = System.getLogger(FileToolJournal.class.getName());
 
   /** How a journal's marks are repaired, named in every refusal. */
   static final String REPAIR = "FileToolJournal.resetMark or ResetMarkCommand --tool-journal";
@@ -97,20 +96,7 @@ final class JournalMarks {
                   lost.add(new FencingToken(key, fence, new UUID(0, 0)));
                 }
               });
-      marks.create(lost, Map.of(), List.of());
-      if (!lost.isEmpty()) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            () ->
-                "the marks of tool journal "
-                    + file
-                    + " were missing: "
-                    + lost.size()
-                    + " key(s) it names are"
-                    + " refused until an operator resets their marks ("
-                    + REPAIR
-                    + ")");
-      }
+      marks.createLost(lost, "the marks of tool journal " + file);
     }
     // Carried into the mark directory (or left by a crash after that): never read again.
     Files.deleteIfExists(older);

@@ -24,27 +24,12 @@ class FrameworkToolFenceTest {
       AgentToolFence.builder(TestTools.trustingExecutor(new MemoryToolJournal()).build()).build();
 
   private static final FrameworkToolFence.Carrier<Map<String, Object>> CARRIER =
-      new FrameworkToolFence.Carrier<>() {
-        @Override
-        public Object carried(Map<String, Object> context) {
-          return context == null ? null : context.get("lease");
-        }
-
-        @Override
-        public String where() {
-          return "map entry lease";
-        }
-
-        @Override
-        public String howToPass() {
-          return "put the lease under \"lease\"";
-        }
-
-        @Override
-        public String howToResolve() {
-          return "put the conversation under \"conversation\"";
-        }
-      };
+      FrameworkToolFence.Carrier.of(
+          context -> context == null ? null : context.get("lease"),
+          context -> "the call",
+          "map entry lease",
+          "put the lease under \"lease\"",
+          "put the conversation under \"conversation\"");
 
   private String call(FrameworkToolFence<Map<String, Object>> core, Map<String, Object> context) {
     return core.call(

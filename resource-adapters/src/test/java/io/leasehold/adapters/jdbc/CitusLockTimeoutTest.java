@@ -3,7 +3,6 @@ package io.leasehold.adapters.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.leasehold.adapters.internal.LockTimeout;
 import io.leasehold.testing.CitusCoordinator;
 import io.leasehold.testing.PostgresServer;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -30,12 +29,7 @@ class CitusLockTimeoutTest {
   private static final Duration LOCK = Duration.ofMillis(300);
 
   private static JdbcTransactions transactions(Boolean citus) {
-    return new JdbcTransactions(
-        db.dataSource(),
-        new HighWaterTableCheck("public.leasehold_high_water"),
-        LOCK,
-        LockTimeout.statement(LOCK),
-        citus);
+    return new JdbcTransactions(db.dataSource(), "public.leasehold_high_water", LOCK, citus);
   }
 
   @Test

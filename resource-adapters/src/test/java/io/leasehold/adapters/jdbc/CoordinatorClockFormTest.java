@@ -2,7 +2,6 @@ package io.leasehold.adapters.jdbc;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -25,8 +24,7 @@ class CoordinatorClockFormTest {
   @ValueSource(booleans = {false, true})
   void everyGuardAdmitsALiveLeaseAndRefusesAnExpiredOne(boolean citusForm) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "coordinator-clock-" + citusForm);
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = JdbcTestSchema.leaseStore(db.dataSource())) {
       FencingToken token = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().token();
       ExpiryDecisions.allAdmit(db.dataSource(), token, citusForm);
       db.database()

@@ -10,7 +10,6 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
@@ -113,8 +112,7 @@ class FencedJdbcWriterTest {
   @ValueSource(booleans = {false, true})
   void strictModeRefusesAnExpiredRunThatNobodyReplaced(boolean atCommit) throws Exception {
     LeaseKey key = LeaseKey.of("acct", "strict-" + atCommit);
-    try (LeaseStore store =
-        LeaseStore.builder(db.dataSource()).accessPolicy(AccessPolicy.allowAll()).build()) {
+    try (LeaseStore store = JdbcTestSchema.leaseStore(db.dataSource())) {
       Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       FencingToken token = lease.token();
       FencedJdbcWriter strict =

@@ -1,6 +1,8 @@
 package io.leasehold.adapters.jdbc;
 
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.lease.AccessPolicy;
+import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,6 +20,11 @@ public final class JdbcTestSchema {
     return FencedJdbcWriter.builder(ds)
         .verifier(TokenVerifier.trustEveryWriter())
         .admitAtCommit(admitAtCommit);
+  }
+
+  /** A lease store on {@code ds} that lets every caller act, for tests whose runs hold leases. */
+  public static LeaseStore leaseStore(DataSource ds) {
+    return LeaseStore.builder(ds).accessPolicy(AccessPolicy.allowAll()).build();
   }
 
   public static TestDatabaseExtension extension() {

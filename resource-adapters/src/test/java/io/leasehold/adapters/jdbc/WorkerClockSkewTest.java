@@ -11,6 +11,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.CitusCoordinator;
 import io.leasehold.testing.TestDatabase;
+import io.leasehold.testing.TestEnvironment;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +19,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,13 +36,13 @@ class WorkerClockSkewTest {
 
   @Test
   void anExpiredLeaseIsRefusedThoughTheKeysWorkerClockSaysLive() throws Exception {
-    String url = System.getenv(URL_ENV);
-    Assumptions.assumeTrue(
-        url != null && !url.isBlank(),
-        "Citus clock-skew test skipped: set "
-            + URL_ENV
-            + "=jdbc:postgresql://host:port/database (a coordinator of its own with a worker at"
-            + " least 10 s behind, see docs/testing.md)");
+    String url =
+        TestEnvironment.required(
+            URL_ENV,
+            "Citus clock-skew test skipped: set "
+                + URL_ENV
+                + "=jdbc:postgresql://host:port/database (a coordinator of its own with a worker at"
+                + " least 10 s behind, see docs/testing.md)");
     DataSource ds = TestDatabase.connect(url, "postgres", "");
     CitusCoordinator.reset(ds);
     JdbcTestSchema.apply(ds);
