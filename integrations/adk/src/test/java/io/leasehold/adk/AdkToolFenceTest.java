@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -235,7 +236,7 @@ class AdkToolFenceTest extends AdkAgentFixture {
   }
 
   @Test
-  void oneIdempotencyKeyRunsOnceAcrossParallelCallsAndInvocations() {
+  void oneIdempotencyKeyRunsOnceAcrossParallelCallsAndInvocations() throws Exception {
     Lease desktop = acquire("desktop");
     AgentToolFence keyed = keyedFenceRunning(desktop);
     String call = "{\"idempotencyKey\":\"k-1\",\"name\":\"Ada\"}";
@@ -254,6 +255,8 @@ class AdkToolFenceTest extends AdkAgentFixture {
     // running (and is not started).
     if (parallel != null) {
       assertThat(parallel).isInstanceOf(DuplicateCallException.class);
+      // The turn ended at the refused duplicate; the first call may still be running.
+      assertThat(tools.paid.await(30, TimeUnit.SECONDS)).as("the first call paid").isTrue();
     }
     assertThat(world.effects).containsExactly("paid:Ada");
 

@@ -6,10 +6,18 @@ import com.google.adk.tools.FunctionTool;
 import com.google.adk.tools.ToolContext;
 import io.leasehold.adapters.agenttest.ToolWorld;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 /** The scenarios' side-effecting tools as ADK function tools: each acts on the shared world. */
 public class RecordingTools {
   private final ToolWorld world;
+
+  /**
+   * Counted down by each payment once it has acted: a turn whose parallel call was refused as a
+   * duplicate ends while the other call may still be running, so a test waits on this rather than
+   * reading the world at once.
+   */
+  final CountDownLatch paid = new CountDownLatch(1);
 
   RecordingTools(ToolWorld world) {
     this.world = world;
@@ -55,6 +63,7 @@ public class RecordingTools {
   public String pay(
       @Schema(name = "idempotencyKey") String idempotencyKey, @Schema(name = "name") String name) {
     world.effects.add("paid:" + name);
+    paid.countDown();
     return "paid";
   }
 }
