@@ -182,13 +182,11 @@ final class AblationBench extends BenchGroup {
 
   private void contendedGrants(Path pgbench) throws Exception {
     HikariDataSource setup = leasePool(1);
-    try (Connection c = setup.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
-              + " expires_at, released_at) VALUES ('pgb', 'hot', gen_random_uuid(), nextval('leasehold_fence_seq'),"
-              + " now(), now(), now(), now()) ON CONFLICT DO NOTHING");
-    }
+    execute(
+        setup,
+        "INSERT INTO leasehold_lease (account_id, session_id, run_id, fence, acquired_at, renewed_at,"
+            + " expires_at, released_at) VALUES ('pgb', 'hot', gen_random_uuid(), nextval('leasehold_fence_seq'),"
+            + " now(), now(), now(), now()) ON CONFLICT DO NOTHING");
     String run = "md5(:run::text)::uuid";
     String wait =
         LeaseStatements.of(Duration.ofSeconds(1), Duration.ofSeconds(5), false, true).acquire();

@@ -136,10 +136,18 @@ abstract class BenchGroup {
    */
   static void createBenchRows(DataSource pool) throws java.sql.SQLException {
     HighWaterSchema.defaults().apply(pool);
+    execute(
+        pool,
+        "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+  }
+
+  /** Runs set-up statements in order, on one connection of {@code pool}, each committed alone. */
+  static void execute(DataSource pool, String... statements) throws java.sql.SQLException {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, fence bigint, body text)");
+      for (String statement : statements) {
+        s.execute(statement);
+      }
     }
   }
 

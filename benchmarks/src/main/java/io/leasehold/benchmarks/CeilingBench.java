@@ -171,10 +171,7 @@ final class CeilingBench extends BenchGroup {
       throws Exception {
     HikariDataSource pool = on.pool(Math.max(18, maxThreads + 2));
     schema.apply(pool);
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("TRUNCATE " + schema.table());
-    }
+    execute(pool, "TRUNCATE " + schema.table());
     LeaseStore store =
         LeaseStore.builder(pool)
             .schema(schema)

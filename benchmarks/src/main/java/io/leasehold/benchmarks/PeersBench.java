@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToLongFunction;
 
 /**
  * The issue 50 comparison (group {@code peers}): Leasehold built exactly as the README builds it
@@ -373,34 +375,29 @@ final class PeersBench extends BenchGroup {
     return Throughput.median(ws.stream().mapToDouble(f).toArray());
   }
 
+  /** The per-attempt table's server counters, in the order of its columns. */
+  private static final List<ToLongFunction<ServerStats>> PER_ATTEMPT =
+      List.of(
+          ServerStats::walRecords,
+          ServerStats::walSyncs,
+          ServerStats::walWrites,
+          ServerStats::walFpi,
+          ServerStats::walBytes,
+          ServerStats::statements,
+          ServerStats::commits,
+          ServerStats::walWriterWakeups);
+
   private static String perCycleRow(String load, int threads, String name, List<Window> ws) {
-    return "| "
-        + load
-        + " | "
-        + threads
-        + " | "
-        + name
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walRecords())))
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walSyncs())))
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walWrites())))
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walFpi())))
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().walBytes())))
-        + " | "
-        + count(medianOf(ws, w -> w.per(w.stats().statements())))
-        + " | "
-        + fmt(medianOf(ws, w -> w.per(w.stats().commits())))
-        + " | "
-        + count(medianOf(ws, w -> w.per(w.stats().walWriterWakeups())))
-        + " | "
-        + micros(medianOf(ws, Window::clientMicros))
-        + " / "
-        + micros(medianOf(ws, Window::serverMicros))
-        + " |";
+    StringJoiner row = new StringJoiner(" | ", "| ", " |");
+    row.add(load).add(String.valueOf(threads)).add(name);
+    for (ToLongFunction<ServerStats> counter : PER_ATTEMPT) {
+      row.add(count(medianOf(ws, w -> w.per(counter.applyAsLong(w.stats())))));
+    }
+    return row.add(
+            micros(medianOf(ws, Window::clientMicros))
+                + " / "
+                + micros(medianOf(ws, Window::serverMicros)))
+        .toString();
   }
 
   private static String windowsRow(String load, int threads, String name, List<Window> ws) {

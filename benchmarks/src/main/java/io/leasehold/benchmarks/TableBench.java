@@ -6,8 +6,6 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,17 +30,15 @@ final class TableBench extends BenchGroup {
     HikariDataSource setup = db.pool(2);
     big.apply(setup);
     empty.apply(setup);
-    try (Connection c = setup.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute("TRUNCATE bench_big_lease");
-      // Half released, half expired: the dead rows a busy table accumulates.
-      s.execute(
-          "INSERT INTO bench_big_lease (account_id, session_id, run_id, fence, holder, acquired_at, renewed_at,"
-              + " expires_at, released_at) SELECT 'dead', 's' || g, gen_random_uuid(), nextval('bench_big_seq'), 'x',"
-              + " now() - interval '3 days', now() - interval '3 days', now() - interval '3 days',"
-              + " CASE WHEN g % 2 = 0 THEN now() - interval '3 days' END FROM generate_series(1, 1000000) g");
-      s.execute("VACUUM ANALYZE bench_big_lease");
-    }
+    // Half released, half expired: the dead rows a busy table accumulates.
+    execute(
+        setup,
+        "TRUNCATE bench_big_lease",
+        "INSERT INTO bench_big_lease (account_id, session_id, run_id, fence, holder, acquired_at, renewed_at,"
+            + " expires_at, released_at) SELECT 'dead', 's' || g, gen_random_uuid(), nextval('bench_big_seq'), 'x',"
+            + " now() - interval '3 days', now() - interval '3 days', now() - interval '3 days',"
+            + " CASE WHEN g % 2 = 0 THEN now() - interval '3 days' END FROM generate_series(1, 1000000) g",
+        "VACUUM ANALYZE bench_big_lease");
     line("| threads | 1 M dead rows cycles/s | empty table cycles/s | ratio |");
     line("| --- | --- | --- | --- |");
     for (int threads : List.of(1, 4)) {

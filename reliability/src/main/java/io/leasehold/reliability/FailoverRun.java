@@ -59,13 +59,19 @@ final class FailoverRun implements DatabaseFaults {
     }
   }
 
+  /**
+   * One fault injected so far.
+   *
+   * @param switchover a planned switchover, or else a killed leader
+   * @param unavailableMillis from the fault to the first acknowledged write
+   * @param sequenceJump the fence sequence's last value after minus before
+   */
+  private record Fault(boolean switchover, long unavailableMillis, long sequenceJump) {}
+
   private final PatroniCluster cluster;
   private final Duration every;
   private final PrintStream out;
-  private final List<Long> unavailable = new ArrayList<>();
-  private final List<Long> jumps = new ArrayList<>();
-  private int failovers;
-  private int switchovers;
+  private final List<Fault> faults = new ArrayList<>();
 
   private FailoverRun(PatroniCluster cluster, Duration every, PrintStream out) {
     this.cluster = cluster;
@@ -142,13 +148,14 @@ final class FailoverRun implements DatabaseFaults {
       }
     }
     int lost = probe.lost();
+    int switchovers = (int) run.faults.stream().filter(Fault::switchover).count();
     Report r =
         new Report(
             report,
-            run.failovers,
-            run.switchovers,
-            List.copyOf(run.unavailable),
-            List.copyOf(run.jumps),
+            run.faults.size() - switchovers,
+            switchovers,
+            run.faults.stream().map(Fault::unavailableMillis).toList(),
+            run.faults.stream().map(Fault::sequenceJump).toList(),
             probe.acknowledged.size(),
             lost);
     out.println(
@@ -194,23 +201,21 @@ final class FailoverRun implements DatabaseFaults {
     cluster.awaitHealthy(Duration.ofSeconds(120));
     long before = lastFence();
     long t0 = System.nanoTime();
+    boolean switchover = n % 4 == 0;
     String what;
     long writable;
-    if (n % 4 == 0) {
+    if (switchover) {
       what = "switchover " + cluster.switchover();
-      switchovers++;
       writable = awaitWrite();
     } else {
       String killed = cluster.killLeader();
       what = "failover: killed " + killed;
-      failovers++;
       writable = awaitWrite();
       cluster.restart(killed); // it rejoins as a replica, through pg_rewind if it diverged
     }
     long ms = (writable - t0) / 1_000_000;
-    unavailable.add(ms);
     long after = lastFence();
-    jumps.add(after - before);
+    faults.add(new Fault(switchover, ms, after - before));
     String detail =
         what
             + ", writes back after "

@@ -154,6 +154,16 @@ class CheckerTest {
     return r;
   }
 
+  /** What the checker finds in a history whose resources admitted nothing. */
+  private static List<Checker.Violation> violations(Op... history) {
+    return Checker.check(List.of(history), noResources());
+  }
+
+  /** The rules a history breaks, its resources having admitted nothing. */
+  private static List<String> rulesBroken(Op... history) {
+    return rules(violations(history));
+  }
+
   @Test
   void aCleanHistoryPasses() {
     List<Op> h =
@@ -174,12 +184,11 @@ class CheckerTest {
 
   @Test
   void overlappingLeasesAreC1() {
-    List<Op> h =
-        List.of(
+    List<Checker.Violation> v =
+        violations(
             acquire("a", 1, 0, 1000),
             renew("a", 1, 800, 1800L, Op.Outcome.OK),
             acquire("b", 2, 1200, 1000));
-    List<Checker.Violation> v = Checker.check(h, noResources());
     assertThat(rules(v)).containsExactly("C1");
     assertThat(v.get(0).context()).hasSizeGreaterThanOrEqualTo(3);
     assertThat(v.get(0).toString()).contains("held it until at least");
@@ -188,12 +197,12 @@ class CheckerTest {
   @Test
   void anUnconfirmedRenewalNeverCausesAFalseReport() {
     // a's renewal failed with an unknown outcome; b acquiring after a's confirmed expiry is fine.
-    List<Op> h =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            renew("a", 1, 0, null, Op.Outcome.ERROR),
-            acquire("b", 2, 1000, 1000));
-    assertThat(Checker.check(h, noResources())).isEmpty();
+    assertThat(
+            violations(
+                acquire("a", 1, 0, 1000),
+                renew("a", 1, 0, null, Op.Outcome.ERROR),
+                acquire("b", 2, 1000, 1000)))
+        .isEmpty();
   }
 
   /**
@@ -205,55 +214,42 @@ class CheckerTest {
   @Test
   void aReleaseKilledBeforeItsAnswerWasRecordedIsNoOverlap() {
     Op pending = new OpSpec("a", Op.Type.RELEASE, 1).outcome(Op.Outcome.PENDING).op();
-    List<Op> h =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            renew("a", 1, 100, 1100L, Op.Outcome.OK),
-            pending,
-            acquire("b", 2, 150, 1000));
-    assertThat(Checker.check(h, noResources())).isEmpty();
+    Op acquireA = acquire("a", 1, 0, 1000);
+    Op renewA = renew("a", 1, 100, 1100L, Op.Outcome.OK);
+    assertThat(violations(acquireA, renewA, pending, acquire("b", 2, 150, 1000))).isEmpty();
     // Before the acquire of b, the run's last confirmed answer: still an overlap.
-    List<Op> early =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            renew("a", 1, 100, 1100L, Op.Outcome.OK),
-            pending,
-            acquire("b", 2, 50, 1000));
-    assertThat(rules(Checker.check(early, noResources()))).containsExactly("C1");
+    assertThat(rulesBroken(acquireA, renewA, pending, acquire("b", 2, 50, 1000)))
+        .containsExactly("C1");
   }
 
   @Test
   void aLowerFenceAfterAHigherOneIsC3() {
-    List<Op> h =
-        List.of(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000));
-    assertThat(rules(Checker.check(h, noResources()))).containsExactly("C3");
+    assertThat(
+            rulesBroken(acquire("a", 5, 0, 1000), release("a", 5, 100), acquire("b", 4, 200, 1000)))
+        .containsExactly("C3");
   }
 
   @Test
   void aRenewalOrReleaseAfterExpiryIsC4() {
-    List<Op> renewLate =
-        List.of(acquire("a", 1, 0, 1000), renew("a", 1, 1500, 2500L, Op.Outcome.OK));
-    assertThat(rules(Checker.check(renewLate, noResources()))).containsExactly("C4");
-    List<Op> releaseLate = List.of(acquire("a", 1, 0, 1000), release("a", 1, 1200));
-    assertThat(rules(Checker.check(releaseLate, noResources()))).containsExactly("C4");
+    assertThat(rulesBroken(acquire("a", 1, 0, 1000), renew("a", 1, 1500, 2500L, Op.Outcome.OK)))
+        .containsExactly("C4");
+    assertThat(rulesBroken(acquire("a", 1, 0, 1000), release("a", 1, 1200))).containsExactly("C4");
   }
 
   @Test
   void aWriteReachingAResourceAfterTheLossWasKnownIsC6() {
-    List<Op> h =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            lossKnown("a", 1),
-            write("a", 1, "jdbc", "x1", Op.Outcome.STALE, false));
-    assertThat(rules(Checker.check(h, noResources()))).containsExactly("C6");
+    Op held = acquire("a", 1, 0, 1000);
+    Op loss = lossKnown("a", 1);
+    assertThat(rulesBroken(held, loss, write("a", 1, "jdbc", "x1", Op.Outcome.STALE, false)))
+        .containsExactly("C6");
     // The same write refused locally, or delivered as an in-flight request, is allowed.
-    List<Op> ok =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            lossKnown("a", 1),
-            write("a", 1, "jdbc", "x1", Op.Outcome.LOCAL_REFUSED, false),
-            write("a", 1, "jdbc", "x2", Op.Outcome.STALE, true));
-    assertThat(Checker.check(ok, noResources())).isEmpty();
+    assertThat(
+            violations(
+                held,
+                loss,
+                write("a", 1, "jdbc", "x1", Op.Outcome.LOCAL_REFUSED, false),
+                write("a", 1, "jdbc", "x2", Op.Outcome.STALE, true)))
+        .isEmpty();
   }
 
   @Test
@@ -280,19 +276,18 @@ class CheckerTest {
 
   @Test
   void anAcknowledgedWriteMissingFromTheResourceIsC10() {
-    List<Op> h =
-        List.of(
-            acquire("a", 1, 0, 1000),
-            write("a", 1, "jdbc", "lost-write", Op.Outcome.OK, false),
-            write("a", 1, "file", "f1", Op.Outcome.OK, false));
-    List<Checker.Violation> v = Checker.check(h, noResources());
-    assertThat(rules(v)).containsExactlyInAnyOrder("C10", "C10");
+    assertThat(
+            rulesBroken(
+                acquire("a", 1, 0, 1000),
+                write("a", 1, "jdbc", "lost-write", Op.Outcome.OK, false),
+                write("a", 1, "file", "f1", Op.Outcome.OK, false)))
+        .containsExactlyInAnyOrder("C10", "C10");
   }
 
   @Test
   void aKeyThatStaysBlockedAfterTheFaultsIsALivenessFailure() {
     Op stuck = Op.injected("liveness", Op.Type.LIVENESS, KEY, Op.Outcome.ERROR, 1, "not acquired");
-    assertThat(rules(Checker.check(List.of(stuck), noResources()))).containsExactly("liveness");
+    assertThat(rulesBroken(stuck)).containsExactly("liveness");
   }
 
   @Test

@@ -2,8 +2,6 @@ package io.leasehold.examples.demo;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
-import io.leasehold.adapters.jdbc.FencedJdbcWriter;
-import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.FileToolJournal;
@@ -15,12 +13,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -30,15 +22,13 @@ final class DemoResources {
 
   final FencedFileStore files;
   final FencedToolExecutor tools;
-  final FencedJdbcWriter db;
   final ChatService chat = new ChatService();
-  private final DataSource resourceDb;
+  private final MessageTable messages;
 
   /** A row of the demo's message table. */
   record Row(long id, String device, long fence, String body) {}
 
   DemoResources(Path dir, DataSource resourceDb) {
-    this.resourceDb = resourceDb;
     this.files = FencedFileStore.open(dir.resolve("files"), TokenVerifier.trustEveryWriter());
     FencedTool postMessage =
         FencedTool.withInvocation(
@@ -54,17 +44,12 @@ final class DemoResources {
             .journal(FileToolJournal.open(dir.resolve("tool-journal.jsonl")))
             .tool(postMessage)
             .build();
-    HighWaterSchema.defaults().apply(resourceDb);
-    try (Connection c = resourceDb.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS agent_messages (id bigserial PRIMARY KEY, session_id text,"
-              + " device text, fence bigint, body text)");
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-    this.db =
-        FencedJdbcWriter.builder(resourceDb).verifier(TokenVerifier.trustEveryWriter()).build();
+    this.messages =
+        new MessageTable(
+            resourceDb,
+            TokenVerifier.trustEveryWriter(),
+            "CREATE TABLE IF NOT EXISTS agent_messages (id bigserial PRIMARY KEY, session_id text,"
+                + " device text, fence bigint, body text)");
   }
 
   void writeFile(Fenced writer, String text) {
@@ -76,19 +61,10 @@ final class DemoResources {
   }
 
   void insertRow(Fenced writer, String device, String text) {
-    db.write(
+    messages.insert(
         writer,
-        (c, token) -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO agent_messages (session_id, device, fence, body) VALUES (?, ?, ?, ?)")) {
-            ps.setString(1, token.key().sessionId());
-            ps.setString(2, device);
-            ps.setLong(3, token.fence());
-            ps.setString(4, text);
-            return ps.executeUpdate();
-          }
-        });
+        "INSERT INTO agent_messages (session_id, device, fence, body) VALUES (?, ?, ?, ?)",
+        token -> List.of(token.key().sessionId(), device, token.fence(), text));
   }
 
   String fileContent() {
@@ -100,18 +76,9 @@ final class DemoResources {
   }
 
   List<Row> rows() {
-    List<Row> rows = new ArrayList<>();
-    try (Connection c = resourceDb.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT id, device, fence, body FROM agent_messages ORDER BY id")) {
-      while (rs.next()) {
-        rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-    return rows;
+    return messages.query(
+        "SELECT id, device, fence, body FROM agent_messages ORDER BY id",
+        rs -> new Row(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4)));
   }
 
   static Path tempDir() {

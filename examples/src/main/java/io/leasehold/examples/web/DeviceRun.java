@@ -22,14 +22,22 @@ final class DeviceRun implements Runnable {
     DONE
   }
 
+  /**
+   * What the page shows, set as one value so that a reader never pairs a state with another state's
+   * message.
+   *
+   * @param state where the run is
+   * @param message what happened last, in words
+   */
+  record Status(State state, String message) {}
+
   private final String device;
   private final Lease lease;
   private final WebResources resources;
   private final Consumer<DeviceRun> changed;
   private final CountDownLatch woken = new CountDownLatch(1);
-  private volatile State state = State.RUNNING;
+  private volatile Status status = new Status(State.RUNNING, "");
   private volatile boolean frozen;
-  private volatile String message = "";
 
   DeviceRun(String device, Lease lease, WebResources resources, Consumer<DeviceRun> changed) {
     this.device = device;
@@ -38,8 +46,10 @@ final class DeviceRun implements Runnable {
     this.changed = changed;
     lease.onLost(
         loss -> {
-          message = "lease lost: " + loss.reason() + "; this device is no longer the runner";
-          state = State.LOST;
+          status =
+              new Status(
+                  State.LOST,
+                  "lease lost: " + loss.reason() + "; this device is no longer the runner");
           changed.accept(this);
         });
   }
@@ -52,23 +62,14 @@ final class DeviceRun implements Runnable {
     return lease.identity();
   }
 
-  State state() {
-    return state;
-  }
-
-  String message() {
-    return message;
-  }
-
-  Lease lease() {
-    return lease;
+  Status status() {
+    return status;
   }
 
   void freeze() {
     frozen = true;
-    if (state == State.RUNNING) {
-      state = State.FROZEN;
-      message = "frozen (a long GC pause, cut off from the database)";
+    if (status.state() == State.RUNNING) {
+      status = new Status(State.FROZEN, "frozen (a long GC pause, cut off from the database)");
     }
     changed.accept(this);
   }
@@ -97,7 +98,7 @@ final class DeviceRun implements Runnable {
         write("file store", lease, "next step " + step, false);
         break;
       }
-      if (state == State.LOST) {
+      if (status.state() == State.LOST) {
         break;
       }
       for (String adapter : WebResources.ADAPTERS) {
@@ -105,10 +106,9 @@ final class DeviceRun implements Runnable {
       }
       sleep(500);
     }
-    if (state == State.RUNNING) {
+    if (status.state() == State.RUNNING) {
       lease.release();
-      state = State.DONE;
-      message = "finished and released";
+      status = new Status(State.DONE, "finished and released");
       changed.accept(this);
     }
   }

@@ -255,9 +255,8 @@ public final class WebDemo implements AutoCloseable {
       return;
     }
     DeviceRun current = runs.get(device);
-    if (current != null
-        && (current.state() == DeviceRun.State.RUNNING
-            || current.state() == DeviceRun.State.FROZEN)) {
+    DeviceRun.State state = current == null ? null : current.status().state();
+    if (state == DeviceRun.State.RUNNING || state == DeviceRun.State.FROZEN) {
       ctx.status(409).result(device + " is already running");
       return;
     }
@@ -351,9 +350,10 @@ public final class WebDemo implements AutoCloseable {
     if (run == null) {
       return n.put("state", "IDLE").put("message", "").put("frozen", false);
     }
-    return n.put("state", run.state().name())
+    DeviceRun.Status status = run.status();
+    return n.put("state", status.state().name())
         .put("fence", run.token().fence())
-        .put("message", run.message())
+        .put("message", status.message())
         .put("frozen", run.frozen());
   }
 

@@ -3,12 +3,11 @@ package io.leasehold.examples.web;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.adapters.file.FencedFileStore;
 import io.leasehold.adapters.file.FileOperation;
-import io.leasehold.adapters.jdbc.FencedJdbcWriter;
-import io.leasehold.adapters.jdbc.HighWaterSchema;
 import io.leasehold.adapters.tool.FencedTool;
 import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.MemoryToolJournal;
 import io.leasehold.adapters.tool.ToolCall;
+import io.leasehold.examples.demo.MessageTable;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
@@ -16,11 +15,6 @@ import io.leasehold.fencing.TokenVerificationException;
 import io.leasehold.fencing.TokenVerifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -68,8 +62,7 @@ final class WebResources {
   private final FencedFileStore files;
   private final MemoryToolJournal journal = new MemoryToolJournal();
   private final FencedToolExecutor tools;
-  private final FencedJdbcWriter db;
-  private final DataSource ds;
+  private final MessageTable messages;
   private final List<WriteLog> log = new ArrayList<>();
   private final Consumer<WriteLog> onLog;
 
@@ -81,7 +74,6 @@ final class WebResources {
 
   WebResources(Path dir, DataSource ds, TokenVerifier verifier, Consumer<WriteLog> onLog) {
     this.onLog = onLog;
-    this.ds = ds;
     // The audit log is the file store's own record of its admissions, in order.
     this.files =
         FencedFileStore.builder(dir.resolve("files")).verifier(verifier).auditLog(true).open();
@@ -89,17 +81,13 @@ final class WebResources {
         FencedTool.of("post_message", args -> JsonNodeFactory.instance.textNode("posted"));
     this.tools =
         FencedToolExecutor.builder().verifier(verifier).journal(journal).tool(post).build();
-    HighWaterSchema.defaults().apply(ds);
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS web_messages (id bigserial PRIMARY KEY, device text, fence bigint, body text)");
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
-    this.db = FencedJdbcWriter.builder(ds).verifier(verifier).build();
+    this.messages =
+        new MessageTable(
+            ds,
+            verifier,
+            "CREATE TABLE IF NOT EXISTS web_messages (id bigserial PRIMARY KEY, device text, fence bigint, body text)");
     // A database kept from an earlier start of the demo may hold a mark already.
-    highest.get("database")[0] = db.highWaterMark(WebDemo.SESSION).orElse(0);
+    highest.get("database")[0] = messages.writer().highWaterMark(WebDemo.SESSION).orElse(0);
   }
 
   /**
@@ -159,18 +147,10 @@ final class WebResources {
           tools.call(
               fenced, "post_message", JsonNodeFactory.instance.objectNode().put("text", text));
       default ->
-          db.write(
+          messages.insert(
               fenced,
-              (c, token) -> {
-                try (PreparedStatement ps =
-                    c.prepareStatement(
-                        "INSERT INTO web_messages (device, fence, body) VALUES (?, ?, ?)")) {
-                  ps.setString(1, device);
-                  ps.setLong(2, token.fence());
-                  ps.setString(3, text);
-                  return ps.executeUpdate();
-                }
-              });
+              "INSERT INTO web_messages (device, fence, body) VALUES (?, ?, ?)",
+              token -> List.of(device, token.fence(), text));
     }
   }
 
@@ -201,16 +181,8 @@ final class WebResources {
         tool.add(call.token().fence());
       }
     }
-    List<Long> rows = new ArrayList<>();
-    try (Connection c = ds.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT fence FROM web_messages ORDER BY id")) {
-      while (rs.next()) {
-        rows.add(rs.getLong(1));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
+    List<Long> rows =
+        messages.query("SELECT fence FROM web_messages ORDER BY id", rs -> rs.getLong(1));
     return Map.of("file store", file, "tool", tool, "database", rows);
   }
 }

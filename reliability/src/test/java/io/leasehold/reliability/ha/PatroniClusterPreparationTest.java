@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,27 +21,40 @@ import org.junit.jupiter.api.Test;
  * member/snap/.touch} there.
  */
 class PatroniClusterPreparationTest {
+  /** Records each command instead of running it; {@code onRun} plays the system's part. */
+  private static final class RecordedCommands implements PatroniCluster.Commands {
+    final List<String> recorded = new ArrayList<>();
+    private final Consumer<String[]> onRun;
+
+    RecordedCommands(Consumer<String[]> onRun) {
+      this.onRun = onRun;
+    }
+
+    @Override
+    public void run(String... command) {
+      recorded.add(String.join(" ", command));
+      onRun.accept(command);
+    }
+
+    @Override
+    public Process start(ProcessBuilder builder) {
+      recorded.add("start " + builder.command().get(0));
+      return null;
+    }
+
+    PatroniCluster cluster() throws IOException {
+      return new PatroniCluster(
+          true, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), this);
+    }
+  }
+
   @Test
   void ownershipChangesOnlyOnTheNodeHomesAndBeforeEtcdStarts() throws Exception {
-    List<String> recorded = new ArrayList<>();
-    PatroniCluster.Commands record =
-        new PatroniCluster.Commands() {
-          @Override
-          public void run(String... command) {
-            recorded.add(String.join(" ", command));
-          }
-
-          @Override
-          public Process start(ProcessBuilder builder) {
-            recorded.add("start " + builder.command().get(0));
-            return null;
-          }
-        };
-    PrintStream log = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-    try (PatroniCluster cluster = new PatroniCluster(true, log, record)) {
+    RecordedCommands commands = new RecordedCommands(command -> {});
+    try (PatroniCluster cluster = commands.cluster()) {
       cluster.prepareAndStartEtcd();
       String dir = cluster.directory().toString();
-      assertThat(recorded)
+      assertThat(commands.recorded)
           .containsExactly(
               "chown -R postgres:postgres " + dir + "/node1",
               "chown -R postgres:postgres " + dir + "/node2",
@@ -59,32 +74,22 @@ class PatroniClusterPreparationTest {
   @Test
   void closingSucceedsWhenThePostmasterExitsBeforeItsKill() throws Exception {
     Process postmaster = new ProcessBuilder("sleep", "120").start();
-    List<String> recorded = new ArrayList<>();
-    PatroniCluster.Commands record =
-        new PatroniCluster.Commands() {
-          @Override
-          public void run(String... command) {
-            recorded.add(String.join(" ", command));
-            if (command[0].equals("kill")) {
-              postmaster.destroyForcibly();
-              postmaster.onExit().join();
-              throw new IllegalStateException(
-                  String.join(" ", command) + " failed: No such process");
-            }
-          }
-
-          @Override
-          public Process start(ProcessBuilder builder) {
-            return null;
-          }
-        };
-    PrintStream log = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-    PatroniCluster cluster = new PatroniCluster(true, log, record);
+    RecordedCommands commands =
+        new RecordedCommands(
+            command -> {
+              if (command[0].equals("kill")) {
+                postmaster.destroyForcibly();
+                postmaster.onExit().join();
+                throw new IllegalStateException(
+                    String.join(" ", command) + " failed: No such process");
+              }
+            });
+    PatroniCluster cluster = commands.cluster();
     Path data = Files.createDirectories(cluster.directory().resolve("node1/data"));
     Files.writeString(data.resolve("postmaster.pid"), postmaster.pid() + "\n/data\n");
     try {
       assertThatCode(cluster::close).doesNotThrowAnyException();
-      assertThat(recorded).containsExactly("kill -9 " + postmaster.pid());
+      assertThat(commands.recorded).containsExactly("kill -9 " + postmaster.pid());
       assertThat(postmaster.isAlive()).isFalse();
     } finally {
       postmaster.destroyForcibly();
