@@ -13,6 +13,7 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreBuilder;
 import io.leasehold.mcp.McpRunFence;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -31,6 +32,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The MCP demo: a file-writing MCP server runs as a child process; a desktop run and then a browser
@@ -78,24 +82,36 @@ public final class McpDemo {
       throw new UncheckedIOException(e);
     }
     SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "demo-1");
+    // The desktop's store renews on a thread of the demo's own, so that the demo can freeze the
+    // desktop (as a long GC pause would) while the browser takes over: it cannot learn of the
+    // takeover from a renewal before its late calls, however slow the machine.
+    ScheduledExecutorService desktopRenewals = Executors.newSingleThreadScheduledExecutor();
+    CountDownLatch desktopWakes = new CountDownLatch(1);
     try (DemoDatabase pg = DemoDatabase.start(options);
         HikariDataSource pool = pg.pool("devices", 4);
-        LeaseStore store =
-            LeaseStore.builder(pool)
-                .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of("ops")))
-                .ttl(options.ttl())
-                .tokenSigningKey(signing)
-                .build()) {
+        LeaseStore store = devices(pool, options, signing).build();
+        LeaseStore desktopStore =
+            devices(pool, options, signing).scheduler(desktopRenewals).build()) {
       LeaseSchema.defaults().apply(pool);
       out.println(
           "MCP demo: files MCP server as a child process over stdio; database " + pg.describe());
       McpSyncClient mcp = startServer(dir, TokenKeySet.of(signing.verificationKey()).toText());
       try {
-        Lease desktopLease = store.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
+        Lease desktopLease =
+            desktopStore.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
         McpRunFence desktop = McpRunFence.of(desktopLease);
         call(out, "desktop", desktopLease.fence(), desktop, mcp, "desktop: 3 days in Lisbon");
 
-        // The user opens the conversation in a browser: it takes the session over.
+        // The desktop freezes: its renewals wait. The user opens the conversation in a browser,
+        // which takes the session over.
+        desktopRenewals.execute(
+            () -> {
+              try {
+                desktopWakes.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
         store.admin().forceRelease(SESSION, "ops", "continued in the browser");
         Lease browserLease = store.tryAcquire(SESSION, "acct-7").acquiredLease().orElseThrow();
         McpRunFence browser = McpRunFence.of(browserLease);
@@ -110,16 +126,29 @@ public final class McpDemo {
             mcp,
             "desktop: add a day trip to Sintra");
         call(out, "desktop", desktopLease.fence(), desktop, mcp, "desktop: book the train");
+        desktopWakes.countDown();
         String content = Files.readString(dir.resolve("world").resolve(FILE));
         out.println("world: " + FILE + " = \"" + content + "\"");
         browserLease.release();
         return new Verdict(content, desktop.stopped().isPresent());
       } finally {
+        desktopWakes.countDown();
         mcp.closeGracefully();
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      desktopRenewals.shutdownNow();
     }
+  }
+
+  /** A store of a device: the account's own runs, the operator's force release, signed tokens. */
+  private static LeaseStoreBuilder devices(
+      HikariDataSource pool, DemoOptions options, SigningKey signing) {
+    return LeaseStore.builder(pool)
+        .accessPolicy(AccessPolicy.callerOwnsAccount().withAdministrators(Set.of("ops")))
+        .ttl(options.ttl())
+        .tokenSigningKey(signing);
   }
 
   private static void call(

@@ -20,7 +20,9 @@ class McpDemoTest {
     TestDatabase d = db.database();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     McpDemo.Verdict verdict =
-        McpDemo.run(DemoDatabases.options(d), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        McpDemo.run(
+            DemoDatabases.options(d, "--ttl", "10s"),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertThat(verdict.passed()).as(out).isTrue();
     assertThat(out)
