@@ -138,17 +138,28 @@ class TamperedJournalRowsTest {
   }
 
   /**
+   * An executor that ran a call with fence 9, and reset rows inserted by hand from {@code rows}.
+   */
+  private FencedToolExecutor calledWithFence9AndAResetRowByHand(String rows) throws Exception {
+    FencedToolExecutor tools = executor();
+    tools.call(token(9), "send", ARGS);
+    sql(
+        "INSERT INTO leasehold_tool_mark_reset (id, at, operator, account_id, session_id,"
+            + " previous_mark, new_mark, reason) "
+            + rows);
+    return tools;
+  }
+
+  /**
    * Red team 47, B5: a reset row edited by hand gave a bare IllegalArgumentException that named no
    * row. It is named now, with its table, id and repair, and admissions go on: they never read the
    * audit.
    */
   @Test
   void aDamagedResetRowIsNamedWithItsRepair() throws Exception {
-    FencedToolExecutor tools = executor();
-    tools.call(token(9), "send", ARGS);
-    sql(
-        "INSERT INTO leasehold_tool_mark_reset (id, at, operator, account_id, session_id,"
-            + " previous_mark, new_mark, reason) VALUES (900001, now(), '', '$A', '$S', -5, -7, '')");
+    FencedToolExecutor tools =
+        calledWithFence9AndAResetRowByHand(
+            "VALUES (900001, now(), '', '$A'," + " '$S', -5, -7, '')");
     try {
       assertThatThrownBy(tools::markResets)
           .isInstanceOf(ResourceAccessException.class)
@@ -169,14 +180,12 @@ class TamperedJournalRowsTest {
    */
   @Test
   void resetRowsInsertedByHandDoNotBlockTheNextReset() throws Exception {
-    FencedToolExecutor tools = executor();
-    tools.call(token(9), "send", ARGS);
-    sql(
-        "INSERT INTO leasehold_tool_mark_reset (id, at, operator, account_id, session_id,"
-            + " previous_mark, new_mark, reason) SELECT id, now(), 'ops', '$A', 'elsewhere', 3, 2,"
-            + " 'by hand' FROM generate_series((SELECT last_value FROM"
-            + " leasehold_tool_mark_reset_id_seq), (SELECT last_value + 3 FROM"
-            + " leasehold_tool_mark_reset_id_seq)) AS id ON CONFLICT (id) DO NOTHING");
+    FencedToolExecutor tools =
+        calledWithFence9AndAResetRowByHand(
+            "SELECT id, now(), 'ops', '$A', 'elsewhere', 3, 2, 'by hand' FROM generate_series("
+                + "(SELECT last_value FROM leasehold_tool_mark_reset_id_seq),"
+                + " (SELECT last_value + 3 FROM leasehold_tool_mark_reset_id_seq)) AS id"
+                + " ON CONFLICT (id) DO NOTHING");
     assertThat(tools.resetMark(key, 4, "ops", "after rows inserted by hand").newMark())
         .isEqualTo(4);
     assertThat(tools.markResets())
