@@ -23,7 +23,11 @@ public interface DamagedStateContract {
 
   /**
    * How the key's persisted mark can be damaged: deleted, truncated, overwritten with garbage or
-   * with a lower value.
+   * with a lower value. The stale writer then writes the resource fence 10 wrote, so a guard may
+   * refuse a lower value from what it finds there (the file store reads the writer recorded on the
+   * file). A well-formed lower value written everywhere the mark is kept is a forged state, which
+   * no guard can tell from a true one for resources the key never wrote: the contract does not ask
+   * for that, and each guard's docs say how far its evidence reaches.
    *
    * @return named damages, each applied to a guard that admitted fence 10 for the key
    */

@@ -36,7 +36,10 @@ import java.util.UUID;
  * <p>An admission uses every piece of evidence it has: the persisted mark, the marks this instance
  * admitted while open, and, when the unit of work names one, the writer recorded on the file an
  * operation would replace and the key's other files in its directory. A mark is never taken as
- * lower than any of them says. The unit of work is the caller's cross-process lock, held around
+ * lower than any of them says. Both copies rewritten consistently lower while no store had them
+ * open, then a write into another directory of the key, is not detected: the marks are the
+ * authority, and a walk of the key's whole scope costs time that grows with the session (red team
+ * 47; docs/resource-owners.md). The unit of work is the caller's cross-process lock, held around
  * every call; its value is the operation's {@link Evidence}, or null when there is none (a bare
  * admission, a tool journal).
  */

@@ -76,4 +76,29 @@ class MarkEvidenceOnNewPathsTest extends DamagedStateTest {
     store.write(token(KEY, 21), "chat-2-of-the-same-key/other.md", "in a new directory".getBytes());
     assertThat(store.highWaterMark(KEY)).hasValue(21);
   }
+
+  /**
+   * Red team 47, B4: both copies rewritten lower with a well-formed mark, then a restarted store. A
+   * stale fence is refused in the directory the key wrote in; in another directory of the key it is
+   * admitted, as docs/resource-owners.md and C16 say: the evidence is the target's directory, not
+   * the key's whole scope.
+   */
+  @Test
+  void aConsistentlyLoweredMarkIsCaughtInTheKeysDirectoryOnly() throws Exception {
+    store.write(token(KEY, 7), "chat-1/a/f.md", "seven".getBytes());
+    String lowered = "3 " + token(KEY, 3).toText() + "\n";
+    for (String dir : new String[] {"marks", "marks-copy"}) {
+      Files.writeString(
+          root.resolve(".leasehold").resolve(dir).resolve(FileMarkStore.fileName(KEY)), lowered);
+    }
+    store = open(root);
+    assertThatThrownBy(() -> store.write(token(KEY, 5), "chat-1/a/g.md", "five".getBytes()))
+        .isInstanceOf(ResourceAccessException.class)
+        .hasMessageContaining("is 3, but")
+        .hasMessageContaining("written by fence 7");
+    store = open(root);
+    store.write(token(KEY, 5), "chat-1/b/g.md", "five".getBytes());
+    assertThat(store.highWaterMark(KEY)).hasValue(5);
+    assertThat(content("chat-1/a/f.md")).isEqualTo("seven");
+  }
 }

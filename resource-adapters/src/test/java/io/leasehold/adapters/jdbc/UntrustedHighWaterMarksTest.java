@@ -75,4 +75,29 @@ class UntrustedHighWaterMarksTest {
                   + " ADD CONSTRAINT leasehold_high_water_fence_check CHECK (fence > 0)");
     }
   }
+
+  /**
+   * Red team 47, B5: a damaged row of the writer's reset audit is named with its table, id and
+   * repair, not thrown as a bare IllegalArgumentException; the writer's admissions go on.
+   */
+  @Test
+  void aDamagedResetRowIsNamedWithItsRepair() {
+    FencedJdbcWriter writer = writer(false);
+    writer.write(token(2), (c, t) -> null);
+    db.database()
+        .execute(
+            "INSERT INTO leasehold_high_water_audit (id, at, operator, account_id, session_id,"
+                + " previous_mark, new_mark, reason) VALUES (900001, now(), 'ops', '', '', 1, 2,"
+                + " 'blank key')");
+    try {
+      assertThatThrownBy(writer::markResets)
+          .isInstanceOf(MarkStoreException.class)
+          .hasMessageContaining("row id 900001 of public.leasehold_high_water_audit")
+          .hasMessageContaining("DELETE FROM public.leasehold_high_water_audit WHERE id = 900001");
+      writer.write(token(3), (c, t) -> null);
+      assertThat(writer.highWaterMark(key)).hasValue(3);
+    } finally {
+      db.database().execute("DELETE FROM leasehold_high_water_audit WHERE id = 900001");
+    }
+  }
 }

@@ -9,7 +9,9 @@ import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.AdminPolicy;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.MarkReset;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.fencing.mark.MarkStoreException;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.util.Set;
 import java.util.UUID;
@@ -133,5 +135,63 @@ class TamperedJournalRowsTest {
     assertThatThrownBy(() -> tools.calls(key))
         .isInstanceOf(ResourceAccessException.class)
         .hasMessageContaining("disagrees with its fence 4");
+  }
+
+  /**
+   * An executor that ran a call with fence 9, and reset rows inserted by hand from {@code rows}.
+   */
+  private FencedToolExecutor calledWithFence9AndAResetRowByHand(String rows) throws Exception {
+    FencedToolExecutor tools = executor();
+    tools.call(token(9), "send", ARGS);
+    sql(
+        "INSERT INTO leasehold_tool_mark_reset (id, at, operator, account_id, session_id,"
+            + " previous_mark, new_mark, reason) "
+            + rows);
+    return tools;
+  }
+
+  /**
+   * Red team 47, B5: a reset row edited by hand gave a bare IllegalArgumentException that named no
+   * row. It is named now, with its table, id and repair, and admissions go on: they never read the
+   * audit.
+   */
+  @Test
+  void aDamagedResetRowIsNamedWithItsRepair() throws Exception {
+    FencedToolExecutor tools =
+        calledWithFence9AndAResetRowByHand(
+            "VALUES (900001, now(), '', '$A'," + " '$S', -5, -7, '')");
+    try {
+      assertThatThrownBy(tools::markResets)
+          .isInstanceOf(ResourceAccessException.class)
+          .hasCauseInstanceOf(MarkStoreException.class)
+          .hasMessageContaining("row id 900001 of leasehold_tool_mark_reset")
+          .hasMessageContaining("previousMark must be 0 (none) or a fence, was -5")
+          .hasMessageContaining("DELETE FROM leasehold_tool_mark_reset WHERE id = 900001");
+      tools.call(token(10), "send", ARGS);
+      assertThat(ran).hasValue(2);
+    } finally {
+      sql("DELETE FROM leasehold_tool_mark_reset WHERE id = 900001");
+    }
+  }
+
+  /**
+   * Red team 47, B6: reset rows inserted by hand with ids the sequence had not handed out yet made
+   * the next operator reset fail with a duplicate key (23505). The reset now draws past them.
+   */
+  @Test
+  void resetRowsInsertedByHandDoNotBlockTheNextReset() throws Exception {
+    FencedToolExecutor tools =
+        calledWithFence9AndAResetRowByHand(
+            "SELECT id, now(), 'ops', '$A', 'elsewhere', 3, 2, 'by hand' FROM generate_series("
+                + "(SELECT last_value FROM leasehold_tool_mark_reset_id_seq),"
+                + " (SELECT last_value + 3 FROM leasehold_tool_mark_reset_id_seq)) AS id"
+                + " ON CONFLICT (id) DO NOTHING");
+    assertThat(tools.resetMark(key, 4, "ops", "after rows inserted by hand").newMark())
+        .isEqualTo(4);
+    assertThat(tools.markResets())
+        .extracting(MarkReset::reason)
+        .contains("after rows inserted by hand");
+    assertThatThrownBy(() -> tools.call(token(3), "send", ARGS))
+        .isInstanceOf(io.leasehold.fencing.StaleFenceException.class);
   }
 }
