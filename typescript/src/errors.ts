@@ -52,3 +52,21 @@ export class StaleFenceError extends Error {
     this.highestFence = highestFence;
   }
 }
+
+/**
+ * The PostgreSQL guard's mark store cannot prove a write safe: its high-water table is not the one
+ * the Java `HighWaterSchema` creates, or a key's mark is not a fence (the table was edited outside
+ * Leasehold). Nothing changed; the message names the table and the repair. The same rules, and
+ * the same words, as the Java `FencedJdbcWriter`'s (there `MarkStoreException` and the table
+ * check's error).
+ */
+export class MarkStoreError extends Error {
+  /** The schema-qualified table, as the message names it. */
+  readonly table: string;
+
+  constructor(table: string, message: string) {
+    super(message);
+    this.name = 'MarkStoreError';
+    this.table = table;
+  }
+}
