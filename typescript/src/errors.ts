@@ -61,12 +61,10 @@ export class StaleFenceError extends Error {
  * check's error).
  */
 export class MarkStoreError extends Error {
-  /** The schema-qualified table, as the message names it. */
-  readonly table: string;
+  override readonly name = 'MarkStoreError';
 
-  constructor(table: string, message: string) {
+  /** `table`: the schema-qualified table, as the message names it. */
+  constructor(readonly table: string, message: string) {
     super(message);
-    this.name = 'MarkStoreError';
-    this.table = table;
   }
 }
