@@ -52,3 +52,19 @@ export class StaleFenceError extends Error {
     this.highestFence = highestFence;
   }
 }
+
+/**
+ * The PostgreSQL guard's mark store cannot prove a write safe: its high-water table is not the one
+ * the Java `HighWaterSchema` creates, or a key's mark is not a fence (the table was edited outside
+ * Leasehold). Nothing changed; the message names the table and the repair. The same rules, and
+ * the same words, as the Java `FencedJdbcWriter`'s (there `MarkStoreException` and the table
+ * check's error).
+ */
+export class MarkStoreError extends Error {
+  override readonly name = 'MarkStoreError';
+
+  /** `table`: the schema-qualified table, as the message names it. */
+  constructor(readonly table: string, message: string) {
+    super(message);
+  }
+}

@@ -1,4 +1,4 @@
-export { TokenVerificationError, StaleFenceError, type TokenRefusal } from './errors.js';
+export { TokenVerificationError, StaleFenceError, MarkStoreError, type TokenRefusal } from './errors.js';
 export {
   TEXT_PREFIX, MAX_TEXT_LENGTH, parseToken, isOwnToken, formatToken, signedContent, unsigned, keyName,
   type FencingToken, type LeaseKey, type TokenSignature,
