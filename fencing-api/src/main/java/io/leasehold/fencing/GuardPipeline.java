@@ -216,7 +216,8 @@ public final class GuardPipeline<A> {
    * @param <T> the result
    * @return what the step returned
    * @throws IllegalArgumentException if {@code fenced} or its token is null, or the scope or the
-   *     step rejects an argument; not reported
+   *     step rejects an argument; not reported (unless the step said its effect runs, {@link
+   *     Call#effectRuns})
    * @throws LeaseLostException if the presenter knows its lease is lost
    * @throws TokenVerificationException if the token fails verification or is out of scope
    * @throws StaleFenceException if the guard's mark store refuses the fence
