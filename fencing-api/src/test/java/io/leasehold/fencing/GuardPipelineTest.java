@@ -50,6 +50,21 @@ class GuardPipelineTest {
         });
   }
 
+  /** A listener that adds each decision to {@link #heard} and each refusal to {@code refusals}. */
+  private GuardListener hearing(List<Refusal> refusals) {
+    return new GuardListener() {
+      @Override
+      public void decided(String resource, Decision decision) {
+        heard.add(decision);
+      }
+
+      @Override
+      public void refused(String resource, Refusal refusal) {
+        refusals.add(refusal);
+      }
+    };
+  }
+
   /** A step that throws what {@code failure} makes of its call. */
   private static <A, T> GuardPipeline.Step<A, T> fails(
       Function<GuardPipeline.Call<A>, RuntimeException> failure) {
@@ -231,18 +246,7 @@ class GuardPipelineTest {
   @Test
   void aRefusalIsHeardWithItsReasonKeyAndFences() {
     List<Refusal> refusals = new ArrayList<>();
-    GuardListener listener =
-        new GuardListener() {
-          @Override
-          public void decided(String resource, Decision decision) {
-            heard.add(decision);
-          }
-
-          @Override
-          public void refused(String resource, Refusal refusal) {
-            refusals.add(refusal);
-          }
-        };
+    GuardListener listener = hearing(refusals);
     GuardPipeline<Void> pipeline = unscoped(listener);
 
     pipeline.runForKey(TOKEN, call -> "admitted");
@@ -338,16 +342,7 @@ class GuardPipelineTest {
   @Test
   void theListenersRefusalIsTheOneRefusalOfTheTokenRead() {
     List<Refusal> refusals = new ArrayList<>();
-    GuardListener listener =
-        new GuardListener() {
-          @Override
-          public void decided(String resource, Decision decision) {}
-
-          @Override
-          public void refused(String resource, Refusal refusal) {
-            refusals.add(refusal);
-          }
-        };
+    GuardListener listener = hearing(refusals);
     List<RuntimeException> thrown = new ArrayList<>();
     TokenVerificationException expired =
         new TokenVerificationException(TokenVerificationException.Reason.EXPIRED, "expired");
@@ -416,15 +411,13 @@ class GuardPipelineTest {
   @Test
   void anIllegalArgumentFromTheEffectIsADecision() {
     GuardPipeline<String> pipeline = pipeline(recordingVerifier);
-    assertThatThrownBy(
-            () ->
-                pipeline.run(
-                    presenter(),
-                    "mine",
-                    call -> {
-                      call.effectRuns();
-                      throw new IllegalArgumentException("the work's own bad input");
-                    }))
+    GuardPipeline.Step<String, Object> badWork =
+        fails(
+            call -> {
+              call.effectRuns();
+              return new IllegalArgumentException("the work's own bad input");
+            });
+    assertThatThrownBy(() -> pipeline.run(presenter(), "mine", badWork))
         .isInstanceOf(IllegalArgumentException.class);
     InMemoryFenceGuard guard =
         InMemoryFenceGuard.builder()
