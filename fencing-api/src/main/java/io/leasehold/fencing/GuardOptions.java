@@ -59,7 +59,7 @@ public record GuardOptions(
    * Runs a guard operation (its admission and its write) and reports the decision its outcome
    * shows: a normal return is {@link GuardListener.Decision#ADMITTED}; an exception is the decision
    * {@link #decisionOf} gives it; an {@link IllegalArgumentException} is the caller's error and is
-   * not reported.
+   * not reported. What the listener throws never changes the outcome ({@link #report}).
    *
    * @param operation the admission and the write
    * @param <T> the result
@@ -72,10 +72,10 @@ public record GuardOptions(
     } catch (IllegalArgumentException e) {
       throw e;
     } catch (RuntimeException | Error e) {
-      reportOutcome(e);
+      reportOutcome(e, null);
       throw e;
     }
-    report(GuardListener.Decision.ADMITTED);
+    report(GuardListener.Decision.ADMITTED, null);
     return result;
   }
 
@@ -106,39 +106,64 @@ public record GuardOptions(
 
   /**
    * Tells the listener the decision an exception stands for and, when it is a refusal, why, in the
-   * one refusal vocabulary ({@link GuardListener#refused}): the key, the fence presented and the
-   * highest seen, as far as the exception knows them.
+   * one refusal vocabulary ({@link GuardListener#refused}): the refusal of the token as it was
+   * read, or, when none was, of the token the exception names.
+   *
+   * @param e what the operation threw; the listener's own failures are added to it as suppressed
+   * @param read the token as presented, verified or not, or null if none was read
    */
-  void reportOutcome(Throwable e) {
+  void reportOutcome(Throwable e, FencingToken read) {
     GuardListener.Decision decision = decisionOf(e);
-    report(decision);
+    report(decision, e);
     if (decision == GuardListener.Decision.ADMITTED) {
       return;
     }
     try {
-      listener.refused(resource, Refusal.of(e));
-    } catch (RuntimeException listenerFailure) {
-      System.getLogger(GuardListener.class.getName())
-          .log(
-              System.Logger.Level.WARNING,
-              "guard listener " + listener + " threw; ignored",
-              listenerFailure);
+      listener.refused(resource, read == null ? Refusal.of(e) : Refusal.of(e, read));
+    } catch (Throwable listenerFailure) {
+      listenerFailed(listenerFailure, e);
     }
   }
 
   /**
-   * Tells the listener, logging and ignoring what it throws: a broken listener never changes what
-   * the guard decided.
+   * Tells the listener, logging what it throws: a broken listener never changes what the guard
+   * decided.
    *
    * @param decision the decision
    */
   public void report(GuardListener.Decision decision) {
+    report(decision, null);
+  }
+
+  /**
+   * Tells the listener the decision of an outcome. Whatever the listener throws is caught, {@link
+   * Error}s and even {@link VirtualMachineError}s included: a {@link StackOverflowError} unwinds
+   * only the listener's own frames, and an {@link OutOfMemoryError} rethrown here would turn a done
+   * write into what looks like a failure, so that a caller retries a write that happened; the JVM's
+   * next allocation reports a real shortage. The listener's throwable is added as suppressed to the
+   * exception the guard throws anyway, or logged as a warning when the call returns.
+   *
+   * @param decision the decision
+   * @param outcome the exception the guard throws, or null if the call returns
+   */
+  void report(GuardListener.Decision decision, Throwable outcome) {
     try {
       listener.decided(resource, decision);
-    } catch (RuntimeException e) {
-      System.getLogger(GuardListener.class.getName())
-          .log(System.Logger.Level.WARNING, "guard listener " + listener + " threw; ignored", e);
+    } catch (Throwable listenerFailure) {
+      listenerFailed(listenerFailure, outcome);
     }
+  }
+
+  private void listenerFailed(Throwable listenerFailure, Throwable outcome) {
+    if (outcome != null && outcome != listenerFailure) {
+      outcome.addSuppressed(listenerFailure);
+      return;
+    }
+    System.getLogger(GuardListener.class.getName())
+        .log(
+            System.Logger.Level.WARNING,
+            "guard listener " + listener + " threw; the guard's decision stands",
+            listenerFailure);
   }
 
   /**

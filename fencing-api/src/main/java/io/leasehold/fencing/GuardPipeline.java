@@ -14,11 +14,15 @@ import io.leasehold.fencing.internal.Arguments;
  *   <li><b>step</b>: the guard's own {@link Step} opens its unit of work (a lock, a transaction)
  *       and, inside it, admits the token through its mark store and runs its effect, in the order
  *       it needs: a database writer may run the work first and send the admission with the commit;
- *   <li><b>report</b>: the listener hears the decision the outcome shows ({@link
- *       GuardOptions#observe}): {@link GuardListener.Decision#ADMITTED} for a normal return, the
- *       one {@link GuardOptions#decisionOf} gives an exception otherwise. An {@link
- *       IllegalArgumentException} is the caller's error and is not reported; a listener that throws
- *       never changes the decision.
+ *   <li><b>report</b>: once the step has ended, the listener hears the decision the outcome shows
+ *       ({@link GuardOptions#observe}): {@link GuardListener.Decision#ADMITTED} for a normal return
+ *       or a step whose admission stands ({@link Call#admitted}), the one {@link
+ *       GuardOptions#decisionOf} gives an exception otherwise, and for a refusal the {@link
+ *       Refusal} of the token as it was read (key and fence even when it failed verification, the
+ *       window when it expired). An {@link IllegalArgumentException} is the caller's error and is
+ *       not reported, unless the step said its effect had started ({@link Call#effectRuns}). A
+ *       listener that throws, {@link Error}s included, never changes the decision nor the outcome
+ *       ({@link GuardOptions#report}).
  * </ol>
  *
  * A guard is then its effect, its mark store ({@link io.leasehold.fencing.mark.MarkStore}) and its
@@ -103,17 +107,19 @@ public final class GuardPipeline<A> {
    * @param <A> the argument
    */
   public static final class Call<A> {
-    private final GuardOptions options;
     private final Fenced fenced;
     private final A argument;
 
     /** Set once verified and scoped, before the step sees the call. */
     private FencingToken token;
 
-    private boolean reported;
+    /** The step said its admission stands whatever its effect does. */
+    private boolean admitted;
 
-    private Call(GuardOptions options, Fenced fenced, A argument) {
-      this.options = options;
+    /** The step said the caller's effect started. */
+    private boolean effectRuns;
+
+    private Call(Fenced fenced, A argument) {
       this.fenced = fenced;
       this.argument = argument;
     }
@@ -147,20 +153,25 @@ public final class GuardPipeline<A> {
     }
 
     /**
-     * Reports {@link GuardListener.Decision#ADMITTED} now, for a guard whose admission stands
-     * whatever its effect then does (the in-memory guard raises the mark before its write, and a
-     * failed write does not lower it): the listener hears the decision once, here, and not again
-     * when the step ends. A step that does not call it is reported by its outcome.
+     * Says the admission stands whatever the effect then does (the in-memory guard raises the mark
+     * before its write, and a failed write does not lower it): the listener hears {@link
+     * GuardListener.Decision#ADMITTED} once the step ends, whether it returns or throws. It is
+     * heard after the effect, so a listener that throws cannot come between the admission and the
+     * write. A step that does not call it is reported by its outcome.
      */
     public void admitted() {
-      if (!reported) {
-        reported = true;
-        options.report(GuardListener.Decision.ADMITTED);
-      }
+      admitted = true;
+      effectRuns = true;
     }
 
-    private boolean reported() {
-      return reported;
+    /**
+     * Says the caller's effect (a JDBC writer's work) starts now: an exception it throws, an {@link
+     * IllegalArgumentException} included, is the effect failing and is reported (by {@link
+     * GuardOptions#decisionOf}, {@link GuardListener.Decision#FAIL_CLOSED} for a rolled-back
+     * write), no longer the caller's argument error.
+     */
+    public void effectRuns() {
+      effectRuns = true;
     }
   }
 
@@ -205,7 +216,8 @@ public final class GuardPipeline<A> {
    * @param <T> the result
    * @return what the step returned
    * @throws IllegalArgumentException if {@code fenced} or its token is null, or the scope or the
-   *     step rejects an argument; not reported
+   *     step rejects an argument; not reported (unless the step said its effect runs, {@link
+   *     Call#effectRuns})
    * @throws LeaseLostException if the presenter knows its lease is lost
    * @throws TokenVerificationException if the token fails verification or is out of scope
    * @throws StaleFenceException if the guard's mark store refuses the fence
@@ -247,27 +259,28 @@ public final class GuardPipeline<A> {
 
   private <T> T call(Fenced fenced, A argument, boolean scoped, Step<A, T> step) {
     Arguments.required(step, "step");
-    Call<A> call = new Call<>(options, fenced, argument);
+    Call<A> call = new Call<>(fenced, argument);
     // GuardOptions.observe, written out: no lambda per call on the in-memory guard's hot path.
+    FencingToken read = null;
     T result;
     try {
-      FencingToken token = options.verify(fenced);
+      read = Fenced.present(fenced);
+      options.verifier().verify(read);
       if (scoped) {
-        scope.check(token, argument);
+        scope.check(read, argument);
       }
-      call.token = token;
+      call.token = read;
       result = step.run(call);
-    } catch (IllegalArgumentException e) {
-      throw e;
     } catch (RuntimeException | Error e) {
-      if (!call.reported()) {
-        options.reportOutcome(e);
+      if (call.admitted) {
+        options.report(GuardListener.Decision.ADMITTED, e);
+      } else if (!(e instanceof IllegalArgumentException) || call.effectRuns) {
+        // The refusal names the token as read, verified or not (docs/refusal-spec.md).
+        options.reportOutcome(e, read);
       }
       throw e;
     }
-    if (!call.reported()) {
-      options.report(GuardListener.Decision.ADMITTED);
-    }
+    options.report(GuardListener.Decision.ADMITTED, null);
     return result;
   }
 }

@@ -121,8 +121,8 @@ public final class InMemoryFenceGuard implements FenceGuard {
             marks.admitThen(
                 call.token(),
                 admission -> {
-                  // Reported before the write: once admitted, the mark is raised whatever the write
-                  // does.
+                  // Once admitted, the mark is raised whatever the write does: heard as ADMITTED
+                  // after the write, whether it returns or throws.
                   call.admitted();
                   return write.apply(admission);
                 }));

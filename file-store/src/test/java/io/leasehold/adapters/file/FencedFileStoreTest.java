@@ -1,15 +1,21 @@
 package io.leasehold.adapters.file;
 
 import static io.leasehold.adapters.file.FileHarness.anyPathStore;
+import static io.leasehold.fencing.Refusal.Reason.FORGED;
+import static io.leasehold.fencing.Refusal.Reason.SUPERSEDED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.Refusal;
 import io.leasehold.fencing.StaleFenceException;
+import io.leasehold.fencing.TokenVerificationException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -100,6 +106,48 @@ class FencedFileStoreTest {
     }
     assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("secret");
     assertThat(store.highWaterMark(key)).as("refused input raised no mark").isEmpty();
+  }
+
+  /**
+   * Red team 47, B2 and B3: a listener that throws Errors never turns a done write into a failure
+   * nor a refusal into its own error, and it hears each refusal with the key and fence read.
+   */
+  @Test
+  void aListenerThatThrowsErrorsChangesNoOutcomeAndHearsTheKeyOfEachRefusal() {
+    List<Refusal> heard = new ArrayList<>();
+    GuardListener broken =
+        new GuardListener() {
+          @Override
+          public void decided(String resource, Decision decision) {
+            throw new StackOverflowError("listener recursion");
+          }
+
+          @Override
+          public void refused(String resource, Refusal refusal) {
+            heard.add(refusal);
+            throw new AssertionError("listener assertion");
+          }
+        };
+    FencedFileStore store = anyPathStore(dir.resolve("root")).listener(broken).open();
+    assertThat(store.write(token(5), "f.txt", bytes("five")).existed()).isFalse();
+    assertThatThrownBy(() -> store.write(token(4), "f.txt", bytes("four")))
+        .isInstanceOf(StaleFenceException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(2));
+    FencedFileStore refusing =
+        anyPathStore(dir.resolve("root"))
+            .listener(broken)
+            .verifier(
+                t -> {
+                  throw new TokenVerificationException(
+                      TokenVerificationException.Reason.BAD_SIGNATURE, "not ours");
+                })
+            .open();
+    assertThatThrownBy(() -> refusing.write(token(6), "f.txt", bytes("six")))
+        .isInstanceOf(TokenVerificationException.class);
+    assertThat(store.read("f.txt").orElseThrow().content()).isEqualTo(bytes("five"));
+    assertThat(heard).extracting(Refusal::reason).containsExactly(SUPERSEDED, FORGED);
+    assertThat(heard).allSatisfy(r -> assertThat(r.key()).contains(key));
+    assertThat(heard).extracting(r -> r.fence().getAsLong()).containsExactly(4L, 6L);
   }
 
   @Test

@@ -162,14 +162,18 @@ public final class FencedJdbcWriter implements FenceGuard {
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
     Arguments.required(work, "work");
-    return pipeline.runForKey(fenced, call -> write(call.token(), work));
+    return pipeline.runForKey(fenced, call -> write(call, work));
   }
 
   /**
    * The writer's step: where the admission goes in the transaction is its own choice, first (the
    * key's writers serialized) or with the COMMIT (one round trip fewer).
    */
-  private <T> T write(FencingToken token, JdbcWork<T> work) {
+  private <T> T write(GuardPipeline.Call<Void> call, JdbcWork<T> work) {
+    FencingToken token = call.token();
+    // Whatever the work throws from here, an IllegalArgumentException too, rolls the transaction
+    // back: the listener hears FAIL_CLOSED, as for any work failing before its commit.
+    call.effectRuns();
     try {
       return transactions.runAround(
           (c, callers) -> {

@@ -13,6 +13,7 @@ import io.leasehold.adapters.tool.ToolCall;
 import io.leasehold.adapters.tool.ToolCallFailedException;
 import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.Refusal;
@@ -22,6 +23,7 @@ import io.leasehold.fencing.TokenVerifier;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -95,6 +97,51 @@ class AgentToolFenceTest {
             r -> assertThat(r.stop().reason()).isEqualTo(Refusal.Reason.FORGED));
     assertThat(call(fence, real)).isInstanceOf(AgentToolOutcome.Ran.class);
     assertThat(invoked).hasValue(1);
+  }
+
+  /**
+   * Red team 47, B3: for the same token, the executor's listener hears the very refusal the run's
+   * {@link RunStop} carries: key, fence and, for an expired token, its validity window.
+   */
+  @Test
+  void theListenerHearsTheRefusalRunStopCarries() {
+    SigningKey signing =
+        SigningKey.generate(io.leasehold.fencing.SignatureScheme.HMAC_SHA256, "k1");
+    List<Refusal> heard = new CopyOnWriteArrayList<>();
+    AgentToolFence fence =
+        AgentToolFence.builder(
+                FencedToolExecutor.builder()
+                    .verifier(TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey())))
+                    .journal(journal)
+                    .listener(
+                        new GuardListener() {
+                          @Override
+                          public void decided(String resource, Decision decision) {}
+
+                          @Override
+                          public void refused(String resource, Refusal refusal) {
+                            heard.add(refusal);
+                          }
+                        })
+                    .build())
+            .listener(stops::add)
+            .build();
+    FencingToken expired =
+        signing.sign(
+            new FencingToken(key, 6, UUID.randomUUID()),
+            Instant.parse("2020-01-01T00:00:00Z"),
+            Instant.parse("2020-01-01T00:01:00Z"));
+    FencingToken forged = new FencingToken(key, 7, UUID.randomUUID());
+    for (FencingToken token : List.of(expired, forged)) {
+      heard.clear();
+      stops.clear();
+      assertThat(call(fence, token)).isInstanceOf(AgentToolOutcome.Refused.class);
+      assertThat(heard).singleElement().isEqualTo(stops.get(0).refusal());
+      assertThat(heard.get(0).key()).contains(key);
+      assertThat(heard.get(0).fence()).hasValue(token.fence());
+    }
+    assertThat(stops.get(0).reason()).isEqualTo(Refusal.Reason.FORGED);
+    assertThat(invoked).hasValue(0);
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.LeaseLostException;
 import io.leasehold.fencing.StaleFenceException;
@@ -24,7 +25,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.assertj.core.api.AbstractStringAssert;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -102,6 +105,50 @@ class FencedJdbcWriterTest {
         .hasMessageContaining("rolled back");
     assertThat(writer.highWaterMark(key)).hasValue(3);
     assertThat(register.value(key)).contains("three");
+  }
+
+  /**
+   * Red team 47, B7 and B2: work that throws an IllegalArgumentException after admission is rolled
+   * back and heard as FAIL_CLOSED, like any work failing before its commit (it used to be taken for
+   * the caller's error and not heard); a listener that throws an Error never fails a committed
+   * write.
+   */
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void workThatThrowsIsHeardAndABrokenListenerFailsNothing(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "work-iae-" + atCommit);
+    List<GuardListener.Decision> heard = new CopyOnWriteArrayList<>();
+    FencedJdbcWriter writer =
+        JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
+            .listener((resource, decision) -> heard.add(decision))
+            .build();
+    RegisterHarness register = new RegisterHarness(db.dataSource());
+    register.write(key, new FencingToken(key, 3, UUID.randomUUID()), "three");
+    String deleteOwnRow = "DELETE FROM register WHERE session_id = '" + key.sessionId() + "'";
+    IllegalArgumentException bad = new IllegalArgumentException("the work's own bad input");
+    assertThatThrownBy(
+            () ->
+                writer.write(
+                    new FencingToken(key, 9, UUID.randomUUID()),
+                    (c, t) -> {
+                      statements(deleteOwnRow).run(c, t);
+                      throw bad;
+                    }))
+        .isSameAs(bad);
+    assertThat(heard).containsExactly(GuardListener.Decision.FAIL_CLOSED);
+    assertThat(writer.highWaterMark(key)).hasValue(3);
+    assertThat(register.value(key)).contains("three");
+
+    FencedJdbcWriter broken =
+        JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
+            .listener(
+                (resource, decision) -> {
+                  throw new AssertionError("broken listener");
+                })
+            .build();
+    broken.write(new FencingToken(key, 9, UUID.randomUUID()), statements(deleteOwnRow));
+    assertThat(broken.highWaterMark(key)).hasValue(9);
+    assertThat(register.value(key)).isEmpty();
   }
 
   /**
