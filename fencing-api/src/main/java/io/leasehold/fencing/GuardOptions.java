@@ -40,8 +40,9 @@ public record GuardOptions(
 
   /**
    * What a guard calls first: asks {@code fenced} for its token (so a lease known lost refuses
-   * here, CONTRACT C6), then verifies it (C15). Reports nothing: {@link GuardPipeline} calls it
-   * inside {@link #observe}.
+   * here, CONTRACT C6), then verifies it (C15). Reports nothing: {@link GuardPipeline} calls it and
+   * reports a refusal itself, with the token as presented (so the listener's refusal carries its
+   * key and fence, as {@link Refusal#of(Throwable, FencingToken)} gives them).
    *
    * @param fenced the presenter
    * @return the verified token
