@@ -10,6 +10,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
+import io.leasehold.testing.Contenders;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -24,9 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -127,9 +125,8 @@ class CitusCoordinatorFailoverTest {
     AtomicInteger busy = new AtomicInteger();
     AtomicInteger errors = new AtomicInteger();
     AtomicReference<String> firstError = new AtomicReference<>();
-    AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch switched = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+    Contenders runs = null;
     LeaseStore promotedStore = null;
     // Without a pool: a run whose coordinator is gone fails at once instead of waiting for a
     // pooled connection, so the pause measured is the failover's.
@@ -140,43 +137,38 @@ class CitusCoordinatorFailoverTest {
             .build()) {
       AtomicReference<Target> target = new AtomicReference<>(new Target(primary, false));
       AtomicBoolean heldTaken = new AtomicBoolean();
-      List<Future<?>> runs = new ArrayList<>();
-      for (int i = 0; i < THREADS; i++) {
-        runs.add(
-            pool.submit(
-                () -> {
-                  while (!stop.get()) {
-                    Target t = target.get();
-                    LeaseKey key = KEYS.get(ThreadLocalRandom.current().nextInt(KEYS.size()));
-                    if (key.equals(HELD) && !heldTaken.get()) {
-                      continue;
+      runs =
+          Contenders.repeat(
+              THREADS,
+              () -> {
+                Target t = target.get();
+                LeaseKey key = KEYS.get(ThreadLocalRandom.current().nextInt(KEYS.size()));
+                if (key.equals(HELD) && !heldTaken.get()) {
+                  return;
+                }
+                try {
+                  AcquireResult r = t.store().tryAcquire(key, "failover");
+                  if (r instanceof AcquireResult.Acquired a) {
+                    KeyState state = states.get(key);
+                    granted(state, a.lease(), violations);
+                    grants.add(new Grant(a.lease(), t.promoted()));
+                    synchronized (state) {
+                      state.held = null;
                     }
-                    try {
-                      AcquireResult r = t.store().tryAcquire(key, "failover");
-                      if (r instanceof AcquireResult.Acquired a) {
-                        KeyState state = states.get(key);
-                        granted(state, a.lease(), violations);
-                        grants.add(new Grant(a.lease(), t.promoted()));
-                        synchronized (state) {
-                          state.held = null;
-                        }
-                        a.lease().release();
-                      } else {
-                        busy.incrementAndGet();
-                      }
-                    } catch (LeaseStoreException e) {
-                      // The coordinator is gone: a release's outcome is unknown, its lease left
-                      // to its expiry. Wait for the promoted standby rather than spin.
-                      errors.incrementAndGet();
-                      firstError.compareAndSet(null, e.getMessage());
-                      if (!t.promoted()) {
-                        switched.await(50, TimeUnit.MILLISECONDS);
-                      }
-                    }
+                    a.lease().release();
+                  } else {
+                    busy.incrementAndGet();
                   }
-                  return null;
-                }));
-      }
+                } catch (LeaseStoreException e) {
+                  // The coordinator is gone: a release's outcome is unknown, its lease left
+                  // to its expiry. Wait for the promoted standby rather than spin.
+                  errors.incrementAndGet();
+                  firstError.compareAndSet(null, e.getMessage());
+                  if (!t.promoted()) {
+                    switched.await(50, TimeUnit.MILLISECONDS);
+                  }
+                }
+              });
       grants.await(g -> g.size() > 10, Duration.ofSeconds(60), "grants by the coordinator");
       // Held by the test from just before the kill and never released: the promoted standby
       // must not grant it before its expiry.
@@ -207,10 +199,7 @@ class CitusCoordinatorFailoverTest {
           GRANTS_AFTER + " grants of each key by the promoted standby");
       long firstGrantAfter = grants.firstPromotedNanos() - beforeKill;
       long firstGrantAfterSwitch = grants.firstPromotedNanos() - switchedAt;
-      stop.set(true);
-      for (Future<?> f : runs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
+      runs.stop(Duration.ofSeconds(60));
 
       List<Grant> all = grants.all();
       long maxBefore =
@@ -248,8 +237,9 @@ class CitusCoordinatorFailoverTest {
       assertThat(sequenceAtPromotion).isGreaterThanOrEqualTo(maxBefore);
       assertThat(minAfter).isGreaterThan(maxBefore);
     } finally {
-      stop.set(true);
-      pool.shutdownNow();
+      if (runs != null) {
+        runs.close();
+      }
       if (promotedStore != null) {
         promotedStore.close();
       }

@@ -11,6 +11,7 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseStoreException;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.StatusPolling;
+import io.leasehold.testing.Contenders;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,9 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,54 +61,45 @@ class CitusShardMoveTest {
       AtomicLong lastAnswer = new AtomicLong(System.nanoTime());
       AtomicLong longestPause = new AtomicLong();
       AtomicBoolean moving = new AtomicBoolean();
-      AtomicBoolean stop = new AtomicBoolean();
-      ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-      List<Future<?>> runs = new ArrayList<>();
-      for (int i = 0; i < THREADS; i++) {
-        runs.add(
-            pool.submit(
-                () -> {
-                  while (!stop.get()) {
-                    try {
-                      AcquireResult r = store.tryAcquire(KEY, "mover");
-                      answered(lastAnswer, longestPause, moving);
-                      if (r instanceof AcquireResult.Acquired a) {
-                        Lease lease = a.lease();
-                        grants.incrementAndGet();
-                        if (!holder.compareAndSet(null, lease.runId())) {
-                          violations.add("granted to " + lease.runId() + " while held");
-                        }
-                        long previous = lastFence.getAndSet(lease.fence());
-                        if (lease.fence() <= previous) {
-                          violations.add("fence " + lease.fence() + " after " + previous);
-                        }
-                        holder.set(null);
-                        lease.release();
-                        answered(lastAnswer, longestPause, moving);
-                      } else {
-                        busy.incrementAndGet();
-                      }
-                    } catch (LeaseStoreException e) {
-                      errors.incrementAndGet();
-                      firstError.compareAndSet(null, e.getMessage());
+      long moveMillis;
+      try (Contenders runs =
+          Contenders.repeat(
+              THREADS,
+              () -> {
+                try {
+                  AcquireResult r = store.tryAcquire(KEY, "mover");
+                  answered(lastAnswer, longestPause, moving);
+                  if (r instanceof AcquireResult.Acquired a) {
+                    Lease lease = a.lease();
+                    grants.incrementAndGet();
+                    if (!holder.compareAndSet(null, lease.runId())) {
+                      violations.add("granted to " + lease.runId() + " while held");
                     }
+                    long previous = lastFence.getAndSet(lease.fence());
+                    if (lease.fence() <= previous) {
+                      violations.add("fence " + lease.fence() + " after " + previous);
+                    }
+                    holder.set(null);
+                    lease.release();
+                    answered(lastAnswer, longestPause, moving);
+                  } else {
+                    busy.incrementAndGet();
                   }
-                  return null;
-                }));
+                } catch (LeaseStoreException e) {
+                  errors.incrementAndGet();
+                  firstError.compareAndSet(null, e.getMessage());
+                }
+              })) {
+        Thread.sleep(500); // handovers under way before the move (a measurement window, no wait)
+        long started = System.nanoTime();
+        lastAnswer.set(started);
+        moving.set(true);
+        move(from, to);
+        moving.set(false);
+        moveMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        Thread.sleep(500);
+        runs.stop(Duration.ofSeconds(60));
       }
-      Thread.sleep(500); // handovers under way before the move (a measurement window, no wait)
-      long started = System.nanoTime();
-      lastAnswer.set(started);
-      moving.set(true);
-      move(from, to);
-      moving.set(false);
-      long moveMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-      Thread.sleep(500);
-      stop.set(true);
-      for (Future<?> f : runs) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-      pool.shutdown();
 
       Placement now = placementOf(KEY.accountId());
       System.out.printf(
