@@ -10,8 +10,10 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.ReleaseResult;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.testing.Contenders;
 import io.leasehold.testing.TestBudgets;
 import io.leasehold.testing.TestDatabaseExtension;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -91,43 +93,35 @@ class ConcurrentAcquireTest {
     List<Long> log = new ArrayList<>();
     try (HikariDataSource pool = db.database().newPool(threads);
         LeaseStore store = store(pool)) {
-      ExecutorService workers = Executors.newFixedThreadPool(threads);
-      CyclicBarrier start = new CyclicBarrier(threads);
-      List<Future<Integer>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        futures.add(
-            workers.submit(
-                () -> {
-                  start.await();
-                  int wins = 0;
-                  while (true) {
-                    synchronized (log) {
-                      if (log.size() >= handovers) {
-                        return wins;
-                      }
-                    }
-                    AcquireResult r = store.tryAcquire(key, "acct");
-                    if (r instanceof AcquireResult.Acquired a) {
-                      synchronized (log) {
-                        if (log.size() >= handovers) {
-                          a.lease().release();
-                          return wins;
-                        }
-                        log.add(a.lease().fence());
-                      }
-                      assertThat(a.lease().release().outcome())
-                          .isEqualTo(ReleaseResult.Outcome.RELEASED);
-                      wins++;
+      List<Integer> wins =
+          Contenders.atOnce(
+              threads,
+              () -> {
+                int won = 0;
+                while (true) {
+                  synchronized (log) {
+                    if (log.size() >= handovers) {
+                      return won;
                     }
                   }
-                }));
-      }
-      int total = 0;
-      for (Future<Integer> f : futures) {
-        // 120 s on one PostgreSQL; a handover costs several times that on Citus.
-        total += f.get(TestBudgets.scaled(120L), TimeUnit.SECONDS);
-      }
-      workers.shutdown();
+                  AcquireResult r = store.tryAcquire(key, "acct");
+                  if (r instanceof AcquireResult.Acquired a) {
+                    synchronized (log) {
+                      if (log.size() >= handovers) {
+                        a.lease().release();
+                        return won;
+                      }
+                      log.add(a.lease().fence());
+                    }
+                    assertThat(a.lease().release().outcome())
+                        .isEqualTo(ReleaseResult.Outcome.RELEASED);
+                    won++;
+                  }
+                }
+              },
+              // 120 s on one PostgreSQL; a handover costs several times that on Citus.
+              TestBudgets.scaled(Duration.ofSeconds(120)));
+      int total = wins.stream().mapToInt(Integer::intValue).sum();
       assertThat(total).isEqualTo(log.size()).isEqualTo(handovers);
     }
     for (int i = 1; i < log.size(); i++) {

@@ -7,13 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.leasehold.fencing.FencingToken;
-import java.util.ArrayList;
+import io.leasehold.testing.Contenders;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -47,32 +43,20 @@ final class IdempotentRace {
               return JsonNodeFactory.instance.textNode("paid");
             });
     FencedToolExecutor tools = trustingExecutor(journal).tool(pay).build();
-    ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
-    try {
-      CyclicBarrier start = new CyclicBarrier(CALLERS);
-      List<Future<String>> outcomes = new ArrayList<>();
-      for (int i = 0; i < CALLERS; i++) {
-        outcomes.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  try {
-                    return tools.call(token, "pay", args).replayed() ? "replayed" : "ran";
-                  } catch (DuplicateCallException e) {
-                    return "duplicate";
-                  }
-                }));
-      }
-      List<String> seen = new ArrayList<>();
-      for (Future<String> f : outcomes) {
-        seen.add(f.get(30, TimeUnit.SECONDS));
-      }
-      assertThat(runs).hasValue(1);
-      assertThat(seen).containsOnlyOnce("ran").hasSize(CALLERS);
-      assertThat(tools.call(token, "pay", args).replayed()).isTrue();
-      assertThat(runs).hasValue(1);
-    } finally {
-      pool.shutdownNow();
-    }
+    List<String> seen =
+        Contenders.atOnce(
+            CALLERS,
+            () -> {
+              try {
+                return tools.call(token, "pay", args).replayed() ? "replayed" : "ran";
+              } catch (DuplicateCallException e) {
+                return "duplicate";
+              }
+            },
+            Duration.ofSeconds(30));
+    assertThat(runs).hasValue(1);
+    assertThat(seen).containsOnlyOnce("ran").hasSize(CALLERS);
+    assertThat(tools.call(token, "pay", args).replayed()).isTrue();
+    assertThat(runs).hasValue(1);
   }
 }
