@@ -34,12 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SecurityExamplesTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate(
-          "security",
-          ds -> {
-            LeaseSchema.defaults().apply(ds);
-            HighWaterSchema.defaults().apply(ds);
-          });
+      TestDatabaseExtension.withSchemas(
+          "security", LeaseSchema.defaults()::apply, HighWaterSchema.defaults()::apply);
 
   @TempDir Path dir;
 

@@ -1,5 +1,7 @@
 package io.leasehold.testing;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
@@ -80,6 +82,30 @@ public final class TestDatabaseExtension
       throw new IllegalArgumentException("templateName and initializer are required");
     }
     return new TestDatabaseExtension(templateName, initializer);
+  }
+
+  /**
+   * An extension whose databases are copies of a template with these schemas, applied once per JVM
+   * in the order given.
+   *
+   * @param templateName a lower-case identifier naming the template
+   * @param schemas each applies one schema, for example {@code LeaseSchema.defaults()::apply}
+   * @return the extension
+   */
+  @SafeVarargs
+  public static TestDatabaseExtension withSchemas(
+      String templateName, Consumer<DataSource>... schemas) {
+    List<Consumer<DataSource>> inOrder = new ArrayList<>();
+    for (Consumer<DataSource> schema : schemas) {
+      inOrder.add(schema);
+    }
+    return withTemplate(
+        templateName,
+        ds -> {
+          for (Consumer<DataSource> schema : inOrder) {
+            schema.accept(ds);
+          }
+        });
   }
 
   @Override

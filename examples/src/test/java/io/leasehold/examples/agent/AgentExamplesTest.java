@@ -40,12 +40,8 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 class AgentExamplesTest {
   @RegisterExtension
   static final TestDatabaseExtension db =
-      TestDatabaseExtension.withTemplate(
-          "agent_examples",
-          ds -> {
-            LeaseSchema.defaults().apply(ds);
-            ToolJournalSchema.defaults().apply(ds);
-          });
+      TestDatabaseExtension.withSchemas(
+          "agent_examples", LeaseSchema.defaults()::apply, ToolJournalSchema.defaults()::apply);
 
   private LeaseStore store;
   private AgentToolFence fence;
