@@ -1,7 +1,6 @@
 package io.leasehold.lease.renew;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -52,6 +51,22 @@ class TokensExpireWithTheirLeaseTest {
         .withClockSkew(Duration.ofSeconds(2));
   }
 
+  /**
+   * Verifies {@code token} as of {@code now}; the verifier must refuse it for {@code reason}.
+   *
+   * @return the refusal, for the test to check what it says
+   */
+  private TokenVerificationException refusedAt(
+      Instant now, FencingToken token, TokenVerificationException.Reason reason) {
+    try {
+      verifierAt(now).verify(token);
+    } catch (TokenVerificationException e) {
+      assertThat(e.reason()).isEqualTo(reason);
+      return e;
+    }
+    throw new AssertionError("admitted as of " + now + ": " + token);
+  }
+
   private static LeaseKey key() {
     return LeaseKey.of("acct", "expiry-" + KEYS.incrementAndGet());
   }
@@ -75,10 +90,11 @@ class TokensExpireWithTheirLeaseTest {
       lease.release();
       Instant end = copied.validUntil().orElseThrow();
       verifierAt(end.plusSeconds(2)).verify(copied); // inside the skew allowance
-      assertThatThrownBy(() -> verifierAt(end.plusSeconds(2).plusMillis(1)).verify(copied))
-          .isInstanceOfSatisfying(
-              TokenVerificationException.class,
-              e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.EXPIRED))
+      assertThat(
+              refusedAt(
+                  end.plusSeconds(2).plusMillis(1),
+                  copied,
+                  TokenVerificationException.Reason.EXPIRED))
           .hasMessageContaining("expired at " + end)
           .hasMessageContaining("pass the Lease");
     }
@@ -103,13 +119,9 @@ class TokensExpireWithTheirLeaseTest {
       assertThat(renewed.signature().orElseThrow().validFrom())
           .isEqualTo(first.signature().orElseThrow().validFrom());
 
-      SignedTokenVerifier justAfterFirstEnd = verifierAt(firstEnd.plusSeconds(2).plusMillis(1));
-      justAfterFirstEnd.verify(renewed);
-      FencingToken old = first;
-      assertThatThrownBy(() -> justAfterFirstEnd.verify(old))
-          .isInstanceOfSatisfying(
-              TokenVerificationException.class,
-              e -> assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.EXPIRED));
+      Instant justAfterFirstEnd = firstEnd.plusSeconds(2).plusMillis(1);
+      verifierAt(justAfterFirstEnd).verify(renewed);
+      refusedAt(justAfterFirstEnd, first, TokenVerificationException.Reason.EXPIRED);
     }
   }
 
@@ -120,11 +132,11 @@ class TokensExpireWithTheirLeaseTest {
       FencingToken token = lease.token();
       Instant start = token.signature().orElseThrow().validFrom();
       verifierAt(start.minusSeconds(2)).verify(token);
-      assertThatThrownBy(() -> verifierAt(start.minusSeconds(2).minusMillis(1)).verify(token))
-          .isInstanceOfSatisfying(
-              TokenVerificationException.class,
-              e ->
-                  assertThat(e.reason()).isEqualTo(TokenVerificationException.Reason.NOT_YET_VALID))
+      assertThat(
+              refusedAt(
+                  start.minusSeconds(2).minusMillis(1),
+                  token,
+                  TokenVerificationException.Reason.NOT_YET_VALID))
           .hasMessageContaining("NTP");
     }
   }
