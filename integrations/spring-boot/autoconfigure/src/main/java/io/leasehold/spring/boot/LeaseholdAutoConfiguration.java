@@ -2,6 +2,7 @@ package io.leasehold.spring.boot;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.fencing.GuardBuilder;
 import io.leasehold.fencing.GuardListener;
 import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.TokenKeySet;
@@ -209,19 +210,25 @@ public class LeaseholdAutoConfiguration {
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "io.leasehold.adapters.file.FencedFileStore")
   static class Guards {
+    private final ObjectProvider<TokenVerifier> verifier;
+    private final ObjectProvider<GuardListener> listener;
+
+    /** Every guard takes the application's verifier and its listener, if any, from these. */
+    Guards(ObjectProvider<TokenVerifier> verifier, ObjectProvider<GuardListener> listener) {
+      this.verifier = verifier;
+      this.listener = listener;
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(
         name = "leasehold.guards.file-store-root")
-    io.leasehold.adapters.file.FencedFileStore leaseholdFileStore(
-        LeaseholdProperties properties,
-        ObjectProvider<TokenVerifier> verifier,
-        ObjectProvider<GuardListener> listener) {
-      return io.leasehold.adapters.file.FencedFileStore.builder(
-              properties.getGuards().getFileStoreRoot())
-          .verifier(requireVerifier(verifier, "file store"))
+    io.leasehold.adapters.file.FencedFileStore leaseholdFileStore(LeaseholdProperties properties) {
+      return verifiedAndHeard(
+              io.leasehold.adapters.file.FencedFileStore.builder(
+                  properties.getGuards().getFileStoreRoot()),
+              "file store")
           .auditLog(properties.getGuards().isFileStoreAuditLog())
-          .listener(listenerOrNone(listener))
           .open();
     }
 
@@ -229,15 +236,12 @@ public class LeaseholdAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "leasehold.guards.jdbc-writer")
     io.leasehold.adapters.jdbc.FencedJdbcWriter leaseholdJdbcWriter(
-        LeaseholdProperties properties,
-        LeaseholdDataSource dataSource,
-        ObjectProvider<TokenVerifier> verifier,
-        ObjectProvider<GuardListener> listener) {
+        LeaseholdProperties properties, LeaseholdDataSource dataSource) {
       applySchema(
           properties, dataSource, io.leasehold.adapters.jdbc.HighWaterSchema.defaults()::apply);
-      return io.leasehold.adapters.jdbc.FencedJdbcWriter.builder(dataSource.dataSource())
-          .verifier(requireVerifier(verifier, "JDBC writer"))
-          .listener(listenerOrNone(listener))
+      return verifiedAndHeard(
+              io.leasehold.adapters.jdbc.FencedJdbcWriter.builder(dataSource.dataSource()),
+              "JDBC writer")
           .build();
     }
 
@@ -247,16 +251,12 @@ public class LeaseholdAutoConfiguration {
     io.leasehold.adapters.tool.FencedToolExecutor leaseholdToolExecutor(
         LeaseholdProperties properties,
         LeaseholdDataSource dataSource,
-        ObjectProvider<TokenVerifier> verifier,
-        ObjectProvider<GuardListener> listener,
         ObjectProvider<io.leasehold.adapters.tool.FencedTool> tools) {
       applySchema(
           properties, dataSource, io.leasehold.adapters.tool.ToolJournalSchema.defaults()::apply);
       io.leasehold.adapters.tool.FencedToolExecutor.Builder b =
-          io.leasehold.adapters.tool.FencedToolExecutor.builder()
-              .verifier(requireVerifier(verifier, "tool executor"))
-              .journal(io.leasehold.adapters.tool.JdbcToolJournal.create(dataSource.dataSource()))
-              .listener(listenerOrNone(listener));
+          verifiedAndHeard(io.leasehold.adapters.tool.FencedToolExecutor.builder(), "tool executor")
+              .journal(io.leasehold.adapters.tool.JdbcToolJournal.create(dataSource.dataSource()));
       tools.orderedStream().forEach(b::tool);
       return b.build();
     }
@@ -271,13 +271,11 @@ public class LeaseholdAutoConfiguration {
       }
     }
 
-    /** The application's guard listener, or none. */
-    private static GuardListener listenerOrNone(ObjectProvider<GuardListener> listener) {
-      return listener.getIfAvailable(() -> GuardListener.NONE);
-    }
-
-    private static TokenVerifier requireVerifier(
-        ObjectProvider<TokenVerifier> verifier, String guard) {
+    /**
+     * {@code builder} with the application's verifier, which every guard requires, and its guard
+     * listener, or none.
+     */
+    private <B extends GuardBuilder<B>> B verifiedAndHeard(B builder, String guard) {
       TokenVerifier v = verifier.getIfUnique();
       if (v == null) {
         throw new IllegalStateException(
@@ -287,7 +285,7 @@ public class LeaseholdAutoConfiguration {
                 + " leasehold.tokens.verification to signed (with leasehold.tokens.verification-keys),"
                 + " lease-table or trust-every-writer, or declare a TokenVerifier bean");
       }
-      return v;
+      return builder.verifier(v).listener(listener.getIfAvailable(() -> GuardListener.NONE));
     }
   }
 }
