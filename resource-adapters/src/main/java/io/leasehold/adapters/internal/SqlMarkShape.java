@@ -61,7 +61,17 @@ record SqlMarkShape(
    * @param values their values (or the candidate's parameters)
    * @param update their update on conflict
    */
-  record Columns(String names, String values, String update) {}
+  record Columns(String names, String values, String update) {
+    /** The head of an INSERT of a mark row with these columns into {@code table}, as {@code m}. */
+    String insertInto(String table) {
+      return "INSERT INTO " + table + " AS m (account_id, session_id, fence" + names + ")";
+    }
+
+    /** The key's row, if it has one, instead: its fence and these columns overwritten. */
+    String onConflictUpdate() {
+      return " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence" + update;
+    }
+  }
 
   boolean hasEvidence() {
     return callTable != null;
@@ -78,12 +88,8 @@ record SqlMarkShape(
     }
     return "(SELECT c.fence FROM "
         + callTable
-        + " AS c WHERE c.account_id"
-        + SqlMarkStore.EQ
-        + account
-        + " AND c.session_id"
-        + SqlMarkStore.EQ
-        + session
+        + " AS c WHERE "
+        + SqlMarkStore.sameKey("c", account, session)
         + " AND c.admitted_seq IS NOT NULL"
         + " AND c.admitted_seq OPERATOR(pg_catalog.>) "
         + resetSeq

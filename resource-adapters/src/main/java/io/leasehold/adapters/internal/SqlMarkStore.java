@@ -130,28 +130,22 @@ public final class SqlMarkStore implements MarkStore<Connection> {
     this.condition = condition;
     this.audit = new MarkResetTable(auditTable);
     String text = "?::pg_catalog.text";
-    String key = "m.account_id" + EQ + text + " AND m.session_id" + EQ + text;
+    // The key as parameters: account, session.
+    String keyParameters = text + ", " + text;
+    String key = sameKey("m", text, text);
     String inserted =
         "EXISTS (SELECT 1 FROM "
             + table
-            + " AS e WHERE e.account_id"
-            + EQ
-            + "k.account_id AND e.session_id"
-            + EQ
-            + "k.session_id) OR "
+            + " AS e WHERE "
+            + sameKey("e", "k.account_id", "k.session_id")
+            + ") OR "
             + SqlMarkShape.trusted("0", shape.evidence("k.account_id", "k.session_id", "0"));
     this.admission =
-        "INSERT INTO "
-            + table
-            + " AS m (account_id, session_id, fence"
-            + shape.admitted().names()
-            + ")"
+        shape.admitted().insertInto(table)
             + " SELECT k.account_id, k.session_id, k.fence"
             + shape.admitted().values()
             + " FROM (VALUES ("
-            + text
-            + ", "
-            + text
+            + keyParameters
             + ", ?::pg_catalog.int8"
             + shape.candidate().values()
             + "))"
@@ -161,8 +155,7 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + " WHERE "
             + (shape.hasEvidence() ? "(" + inserted + ")" : "true")
             + (condition == null ? "" : " AND " + condition.sql())
-            + " ON CONFLICT (account_id, session_id) DO UPDATE SET fence = EXCLUDED.fence"
-            + shape.admitted().update()
+            + shape.admitted().onConflictUpdate()
             + " WHERE m.fence OPERATOR(pg_catalog.<=) EXCLUDED.fence AND "
             + SqlMarkShape.trusted(
                 "m.fence", shape.evidence("m.account_id", "m.session_id", "m.reset_seq"));
@@ -194,30 +187,19 @@ public final class SqlMarkStore implements MarkStore<Connection> {
             + SqlMarkShape.trusted("COALESCE(m.fence, 0)", keyEvidence)
             + " AS trusted"
             + " FROM (VALUES ("
-            + text
-            + ", "
-            + text
+            + keyParameters
             + ")) AS k(account_id, session_id) LEFT JOIN "
             + table
-            + " AS m"
-            + " ON m.account_id"
-            + EQ
-            + "k.account_id AND m.session_id"
-            + EQ
-            + "k.session_id";
+            + " AS m ON "
+            + sameKey("m", "k.account_id", "k.session_id");
     this.evidenceAdmission = shape.hasEvidence() ? new EvidenceAdmission(this, shape, key) : null;
     this.mark = "SELECT m.fence FROM " + table + " AS m WHERE " + key;
     this.setMark =
-        "INSERT INTO "
-            + table
-            + " AS m (account_id, session_id, fence"
-            + shape.reset().names()
-            + ")"
+        shape.reset().insertInto(table)
             + " VALUES (?, ?, ?"
             + shape.reset().values()
-            + ") ON CONFLICT (account_id, session_id) DO UPDATE SET"
-            + " fence = EXCLUDED.fence"
-            + shape.reset().update();
+            + ")"
+            + shape.reset().onConflictUpdate();
     this.deleteMark = "DELETE FROM " + table + " AS m WHERE " + key;
   }
 
@@ -476,6 +458,14 @@ public final class SqlMarkStore implements MarkStore<Connection> {
       }
       throw e;
     }
+  }
+
+  /**
+   * SQL: the key of the row {@code row} (an alias) is the given account and session expressions, by
+   * pg_catalog's equality.
+   */
+  static String sameKey(String row, String account, String session) {
+    return row + ".account_id" + EQ + account + " AND " + row + ".session_id" + EQ + session;
   }
 
   static PreparedStatement keyed(Connection c, String sql, LeaseKey key) throws SQLException {
