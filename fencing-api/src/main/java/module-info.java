@@ -8,7 +8,7 @@ module io.leasehold.fencing {
 
   exports io.leasehold.fencing;
   exports io.leasehold.fencing.mark;
-  // The argument checks the other Leasehold modules share, not an API (see its package doc).
+  // What the other Leasehold modules share, not an API (see its package doc).
   exports io.leasehold.fencing.internal to
       io.leasehold.lease,
       io.leasehold.adapters.file,

@@ -1,6 +1,7 @@
 package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
+import io.leasehold.fencing.internal.FailedTransaction;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -318,18 +319,14 @@ final class StatementRunner {
       boundTheRest(c, started);
       c.commit();
     } catch (Throwable failure) {
-      try {
-        boundTheRest(c, started);
-        c.rollback();
-        c.setAutoCommit(true);
-      } catch (SQLException | RuntimeException e) {
-        failure.addSuppressed(e);
-        try {
-          c.abort(Runnable::run);
-        } catch (SQLException | RuntimeException a) {
-          failure.addSuppressed(a);
-        }
-      }
+      FailedTransaction.rollBackOrAbort(
+          c,
+          failure,
+          () -> {
+            boundTheRest(c, started);
+            c.rollback();
+            c.setAutoCommit(true);
+          });
       throw failure;
     }
     c.setAutoCommit(true);

@@ -1,5 +1,6 @@
 package io.leasehold.adapters.internal;
 
+import io.leasehold.fencing.internal.FailedTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -45,24 +46,16 @@ public final class Transactions {
     try {
       result = body.run(c);
     } catch (Throwable failure) {
-      undo(c, autoCommit, failure);
+      FailedTransaction.rollBackOrAbort(
+          c,
+          failure,
+          () -> {
+            c.rollback();
+            c.setAutoCommit(autoCommit);
+          });
       throw failure;
     }
     c.setAutoCommit(autoCommit);
     return result;
-  }
-
-  private static void undo(Connection c, boolean autoCommit, Throwable failure) {
-    try {
-      c.rollback();
-      c.setAutoCommit(autoCommit);
-    } catch (SQLException | RuntimeException e) {
-      failure.addSuppressed(e);
-      try {
-        c.abort(Runnable::run);
-      } catch (SQLException | RuntimeException a) {
-        failure.addSuppressed(a);
-      }
-    }
   }
 }
