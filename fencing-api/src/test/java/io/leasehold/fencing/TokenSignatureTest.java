@@ -70,7 +70,7 @@ class TokenSignatureTest {
                 key.verificationKey(), SigningKey.generate(scheme, "k2").verificationKey()));
     assertThat(refusal(both, relabelled))
         .isEqualTo(TokenVerificationException.Reason.BAD_SIGNATURE);
-    // Garbage in place of the signature.
+    // Garbage of the wrong length in place of the signature (issue 27, finding 9).
     assertThat(
             refusal(
                 verifier,

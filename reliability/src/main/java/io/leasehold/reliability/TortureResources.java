@@ -50,12 +50,11 @@ final class TortureResources {
             .verifier(TokenVerifier.trustEveryWriter())
             .auditLog(true)
             .open();
-    FencedTool set = FencedTool.of("set", args -> JsonNodeFactory.instance.textNode("ok"));
     this.tools =
         FencedToolExecutor.builder()
             .verifier(TokenVerifier.trustEveryWriter())
             .journal(FileToolJournal.open(dir.resolve("tools.jsonl")))
-            .tool(set)
+            .tool(FencedTool.of("set", args -> JsonNodeFactory.instance.textNode("ok")))
             .build();
     this.db =
         FencedJdbcWriter.builder(ds)

@@ -11,11 +11,10 @@ import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.FenceGuardContract;
 import io.leasehold.testkit.GuardHarness;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -120,15 +119,14 @@ public abstract class FencedResourceContract extends FenceGuardContract {
           // The lease ends by the database's clock: its expiry moved into the past, as if its
           // process had stopped renewing a while ago. statement_timestamp(), not the volatile
           // clock_timestamp(), which Citus refuses in an UPDATE.
-          try (Connection c = leaseDatabase().getConnection();
-              PreparedStatement ps =
-                  c.prepareStatement(
+          assertThat(
+                  Sql.update(
+                      leaseDatabase(),
                       "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 second'"
-                          + " WHERE account_id = ? AND session_id = ?")) {
-            ps.setString(1, key.accountId());
-            ps.setString(2, key.sessionId());
-            assertThat(ps.executeUpdate()).isEqualTo(1);
-          }
+                          + " WHERE account_id = ? AND session_id = ?",
+                      key.accountId(),
+                      key.sessionId()))
+              .isEqualTo(1);
           assertEnded(h, token, "expired at");
           Lease newer = store.tryAcquire(key, "app").acquiredLease().orElseThrow();
           assertThat(newer.fence()).isGreaterThan(token.fence());

@@ -7,7 +7,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -138,16 +137,7 @@ public final class TestDatabase implements AutoCloseable {
     try (Connection c = newConnection();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
-      List<List<Object>> rows = new ArrayList<>();
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 1; i <= columns; i++) {
-          row.add(rs.getObject(i));
-        }
-        rows.add(row);
-      }
-      return rows;
+      return Sql.rows(rs);
     } catch (SQLException e) {
       throw new IllegalStateException("'" + sql + "' failed", e);
     }

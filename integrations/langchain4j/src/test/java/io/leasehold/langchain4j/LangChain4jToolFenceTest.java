@@ -98,15 +98,22 @@ class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
 
   private Assistant assistant(
       ScriptedChatModel model, LangChain4jToolFence fence, boolean concurrently) {
-    AiServices<Assistant> b =
-        AiServices.builder(Assistant.class)
-            .chatModel(model)
-            .tools(fence.wrapObjects(tools))
-            .toolExecutionErrorHandler(fence.errorHandler());
+    AiServices<Assistant> b = services(Assistant.class, model, fence);
     if (concurrently) {
       b.executeToolsConcurrently();
     }
     return b.build();
+  }
+
+  /**
+   * An AI service of {@code type} on {@code model}, calling this test's tools through the fence.
+   */
+  private <A> AiServices<A> services(
+      Class<A> type, ScriptedChatModel model, LangChain4jToolFence fence) {
+    return AiServices.builder(type)
+        .chatModel(model)
+        .tools(fence.wrapObjects(tools))
+        .toolExecutionErrorHandler(fence.errorHandler());
   }
 
   @Test
@@ -120,11 +127,8 @@ class LangChain4jToolFenceTest extends ParallelToolCallScenarios {
         new ScriptedChatModel().callTools("sendMessage", "{\"text\":\"hi\"}").answer("done");
     // Each conversation's memory is keyed by its memory id, which the resolver maps to a session.
     MemoryAssistant assistant =
-        AiServices.builder(MemoryAssistant.class)
-            .chatModel(model)
+        services(MemoryAssistant.class, model, fence)
             .chatMemoryProvider(id -> MessageWindowChatMemory.withMaxMessages(20))
-            .tools(fence.wrapObjects(tools))
-            .toolExecutionErrorHandler(fence.errorHandler())
             .build();
 
     try (SessionLeases.Registration r = sessions.register(desktop)) {

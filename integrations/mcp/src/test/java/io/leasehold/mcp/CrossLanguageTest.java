@@ -3,7 +3,6 @@ package io.leasehold.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.adapters.jdbc.FencedJdbcWriter;
 import io.leasehold.adapters.jdbc.HighWaterSchema;
@@ -15,13 +14,11 @@ import io.leasehold.fencing.SigningKey;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenKeySet;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabase;
 import io.leasehold.testing.TestDatabaseExtension;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
-import io.modelcontextprotocol.client.transport.StdioClientTransport;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,12 +63,8 @@ class CrossLanguageTest {
                 dir.resolve("world").toString(),
                 TokenKeySet.of(signing.verificationKey()).toText())
             .build();
-    McpSyncClient client =
-        McpClient.sync(new StdioClientTransport(node, new JacksonMcpJsonMapper(new ObjectMapper())))
-            .requestTimeout(Duration.ofSeconds(60))
-            .build();
+    McpSyncClient client = McpWorld.connect(node);
     try {
-      client.initialize();
       McpRunFence desktop = McpRunFence.of(sign(signing, 1));
       McpRunFence browser = McpRunFence.of(sign(signing, 2));
       desktop.callTool(client, write("desktop draft"));
@@ -249,14 +242,9 @@ class CrossLanguageTest {
           try {
             java.write(
                 token,
-                (conn, t) -> {
-                  try (var ps =
-                      conn.prepareStatement(
-                          "INSERT INTO writes (fence, writer) VALUES (?, 'java')")) {
-                    ps.setLong(1, t.fence());
-                    return ps.executeUpdate();
-                  }
-                });
+                (conn, t) ->
+                    Sql.update(
+                        conn, "INSERT INTO writes (fence, writer) VALUES (?, 'java')", t.fence()));
             ok = true;
           } catch (StaleFenceException e) {
             ok = false;

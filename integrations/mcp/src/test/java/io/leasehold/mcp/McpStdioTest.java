@@ -4,7 +4,6 @@ import static io.leasehold.mcp.McpWorld.refusal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.adapters.agent.RunStoppedException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
@@ -18,11 +17,8 @@ import io.leasehold.lease.LeaseSchema;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.testing.TestDatabaseExtension;
 import io.leasehold.testkit.ChildJvm;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
-import io.modelcontextprotocol.client.transport.StdioClientTransport;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.nio.file.Files;
@@ -74,14 +70,11 @@ class McpStdioTest {
             root().toString(),
             dir.resolve("tools.jsonl").toString(),
             TokenKeySet.of(signing.verificationKey()).toText());
-    ServerParameters server =
-        ServerParameters.builder(command.get(0)).args(command.subList(1, command.size())).build();
     client =
-        McpClient.sync(
-                new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
-            .requestTimeout(Duration.ofSeconds(60))
-            .build();
-    client.initialize();
+        McpWorld.connect(
+            ServerParameters.builder(command.get(0))
+                .args(command.subList(1, command.size()))
+                .build());
     return client;
   }
 

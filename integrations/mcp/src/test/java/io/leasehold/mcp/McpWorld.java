@@ -2,11 +2,18 @@ package io.leasehold.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.leasehold.fencing.Refusal;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -15,6 +22,25 @@ import java.util.List;
  */
 final class McpWorld {
   private McpWorld() {}
+
+  /**
+   * A client of the file server that {@code server} starts as a child process, over stdio and
+   * initialized; the Java server and the Node one alike. Closed again if initializing fails.
+   */
+  static McpSyncClient connect(ServerParameters server) {
+    McpSyncClient client =
+        McpClient.sync(
+                new StdioClientTransport(server, new JacksonMcpJsonMapper(new ObjectMapper())))
+            .requestTimeout(Duration.ofSeconds(60))
+            .build();
+    try {
+      client.initialize();
+    } catch (RuntimeException e) {
+      client.closeGracefully();
+      throw e;
+    }
+    return client;
+  }
 
   /** The tool body's runs so far, in order (none before the first). */
   static List<String> bodyRuns(Path dir) throws IOException {

@@ -17,19 +17,18 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseLoss;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreBuilder;
 import io.leasehold.lease.ReleaseResult;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.OperationPolicy;
+import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,12 +52,17 @@ class AccessOnEveryOperationTest {
 
   @BeforeEach
   void setUp() {
-    AccessPolicy owners = (caller, k) -> k.accountId().equals(caller) && !revoked.contains(caller);
-    store =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(owners.withAdministrators(Set.of("ops")))
-            .build();
+    store = ownersOnly().build();
     key = LeaseKey.of("alice", "chat-" + KEYS.incrementAndGet());
+  }
+
+  /**
+   * A store where a caller reaches only its own account's keys, unless revoked; "ops" reaches all.
+   */
+  private LeaseStoreBuilder ownersOnly() {
+    AccessPolicy owners = (caller, k) -> k.accountId().equals(caller) && !revoked.contains(caller);
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(owners.withAdministrators(Set.of("ops")));
   }
 
   @AfterEach
@@ -175,11 +179,7 @@ class AccessOnEveryOperationTest {
   void aSigningStoreIssuesTokensThatOnlyItsKeysVerify() {
     SigningKey signing = SigningKey.generate(SignatureScheme.ED25519, "store-1");
     TokenVerifier verifier = TokenVerifier.signedBy(TokenKeySet.of(signing.verificationKey()));
-    try (LeaseStore signed =
-        LeaseStore.builder(db.dataSource())
-            .accessPolicy(AccessPolicy.allowAll())
-            .tokenSigningKey(signing)
-            .build()) {
+    try (LeaseStore signed = ownersOnly().tokenSigningKey(signing).build()) {
       Lease lease = signed.tryAcquire(key, "alice").acquiredLease().orElseThrow();
       assertThat(lease.token().isSigned()).isTrue();
       verifier.verify(lease.token());
@@ -195,27 +195,13 @@ class AccessOnEveryOperationTest {
 
   /** This test's force releases (its key, or the account "bob"), then every sweep. */
   private List<String> auditRows() throws SQLException {
-    List<String> rows = new ArrayList<>();
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT operation, caller, account_id, session_id, reason, detail FROM leasehold_lease_audit"
-                    + " WHERE session_id = ? OR account_id = 'bob' OR operation = 'sweep' ORDER BY id")) {
-      ps.setString(1, key.sessionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows.add(
-              String.join(
-                  " | ",
-                  rs.getString(1),
-                  rs.getString(2),
-                  String.valueOf(rs.getString(3)),
-                  String.valueOf(rs.getString(4)),
-                  rs.getString(5),
-                  rs.getString(6)));
-        }
-      }
-    }
-    return rows;
+    return Sql.query(
+            db.dataSource(),
+            "SELECT operation, caller, account_id, session_id, reason, detail FROM leasehold_lease_audit"
+                + " WHERE session_id = ? OR account_id = 'bob' OR operation = 'sweep' ORDER BY id",
+            key.sessionId())
+        .stream()
+        .map(row -> row.stream().map(String::valueOf).collect(Collectors.joining(" | ")))
+        .toList();
   }
 }

@@ -12,9 +12,8 @@ import io.leasehold.lease.LeaseStoreException;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.StatusPolling;
 import io.leasehold.testing.Contenders;
+import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabaseExtension;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -183,17 +182,13 @@ class CitusShardMoveTest {
   }
 
   private static void move(Placement from, String[] to) throws SQLException {
-    try (Connection c = db.dataSource().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT citus_move_shard_placement(?, ?, ?, ?, ?,"
-                    + " shard_transfer_mode := 'force_logical')")) {
-      ps.setLong(1, from.shard());
-      ps.setString(2, from.host());
-      ps.setInt(3, from.port());
-      ps.setString(4, to[0]);
-      ps.setInt(5, Integer.parseInt(to[1]));
-      ps.execute();
-    }
+    Sql.query(
+        db.dataSource(),
+        "SELECT citus_move_shard_placement(?, ?, ?, ?, ?, shard_transfer_mode := 'force_logical')",
+        from.shard(),
+        from.host(),
+        from.port(),
+        to[0],
+        Integer.parseInt(to[1]));
   }
 }
