@@ -133,8 +133,7 @@ public abstract class FenceGuardContract {
     h.write(key, token(9), "nine");
     assertThat(h.mark(key)).hasValue(9);
     assertThat(h.value(key)).contains("nine");
-    assertThatThrownBy(() -> h.write(key, token(8), "eight"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(h, 8);
   }
 
   @Test
@@ -143,8 +142,7 @@ public abstract class FenceGuardContract {
     h.write(key, token(7), "seven");
     GuardHarness restarted = h.reopen();
     assertThat(restarted.mark(key)).hasValue(7);
-    assertThatThrownBy(() -> restarted.write(key, token(6), "six"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(restarted, 6);
     assertThat(restarted.value(key)).contains("seven");
     restarted.write(key, token(7), "seven again");
     assertThat(restarted.value(key)).contains("seven again");
@@ -403,8 +401,7 @@ public abstract class FenceGuardContract {
   void aMarkResetIsForAdministratorsAndLeavesAnAuditRecord() {
     GuardHarness h = harness();
     h.write(key, token(Long.MAX_VALUE), "forged");
-    assertThatThrownBy(() -> h.write(key, token(7), "honest"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(h, 7);
     int resetsBefore = h.markResets().size();
 
     assertThatThrownBy(() -> h.resetMark(key, 6, "mallory", "let me in"))
@@ -429,8 +426,7 @@ public abstract class FenceGuardContract {
     assertThat(last.previousMark()).isEqualTo(Long.MAX_VALUE);
     assertThat(h.reopen().mark(key)).hasValue(6);
 
-    assertThatThrownBy(() -> h.write(key, token(5), "stale"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(h, 5);
     h.write(key, token(7), "honest");
     assertThat(h.value(key)).contains("honest");
   }
@@ -456,7 +452,17 @@ public abstract class FenceGuardContract {
     assertThat(reopened.mark(key)).isEmpty();
     reopened.write(key, token(2), "after the restart");
     assertThat(reopened.value(key)).contains("after the restart");
-    assertThatThrownBy(() -> reopened.write(key, token(1), "stale"))
+    assertRefusedAsStale(reopened, 1);
+  }
+
+  /**
+   * Asserts that {@code h} refuses a write of the test's key at {@code fence} as stale and keeps
+   * the value it had (CONTRACT C9).
+   */
+  private void assertRefusedAsStale(GuardHarness h, long fence) {
+    Optional<String> before = h.value(key);
+    assertThatThrownBy(() -> h.write(key, token(fence), "stale at " + fence))
         .isInstanceOf(StaleFenceException.class);
+    assertThat(h.value(key)).isEqualTo(before);
   }
 }
