@@ -121,8 +121,7 @@ public abstract class FenceGuardContract {
   void equalFenceIsAdmitted() {
     GuardHarness h = harness();
     h.write(key, token(5), "first");
-    h.write(key, token(5), "second");
-    assertThat(h.value(key)).contains("second");
+    assertAdmitted(h, 5, "second");
     assertThat(h.mark(key)).hasValue(5);
   }
 
@@ -144,8 +143,7 @@ public abstract class FenceGuardContract {
     assertThat(restarted.mark(key)).hasValue(7);
     assertRefusedAsStale(restarted, 6);
     assertThat(restarted.value(key)).contains("seven");
-    restarted.write(key, token(7), "seven again");
-    assertThat(restarted.value(key)).contains("seven again");
+    assertAdmitted(restarted, 7, "seven again");
   }
 
   @Test
@@ -294,8 +292,7 @@ public abstract class FenceGuardContract {
     assertThat(h.guard().admit(token(5)).raisedMark()).isFalse();
     assertThat(h.value(key)).contains("three");
     assertThat(h.reopen().mark(key)).hasValue(5);
-    h.write(key, token(5), "five");
-    assertThat(h.value(key)).contains("five");
+    assertAdmitted(h, 5, "five");
   }
 
   /**
@@ -427,8 +424,7 @@ public abstract class FenceGuardContract {
     assertThat(h.reopen().mark(key)).hasValue(6);
 
     assertRefusedAsStale(h, 5);
-    h.write(key, token(7), "honest");
-    assertThat(h.value(key)).contains("honest");
+    assertAdmitted(h, 7, "honest");
   }
 
   /**
@@ -443,16 +439,22 @@ public abstract class FenceGuardContract {
     MarkReset reset = h.resetMark(key, 0, "ops", "forged token, the true fence is unknown");
     assertThat(reset.previousMark()).isEqualTo(40);
     assertThat(h.mark(key)).isEmpty();
-    h.write(key, token(3), "honest");
-    assertThat(h.value(key)).contains("honest");
+    assertAdmitted(h, 3, "honest");
     assertThat(h.mark(key)).hasValue(3);
 
     h.resetMark(key, 0, "ops", "again, then a restart");
     GuardHarness reopened = h.reopen();
     assertThat(reopened.mark(key)).isEmpty();
-    reopened.write(key, token(2), "after the restart");
-    assertThat(reopened.value(key)).contains("after the restart");
+    assertAdmitted(reopened, 2, "after the restart");
     assertRefusedAsStale(reopened, 1);
+  }
+
+  /**
+   * Asserts that {@code h} admits a write of the test's key at {@code fence}, and reads it back.
+   */
+  private void assertAdmitted(GuardHarness h, long fence, String content) {
+    h.write(key, token(fence), content);
+    assertThat(h.value(key)).contains(content);
   }
 
   /**
