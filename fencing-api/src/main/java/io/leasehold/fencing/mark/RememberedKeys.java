@@ -37,11 +37,12 @@ final class RememberedKeys {
 
   /**
    * A queue linked through its elements, oldest first: O(1) to append, to remove any element, and
-   * to cut off its front.
+   * to cut off its front. A queue is a link itself, so that an {@link Account}, the queue of its
+   * keys, stands in its bucket's queue with no object beyond itself.
    *
    * @param <L> the element type
    */
-  private static final class Queue<L extends Link<L>> {
+  private static class Queue<L extends Link<L>> extends Link<Queue<L>> {
     L first;
     L last;
 
@@ -108,14 +109,11 @@ final class RememberedKeys {
     }
   }
 
-  /** An account with keys remembered, as its bucket links it. */
-  private static final class Account extends Link<Account> {
+  /** An account with keys remembered: the queue of its keys, in the order they were remembered. */
+  private static final class Account extends Queue<Node> {
     final String id;
 
-    /** Its keys, in the order they were remembered. */
-    final Queue<Node> queue = new Queue<>();
-
-    /** How many keys {@link #queue} holds. */
+    /** How many keys it holds. */
     int keys;
 
     Account(String id) {
@@ -125,8 +123,8 @@ final class RememberedKeys {
 
   private final Map<String, Account> accounts = new HashMap<>();
 
-  /** Accounts by their number of keys; each bucket's oldest entry first. */
-  private final Map<Integer, Queue<Account>> buckets = new HashMap<>();
+  /** Accounts by their number of keys; each bucket's oldest entry first, and only accounts. */
+  private final Map<Integer, Queue<Queue<Node>>> buckets = new HashMap<>();
 
   /** At least the key count of the largest account; lowered lazily by {@link #largest()}. */
   private int highest;
@@ -153,7 +151,7 @@ final class RememberedKeys {
     if (account.keys > 0) {
       unfile(account);
     }
-    account.queue.append(node);
+    account.append(node);
     account.keys++;
     file(account);
     total++;
@@ -179,13 +177,13 @@ final class RememberedKeys {
       }
     }
     unfile(victim);
-    Node end = victim.queue.first;
+    Node end = victim.first;
     int taken = 1;
     while (taken < most && end.after != null) {
       end = end.after;
       taken++;
     }
-    Node first = victim.queue.cutThrough(end);
+    Node first = victim.cutThrough(end);
     victim.keys -= taken;
     if (victim.keys == 0) {
       accounts.remove(victim.id);
@@ -209,8 +207,8 @@ final class RememberedKeys {
     while (highest > 0 && !buckets.containsKey(highest)) {
       highest--;
     }
-    Queue<Account> bucket = buckets.get(highest);
-    return bucket == null ? null : bucket.first;
+    Queue<Queue<Node>> bucket = buckets.get(highest);
+    return bucket == null ? null : (Account) bucket.first;
   }
 
   private void file(Account account) {
@@ -219,7 +217,7 @@ final class RememberedKeys {
   }
 
   private void unfile(Account account) {
-    Queue<Account> bucket = buckets.get(account.keys);
+    Queue<Queue<Node>> bucket = buckets.get(account.keys);
     bucket.remove(account);
     if (bucket.first == null) {
       buckets.remove(account.keys);
