@@ -121,8 +121,7 @@ public abstract class FenceGuardContract {
   void equalFenceIsAdmitted() {
     GuardHarness h = harness();
     h.write(key, token(5), "first");
-    h.write(key, token(5), "second");
-    assertThat(h.value(key)).contains("second");
+    assertAdmitted(h, 5, "second");
     assertThat(h.mark(key)).hasValue(5);
   }
 
@@ -133,8 +132,7 @@ public abstract class FenceGuardContract {
     h.write(key, token(9), "nine");
     assertThat(h.mark(key)).hasValue(9);
     assertThat(h.value(key)).contains("nine");
-    assertThatThrownBy(() -> h.write(key, token(8), "eight"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(h, 8);
   }
 
   @Test
@@ -143,11 +141,9 @@ public abstract class FenceGuardContract {
     h.write(key, token(7), "seven");
     GuardHarness restarted = h.reopen();
     assertThat(restarted.mark(key)).hasValue(7);
-    assertThatThrownBy(() -> restarted.write(key, token(6), "six"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(restarted, 6);
     assertThat(restarted.value(key)).contains("seven");
-    restarted.write(key, token(7), "seven again");
-    assertThat(restarted.value(key)).contains("seven again");
+    assertAdmitted(restarted, 7, "seven again");
   }
 
   @Test
@@ -296,8 +292,7 @@ public abstract class FenceGuardContract {
     assertThat(h.guard().admit(token(5)).raisedMark()).isFalse();
     assertThat(h.value(key)).contains("three");
     assertThat(h.reopen().mark(key)).hasValue(5);
-    h.write(key, token(5), "five");
-    assertThat(h.value(key)).contains("five");
+    assertAdmitted(h, 5, "five");
   }
 
   /**
@@ -403,8 +398,7 @@ public abstract class FenceGuardContract {
   void aMarkResetIsForAdministratorsAndLeavesAnAuditRecord() {
     GuardHarness h = harness();
     h.write(key, token(Long.MAX_VALUE), "forged");
-    assertThatThrownBy(() -> h.write(key, token(7), "honest"))
-        .isInstanceOf(StaleFenceException.class);
+    assertRefusedAsStale(h, 7);
     int resetsBefore = h.markResets().size();
 
     assertThatThrownBy(() -> h.resetMark(key, 6, "mallory", "let me in"))
@@ -429,10 +423,8 @@ public abstract class FenceGuardContract {
     assertThat(last.previousMark()).isEqualTo(Long.MAX_VALUE);
     assertThat(h.reopen().mark(key)).hasValue(6);
 
-    assertThatThrownBy(() -> h.write(key, token(5), "stale"))
-        .isInstanceOf(StaleFenceException.class);
-    h.write(key, token(7), "honest");
-    assertThat(h.value(key)).contains("honest");
+    assertRefusedAsStale(h, 5);
+    assertAdmitted(h, 7, "honest");
   }
 
   /**
@@ -447,16 +439,32 @@ public abstract class FenceGuardContract {
     MarkReset reset = h.resetMark(key, 0, "ops", "forged token, the true fence is unknown");
     assertThat(reset.previousMark()).isEqualTo(40);
     assertThat(h.mark(key)).isEmpty();
-    h.write(key, token(3), "honest");
-    assertThat(h.value(key)).contains("honest");
+    assertAdmitted(h, 3, "honest");
     assertThat(h.mark(key)).hasValue(3);
 
     h.resetMark(key, 0, "ops", "again, then a restart");
     GuardHarness reopened = h.reopen();
     assertThat(reopened.mark(key)).isEmpty();
-    reopened.write(key, token(2), "after the restart");
-    assertThat(reopened.value(key)).contains("after the restart");
-    assertThatThrownBy(() -> reopened.write(key, token(1), "stale"))
+    assertAdmitted(reopened, 2, "after the restart");
+    assertRefusedAsStale(reopened, 1);
+  }
+
+  /**
+   * Asserts that {@code h} admits a write of the test's key at {@code fence}, and reads it back.
+   */
+  private void assertAdmitted(GuardHarness h, long fence, String content) {
+    h.write(key, token(fence), content);
+    assertThat(h.value(key)).contains(content);
+  }
+
+  /**
+   * Asserts that {@code h} refuses a write of the test's key at {@code fence} as stale and keeps
+   * the value it had (CONTRACT C9).
+   */
+  private void assertRefusedAsStale(GuardHarness h, long fence) {
+    Optional<String> before = h.value(key);
+    assertThatThrownBy(() -> h.write(key, token(fence), "stale at " + fence))
         .isInstanceOf(StaleFenceException.class);
+    assertThat(h.value(key)).isEqualTo(before);
   }
 }

@@ -12,21 +12,88 @@ import java.util.Map;
  * one).
  *
  * <p>Each account is a queue of its keys, linked through the keys' own {@link Node}s, so a key
- * costs no object beyond its mark. Accounts are filed by how many keys they hold, in buckets kept
- * in the order accounts entered them; the largest account is found from the highest bucket, which
- * only falls by the keys taken, so finding it is O(1) amortised too. An account leaves the
- * bookkeeping when its last key is taken: nothing here outlives the keys remembered.
+ * costs no object beyond its mark. Accounts are filed by how many keys they hold, in buckets:
+ * queues of accounts in the order they entered them, linked the same way. The largest account is
+ * found from the highest bucket, which only falls by the keys taken, so finding it is O(1)
+ * amortised too. An account leaves the bookkeeping when its last key is taken: nothing here
+ * outlives the keys remembered.
  *
  * <p>Not thread-safe: the store calls it under one lock, and never waits for a key's lock while
  * holding that one.
  */
 final class RememberedKeys {
-  /** A remembered key, as its account's queue links it. */
-  abstract static class Node {
-    final LeaseKey key;
+  /**
+   * An element of a {@link Queue}, which links it to its neighbours.
+   *
+   * @param <L> the element type
+   */
+  abstract static class Link<L extends Link<L>> {
+    /** The neighbour queued before this one, or null at the front. */
+    L before;
 
-    /** The next key of the same account, remembered after this one. */
-    private Node next;
+    /** The neighbour queued after this one, or null at the end. */
+    L after;
+  }
+
+  /**
+   * A queue linked through its elements, oldest first: O(1) to append, to remove any element, and
+   * to cut off its front. A queue is a link itself, so that an {@link Account}, the queue of its
+   * keys, stands in its bucket's queue with no object beyond itself.
+   *
+   * @param <L> the element type
+   */
+  private static class Queue<L extends Link<L>> extends Link<Queue<L>> {
+    L first;
+    L last;
+
+    void append(L element) {
+      element.before = last;
+      element.after = null;
+      if (last == null) {
+        first = element;
+      } else {
+        last.after = element;
+      }
+      last = element;
+    }
+
+    void remove(L element) {
+      if (element.before == null) {
+        first = element.after;
+      } else {
+        element.before.after = element.after;
+      }
+      if (element.after == null) {
+        last = element.before;
+      } else {
+        element.after.before = element.before;
+      }
+      element.before = null;
+      element.after = null;
+    }
+
+    /**
+     * Removes the elements from the first through {@code end}.
+     *
+     * @param end an element of this queue
+     * @return the first element removed; the others follow it through {@link Link#after}
+     */
+    L cutThrough(L end) {
+      L front = first;
+      first = end.after;
+      if (first == null) {
+        last = null;
+      } else {
+        first.before = null;
+      }
+      end.after = null;
+      return front;
+    }
+  }
+
+  /** A remembered key, as its account's queue links it. */
+  abstract static class Node extends Link<Node> {
+    final LeaseKey key;
 
     Node(LeaseKey key) {
       this.key = key;
@@ -38,35 +105,26 @@ final class RememberedKeys {
      * @return the next key, or null at the chain's end
      */
     final Node next() {
-      return next;
+      return after;
     }
   }
 
-  /** An account with keys remembered: its queue of keys and its place in its bucket. */
-  private static final class Account {
+  /** An account with keys remembered: the queue of its keys, in the order they were remembered. */
+  private static final class Account extends Queue<Node> {
     final String id;
-    Node first;
-    Node last;
+
+    /** How many keys it holds. */
     int keys;
-
-    /** Neighbours in the bucket of accounts with as many keys. */
-    Account before;
-
-    Account after;
 
     Account(String id) {
       this.id = id;
     }
   }
 
-  /** Accounts with the same number of keys, oldest entry first. */
-  private static final class Bucket {
-    Account first;
-    Account last;
-  }
-
   private final Map<String, Account> accounts = new HashMap<>();
-  private final Map<Integer, Bucket> buckets = new HashMap<>();
+
+  /** Accounts by their number of keys; each bucket's oldest entry first, and only accounts. */
+  private final Map<Integer, Queue<Queue<Node>>> buckets = new HashMap<>();
 
   /** At least the key count of the largest account; lowered lazily by {@link #largest()}. */
   private int highest;
@@ -93,13 +151,7 @@ final class RememberedKeys {
     if (account.keys > 0) {
       unfile(account);
     }
-    node.next = null;
-    if (account.last == null) {
-      account.first = node;
-    } else {
-      account.last.next = node;
-    }
-    account.last = node;
+    account.append(node);
     account.keys++;
     file(account);
     total++;
@@ -125,18 +177,15 @@ final class RememberedKeys {
       }
     }
     unfile(victim);
-    Node first = victim.first;
-    Node end = first;
+    Node end = victim.first;
     int taken = 1;
-    while (taken < most && end.next != null) {
-      end = end.next;
+    while (taken < most && end.after != null) {
+      end = end.after;
       taken++;
     }
-    victim.first = end.next;
-    end.next = null;
+    Node first = victim.cutThrough(end);
     victim.keys -= taken;
     if (victim.keys == 0) {
-      victim.last = null;
       accounts.remove(victim.id);
     } else {
       file(victim);
@@ -158,37 +207,18 @@ final class RememberedKeys {
     while (highest > 0 && !buckets.containsKey(highest)) {
       highest--;
     }
-    Bucket bucket = buckets.get(highest);
-    return bucket == null ? null : bucket.first;
+    Queue<Queue<Node>> bucket = buckets.get(highest);
+    return bucket == null ? null : (Account) bucket.first;
   }
 
   private void file(Account account) {
-    Bucket bucket = buckets.computeIfAbsent(account.keys, k -> new Bucket());
-    account.before = bucket.last;
-    account.after = null;
-    if (bucket.last == null) {
-      bucket.first = account;
-    } else {
-      bucket.last.after = account;
-    }
-    bucket.last = account;
+    buckets.computeIfAbsent(account.keys, k -> new Queue<>()).append(account);
     highest = Math.max(highest, account.keys);
   }
 
   private void unfile(Account account) {
-    Bucket bucket = buckets.get(account.keys);
-    if (account.before == null) {
-      bucket.first = account.after;
-    } else {
-      account.before.after = account.after;
-    }
-    if (account.after == null) {
-      bucket.last = account.before;
-    } else {
-      account.after.before = account.before;
-    }
-    account.before = null;
-    account.after = null;
+    Queue<Queue<Node>> bucket = buckets.get(account.keys);
+    bucket.remove(account);
     if (bucket.first == null) {
       buckets.remove(account.keys);
     }

@@ -196,9 +196,7 @@ public final class AdkToolFence {
       throw new IllegalArgumentException("tool must not be null");
     }
     if (tool instanceof FencedTool fenced) {
-      // Another fence's decorator admits through that fence (its journal, its verifier), not this
-      // one: decorate what it decorates anew.
-      return fenced.fence() == this ? tool : new FencedTool(this, fenced.delegate());
+      return fenced.decoratedBy(this);
     }
     return new FencedTool(this, tool);
   }

@@ -96,12 +96,15 @@ final class FencedTool extends BaseTool {
   }
 
   /**
-   * The tool this one fences.
+   * This tool as {@code other} decorates it: itself if {@code other} is its fence, otherwise the
+   * same tool decorated anew, since this decorator admits through its own fence (its journal, its
+   * verifier), not through {@code other}.
    *
-   * @return the framework's tool
+   * @param other the fence that decorates
+   * @return a decorator that admits through {@code other}
    */
-  BaseTool delegate() {
-    return delegate;
+  FencedTool decoratedBy(AdkToolFence other) {
+    return other == fence ? this : new FencedTool(other, delegate);
   }
 
   @Override

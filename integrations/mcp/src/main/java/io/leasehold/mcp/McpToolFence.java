@@ -8,6 +8,7 @@ import io.leasehold.adapters.tool.FencedToolExecutor;
 import io.leasehold.adapters.tool.ToolCallFailedException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.Refusal;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -102,9 +104,7 @@ public final class McpToolFence {
     Tool tool = announced(required(spec).tool());
     return SyncToolSpecification.builder()
         .tool(tool)
-        .callHandler(
-            (exchange, request) ->
-                call(tool.name(), request, () -> spec.callHandler().apply(exchange, request)))
+        .callHandler(fenced(tool, spec.callHandler()))
         .build();
   }
 
@@ -151,19 +151,23 @@ public final class McpToolFence {
    */
   public AsyncToolSpecification fence(AsyncToolSpecification spec) {
     Tool tool = announced(required(spec).tool());
+    BiFunction<McpAsyncServerExchange, CallToolRequest, CallToolResult> blocking =
+        fenced(tool, (exchange, request) -> spec.callHandler().apply(exchange, request).block());
     // The fence's own steps block (journal, marks): they run off the caller's event loop.
     return AsyncToolSpecification.builder()
         .tool(tool)
         .callHandler(
             (exchange, request) ->
-                Mono.fromCallable(
-                        () ->
-                            call(
-                                tool.name(),
-                                request,
-                                () -> spec.callHandler().apply(exchange, request).block()))
+                Mono.fromCallable(() -> blocking.apply(exchange, request))
                     .subscribeOn(Schedulers.boundedElastic()))
         .build();
+  }
+
+  /** A tool's handler behind the fence: it runs only for a call {@link #call} admits. */
+  private <E> BiFunction<E, CallToolRequest, CallToolResult> fenced(
+      Tool tool, BiFunction<E, CallToolRequest, CallToolResult> handler) {
+    return (exchange, request) ->
+        call(tool.name(), request, () -> handler.apply(exchange, request));
   }
 
   /**
