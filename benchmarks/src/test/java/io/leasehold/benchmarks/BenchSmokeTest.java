@@ -8,12 +8,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A tiny smoke run, so the benchmarks cannot rot: every competitor of the cycle benchmark and every
- * guard benchmark runs for a moment and reports a rate. Measures nothing worth quoting.
+ * guard benchmark runs for a moment and reports a rate. Measures nothing worth quoting: one window
+ * of {@value #WINDOW} (after its warm-up window) is enough to prove each cell runs and reports a
+ * rate above zero.
  */
 class BenchSmokeTest {
-  /** The report of {@code groups} run for one 200 ms window, {@code more} options added. */
+  private static final String WINDOW = "100ms";
+
+  /**
+   * The report of {@code groups} run for one {@link #WINDOW} window, {@code more} options added.
+   */
   private static String smokeRun(String groups, String... more) throws Exception {
-    List<String> args = new ArrayList<>(List.of("group=" + groups, "window=200ms", "windows=1"));
+    List<String> args =
+        new ArrayList<>(List.of("group=" + groups, "window=" + WINDOW, "windows=1"));
     args.addAll(List.of(more));
     String report = BenchMain.run(args.toArray(String[]::new));
     assertThat(report).doesNotContain("NaN");
@@ -67,7 +74,8 @@ class BenchSmokeTest {
   @Test
   void theCeilingGroupRuns() throws Exception {
     String report =
-        BenchMain.run("group=ceiling", "keys=40,120", "window=200ms", "windows=1", "threads=1,2");
+        BenchMain.run(
+            "group=ceiling", "keys=40,120", "window=" + WINDOW, "windows=1", "threads=1,2");
     assertThat(report)
         .contains(
             "## One primary's ceiling",
@@ -83,7 +91,7 @@ class BenchSmokeTest {
         BenchMain.run(
             "group=ceiling",
             "keys=30,25000",
-            "window=200ms",
+            "window=" + WINDOW,
             "windows=1",
             "threads=none",
             "held=insert");
