@@ -5,7 +5,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Set;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 
 /**
  * The connection the work of a fenced transaction is given: the real one, except that it refuses to
@@ -49,8 +52,20 @@ final class WorkConnection {
   }
 
   /**
+   * Whether pgjdbc's connection class is there and readable from here: the driver is an optional
+   * dependency, and a module that cannot read it must not touch its types.
+   */
+  private static final boolean PGJDBC = pgjdbcReadable();
+
+  /** The SQLSTATE PostgreSQL answers any statement with in an aborted transaction. */
+  private static final String IN_FAILED_TRANSACTION = "25P02";
+
+  /**
    * Work that committed or rolled back the transaction itself, or turned auto-commit back on, has
-   * left the admission's row lock: what follows would no longer be one transaction with it.
+   * left the admission's row lock: what follows would no longer be one transaction with it. Work
+   * that caught an SQL error and returned normally has left the transaction aborted: PostgreSQL
+   * answers its COMMIT with a rollback, which pgjdbc (42.7) reports as a commit that succeeded, so
+   * the writer would acknowledge a write that kept nothing (CONTRACT C10).
    */
   static void requireOpenTransaction(Connection c, FencingToken token) throws SQLException {
     if (c.getAutoCommit()) {
@@ -59,6 +74,47 @@ final class WorkConnection {
               + token
               + " switched the connection to auto-commit; a fenced transaction"
               + " must be committed by FencedJdbcWriter, never by the work");
+    }
+    if (aborted(c)) {
+      throw new SQLException(
+          "the work for "
+              + token
+              + " swallowed an SQL error: PostgreSQL aborted the transaction, so nothing of it can"
+              + " commit and it was rolled back, the mark unchanged. Let the work rethrow the"
+              + " error, or run the statement that may fail inside a savepoint and roll back to"
+              + " it (Connection.setSavepoint and rollback(Savepoint))",
+          IN_FAILED_TRANSACTION);
+    }
+  }
+
+  /**
+   * Whether the transaction is aborted. pgjdbc knows it without a round trip, from the status of
+   * the server's last ReadyForQuery; through another driver, or a wrapper that hides pgjdbc, one
+   * statement asks, which PostgreSQL refuses in an aborted transaction.
+   */
+  private static boolean aborted(Connection c) throws SQLException {
+    if (PGJDBC && c.isWrapperFor(BaseConnection.class)) {
+      return c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED;
+    }
+    try (Statement st = c.createStatement()) {
+      st.execute("SELECT 1");
+      return false;
+    } catch (SQLException e) {
+      if (IN_FAILED_TRANSACTION.equals(e.getSQLState())) {
+        return true;
+      }
+      throw e;
+    }
+  }
+
+  private static boolean pgjdbcReadable() {
+    try {
+      Class<?> driver =
+          Class.forName(
+              "org.postgresql.core.BaseConnection", false, WorkConnection.class.getClassLoader());
+      return WorkConnection.class.getModule().canRead(driver.getModule());
+    } catch (ClassNotFoundException absent) {
+      return false; // no pgjdbc: the statement asks instead
     }
   }
 }

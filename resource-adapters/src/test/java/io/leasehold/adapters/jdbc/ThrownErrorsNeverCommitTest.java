@@ -2,21 +2,33 @@ package io.leasehold.adapters.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.leasehold.adapters.ResourceAccessException;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
 import io.leasehold.fencing.TokenVerifier;
+import io.leasehold.lease.AcquireResult;
+import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseStore;
+import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 13 (CONTRACT C16): when the work threw an Error or a sneaky checked exception, the
@@ -25,10 +37,33 @@ import org.junit.jupiter.params.provider.MethodSource;
  * auto-commit in {@code finally} committed the open transaction. Work that commits by itself would
  * commit without the admission. Every case, in both admission modes: nothing the work did is kept
  * and the mark is unchanged.
+ *
+ * <p>Issue 47's red team: work that hides its failure (it catches an SQL error and returns, a
+ * deferred constraint fails at the COMMIT, it kills its own backend) keeps nothing either, and is
+ * never reported as written. The swallowed SQL error was: PostgreSQL answers an aborted
+ * transaction's COMMIT with a rollback, and the admit-first writer returned the work's result.
  */
 class ThrownErrorsNeverCommitTest {
   @RegisterExtension static final TestDatabaseExtension db = JdbcTestSchema.extension();
   private static final AtomicInteger KEYS = new AtomicInteger();
+  private static final String SWALLOWED = "swallowed an SQL error";
+
+  /** One connection, so a connection handed back dirty would fail the next write. */
+  private static HikariDataSource onePool;
+
+  @BeforeAll
+  static void setUp() {
+    db.database()
+        .execute(
+            "CREATE TABLE deferred_unique (v int, CONSTRAINT deferred_unique_v UNIQUE (v)"
+                + " DEFERRABLE INITIALLY DEFERRED)");
+    onePool = db.database().newPool(1);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    onePool.close();
+  }
 
   /** Work that writes the register, then fails as the case says. */
   interface Failure {
@@ -143,6 +178,197 @@ class ThrownErrorsNeverCommitTest {
     assertThat(aborted).hasSize(1);
     assertThat(countRows("before a failed rollback")).isZero();
     assertThat(writer.highWaterMark(key)).isEmpty();
+  }
+
+  /** Work that writes the register, then fails in a way it does not throw. */
+  interface HiddenFailure {
+    void fail(Connection c) throws SQLException;
+  }
+
+  static Stream<Arguments> hiddenFailures() {
+    HiddenFailure swallowsAnSqlError = ThrownErrorsNeverCommitTest::divideByZeroAndSwallow;
+    HiddenFailure failsAtCommit =
+        c -> {
+          try (Statement st = c.createStatement()) {
+            st.execute("INSERT INTO deferred_unique VALUES (1), (1)");
+          }
+        };
+    HiddenFailure killsItsOwnBackend =
+        c -> {
+          try (Statement st = c.createStatement()) {
+            st.execute("SELECT pg_terminate_backend(pg_backend_pid())");
+          }
+        };
+    Stream.Builder<Arguments> out = Stream.builder();
+    for (boolean atCommit : new boolean[] {false, true}) {
+      out.add(Arguments.of("swallowed SQL error", atCommit, swallowsAnSqlError));
+      out.add(Arguments.of("deferred constraint fails at COMMIT", atCommit, failsAtCommit));
+      out.add(Arguments.of("work kills its own backend", atCommit, killsItsOwnBackend));
+    }
+    return out.build();
+  }
+
+  @ParameterizedTest(name = "{0}, admit at commit: {1}")
+  @MethodSource("hiddenFailures")
+  void anHonestWriterWhoseWorkFailsUnseenKeepsNothingAndIsNotAcknowledged(
+      String name, boolean atCommit, HiddenFailure failure) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "hidden-" + KEYS.incrementAndGet());
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(onePool, atCommit).build();
+    RegisterHarness register = new RegisterHarness(onePool, atCommit);
+    register.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
+
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                writer.write(
+                    new FencingToken(key, 11, UUID.randomUUID()),
+                    (c, t) -> {
+                      RegisterHarness.setRegister(c, key, "eleven");
+                      failure.fail(c);
+                      return "reported success";
+                    }));
+    // CONTRACT C10: a write that kept nothing is never acknowledged, so fence 11 raised no mark.
+    assertThat(thrown).as(name).isInstanceOf(ResourceAccessException.class);
+    if (name.startsWith("swallowed")) {
+      assertThat(thrown).hasMessageContaining(SWALLOWED).hasMessageContaining("savepoint");
+    }
+    assertThat(register.value(key)).as(name).contains("ten");
+    assertThat(writer.highWaterMark(key)).as(name).hasValue(10);
+    assertThat(db.database().queryOne("SELECT count(*) FROM deferred_unique", Long.class)).isZero();
+
+    // The pool's only connection (or its replacement) went back clean.
+    assertThat(
+            Sql.query(
+                db.dataSource(),
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                    + " AND state LIKE 'idle in transaction%'"))
+        .as(name + ": no transaction left open")
+        .isEmpty();
+    try (Connection c = onePool.getConnection()) {
+      assertThat(c.getAutoCommit()).as(name).isTrue();
+    }
+    register.write(key, new FencingToken(key, 12, UUID.randomUUID()), "twelve");
+    assertThat(register.value(key)).contains("twelve");
+  }
+
+  /**
+   * Strict mode checks the live lease after the work: that statement failed, now the check does.
+   */
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void strictModeReportsASwallowedErrorAsSuch(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "strict-swallowed-" + KEYS.incrementAndGet());
+    try (LeaseStore store = JdbcTestSchema.leaseStore(db.dataSource())) {
+      Lease lease = ((AcquireResult.Acquired) store.tryAcquire(key, "owner")).lease();
+      FencedJdbcWriter strict =
+          JdbcTestSchema.trustingWriter(db.dataSource(), atCommit)
+              .strictLeaseTable("leasehold_lease")
+              .build();
+      Throwable thrown =
+          catchThrowable(
+              () ->
+                  strict.write(
+                      lease,
+                      (c, t) -> {
+                        RegisterHarness.setRegister(c, key, "strict");
+                        divideByZeroAndSwallow(c);
+                        return null;
+                      }));
+      assertThat(thrown)
+          .isInstanceOf(ResourceAccessException.class)
+          .hasMessageContaining(SWALLOWED);
+      assertThat(new RegisterHarness(db.dataSource()).value(key)).isEmpty();
+      assertThat(strict.highWaterMark(key)).isEmpty();
+    }
+  }
+
+  /**
+   * Behind a connection wrapper that does not hand out pgjdbc's connection, the writer cannot read
+   * the transaction's state locally and asks the server with one statement: refused all the same.
+   */
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWrapperHidingTheDriverStillRefusesASwallowedError(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "hidden-driver-" + KEYS.incrementAndGet());
+    DataSource hiding =
+        (DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  Object result = invoke(db.dataSource(), method, args);
+                  return result instanceof Connection c ? hidingTheDriver(c) : result;
+                });
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(hiding, atCommit).build();
+    Throwable thrown =
+        catchThrowable(
+            () ->
+                writer.write(
+                    new FencingToken(key, 3, UUID.randomUUID()),
+                    (c, t) -> {
+                      RegisterHarness.setRegister(c, key, "three");
+                      divideByZeroAndSwallow(c);
+                      return null;
+                    }));
+    assertThat(thrown).isInstanceOf(ResourceAccessException.class).hasMessageContaining(SWALLOWED);
+    assertThat(new RegisterHarness(db.dataSource()).value(key)).isEmpty();
+    assertThat(writer.highWaterMark(key)).isEmpty();
+    // The same wrapper on the success path: the statement finds the transaction healthy.
+    writer.write(
+        new FencingToken(key, 4, UUID.randomUUID()),
+        (c, t) -> {
+          RegisterHarness.setRegister(c, key, "four");
+          return null;
+        });
+    assertThat(new RegisterHarness(db.dataSource()).value(key)).contains("four");
+  }
+
+  /** The repair the error names: an error caught inside a savepoint, rolled back to, commits. */
+  @ParameterizedTest(name = "admit at commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void anErrorCaughtInsideASavepointCommitsTheRest(boolean atCommit) throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "savepoint-" + KEYS.incrementAndGet());
+    FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(db.dataSource(), atCommit).build();
+    String result =
+        writer.write(
+            new FencingToken(key, 7, UUID.randomUUID()),
+            (c, t) -> {
+              RegisterHarness.setRegister(c, key, "seven");
+              Savepoint beforeRisk = c.setSavepoint();
+              try (Statement st = c.createStatement()) {
+                st.execute("SELECT 1 / 0");
+              } catch (SQLException expected) {
+                c.rollback(beforeRisk);
+                return "recovered: " + expected.getSQLState();
+              }
+              return "no error";
+            });
+    assertThat(result).isEqualTo("recovered: 22012");
+    assertThat(new RegisterHarness(db.dataSource()).value(key)).contains("seven");
+    assertThat(writer.highWaterMark(key)).hasValue(7);
+  }
+
+  /** The real connection, minus unwrap: as some pools and tracing wrappers hand it out. */
+  private static Connection hidingTheDriver(Connection real) {
+    return (Connection)
+        java.lang.reflect.Proxy.newProxyInstance(
+            ThrownErrorsNeverCommitTest.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "isWrapperFor" -> false;
+                  case "unwrap" -> throw new SQLException("not a wrapper");
+                  default -> invoke(real, method, args);
+                });
+  }
+
+  /** The work's statement fails, and the work hides it. */
+  private static void divideByZeroAndSwallow(Connection c) {
+    try (Statement st = c.createStatement()) {
+      st.execute("SELECT 1 / 0");
+    } catch (SQLException hidden) {
+      assertThat(hidden.getSQLState()).isEqualTo("22012"); // the failure this test means
+    }
   }
 
   private static Connection refusingRollback(Connection real, java.util.List<Connection> aborted) {
