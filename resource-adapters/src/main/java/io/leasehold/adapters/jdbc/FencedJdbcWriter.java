@@ -155,10 +155,12 @@ public final class FencedJdbcWriter implements FenceGuard {
    * @throws LeaseLostException if the lease is known lost locally, or in strict mode if the run no
    *     longer holds a live lease; rolled back
    * @throws ResourceAccessException if the database or the work fails; rolled back. Also when the
-   *     database gives no answer within twice the lock timeout plus 1 s (a stopped or hung server;
-   *     the work itself runs with the connection's own network timeout): rolled back, or, when it
-   *     was the COMMIT that got no answer, with the outcome unknown (the message says "outcome
-   *     unknown": the write may have committed; read the mark or the rows before trying again)
+   *     work returned normally after an SQL error, which aborted the transaction ("swallowed an SQL
+   *     error": rethrow it, or roll back to a savepoint set before it). Also when the database
+   *     gives no answer within twice the lock timeout plus 1 s (a stopped or hung server; the work
+   *     itself runs with the connection's own network timeout): rolled back, or, when it was the
+   *     COMMIT that got no answer, with the outcome unknown (the message says "outcome unknown":
+   *     the write may have committed; read the mark or the rows before trying again)
    */
   public <T> T write(Fenced fenced, JdbcWork<T> work) {
     Arguments.required(work, "work");

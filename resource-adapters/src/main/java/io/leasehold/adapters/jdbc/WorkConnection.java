@@ -76,13 +76,12 @@ final class WorkConnection {
               + " must be committed by FencedJdbcWriter, never by the work");
     }
     if (aborted(c)) {
+      // The caller reads this after "fenced transaction for <token> failed and was rolled back: ".
       throw new SQLException(
-          "the work for "
-              + token
-              + " swallowed an SQL error: PostgreSQL aborted the transaction, so nothing of it can"
-              + " commit and it was rolled back, the mark unchanged. Let the work rethrow the"
-              + " error, or run the statement that may fail inside a savepoint and roll back to"
-              + " it (Connection.setSavepoint and rollback(Savepoint))",
+          "the work swallowed an SQL error: PostgreSQL aborted the transaction at the failed"
+              + " statement, so nothing of it can commit and the mark stays as it was. Let the"
+              + " work rethrow the error, or run the statement that may fail inside a savepoint"
+              + " and roll back to it (Connection.setSavepoint, rollback(Savepoint))",
           IN_FAILED_TRANSACTION);
     }
   }

@@ -8,10 +8,15 @@ import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.mark.MarkStoreException;
 import io.leasehold.testing.TestDatabaseExtension;
+import java.text.Normalizer;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 47: the high-water table and the tool journal's mark table share one SQL mark store, so the
@@ -99,5 +104,46 @@ class UntrustedHighWaterMarksTest {
     } finally {
       db.database().execute("DELETE FROM leasehold_high_water_audit WHERE id = 900001");
     }
+  }
+
+  /**
+   * Red team 47b: keys whose parts collide when joined, normalised, trimmed or case-folded are
+   * separate keys of the SQL mark store, in both admission modes: a high mark of one never refuses
+   * the other.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("collidingKeys")
+  void oddlyCollidingKeysKeepTheirOwnMarks(String name, LeaseKey high, LeaseKey low) {
+    for (boolean atCommit : new boolean[] {false, true}) {
+      FencedJdbcWriter writer = writer(atCommit);
+      String suffix = atCommit ? "@c" : "@f";
+      LeaseKey h = LeaseKey.of(high.accountId(), high.sessionId() + suffix);
+      LeaseKey l = LeaseKey.of(low.accountId(), low.sessionId() + suffix);
+      writer.write(new FencingToken(h, 1000, UUID.randomUUID()), (c, t) -> null);
+      writer.write(new FencingToken(l, 1, UUID.randomUUID()), (c, t) -> null);
+      assertThat(writer.highWaterMark(h)).as(name).hasValue(1000);
+      assertThat(writer.highWaterMark(l)).as(name).hasValue(1);
+    }
+  }
+
+  static Stream<Arguments> collidingKeys() {
+    String nfc = Normalizer.normalize("caf\u00e9", Normalizer.Form.NFC);
+    String nfd = Normalizer.normalize("caf\u00e9", Normalizer.Form.NFD);
+    String longA = "a".repeat(LeaseKey.MAX_LENGTH);
+    return Stream.of(
+        Arguments.of("separator shift", LeaseKey.of("acct", "x|y"), LeaseKey.of("acct|x", "y")),
+        Arguments.of("separator shift 2", LeaseKey.of("a:b", "c"), LeaseKey.of("a", "b:c")),
+        Arguments.of("NFC vs NFD account", LeaseKey.of(nfc, "s"), LeaseKey.of(nfd, "s")),
+        Arguments.of("case", LeaseKey.of("Acct", "s"), LeaseKey.of("acct", "s")),
+        Arguments.of("trailing space", LeaseKey.of("acct ", "s"), LeaseKey.of("acct", "s")),
+        Arguments.of("same session other account", LeaseKey.of("a1", "s"), LeaseKey.of("a2", "s")),
+        Arguments.of(
+            "max length, last char differs",
+            LeaseKey.of(longA, "s"),
+            LeaseKey.of(longA.substring(1) + "b", "s")),
+        Arguments.of(
+            "astral chars", LeaseKey.of("\uD83D\uDE00", "s"), LeaseKey.of("\uD83D\uDE01", "s")),
+        Arguments.of("like wildcard", LeaseKey.of("a%", "s"), LeaseKey.of("ab", "s")),
+        Arguments.of("backslash", LeaseKey.of("a\\", "s"), LeaseKey.of("a", "\\s")));
   }
 }
