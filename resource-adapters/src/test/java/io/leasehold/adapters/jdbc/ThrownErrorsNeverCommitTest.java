@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.adapters.ResourceAccessException;
+import io.leasehold.fencing.Fenced;
 import io.leasehold.fencing.FencingToken;
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.fencing.StaleFenceException;
@@ -84,14 +85,22 @@ class ThrownErrorsNeverCommitTest {
           c.rollback();
           insert(c, "after rollback");
         };
+    return inBothModes(
+        "AssertionError", assertionError,
+        "StackOverflowError", stackOverflow,
+        "sneaky checked exception", sneakyChecked,
+        "work calls commit()", commitsItself,
+        "work turns auto-commit on", autoCommitOn,
+        "work rolls back and writes again", rollsBackAndWritesAgain);
+  }
+
+  /** Each case, given as a name and its failure, once in each admission mode. */
+  private static Stream<Arguments> inBothModes(Object... namesAndFailures) {
     Stream.Builder<Arguments> out = Stream.builder();
     for (boolean atCommit : new boolean[] {false, true}) {
-      out.add(Arguments.of("AssertionError", atCommit, assertionError));
-      out.add(Arguments.of("StackOverflowError", atCommit, stackOverflow));
-      out.add(Arguments.of("sneaky checked exception", atCommit, sneakyChecked));
-      out.add(Arguments.of("work calls commit()", atCommit, commitsItself));
-      out.add(Arguments.of("work turns auto-commit on", atCommit, autoCommitOn));
-      out.add(Arguments.of("work rolls back and writes again", atCommit, rollsBackAndWritesAgain));
+      for (int i = 0; i < namesAndFailures.length; i += 2) {
+        out.add(Arguments.of(namesAndFailures[i], atCommit, namesAndFailures[i + 1]));
+      }
     }
     return out.build();
   }
@@ -199,13 +208,10 @@ class ThrownErrorsNeverCommitTest {
             st.execute("SELECT pg_terminate_backend(pg_backend_pid())");
           }
         };
-    Stream.Builder<Arguments> out = Stream.builder();
-    for (boolean atCommit : new boolean[] {false, true}) {
-      out.add(Arguments.of("swallowed SQL error", atCommit, swallowsAnSqlError));
-      out.add(Arguments.of("deferred constraint fails at COMMIT", atCommit, failsAtCommit));
-      out.add(Arguments.of("work kills its own backend", atCommit, killsItsOwnBackend));
-    }
-    return out.build();
+    return inBothModes(
+        "swallowed SQL error", swallowsAnSqlError,
+        "deferred constraint fails at COMMIT", failsAtCommit,
+        "work kills its own backend", killsItsOwnBackend);
   }
 
   @ParameterizedTest(name = "{0}, admit at commit: {1}")
@@ -218,15 +224,7 @@ class ThrownErrorsNeverCommitTest {
     register.write(key, new FencingToken(key, 10, UUID.randomUUID()), "ten");
 
     Throwable thrown =
-        catchThrowable(
-            () ->
-                writer.write(
-                    new FencingToken(key, 11, UUID.randomUUID()),
-                    (c, t) -> {
-                      RegisterHarness.setRegister(c, key, "eleven");
-                      failure.fail(c);
-                      return "reported success";
-                    }));
+        writeAndFail(writer, new FencingToken(key, 11, UUID.randomUUID()), "eleven", failure);
     // CONTRACT C10: a write that kept nothing is never acknowledged, so fence 11 raised no mark.
     assertThat(thrown).as(name).isInstanceOf(ResourceAccessException.class);
     if (name.startsWith("swallowed")) {
@@ -265,15 +263,8 @@ class ThrownErrorsNeverCommitTest {
               .strictLeaseTable("leasehold_lease")
               .build();
       Throwable thrown =
-          catchThrowable(
-              () ->
-                  strict.write(
-                      lease,
-                      (c, t) -> {
-                        RegisterHarness.setRegister(c, key, "strict");
-                        divideByZeroAndSwallow(c);
-                        return null;
-                      }));
+          writeAndFail(
+              strict, lease, "strict", ThrownErrorsNeverCommitTest::divideByZeroAndSwallow);
       assertThat(thrown)
           .isInstanceOf(ResourceAccessException.class)
           .hasMessageContaining(SWALLOWED);
@@ -301,15 +292,11 @@ class ThrownErrorsNeverCommitTest {
                 });
     FencedJdbcWriter writer = JdbcTestSchema.trustingWriter(hiding, atCommit).build();
     Throwable thrown =
-        catchThrowable(
-            () ->
-                writer.write(
-                    new FencingToken(key, 3, UUID.randomUUID()),
-                    (c, t) -> {
-                      RegisterHarness.setRegister(c, key, "three");
-                      divideByZeroAndSwallow(c);
-                      return null;
-                    }));
+        writeAndFail(
+            writer,
+            new FencingToken(key, 3, UUID.randomUUID()),
+            "three",
+            ThrownErrorsNeverCommitTest::divideByZeroAndSwallow);
     assertThat(thrown).isInstanceOf(ResourceAccessException.class).hasMessageContaining(SWALLOWED);
     assertThat(new RegisterHarness(db.dataSource()).value(key)).isEmpty();
     assertThat(writer.highWaterMark(key)).isEmpty();
@@ -360,6 +347,20 @@ class ThrownErrorsNeverCommitTest {
                   case "unwrap" -> throw new SQLException("not a wrapper");
                   default -> invoke(real, method, args);
                 });
+  }
+
+  /** Writes {@code value} to the fenced key's register, then fails as given; returns what flew. */
+  private static Throwable writeAndFail(
+      FencedJdbcWriter writer, Fenced fenced, String value, HiddenFailure failure) {
+    return catchThrowable(
+        () ->
+            writer.write(
+                fenced,
+                (c, t) -> {
+                  RegisterHarness.setRegister(c, t.key(), value);
+                  failure.fail(c);
+                  return "reported success";
+                }));
   }
 
   /** The work's statement fails, and the work hides it. */
