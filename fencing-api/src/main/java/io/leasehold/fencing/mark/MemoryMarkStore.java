@@ -33,13 +33,16 @@ import java.util.function.Function;
  * stale writer of a forgotten key is still refused (an old but live run may be refused too, the
  * safe side). A new key is made room for by forgetting up to a tenth of the bound's worth of keys
  * of its own account, or, for an account with no key remembered, of the account that holds the most
- * (CONTRACT C19: one account's traffic never raises another's floor, unless that other is the
- * largest), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). A key
- * whose effect is running on the admitting thread is never forgotten under it (the key stays, past
- * the bound if need be), and under concurrent admissions of new keys the bound may be passed, for a
- * moment, by one key per thread making room. The floors take one entry per account that ever had a
- * key forgotten, which the bound does not limit. A store made by {@link #unbounded()} forgets
- * nothing.
+ * (CONTRACT C19: one account's admissions never raise another's floor, unless that other holds the
+ * most), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). The new
+ * key starts at its account's floor as it was before that room was made. An admission that is
+ * refused changes nothing: a key not remembered whose fence is below its account's floor is refused
+ * before any room is made. A key whose effect is running on the admitting thread is never forgotten
+ * under it (the key stays, one past the bound per such effect); the next new key makes room for
+ * that excess too, and {@link #admitThen} forgets what is still over the bound as its effect ends.
+ * Under concurrent admissions of new keys the bound may also be passed, for a moment, by one key
+ * per thread making room. The floors take one entry per account that ever had a key forgotten,
+ * which the bound does not limit. A store made by {@link #unbounded()} forgets nothing.
  *
  * <p>A reset to 0 keeps the key, with a mark of 0: {@link #read} shows none, and a journal that
  * writes {@link #snapshot()} keeps the 0 (so older fences of the calls it keeps never come back as
