@@ -29,13 +29,17 @@ import java.util.function.Supplier;
  * starts at its account's floor. A stale writer of a forgotten key is therefore refused; the price
  * is that an old but live run of a forgotten key may be refused too, which is the safe side.
  *
- * <p>Forgetting stays within an account (CONTRACT C19): a new key is made room for by forgetting
- * keys of its own account, or, for an account with no key remembered, of the account that holds the
- * most. So one account's traffic never raises another account's floor, unless that other account is
- * itself the largest. Each time, up to a tenth of the bound's worth of that account's keys are
- * forgotten, the ones it has held longest first; among accounts that hold equally many, the one
- * that reached that count first gives way. The floors take one entry per account that ever had a
- * key forgotten (about 120 bytes each with a short account id), which the bound does not limit.
+ * <p>Forgetting stays within an account (CONTRACT C19), with one exception: a new key is made room
+ * for by forgetting keys of its own account, or, for an account with no key remembered, of the
+ * account that holds the most. So one account's admitted calls never raise another account's floor
+ * unless that other account holds the most keys at that moment. A refused call, of any account,
+ * makes the guard forget nothing: a key it does not remember whose fence is below its account's
+ * floor is refused before any room is made (CONTRACT C13, C21). Each time, up to a tenth of the
+ * bound's worth of that account's keys are forgotten, the ones it has held longest first; among
+ * accounts that hold equally many, the one that reached that count first gives way. A new key
+ * starts at its account's floor as it was before that room was made (the keys forgotten for it were
+ * never its own). The floors take one entry per account that ever had a key forgotten (about 120
+ * bytes each with a short account id), which the bound does not limit.
  *
  * <p>Admitting a key the guard remembers takes that key's lock and nothing else. Admitting a key it
  * does not remember also takes, briefly, one lock for the whole guard, to file the key in its
@@ -45,9 +49,11 @@ import java.util.function.Supplier;
  * an account leaves them when its last key is forgotten (issue 46: before, each admission into a
  * full guard scanned every account and every key, about 2.8 ms at 40,000 keys). The marks live in a
  * {@link MemoryMarkStore}, the memory medium the in-memory tool journal uses too, and each call
- * goes through the {@link GuardPipeline}. A write that itself admits a new key never has its own
- * key forgotten under it (the key stays, past the bound if need be). Under concurrent admissions of
- * new keys the bound may be passed, for a moment, by one key per thread making room.
+ * goes through the {@link GuardPipeline}. A write that itself admits new keys never has its own key
+ * forgotten under it: the key stays, one past the bound while the write runs; the next new key
+ * makes room for that excess too, and {@link #runFenced} forgets what is still over the bound as
+ * its write ends, so the bound holds again once no such write runs. Under concurrent admissions of
+ * new keys the bound may also be passed, for a moment, by one key per thread making room.
  *
  * <p>Thread-safe.
  */
@@ -147,6 +153,9 @@ public final class InMemoryFenceGuard implements FenceGuard {
    *
    * <p>Allowed only to operators the guard's {@link AdminPolicy} names; recorded in memory. A new
    * mark of 0 forgets the key's mark, but the floor of its account's forgotten keys still applies.
+   * For a key the guard has forgotten, the reset's {@link MarkReset#previousMark()} is its
+   * account's floor, the mark the key was held to: at least the key's own last mark, which the
+   * guard no longer knows.
    */
   @Override
   public MarkReset resetMark(LeaseKey key, long newMark, String operator, String reason) {

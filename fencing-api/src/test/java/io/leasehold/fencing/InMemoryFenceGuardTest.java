@@ -397,6 +397,114 @@ class InMemoryFenceGuardTest {
     }
   }
 
+  /**
+   * Red team 47b, finding 2: with k0 forgotten (its account's floor 100) and k1 still remembered at
+   * 99, a stale admission of k0 at 99 was refused, but while refusing it the guard remembered k0
+   * and made room by forgetting k1, so k1 read 100 and its live run at 99 was refused. A refused
+   * call now changes nothing (CONTRACT C13, C21).
+   */
+  @Test
+  void aRefusedWriteOfAForgottenKeyForgetsNothing() {
+    InMemoryFenceGuard guard = guardOf(10);
+    for (int i = 0; i < 10; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("solo", "k" + i), 100 - i, UUID.randomUUID()));
+    }
+    guard.admit(new FencingToken(LeaseKey.of("solo", "k10"), 200, UUID.randomUUID()));
+    LeaseKey k0 = LeaseKey.of("solo", "k0");
+    LeaseKey k1 = LeaseKey.of("solo", "k1");
+    assertThat(guard.highWaterMark(k0)).as("k0, forgotten: the floor").hasValue(100);
+    assertThat(guard.highWaterMark(k1)).hasValue(99);
+    int remembered = guard.rememberedKeys();
+
+    assertThatThrownBy(() -> guard.admit(new FencingToken(k0, 99, UUID.randomUUID())))
+        .asInstanceOf(InstanceOfAssertFactories.type(StaleFenceException.class))
+        .extracting(StaleFenceException::highestFence)
+        .isEqualTo(100L);
+    assertThatThrownBy(() -> guard.runFenced(new FencingToken(k0, 99, UUID.randomUUID()), () -> 1))
+        .isInstanceOf(StaleFenceException.class);
+
+    assertThat(guard.highWaterMark(k1)).as("k1 still remembered").hasValue(99);
+    assertThat(guard.rememberedKeys()).isEqualTo(remembered);
+    assertThat(guard.admit(new FencingToken(k1, 99, UUID.randomUUID())).previousMark())
+        .as("k1's live run writes again")
+        .isEqualTo(99);
+  }
+
+  /**
+   * Red team 47b, finding 3: an account whose keys were all forgotten (floor 529) sent one stale
+   * write; the guard remembered that key to refuse it, and made room from the largest account, the
+   * victim's, whose live older session (fence 5, its newer one at 7) was then refused. Another
+   * account's refused calls now forget nothing of anyone's (CONTRACT C19, C21).
+   */
+  @Test
+  void anotherAccountsRefusedCallsNeverGetAVictimsLiveRunRefused() {
+    InMemoryFenceGuard guard = guardOf(30); // makes room three keys at a time
+    for (int i = 0; i < 30; i++) {
+      guard.admit(new FencingToken(LeaseKey.of("attacker", "a" + i), 500 + i, UUID.randomUUID()));
+    }
+    LeaseKey attackers = LeaseKey.of("attacker", "a0");
+    LeaseKey victimsNew = LeaseKey.of("victim", "new");
+    LeaseKey victimsOld = LeaseKey.of("victim", "old");
+    int crowd = 0;
+    guard.admit(new FencingToken(LeaseKey.of("crowd" + crowd++, "s"), 1, UUID.randomUUID()));
+    guard.admit(new FencingToken(victimsNew, 7, UUID.randomUUID()));
+    guard.admit(new FencingToken(victimsOld, 5, UUID.randomUUID()));
+    // New accounts make the largest account, the attacker's, forget all its keys; then fill up.
+    while (guard.highWaterMark(attackers).orElse(0) < 529 || guard.rememberedKeys() < 30) {
+      guard.admit(new FencingToken(LeaseKey.of("crowd" + crowd++, "s"), 1, UUID.randomUUID()));
+    }
+    assertThat(guard.highWaterMark(victimsOld)).as("the victim is the largest now").hasValue(5);
+
+    for (int i = 0; i < 30; i++) {
+      FencingToken stale =
+          new FencingToken(LeaseKey.of("attacker", "a" + i), 1 + i, UUID.randomUUID());
+      assertThatThrownBy(() -> guard.admit(stale)).isInstanceOf(StaleFenceException.class);
+    }
+
+    assertThat(guard.rememberedKeys()).isEqualTo(30);
+    assertThat(guard.highWaterMark(victimsNew)).hasValue(7);
+    assertThat(guard.admit(new FencingToken(victimsOld, 5, UUID.randomUUID())).previousMark())
+        .as("the victim's live run is still admitted")
+        .isEqualTo(5);
+  }
+
+  /**
+   * Red team 47b, finding 4: three writes that each admitted 1,000 new keys of their own account
+   * left a guard of {@code maxKeys(10)} with 47, 65 and then 79 keys, still 79 after 1,000 more
+   * admissions outside any write. The writer's own key still stays while it writes (one key past
+   * the bound), and the bound holds again once the write ends; no key's mark goes down.
+   */
+  @Test
+  void theBoundHoldsAgainOnceAWriteThatAdmittedManyNewKeysEnds() {
+    InMemoryFenceGuard guard = guardOf(10);
+    for (int round = 0; round < 3; round++) {
+      long base = 10_000L * (round + 1);
+      LeaseKey outer = LeaseKey.of("acct", "outer" + round);
+      guard.admit(new FencingToken(outer, base, UUID.randomUUID()));
+      int[] most = new int[1];
+      guard.runFenced(
+          new FencingToken(outer, base, UUID.randomUUID()),
+          () -> {
+            for (int i = 0; i < 1000; i++) {
+              LeaseKey inner = LeaseKey.of("acct", "inner" + base + "-" + i);
+              guard.admit(new FencingToken(inner, base + 1 + i, UUID.randomUUID()));
+              most[0] = Math.max(most[0], guard.rememberedKeys());
+            }
+            return null;
+          });
+      assertThat(most[0]).as("keys during write %d", round).isLessThanOrEqualTo(11);
+      assertThat(guard.rememberedKeys()).as("keys after write %d", round).isEqualTo(10);
+      // The writer's key was kept while it wrote; whenever forgotten, it is forgotten upwards.
+      assertThatThrownBy(() -> guard.admit(new FencingToken(outer, base - 1, UUID.randomUUID())))
+          .isInstanceOf(StaleFenceException.class);
+    }
+    for (int i = 0; i < 1000; i++) {
+      guard.admit(
+          new FencingToken(LeaseKey.of("acct", "later" + i), 50_000 + i, UUID.randomUUID()));
+    }
+    assertThat(guard.rememberedKeys()).isEqualTo(10);
+  }
+
   /** Runs {@code work} on {@code threads} threads that start it together; returns when all end. */
   private static void onThreadsAtOnce(int threads, Runnable work) throws InterruptedException {
     CyclicBarrier start = new CyclicBarrier(threads);

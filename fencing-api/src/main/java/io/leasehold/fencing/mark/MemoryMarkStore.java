@@ -33,13 +33,16 @@ import java.util.function.Function;
  * stale writer of a forgotten key is still refused (an old but live run may be refused too, the
  * safe side). A new key is made room for by forgetting up to a tenth of the bound's worth of keys
  * of its own account, or, for an account with no key remembered, of the account that holds the most
- * (CONTRACT C19: one account's traffic never raises another's floor, unless that other is the
- * largest), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). A key
- * whose effect is running on the admitting thread is never forgotten under it (the key stays, past
- * the bound if need be), and under concurrent admissions of new keys the bound may be passed, for a
- * moment, by one key per thread making room. The floors take one entry per account that ever had a
- * key forgotten, which the bound does not limit. A store made by {@link #unbounded()} forgets
- * nothing.
+ * (CONTRACT C19: one account's admissions never raise another's floor, unless that other holds the
+ * most), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). The new
+ * key starts at its account's floor as it was before that room was made. An admission that is
+ * refused changes nothing: a key not remembered whose fence is below its account's floor is refused
+ * before any room is made. A key whose effect is running on the admitting thread is never forgotten
+ * under it (the key stays, one past the bound per such effect); the next new key makes room for
+ * that excess too, and {@link #admitThen} forgets what is still over the bound as its effect ends.
+ * Under concurrent admissions of new keys the bound may also be passed, for a moment, by one key
+ * per thread making room. The floors take one entry per account that ever had a key forgotten,
+ * which the bound does not limit. A store made by {@link #unbounded()} forgets nothing.
  *
  * <p>A reset to 0 keeps the key, with a mark of 0: {@link #read} shows none, and a journal that
  * writes {@link #snapshot()} keeps the 0 (so older fences of the calls it keeps never come back as
@@ -98,16 +101,25 @@ public final class MemoryMarkStore implements MarkStore<Void> {
    * @throws StaleFenceException if the fence is below the key's mark; the effect did not run
    */
   public <T> T admitThen(FencingToken token, Function<Admission, T> effect) {
-    return withMark(
-        token.key(),
-        mark -> {
-          if (token.fence() < mark.highest) {
-            throw new StaleFenceException(token, mark.highest);
-          }
-          Admission admission = new Admission(token, mark.highest);
-          mark.highest = token.fence();
-          return effect.apply(admission);
-        });
+    try {
+      return withMark(
+          token.key(),
+          token,
+          mark -> {
+            if (token.fence() < mark.highest) {
+              throw new StaleFenceException(token, mark.highest);
+            }
+            Admission admission = new Admission(token, mark.highest);
+            mark.highest = token.fence();
+            return effect.apply(admission);
+          });
+    } finally {
+      // The effect may have admitted new keys while its own key could not be forgotten: once no
+      // effect of this thread runs, the store comes back within its bound.
+      if (marks.size() > maxKeys) {
+        trim();
+      }
+    }
   }
 
   /** {@inheritDoc} The unit is ignored (pass null): the store takes the key's lock itself. */
@@ -116,7 +128,7 @@ public final class MemoryMarkStore implements MarkStore<Void> {
     Arguments.required(token, "token");
     // admitThen without an effect, written out: no lambda per admission on the hot path.
     while (true) {
-      Mark mark = markOf(token.key());
+      Mark mark = markOf(token.key(), token);
       synchronized (mark) {
         if (mark.forgotten) {
           marks.remove(token.key(), mark); // as in withMark
@@ -245,8 +257,16 @@ public final class MemoryMarkStore implements MarkStore<Void> {
    * and looked up again, so the body never changes a mark that has left the store.
    */
   private <T> T withMark(LeaseKey key, Function<Mark, T> body) {
+    return withMark(key, null, body);
+  }
+
+  /**
+   * As {@link #withMark(LeaseKey, Function)}, for the admission of {@code token} if not null: see
+   * {@link #markOf}.
+   */
+  private <T> T withMark(LeaseKey key, FencingToken token, Function<Mark, T> body) {
     while (true) {
-      Mark mark = markOf(key);
+      Mark mark = markOf(key, token);
       synchronized (mark) {
         if (mark.forgotten) {
           marks.remove(key, mark); // forgotten meanwhile: the retry takes a new mark at the floor
@@ -257,29 +277,76 @@ public final class MemoryMarkStore implements MarkStore<Void> {
     }
   }
 
-  private Mark markOf(LeaseKey key) {
+  /**
+   * The key's mark, created at its account's floor if the key is not remembered. For the admission
+   * of a token (not null), a key not remembered whose account's floor is above the token's fence is
+   * refused here, before anything changes: a refused call makes the store forget nothing (CONTRACT
+   * C13, C21).
+   *
+   * @throws StaleFenceException if the token is below the floor of a key not remembered
+   */
+  private Mark markOf(LeaseKey key, FencingToken token) {
     Mark mark = marks.get(key);
-    return mark != null ? mark : remember(key);
+    return mark != null ? mark : remember(key, token);
   }
 
   /**
-   * The key's mark, created at its account's floor if the key is not remembered. When the store is
-   * full, some keys are forgotten first ({@link RememberedKeys#take}). Their locks are taken
-   * outside the bookkeeping's lock: an effect running under one of them holds up only this thread,
-   * never the store's other admissions.
+   * Creates the key's mark at its account's floor, unless another thread just did. When the store
+   * is full, it takes keys to forget ({@link RememberedKeys#take}) in the same step, enough to come
+   * back within the bound, and forgets them once out of the bookkeeping's lock: an effect running
+   * under one of their locks holds up only this thread, never the store's other admissions. The new
+   * key's mark is set before those keys raise its account's floor, which is safe: their marks were
+   * never the new key's.
    */
-  private Mark remember(LeaseKey key) {
-    RememberedKeys.Node victims;
+  private Mark remember(LeaseKey key, FencingToken token) {
+    Mark mark;
+    RememberedKeys.Node victims = null;
     synchronized (book) {
-      Mark mark = marks.get(key);
+      mark = marks.get(key);
       if (mark != null) {
         return mark;
       }
-      if (book.total() < maxKeys) {
-        return rememberNow(key);
+      long floor = floorOf(key.accountId());
+      if (token != null && token.fence() < floor) {
+        throw new StaleFenceException(token, floor);
       }
-      victims = book.take(key.accountId(), Math.max(1, maxKeys / 10));
+      int over = book.total() + 1 - maxKeys;
+      if (over > 0) {
+        // A tenth of the bound of one account at a time, so that a full store takes keys only once
+        // in so many admissions; more if it is past the bound (keys kept for an effect that ran).
+        victims = book.take(key.accountId(), Math.max(over, Math.max(1, maxKeys / 10)), over);
+      }
+      mark = new Mark(key, floor);
+      marks.put(key, mark);
+      book.add(mark);
     }
+    if (victims != null) {
+      forgetTaken(victims);
+    }
+    return mark;
+  }
+
+  /**
+   * Brings a store past its bound (by keys kept for effects that have ended) back within it,
+   * forgetting its oldest keys of the accounts that hold the most.
+   */
+  private void trim() {
+    RememberedKeys.Node victims;
+    synchronized (book) {
+      int over = book.total() - maxKeys;
+      victims = over > 0 ? book.take(null, over, over) : null;
+    }
+    if (victims != null) {
+      forgetTaken(victims);
+    }
+  }
+
+  /**
+   * Forgets the keys taken from the bookkeeping, then settles their count. A key whose effect runs
+   * on this thread (which now admits another key from inside it) is kept and filed again:
+   * forgetting it would let a newer run of it act at the same time.
+   */
+  private void forgetTaken(RememberedKeys.Node victims) {
     int taken = 0;
     List<Mark> kept = List.of();
     for (RememberedKeys.Node v = victims; v != null; ) {
@@ -287,8 +354,6 @@ public final class MemoryMarkStore implements MarkStore<Void> {
       v = v.next(); // read before the node can be filed again
       taken++;
       if (Thread.holdsLock(m)) {
-        // This thread is inside that key's effect (and now admits another key from it):
-        // forgetting the key would let a newer run of it act at the same time.
         kept = kept.isEmpty() ? new ArrayList<>() : kept;
         kept.add(m);
       } else {
@@ -298,19 +363,7 @@ public final class MemoryMarkStore implements MarkStore<Void> {
     synchronized (book) {
       book.settle(taken);
       kept.forEach(book::add);
-      Mark mark = marks.get(key);
-      // Made room (or found none to make): the key is remembered even if another thread has
-      // filled that room meanwhile, so the bound is passed by at most one key per such thread.
-      return mark != null ? mark : rememberNow(key);
     }
-  }
-
-  /** Creates the key's mark at its account's floor; called under the bookkeeping's lock. */
-  private Mark rememberNow(LeaseKey key) {
-    Mark mark = new Mark(key, floorOf(key.accountId()));
-    marks.put(key, mark);
-    book.add(mark);
-    return mark;
   }
 
   private long floorOf(String account) {

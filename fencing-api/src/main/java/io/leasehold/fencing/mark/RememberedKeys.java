@@ -158,23 +158,48 @@ final class RememberedKeys {
   }
 
   /**
-   * Takes up to {@code most} keys to forget, the oldest first: of {@code account} if it has keys
-   * remembered, otherwise of the account that has the most (the one that reached that count first).
-   * They leave the bookkeeping but stay counted in {@link #total()} until {@link #settle(int)} is
-   * called for them.
+   * Takes keys to forget, the oldest of an account first: up to {@code most} of {@code account} if
+   * it has keys remembered, otherwise of the account that has the most (the one that reached that
+   * count first); then, while fewer than {@code least} were taken, more of the accounts that have
+   * the most. They leave the bookkeeping but stay counted in {@link #total()} until {@link
+   * #settle(int)} is called for them.
    *
-   * @param account the account that needs room
-   * @param most at least 1
-   * @return the first key of the chain taken (follow {@link Node#next()}), or null if no key is
-   *     remembered
+   * @param account the account that needs room, or null for none
+   * @param most how many to take of the first account, at least 1
+   * @param least how many to take in all if there are that many
+   * @return the first key of the chain taken (follow {@link Node#next()}), or null if none
    */
-  Node take(String account, int most) {
-    Account victim = accounts.get(account);
-    if (victim == null) {
-      victim = largest();
-      if (victim == null) {
-        return null;
+  Node take(String account, int most, int least) {
+    Account victim = account == null ? null : accounts.get(account);
+    Node first = cut(victim != null ? victim : largest(), most);
+    int taken = 0;
+    Node end = null;
+    for (Node n = first; n != null; n = n.after) {
+      end = n;
+      taken++;
+    }
+    while (taken < least) {
+      Node more = cut(largest(), least - taken);
+      if (more == null) {
+        break;
       }
+      if (end == null) {
+        first = more;
+      } else {
+        end.after = more;
+        more.before = end;
+      }
+      for (end = more, taken++; end.after != null; end = end.after) {
+        taken++;
+      }
+    }
+    return first;
+  }
+
+  /** Takes up to {@code most} of the account's oldest keys; null if the account is null. */
+  private Node cut(Account victim, int most) {
+    if (victim == null) {
+      return null;
     }
     unfile(victim);
     Node end = victim.first;

@@ -103,6 +103,40 @@ class MemoryMarkStoreTest {
         .isEmpty();
   }
 
+  /**
+   * Red team 47b: a refused admission of a key the store does not remember made room for that key
+   * anyway, forgetting a key still in use; and keys admitted inside an effect kept the store past
+   * its bound for good. A refusal now changes nothing, and the bound holds once the effect ends.
+   */
+  @Test
+  void aRefusalOfAForgottenKeyChangesNothingAndEffectsLeaveTheBoundKept() {
+    MemoryMarkStore marks = MemoryMarkStore.bounded(10);
+    for (int i = 0; i < 10; i++) {
+      marks.admit(null, token(LeaseKey.of("acct", "k" + i), 100 - i));
+    }
+    marks.admit(null, token(LeaseKey.of("acct", "k10"), 200)); // forgets k0: the floor is 100
+    var before = marks.snapshot();
+    AtomicBoolean ran = new AtomicBoolean();
+    assertThatThrownBy(() -> marks.admit(null, token(LeaseKey.of("acct", "k0"), 99)))
+        .isInstanceOf(StaleFenceException.class);
+    assertThatThrownBy(
+            () -> marks.admitThen(token(LeaseKey.of("acct", "k0"), 99), a -> ran.getAndSet(true)))
+        .isInstanceOf(StaleFenceException.class);
+    assertThat(ran).isFalse();
+    assertThat(marks.snapshot()).isEqualTo(before);
+
+    marks.admitThen(
+        token(KEY, 1_000),
+        admission -> {
+          for (int i = 0; i < 100; i++) {
+            marks.admit(null, token(LeaseKey.of("acct", "inner" + i), 1_001 + i));
+          }
+          return null;
+        });
+    assertThat(marks.rememberedKeys()).isEqualTo(10);
+    assertThat(marks.read(null, KEY).orElseThrow()).isGreaterThanOrEqualTo(1_000);
+  }
+
   @Test
   void anUnboundedStoreForgetsNothing() {
     MemoryMarkStore marks = MemoryMarkStore.unbounded();
