@@ -322,8 +322,9 @@ class InMemoryFenceGuardTest {
           guard.admit(new FencingToken(LeaseKey.of("acct", "s10"), 5, UUID.randomUUID()));
           newer[0] = new Thread(() -> guard.runFenced(token(6), newerWrites::incrementAndGet));
           newer[0].start();
-          // The newer run must wait for this write's lock; it must not run beside it.
-          while (newer[0].isAlive() && newer[0].getState() != Thread.State.BLOCKED) {
+          // The newer run must wait for this write's lock (parked on it: WAITING); it must not
+          // run beside it.
+          while (newer[0].isAlive() && newer[0].getState() != Thread.State.WAITING) {
             Thread.onSpinWait();
           }
           assertThat(newerWrites).as("a newer run wrote during this run's write").hasValue(0);
@@ -503,6 +504,71 @@ class InMemoryFenceGuardTest {
           new FencingToken(LeaseKey.of("acct", "later" + i), 50_000 + i, UUID.randomUUID()));
     }
     assertThat(guard.rememberedKeys()).isEqualTo(10);
+  }
+
+  /**
+   * Two writes, each admitting new keys from inside its own effect, in a guard so full that each
+   * must make room: neither waits for the other's key (the one it would forget is busy in a write),
+   * so neither hangs, and the bound holds again once both end. Before, the room was made by taking
+   * the victim's lock, and the two writes each waited for the other's forever.
+   */
+  @Test
+  void twoWritesThatAdmitNewKeysFromInsideNeverWaitForEachOther() {
+    InMemoryFenceGuard guard = guardOf(10);
+    List<String> names = List.of("w1", "w2", "w3", "w4");
+    CyclicBarrier inside = new CyclicBarrier(names.size());
+    List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Thread> writers = new ArrayList<>();
+    for (String writer : names) {
+      FencingToken own = new FencingToken(LeaseKey.of(writer, "own"), 5, UUID.randomUUID());
+      guard.admit(own);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  guard.runFenced(
+                      own,
+                      () -> {
+                        awaitAll(inside); // both writes hold their keys from here on
+                        for (int i = 0; i < 2000; i++) {
+                          guard.admit(
+                              new FencingToken(
+                                  LeaseKey.of(writer + "-n" + i, "k"), 1, UUID.randomUUID()));
+                        }
+                        return null;
+                      });
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
+      t.setDaemon(true); // a hung writer must not keep the test JVM alive
+      writers.add(t);
+    }
+    writers.forEach(Thread::start);
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(20),
+        () -> {
+          for (Thread t : writers) {
+            t.join();
+          }
+        },
+        "the two writes waited for each other's key");
+    assertThat(failures).isEmpty();
+    assertThat(guard.rememberedKeys()).isEqualTo(10);
+    // Both writers' keys, whether kept or forgotten, still bar anything below the fence they had.
+    for (String writer : names) {
+      assertThatThrownBy(
+              () -> guard.admit(new FencingToken(LeaseKey.of(writer, "own"), 4, UUID.randomUUID())))
+          .isInstanceOf(StaleFenceException.class);
+    }
+  }
+
+  private static void awaitAll(CyclicBarrier barrier) {
+    try {
+      barrier.await();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Runs {@code work} on {@code threads} threads that start it together; returns when all end. */

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -37,12 +38,13 @@ import java.util.function.Function;
  * most), those held longest first; the choice is O(1) amortised ({@link RememberedKeys}). The new
  * key starts at its account's floor as it was before that room was made. An admission that is
  * refused changes nothing: a key not remembered whose fence is below its account's floor is refused
- * before any room is made. A key whose effect is running on the admitting thread is never forgotten
- * under it (the key stays, one past the bound per such effect); the next new key makes room for
- * that excess too, and {@link #admitThen} forgets what is still over the bound as its effect ends.
- * Under concurrent admissions of new keys the bound may also be passed, for a moment, by one key
- * per thread making room. The floors take one entry per account that ever had a key forgotten,
- * which the bound does not limit. A store made by {@link #unbounded()} forgets nothing.
+ * before any room is made. A key whose lock is held (its effect running, on this thread or another)
+ * is never forgotten under it, nor waited for (the key stays, one past the bound per such key:
+ * waiting could hang two effects that each admit a new key from inside); the next new key makes
+ * room for that excess too, and {@link #admitThen} forgets what is still over the bound as its
+ * effect ends. Under concurrent admissions of new keys the bound may also be passed, for a moment,
+ * by one key per thread making room. The floors take one entry per account that ever had a key
+ * forgotten, which the bound does not limit. A store made by {@link #unbounded()} forgets nothing.
  *
  * <p>A reset to 0 keeps the key, with a mark of 0: {@link #read} shows none, and a journal that
  * writes {@link #snapshot()} keeps the 0 (so older fences of the calls it keeps never come back as
@@ -129,7 +131,8 @@ public final class MemoryMarkStore implements MarkStore<Void> {
     // admitThen without an effect, written out: no lambda per admission on the hot path.
     while (true) {
       Mark mark = markOf(token.key(), token);
-      synchronized (mark) {
+      mark.lock.lock();
+      try {
         if (mark.forgotten) {
           marks.remove(token.key(), mark); // as in withMark
           continue;
@@ -140,6 +143,8 @@ public final class MemoryMarkStore implements MarkStore<Void> {
         Admission admission = new Admission(token, mark.highest);
         mark.highest = token.fence();
         return admission;
+      } finally {
+        mark.lock.unlock();
       }
     }
   }
@@ -157,8 +162,11 @@ public final class MemoryMarkStore implements MarkStore<Void> {
     if (mark == null) {
       highest = floorOf(key.accountId());
     } else {
-      synchronized (mark) {
+      mark.lock.lock();
+      try {
         highest = mark.highest;
+      } finally {
+        mark.lock.unlock();
       }
     }
     return highest == 0 ? OptionalLong.empty() : OptionalLong.of(highest);
@@ -227,10 +235,13 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   public Map<LeaseKey, Long> snapshot() {
     Map<LeaseKey, Long> out = new HashMap<>();
     for (Mark mark : marks.values()) {
-      synchronized (mark) {
+      mark.lock.lock();
+      try {
         if (!mark.forgotten) {
           out.put(mark.key, mark.highest);
         }
+      } finally {
+        mark.lock.unlock();
       }
     }
     return Map.copyOf(out);
@@ -267,12 +278,15 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   private <T> T withMark(LeaseKey key, FencingToken token, Function<Mark, T> body) {
     while (true) {
       Mark mark = markOf(key, token);
-      synchronized (mark) {
+      mark.lock.lock();
+      try {
         if (mark.forgotten) {
           marks.remove(key, mark); // forgotten meanwhile: the retry takes a new mark at the floor
           continue;
         }
         return body.apply(mark);
+      } finally {
+        mark.lock.unlock();
       }
     }
   }
@@ -293,10 +307,10 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   /**
    * Creates the key's mark at its account's floor, unless another thread just did. When the store
    * is full, it takes keys to forget ({@link RememberedKeys#take}) in the same step, enough to come
-   * back within the bound, and forgets them once out of the bookkeeping's lock: an effect running
-   * under one of their locks holds up only this thread, never the store's other admissions. The new
-   * key's mark is set before those keys raise its account's floor, which is safe: their marks were
-   * never the new key's.
+   * back within the bound, and forgets them once out of the bookkeeping's lock, passing over any
+   * whose lock is held (an effect running under it): nothing waits for another key's effect. The
+   * new key's mark is set before those keys raise its account's floor, which is safe: their marks
+   * were never the new key's.
    */
   private Mark remember(LeaseKey key, FencingToken token) {
     Mark mark;
@@ -342,9 +356,10 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * Forgets the keys taken from the bookkeeping, then settles their count. A key whose effect runs
-   * on this thread (which now admits another key from inside it) is kept and filed again:
-   * forgetting it would let a newer run of it act at the same time.
+   * Forgets the keys taken from the bookkeeping, then settles their count. A key whose lock is
+   * held, by an effect on this thread (which now admits another key from inside it) or by another
+   * thread, is kept and filed again: forgetting a key while its effect runs would let a newer run
+   * of it act at the same time, and waiting for it could wait forever.
    */
   private void forgetTaken(RememberedKeys.Node victims) {
     int taken = 0;
@@ -353,11 +368,19 @@ public final class MemoryMarkStore implements MarkStore<Void> {
       Mark m = (Mark) v;
       v = v.next(); // read before the node can be filed again
       taken++;
-      if (Thread.holdsLock(m)) {
+      // Busy on this thread (its effect admits another key from inside) or on another: kept and
+      // filed again, never waited for. Waiting could hang two writes that each admit new keys from
+      // inside, each waiting for the other's key; the store is brought back within its bound by a
+      // later admission, or when the write ends.
+      if (m.lock.isHeldByCurrentThread() || !m.lock.tryLock()) {
         kept = kept.isEmpty() ? new ArrayList<>() : kept;
         kept.add(m);
       } else {
-        forget(m);
+        try {
+          forget(m);
+        } finally {
+          m.lock.unlock();
+        }
       }
     }
     synchronized (book) {
@@ -372,23 +395,25 @@ public final class MemoryMarkStore implements MarkStore<Void> {
   }
 
   /**
-   * Forgets a key taken from the bookkeeping: raises its account's floor to the key's mark before
-   * the mark leaves the map, so whoever recreates the key starts at or above it.
+   * Forgets a key taken from the bookkeeping, its lock held: raises its account's floor to the
+   * key's mark before the mark leaves the map, so whoever recreates the key starts at or above it.
    */
   private void forget(Mark m) {
-    synchronized (m) {
-      if (!m.forgotten) {
-        floors
-            .computeIfAbsent(m.key.accountId(), a -> new AtomicLong())
-            .accumulateAndGet(m.highest, Math::max);
-        m.forgotten = true;
-      }
-      marks.remove(m.key, m);
+    if (!m.forgotten) {
+      floors
+          .computeIfAbsent(m.key.accountId(), a -> new AtomicLong())
+          .accumulateAndGet(m.highest, Math::max);
+      m.forgotten = true;
     }
+    marks.remove(m.key, m);
   }
 
-  /** A key's mark; its monitor is the key's lock. */
+  /**
+   * A key's mark and the key's lock: a {@link ReentrantLock} rather than the mark's monitor, so
+   * that making room can pass over a key that is busy instead of waiting for it.
+   */
   private static final class Mark extends RememberedKeys.Node {
+    private final ReentrantLock lock = new ReentrantLock();
     private long highest;
     private boolean forgotten;
 
