@@ -25,7 +25,9 @@ record LeaseStatements(
     String status,
     String renew,
     String publish,
-    String sessionTimeouts) {
+    String sessionTimeouts,
+    String acquireOnCitus,
+    String releaseOnCitus) {
   private static final String PACKAGE = "io.leasehold.lease.";
 
   /** The statements of a store on a shared pool that does not publish. */
@@ -92,7 +94,9 @@ record LeaseStatements(
           field(reads, "status"),
           field(renew, "renew"),
           publish,
-          sessionTimeouts);
+          sessionTimeouts,
+          field(acquires, "acquireOnCitus"),
+          field(releases, "releaseOnCitus"));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(
           "could not read the store's statements from " + PACKAGE + "*Statement(s)", e);

@@ -36,6 +36,12 @@ final class StatementsGroup extends BenchGroup {
       statement("acquire (a refusal is this statement alone)", sql.acquire());
       statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
       statement("release (its commit does not wait for the WAL flush)", sql.release());
+      if (dedicated) {
+        statement(
+            "on a Citus coordinator, acquire and release in the forms Citus accepts (same"
+                + " parameters and columns; each in a transaction block behind the Citus opening)",
+            sql.acquireOnCitus() + "; " + sql.releaseOnCitus());
+      }
       statement(
           "release holding the key until an instant (`releaseHolding`, a durable commit)",
           sql.releaseHolding());

@@ -39,8 +39,11 @@ public record AcquireRequest(
       throw new IllegalArgumentException(
           "holder is " + holder.length() + " characters long; at most " + MAX_HOLDER_LENGTH);
     }
-    if (holder.chars().anyMatch(Character::isISOControl)) {
-      throw new IllegalArgumentException("holder must not contain control characters");
+    for (int i = 0; i < holder.length(); i++) {
+      // A loop, not a stream: every acquire checks its holder, refusals included.
+      if (Character.isISOControl(holder.charAt(i))) {
+        throw new IllegalArgumentException("holder must not contain control characters");
+      }
     }
     if (ttl == null) {
       throw new IllegalArgumentException("ttl must not be null (use Optional.empty())");

@@ -31,28 +31,29 @@ final class AcquireStatements {
    * LeaseGrants}).
    *
    * <p>The fence (CONTRACT C3): {@code SET fence = GREATEST(v, l.fence + 1)}, where {@code v} is a
-   * sequence value drawn in the CTE {@code f}, nested in the update's own CTE. The {@code SET} list
-   * is computed on the version the statement updates, which it holds locked, so {@code l.fence + 1}
-   * is one more than the fence of every earlier holder of the row, committed before this lock was
-   * granted: the row's fence rises with every grant, whenever {@code v} was drawn. The draw sits in
-   * a CTE, not in the {@code SET} list, so the same text runs on Citus, which refuses a volatile
-   * function in an {@code UPDATE} of a distributed table and runs the CTE on the coordinator before
-   * it routes the update to the key's shard (docs/scale-out.md). Nested, because Citus sends a
-   * top-level {@code SELECT} about one key to the key's worker whole, its CTEs included: with
-   * {@code f} beside {@code upd} the worker drew from its own copy of the sequence (Citus copies a
-   * sequence owned by a distributed table to every worker, each with a range of its own), a fence
-   * from another series than every other grant's; as the update's own CTE it is planned with the
-   * update, on the coordinator. On one PostgreSQL the CTE is read when the update computes its
-   * first row, so a refusal draws nothing; on Citus every acquire of an existing key draws a value.
-   * A value drawn before the lock may be lower than the row's fence (a contender drew later and
-   * locked first, then released): the floor decides, and the key's fence can then be ahead of the
-   * sequence, which is why the sweep only deletes a row whose fence the sequence has passed ({@link
-   * SweepStatements#sweep}). The floor also keeps a key's fence rising whatever happened to the
-   * sequence since the store checked it at start-up: an outside check restarted it lower ({@code
-   * ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another sequence to
-   * the table, and each time a key's next fence came out lower than, or equal to, one it had
-   * already had. A key with no row (its first acquire, or the first after a sweep) draws above the
-   * fence floor instead ({@link #acquireNew}).
+   * value drawn from the sequence. The {@code SET} list is computed on the version the statement
+   * updates, which it holds locked, so {@code l.fence + 1} is one more than the fence of every
+   * earlier holder of the row, committed before this lock was granted: the row's fence rises with
+   * every grant, whenever {@code v} was drawn. On one PostgreSQL the draw is {@code nextval} in the
+   * {@code SET} list, computed only for a row that passes the condition, so a refusal draws nothing
+   * (a row re-checked after a lock wait may draw twice; the floor decides either way). On Citus
+   * ({@link #acquireOnCitus}) it sits in a CTE {@code f} nested in the update's own CTE: Citus
+   * refuses a volatile function in an {@code UPDATE} of a distributed table and runs the CTE on the
+   * coordinator before it routes the update to the key's shard (docs/scale-out.md). Nested, because
+   * Citus sends a top-level {@code SELECT} about one key to the key's worker whole, its CTEs
+   * included: with {@code f} beside {@code upd} the worker drew from its own copy of the sequence
+   * (Citus copies a sequence owned by a distributed table to every worker, each with a range of its
+   * own), a fence from another series than every other grant's; as the update's own CTE it is
+   * planned with the update, on the coordinator, and every acquire of an existing key draws a
+   * value. A value drawn before the lock may be lower than the row's fence (a contender drew later
+   * and locked first, then released): the floor decides, and the key's fence can then be ahead of
+   * the sequence, which is why the sweep only deletes a row whose fence the sequence has passed
+   * ({@link SweepStatements#sweep}). The floor also keeps a key's fence rising whatever happened to
+   * the sequence since the store checked it at start-up: an outside check restarted it lower
+   * ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another
+   * sequence to the table, and each time a key's next fence came out lower than, or equal to, one
+   * it had already had. A key with no row (its first acquire, or the first after a sweep) draws
+   * above the fence floor instead ({@link #acquireNew}).
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
    * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
@@ -77,8 +78,20 @@ final class AcquireStatements {
    * then the holder's fence, start, run id, holder, expiry and release time as the statement's
    * snapshot saw them; and the statement's time; for a publishing store, then whether the grant was
    * a takeover. No row: the key has no row.
+   *
+   * <p>This is the text for one PostgreSQL. Citus gets {@link #acquireOnCitus}, the same statement
+   * in forms it accepts, which cost one PostgreSQL more to run: with them (and the release's), a
+   * backend executed 7% more instructions per acquire and release, and 8% more per refusal
+   * (docs/performance.md, "Instructions per attempt").
    */
   final String acquire;
+
+  /**
+   * {@link #acquire} for a Citus coordinator: the fence drawn in the nested CTE {@code f} and the
+   * expiry computed through {@link SqlTime#plusMicros} (Citus refuses a stable operator applied to
+   * a column in an {@code UPDATE}). Same parameters, same columns.
+   */
+  final String acquireOnCitus;
 
   // The acquire's columns: the granted branch fills 1-3, 8 and 9, the refused one all of them.
   private static final int GRANTED = 1;
@@ -129,55 +142,8 @@ final class AcquireStatements {
     String t = settings.schema().table();
     String seq = settings.schema().sequence();
     String begin = settings.opening();
-    // A publishing store says "taken_over" rather than "acquired" when the grant ended an
-    // expired lease: the ninth column, false on a refusal.
-    String tookOver = publishing ? ", l.took_over" : "";
-    String start = "GREATEST(statement_timestamp(), l.released_at)";
-    // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
-    // of released_at until then; a plain release sets both to its time, which may lie a little
-    // after a concurrent statement's own time), or expired past the takeover delay.
-    String free =
-        "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
-            + " OR l.expires_at <= statement_timestamp() - ? * interval '1 microsecond')";
-    String granted =
-        "true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz, NULL::timestamptz";
-    String grantedTail = publishing ? ", took_over" : "";
-    String refusedTail = publishing ? ", false" : "";
-    acquire =
-        begin
-            + "WITH upd AS (WITH f AS (SELECT nextval('"
-            + seq
-            + "') AS v) UPDATE "
-            + t
-            + " AS l SET run_id = ?, fence = GREATEST((SELECT v FROM f), l.fence + 1),"
-            + " holder = ?,"
-            + " acquired_at = "
-            + start
-            + ", renewed_at = "
-            + start
-            + ","
-            + " expires_at = "
-            + SqlTime.plusMicros(start, "?")
-            + ", released_at = NULL,"
-            + " took_over = l.released_at IS NULL "
-            + "WHERE l.account_id = ? AND l.session_id = ? AND "
-            + free
-            + " "
-            + "RETURNING l.fence, l.acquired_at"
-            + tookOver
-            + ") "
-            + "SELECT "
-            + granted
-            + ", statement_timestamp()"
-            + grantedTail
-            + " FROM upd "
-            + "UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder, l.expires_at, l.released_at,"
-            + " statement_timestamp()"
-            + refusedTail
-            + " FROM "
-            + t
-            + " AS l"
-            + " WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
+    acquire = acquireText(begin, t, seq, publishing, false);
+    acquireOnCitus = acquireText(begin, t, seq, publishing, true);
     acquireNew =
         begin
             + "INSERT INTO "
@@ -193,6 +159,51 @@ final class AcquireStatements {
             + "_fence_floor) AS floor "
             + "ON CONFLICT (account_id, session_id) DO NOTHING "
             + "RETURNING l.fence, l.acquired_at";
+  }
+
+  /**
+   * The text of {@link #acquire} (one PostgreSQL) or {@link #acquireOnCitus}. They differ only in
+   * how the fence is drawn and the expiry computed; parameters and columns are the same.
+   */
+  private static String acquireText(
+      String begin, String t, String seq, boolean publishing, boolean citus) {
+    String start = "GREATEST(statement_timestamp(), l.released_at)";
+    String draw = "nextval('" + seq + "')";
+    // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
+    // of released_at until then; a plain release sets both to its time, which may lie a little
+    // after a concurrent statement's own time), or expired past the takeover delay.
+    String free =
+        "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
+            + " OR l.expires_at <= statement_timestamp() - ? * interval '1 microsecond')";
+    // A publishing store says "taken_over" rather than "acquired" when the grant ended an
+    // expired lease: the ninth column, false on a refusal.
+    return begin
+        + (citus
+            ? "WITH upd AS (WITH f AS (SELECT " + draw + " AS v) UPDATE "
+            : "WITH upd AS (UPDATE ")
+        + t
+        + " AS l SET run_id = ?, fence = GREATEST("
+        + (citus ? "(SELECT v FROM f)" : draw)
+        + ", l.fence + 1), holder = ?, acquired_at = "
+        + start
+        + ", renewed_at = "
+        + start
+        + ", expires_at = "
+        + (citus ? SqlTime.plusMicros(start, "?") : start + " + ? * interval '1 microsecond'")
+        + ", released_at = NULL, took_over = l.released_at IS NULL "
+        + "WHERE l.account_id = ? AND l.session_id = ? AND "
+        + free
+        + " RETURNING l.fence, l.acquired_at"
+        + (publishing ? ", l.took_over" : "")
+        + ") SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
+        + " NULL::timestamptz, statement_timestamp()"
+        + (publishing ? ", took_over" : "")
+        + " FROM upd UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder,"
+        + " l.expires_at, l.released_at, statement_timestamp()"
+        + (publishing ? ", false" : "")
+        + " FROM "
+        + t
+        + " AS l WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
   }
 
   /** The acquire's answer: granted, or refused with the holder's row as it saw it. */
@@ -220,6 +231,7 @@ final class AcquireStatements {
     Answer answer =
         runner.execute(
             acquire,
+            acquireOnCitus,
             () -> "acquire " + key,
             ps -> bindAcquire(ps, key, runId, holder, ttlMicros, takeoverDelayMicros),
             (rs, opened) -> {

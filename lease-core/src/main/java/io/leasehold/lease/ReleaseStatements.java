@@ -24,8 +24,8 @@ final class ReleaseStatements {
    * value) if the lease was released, no row otherwise.
    *
    * <p>Its commit does not wait for the WAL flush ({@code synchronous_commit} off for this
-   * transaction alone, set by the SELECT over the update's rows, so only a release that changed the
-   * row sets it). A release only ever shortens a lease, so losing one costs availability, never
+   * transaction alone, set in the update's {@code RETURNING} list, so only a release that changed
+   * the row sets it). A release only ever shortens a lease, so losing one costs availability, never
    * safety: a server crash or failover in the few hundred milliseconds before the WAL writer
    * flushes it leaves the row held by a run that has stopped, until that lease's own expiry, as if
    * its process had died. No acquire can build on an unflushed release either: the acquire's own
@@ -34,6 +34,9 @@ final class ReleaseStatements {
    * two flushes away (docs/performance.md).
    */
   final String release;
+
+  /** {@link #release} for a Citus coordinator; same parameters and columns. */
+  final String releaseOnCitus;
 
   /**
    * Release holding the key until an instant (ShedLock's lockAtLeastFor, {@link
@@ -82,16 +85,19 @@ final class ReleaseStatements {
     String releasable =
         "WHERE l.account_id = ? AND l.session_id = ? AND l.run_id = ? AND l.fence = ?"
             + " AND l.released_at IS NULL AND l.expires_at > statement_timestamp() ";
-    // The setting is made by the SELECT over the update's rows, not in its RETURNING list: Citus
-    // refuses a volatile function there, and the SELECT calls it only for a row the update
-    // changed. On Citus it turns off the coordinator's wait alone (docs/scale-out.md).
-    release =
-        begin
-            + "WITH r AS (UPDATE "
+    // The setting is made only for a row the update changed. One PostgreSQL makes it in the
+    // RETURNING list; Citus refuses a volatile function there, so on Citus the SELECT over the
+    // update's rows makes it (and turns off the coordinator's wait alone, docs/scale-out.md).
+    String update =
+        "UPDATE "
             + t
             + " AS l SET released_at = statement_timestamp(), expires_at = statement_timestamp() "
             + releasable
-            + "RETURNING l.released_at) SELECT released_at, set_config('synchronous_commit', 'off', true) FROM r";
+            + "RETURNING l.released_at";
+    String asynchronous = "set_config('synchronous_commit', 'off', true)";
+    release = begin + update + ", " + asynchronous;
+    releaseOnCitus =
+        begin + "WITH r AS (" + update + ") SELECT released_at, " + asynchronous + " FROM r";
     // The hold (first parameter) keeps the key unavailable until that instant, in the same
     // statement: expires_at then lies ahead of released_at, and acquire treats the row as free
     // only once it has passed.
@@ -131,6 +137,7 @@ final class ReleaseStatements {
     ReleaseResult result =
         runner.execute(
             hold == null ? release : releaseHolding,
+            hold == null ? releaseOnCitus : releaseHolding,
             () -> "release " + token,
             ps -> {
               int i = 1;

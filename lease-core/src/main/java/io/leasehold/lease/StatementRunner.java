@@ -163,7 +163,20 @@ final class StatementRunner {
   }
 
   <T> T execute(String statement, Supplier<String> what, SimpleBinder binder, Reader<T> reader) {
-    return execute(statement, what, (Binder) binder, reader);
+    return execute(statement, statement, what, binder, reader);
+  }
+
+  <T> T execute(
+      String statement,
+      String onCitus,
+      Supplier<String> what,
+      SimpleBinder binder,
+      Reader<T> reader) {
+    return execute(statement, onCitus, what, (Binder) binder, reader);
+  }
+
+  <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
+    return execute(statement, statement, what, binder, reader);
   }
 
   /**
@@ -174,8 +187,14 @@ final class StatementRunner {
    * server may still run and commit it once it resumes (an acquire's row then holds the key for a
    * run no caller has, until its TTL; a renewal counts as failed, so the lease is lost, CONTRACT
    * C6).
+   *
+   * @param statement the text sent to one PostgreSQL
+   * @param onCitus the text sent to a Citus coordinator: the same parameters and answer, written in
+   *     the forms Citus accepts (which cost one PostgreSQL more to run; {@link
+   *     AcquireStatements#acquire})
    */
-  <T> T execute(String statement, Supplier<String> what, Binder binder, Reader<T> reader) {
+  <T> T execute(
+      String statement, String onCitus, Supplier<String> what, Binder binder, Reader<T> reader) {
     try (Connection c = dataSource.getConnection()) {
       boolean autoCommit = c.getAutoCommit();
       // The driver keeps the network timeout as its socket's read timeout: setting it is a field
@@ -191,8 +210,7 @@ final class StatementRunner {
           setSessionTimeouts(c);
         }
         return onCitus(c)
-            ? inTransactionBlock(
-                c, citusOpening + statement, what, binder, reader, System.nanoTime())
+            ? inTransactionBlock(c, citusOpening + onCitus, what, binder, reader, System.nanoTime())
             : run(c, statement, what, binder, reader);
       } finally {
         if (!c.isClosed()) {

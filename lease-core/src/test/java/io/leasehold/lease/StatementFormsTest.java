@@ -1,0 +1,107 @@
+package io.leasehold.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.leasehold.fencing.FencingToken;
+import io.leasehold.fencing.LeaseKey;
+import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.testing.Sql;
+import io.leasehold.testing.TestDatabaseExtension;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The acquire and the release have two texts: one for one PostgreSQL, and the forms a Citus
+ * coordinator accepts ({@link AcquireStatements#acquireOnCitus}, {@link
+ * ReleaseStatements#releaseOnCitus}). CI has no Citus, so both run here on one PostgreSQL, the
+ * Citus forms through a runner that sends them as it does on a coordinator (in a transaction block
+ * behind the Citus opening): each must grant, refuse with the holder, release and grant again with
+ * a higher fence, and set the expiry to exactly the start plus the TTL.
+ */
+class StatementFormsTest {
+  @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
+
+  private static final Duration TTL = Duration.ofSeconds(30);
+
+  @Test
+  void theTwoFormsAreDifferentTexts() {
+    StatementSettings settings = settings();
+    ReadStatements reads = new ReadStatements(null, settings, Duration.ZERO);
+    AcquireStatements acquires = new AcquireStatements(null, settings, reads, false, Duration.ZERO);
+    ReleaseStatements releases = new ReleaseStatements(null, settings, reads);
+    assertThat(acquires.acquire).isNotEqualTo(acquires.acquireOnCitus);
+    assertThat(releases.release).isNotEqualTo(releases.releaseOnCitus);
+  }
+
+  @ParameterizedTest(name = "sent as on Citus: {0}")
+  @ValueSource(booleans = {false, true})
+  void grantRefuseReleaseAndGrantAgain(boolean asOnCitus) throws Exception {
+    StatementSettings settings = settings();
+    StatementRunner runner = new StatementRunner(db.dataSource(), settings, asOnCitus);
+    ReadStatements reads = new ReadStatements(runner, settings, Duration.ZERO);
+    AcquireStatements acquires =
+        new AcquireStatements(runner, settings, reads, false, Duration.ZERO);
+    ReleaseStatements releases = new ReleaseStatements(runner, settings, reads);
+    LeaseKey key = LeaseKey.of("acct", "forms-" + asOnCitus);
+
+    // The key's first acquire inserts its row; from then on the acquire statement answers.
+    UUID first = UUID.randomUUID();
+    var firstGrant = (AcquireStatements.Granted) acquires.acquire(key, first, "first", TTL);
+    var refused = (AcquireStatements.Refused) acquires.acquire(key, UUID.randomUUID(), "x", TTL);
+    assertThat(refused.seen().state()).isEqualTo(LeaseStatus.State.HELD);
+    LeaseOwner holder = refused.seen().owner().orElseThrow();
+    assertThat(holder.runId()).isEqualTo(first);
+    assertThat(holder.fence()).isEqualTo(firstGrant.fence());
+    assertThat(holder.holder()).isEqualTo("first");
+
+    ReleaseResult released =
+        releases.release(new FencingToken(key, firstGrant.fence(), first), Optional.empty());
+    assertThat(released.outcome()).isEqualTo(ReleaseResult.Outcome.RELEASED);
+    assertThat(
+            releases
+                .release(new FencingToken(key, firstGrant.fence(), first), Optional.empty())
+                .outcome())
+        .isEqualTo(ReleaseResult.Outcome.NOT_HELD);
+
+    UUID second = UUID.randomUUID();
+    var secondGrant = (AcquireStatements.Granted) acquires.acquire(key, second, "second", TTL);
+    assertThat(secondGrant.fence()).isGreaterThan(firstGrant.fence());
+    assertThat(secondGrant.acquiredAt()).isAfterOrEqualTo(released.databaseNow().orElseThrow());
+    assertThat(secondGrant.tookOver()).isFalse();
+
+    List<List<Object>> row =
+        Sql.query(
+            db.dataSource(),
+            "SELECT run_id, fence, holder, acquired_at, expires_at, released_at FROM leasehold_lease"
+                + " WHERE account_id = ? AND session_id = ?",
+            key.accountId(),
+            key.sessionId());
+    assertThat(row).hasSize(1);
+    assertThat(row.get(0).get(0)).isEqualTo(second);
+    assertThat(row.get(0).get(1)).isEqualTo(secondGrant.fence());
+    assertThat(row.get(0).get(2)).isEqualTo("second");
+    Instant acquiredAt = instant(row.get(0).get(3));
+    assertThat(acquiredAt).isEqualTo(secondGrant.acquiredAt());
+    assertThat(instant(row.get(0).get(4))).isEqualTo(acquiredAt.plus(TTL));
+    assertThat(row.get(0).get(5)).isNull();
+  }
+
+  private static StatementSettings settings() {
+    return new StatementSettings(
+        LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), true);
+  }
+
+  private static Instant instant(Object value) {
+    return value instanceof OffsetDateTime o
+        ? o.toInstant()
+        : ((java.sql.Timestamp) value).toInstant();
+  }
+}
