@@ -70,19 +70,27 @@ final class PeersContenders {
   }
 
   /**
-   * Makes every backend of {@code pool} report its pending statistics: a backend reports when it
-   * goes idle at least a second after its last report, so after a second's pause each of the pool's
-   * connections runs one statement.
+   * Makes every backend of {@code pool} report its pending statistics, one statement on each of the
+   * pool's connections (opening those not yet open). From PostgreSQL 15 the statement is {@code
+   * pg_stat_force_next_flush()}: the backend then reports everything pending when it goes idle,
+   * before it answers, so the counters are complete when the last statement returns. Before 15 a
+   * backend reports when it goes idle at least a second after its last report, so the statements
+   * follow a second's pause.
    */
   static void report(HikariDataSource pool) throws Exception {
-    Thread.sleep(1_050);
     List<java.sql.Connection> all = new ArrayList<>();
     try {
+      all.add(pool.getConnection());
+      boolean forced = all.get(0).getMetaData().getDatabaseMajorVersion() >= 15;
+      if (!forced) {
+        Thread.sleep(1_050);
+      }
       for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
-        java.sql.Connection c = pool.getConnection();
-        all.add(c);
-        try (java.sql.Statement s = c.createStatement()) {
-          s.execute("SELECT 1");
+        if (i > 0) {
+          all.add(pool.getConnection());
+        }
+        try (java.sql.Statement s = all.get(i).createStatement()) {
+          s.execute(forced ? "SELECT pg_stat_force_next_flush()" : "SELECT 1");
         }
       }
     } finally {
