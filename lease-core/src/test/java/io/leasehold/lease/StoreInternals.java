@@ -18,13 +18,15 @@ public final class StoreInternals {
   private StoreInternals() {}
 
   /**
-   * The acquire statement of a store on the default schema and a shared pool that does not publish.
+   * The acquire statement of a store on the default schema and a shared pool that does not publish,
+   * in the form the store sends to {@code dataSource}'s database (one PostgreSQL's or Citus's).
    */
-  public static String acquireStatement() {
-    return acquireStatements().acquire;
+  public static String acquireStatement(javax.sql.DataSource dataSource) throws SQLException {
+    AcquireStatements statements = acquireStatements();
+    return onCitus(dataSource) ? statements.acquireOnCitus : statements.acquire;
   }
 
-  /** The first-acquire statement, as {@link #acquireStatement()}. */
+  /** The first-acquire statement (one text for every database). */
   public static String acquireNewStatement() {
     return acquireStatements().acquireNew;
   }

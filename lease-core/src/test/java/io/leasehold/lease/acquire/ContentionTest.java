@@ -139,12 +139,14 @@ class ContentionTest {
    */
   private static HikariDataSource warmPool(int size) throws Exception {
     HikariDataSource pool = db.database().newPool(size);
+    // Asked before the loop below holds every connection of the pool.
+    String acquire = StoreInternals.acquireStatement(pool);
     List<Connection> held = new ArrayList<>();
     try {
       for (int i = 0; i < size; i++) {
         Connection c = pool.getConnection();
         held.add(c);
-        try (PreparedStatement ps = c.prepareStatement(StoreInternals.acquireStatement())) {
+        try (PreparedStatement ps = c.prepareStatement(acquire)) {
           StoreInternals.bindAcquire(
               ps, LeaseKey.of("acct", "warm-" + i), UUID.randomUUID(), "warm", 1);
           ps.execute();

@@ -163,7 +163,8 @@ class SweepTest {
       // The store's own acquire, in a transaction left open: the row is revived and locked.
       acquirer.setAutoCommit(false);
       UUID run = UUID.randomUUID();
-      try (PreparedStatement ps = acquirer.prepareStatement(StoreInternals.acquireStatement())) {
+      try (PreparedStatement ps =
+          acquirer.prepareStatement(StoreInternals.acquireStatement(db.dataSource()))) {
         StoreInternals.bindAcquire(ps, key, run, "reviver", 60_000_000);
         ps.execute();
         assertThat(ps.getMoreResults()).isTrue();
