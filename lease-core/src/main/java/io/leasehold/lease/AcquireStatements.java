@@ -35,25 +35,27 @@ final class AcquireStatements {
    * updates, which it holds locked, so {@code l.fence + 1} is one more than the fence of every
    * earlier holder of the row, committed before this lock was granted: the row's fence rises with
    * every grant, whenever {@code v} was drawn. On one PostgreSQL the draw is {@code nextval} in the
-   * {@code SET} list, computed only for a row that passes the condition, so a refusal draws nothing
-   * (a row re-checked after a lock wait may draw twice; the floor decides either way). On Citus
-   * ({@link #acquireOnCitus}) it sits in a CTE {@code f} nested in the update's own CTE: Citus
-   * refuses a volatile function in an {@code UPDATE} of a distributed table and runs the CTE on the
-   * coordinator before it routes the update to the key's shard (docs/scale-out.md). Nested, because
-   * Citus sends a top-level {@code SELECT} about one key to the key's worker whole, its CTEs
-   * included: with {@code f} beside {@code upd} the worker drew from its own copy of the sequence
-   * (Citus copies a sequence owned by a distributed table to every worker, each with a range of its
-   * own), a fence from another series than every other grant's; as the update's own CTE it is
-   * planned with the update, on the coordinator, and every acquire of an existing key draws a
-   * value. A value drawn before the lock may be lower than the row's fence (a contender drew later
-   * and locked first, then released): the floor decides, and the key's fence can then be ahead of
-   * the sequence, which is why the sweep only deletes a row whose fence the sequence has passed
-   * ({@link SweepStatements#sweep}). The floor also keeps a key's fence rising whatever happened to
-   * the sequence since the store checked it at start-up: an outside check restarted it lower
-   * ({@code ALTER SEQUENCE ... RESTART}), raised its cache while stores ran, and bound another
-   * sequence to the table, and each time a key's next fence came out lower than, or equal to, one
-   * it had already had. A key with no row (its first acquire, or the first after a sweep) draws
-   * above the fence floor instead ({@link #acquireNew}).
+   * {@code SET} list, computed only for a row that passes the condition in the statement's
+   * snapshot, so a refusal of a key seen held draws nothing (one that saw the key free and then
+   * lost its row lock to a contender has drawn a value, and a row checked again after a lock wait
+   * draws again; the floor decides either way). On Citus ({@link #acquireOnCitus}) it sits in a CTE
+   * {@code f} nested in the update's own CTE: Citus refuses a volatile function in an {@code
+   * UPDATE} of a distributed table and runs the CTE on the coordinator before it routes the update
+   * to the key's shard (docs/scale-out.md). Nested, because Citus sends a top-level {@code SELECT}
+   * about one key to the key's worker whole, its CTEs included: with {@code f} beside {@code upd}
+   * the worker drew from its own copy of the sequence (Citus copies a sequence owned by a
+   * distributed table to every worker, each with a range of its own), a fence from another series
+   * than every other grant's; as the update's own CTE it is planned with the update, on the
+   * coordinator, and every acquire of an existing key draws a value. A value drawn before the lock
+   * may be lower than the row's fence (a contender drew later and locked first, then released): the
+   * floor decides, and the key's fence can then be ahead of the sequence, which is why the sweep
+   * only deletes a row whose fence the sequence has passed ({@link SweepStatements#sweep}). The
+   * floor also keeps a key's fence rising whatever happened to the sequence since the store checked
+   * it at start-up: an outside check restarted it lower ({@code ALTER SEQUENCE ... RESTART}),
+   * raised its cache while stores ran, and bound another sequence to the table, and each time a
+   * key's next fence came out lower than, or equal to, one it had already had. A key with no row
+   * (its first acquire, or the first after a sweep) draws above the fence floor instead ({@link
+   * #acquireNew}).
    *
    * <p>The second part returns the row as the snapshot saw it when nothing was updated: the holder.
    * (A free-looking row there means a contender won the lock; LeaseGrants then reads the key's
