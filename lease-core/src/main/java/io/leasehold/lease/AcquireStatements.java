@@ -2,6 +2,7 @@ package io.leasehold.lease;
 
 import io.leasehold.fencing.LeaseKey;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,6 +96,17 @@ final class AcquireStatements {
    */
   final String acquireOnCitus;
 
+  /**
+   * {@link #acquire}'s update alone, for one PostgreSQL and a key this store has been granted and
+   * never found taken ({@link AcquireForms}): the same {@code UPDATE}, condition and fence rule,
+   * without the holder's part, which costs a granted acquire 11% of its server instructions
+   * (docs/performance.md, "Instructions per attempt"). Its first six parameters are {@link
+   * #acquire}'s ({@link #bindGrantIfFree}). Returns the fence (column 1), start (column 2) and, for
+   * a publishing store, whether the grant was a takeover (column 3) if it granted; no row
+   * otherwise, and then {@link #acquire} is sent: the key is taken, or has no row.
+   */
+  final String grantIfFree;
+
   // The acquire's columns: the granted branch fills 1-3, 8 and 9, the refused one all of them.
   private static final int GRANTED = 1;
   private static final int FENCE = 2;
@@ -121,6 +133,7 @@ final class AcquireStatements {
   final String acquireNew;
 
   private final StatementRunner runner;
+  private final AcquireForms forms = new AcquireForms(AcquireForms.CAPACITY);
   private final ReadStatements reads;
   private final boolean publishing;
   private final long takeoverDelayMicros;
@@ -146,6 +159,7 @@ final class AcquireStatements {
     String begin = settings.opening();
     acquire = acquireText(begin, t, seq, publishing, false);
     acquireOnCitus = acquireText(begin, t, seq, publishing, true);
+    grantIfFree = begin + updateText(t, seq, publishing, false);
     acquireNew =
         begin
             + "INSERT INTO "
@@ -169,23 +183,39 @@ final class AcquireStatements {
    */
   private static String acquireText(
       String begin, String t, String seq, boolean publishing, boolean citus) {
+    // A publishing store says "taken_over" rather than "acquired" when the grant ended an
+    // expired lease: the ninth column, false on a refusal.
+    return begin
+        + "WITH upd AS ("
+        + (citus ? "WITH f AS (SELECT nextval('" + seq + "') AS v) " : "")
+        + updateText(t, seq, publishing, citus)
+        + ") SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
+        + " NULL::timestamptz, statement_timestamp()"
+        + (publishing ? ", took_over" : "")
+        + " FROM upd UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder,"
+        + " l.expires_at, l.released_at, statement_timestamp()"
+        + (publishing ? ", false" : "")
+        + " FROM "
+        + t
+        + " AS l WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
+  }
+
+  /**
+   * The update of a free row, the part {@link #acquire}, {@link #acquireOnCitus} and {@link
+   * #grantIfFree} share; on Citus it reads the fence drawn by the CTE {@code f} around it.
+   */
+  private static String updateText(String t, String seq, boolean publishing, boolean citus) {
     String start = "GREATEST(statement_timestamp(), l.released_at)";
-    String draw = "nextval('" + seq + "')";
     // Released, and past any hold the release asked for (releaseHolding keeps expires_at ahead
     // of released_at until then; a plain release sets both to its time, which may lie a little
     // after a concurrent statement's own time), or expired past the takeover delay.
     String free =
         "((l.released_at IS NOT NULL AND (l.expires_at <= l.released_at OR l.expires_at <= statement_timestamp()))"
             + " OR l.expires_at <= statement_timestamp() - ? * interval '1 microsecond')";
-    // A publishing store says "taken_over" rather than "acquired" when the grant ended an
-    // expired lease: the ninth column, false on a refusal.
-    return begin
-        + (citus
-            ? "WITH upd AS (WITH f AS (SELECT " + draw + " AS v) UPDATE "
-            : "WITH upd AS (UPDATE ")
+    return "UPDATE "
         + t
         + " AS l SET run_id = ?, fence = GREATEST("
-        + (citus ? "(SELECT v FROM f)" : draw)
+        + (citus ? "(SELECT v FROM f)" : "nextval('" + seq + "')")
         + ", l.fence + 1), holder = ?, acquired_at = "
         + start
         + ", renewed_at = "
@@ -196,16 +226,7 @@ final class AcquireStatements {
         + "WHERE l.account_id = ? AND l.session_id = ? AND "
         + free
         + " RETURNING l.fence, l.acquired_at"
-        + (publishing ? ", l.took_over" : "")
-        + ") SELECT true, fence, acquired_at, NULL::uuid, NULL::text, NULL::timestamptz,"
-        + " NULL::timestamptz, statement_timestamp()"
-        + (publishing ? ", took_over" : "")
-        + " FROM upd UNION ALL SELECT false, l.fence, l.acquired_at, l.run_id, l.holder,"
-        + " l.expires_at, l.released_at, statement_timestamp()"
-        + (publishing ? ", false" : "")
-        + " FROM "
-        + t
-        + " AS l WHERE l.account_id = ? AND l.session_id = ? AND NOT EXISTS (SELECT 1 FROM upd)";
+        + (publishing ? ", l.took_over" : "");
   }
 
   /** The acquire's answer: granted, or refused with the holder's row as it saw it. */
@@ -222,14 +243,38 @@ final class AcquireStatements {
   record Refused(LeaseStatus seen) implements Answer {}
 
   /**
-   * Runs the acquire for a new run: {@link #acquire}, then {@link #acquireNew} if the key has no
-   * row yet.
+   * Runs the acquire for a new run: {@link #grantIfFree} for a key {@link AcquireForms} gives it
+   * to, and {@link #acquire} for every other key or when that did not grant, then {@link
+   * #acquireNew} if the key has no row yet.
    *
    * @throws LeaseStoreException if it fails, including a lock wait past the lock timeout (which the
    *     caller turns into Busy)
    */
   Answer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
+    if (runner.knownPlain() && forms.updateAlone(key)) {
+      Granted granted =
+          runner.execute(
+              grantIfFree,
+              () -> "acquire " + key,
+              ps -> bindGrantIfFree(ps, key, runId, holder, ttlMicros, takeoverDelayMicros),
+              (rs, opened) -> rs.next() ? granted(rs, 1, 2, 3, ttlMicros) : null);
+      if (granted != null) {
+        return granted;
+      }
+      forms.taken(key);
+    }
+    Answer answer = acquireWithHolder(key, runId, holder, ttlMicros);
+    if (answer instanceof Granted) {
+      forms.granted(key);
+    } else {
+      forms.taken(key);
+    }
+    return answer;
+  }
+
+  /** {@link #acquire}, then {@link #acquireNew} if the key has no row. */
+  private Answer acquireWithHolder(LeaseKey key, UUID runId, String holder, long ttlMicros) {
     Answer answer =
         runner.execute(
             acquire,
@@ -240,14 +285,8 @@ final class AcquireStatements {
               if (!rs.next()) {
                 return null;
               }
-              Instant acquiredAt = StatementRunner.instant(rs, ACQUIRED_AT);
               if (rs.getBoolean(GRANTED)) {
-                boolean tookOver = publishing && rs.getBoolean(TOOK_OVER);
-                return new Granted(
-                    rs.getLong(FENCE),
-                    acquiredAt,
-                    acquiredAt.plus(ttlMicros, ChronoUnit.MICROS),
-                    tookOver);
+                return granted(rs, FENCE, ACQUIRED_AT, TOOK_OVER, ttlMicros);
               }
               return new Refused(
                   reads.statusOf(key, HOLDER_ROW.read(rs), StatementRunner.instant(rs, NOW)));
@@ -259,18 +298,40 @@ final class AcquireStatements {
         acquireNew,
         () -> "acquire " + key,
         ps -> bindAcquireNew(ps, key, runId, holder, ttlMicros),
-        (rs, opened) -> {
-          if (!rs.next()) {
-            return new Refused(null);
-          }
-          Instant acquiredAt = StatementRunner.instant(rs, 2);
-          return new Granted(
-              rs.getLong(1), acquiredAt, acquiredAt.plus(ttlMicros, ChronoUnit.MICROS), false);
-        });
+        (rs, opened) -> rs.next() ? granted(rs, 1, 2, 0, ttlMicros) : new Refused(null));
+  }
+
+  /**
+   * A grant as a statement returned it; the expiry is exact (the statement set it to the start plus
+   * the TTL). {@code tookOverColumn} is read only for a publishing store; 0: not a takeover.
+   */
+  private Granted granted(
+      ResultSet rs, int fenceColumn, int startColumn, int tookOverColumn, long ttlMicros)
+      throws SQLException {
+    Instant acquiredAt = StatementRunner.instant(rs, startColumn);
+    boolean tookOver = publishing && tookOverColumn > 0 && rs.getBoolean(tookOverColumn);
+    return new Granted(
+        rs.getLong(fenceColumn),
+        acquiredAt,
+        acquiredAt.plus(ttlMicros, ChronoUnit.MICROS),
+        tookOver);
   }
 
   /** Binds {@link #acquire}'s eight parameters: the new run's values, then the key twice. */
   static void bindAcquire(
+      PreparedStatement ps,
+      LeaseKey key,
+      UUID runId,
+      String holder,
+      long ttlMicros,
+      long takeoverDelayMicros)
+      throws SQLException {
+    bindGrantIfFree(ps, key, runId, holder, ttlMicros, takeoverDelayMicros);
+    StatementRunner.bindKey(ps, 7, key);
+  }
+
+  /** Binds {@link #grantIfFree}'s six parameters, which are {@link #acquire}'s first six. */
+  static void bindGrantIfFree(
       PreparedStatement ps,
       LeaseKey key,
       UUID runId,
@@ -283,7 +344,6 @@ final class AcquireStatements {
     ps.setLong(3, ttlMicros);
     StatementRunner.bindKey(ps, 4, key);
     ps.setLong(6, takeoverDelayMicros);
-    StatementRunner.bindKey(ps, 7, key);
   }
 
   /** Binds {@link #acquireNew}'s five parameters. */

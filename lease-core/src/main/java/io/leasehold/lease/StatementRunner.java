@@ -300,6 +300,15 @@ final class StatementRunner {
     return false;
   }
 
+  /**
+   * Whether an earlier statement found one PostgreSQL, not a Citus coordinator. False until the
+   * first statement has asked ({@link #onCitus}), so a text that only one PostgreSQL accepts is
+   * never sent before that is known.
+   */
+  boolean knownPlain() {
+    return Boolean.FALSE.equals(citus);
+  }
+
   /** Whether the database is a Citus coordinator, asked on the first statement only. */
   boolean onCitus(Connection c) throws SQLException {
     Boolean known = citus;

@@ -98,6 +98,85 @@ class StatementFormsTest {
     assertThat(row.get(0).get(5)).isNull();
   }
 
+  @Test
+  void theUpdateAloneGrantsAFreeRowOnlyAndDrawsNoFenceOtherwise() throws Exception {
+    StatementSettings settings = settings();
+    StatementRunner runner = new StatementRunner(db.dataSource(), settings, false);
+    ReadStatements reads = new ReadStatements(runner, settings, Duration.ZERO);
+    AcquireStatements acquires =
+        new AcquireStatements(runner, settings, reads, true, Duration.ZERO);
+    ReleaseStatements releases = new ReleaseStatements(runner, settings, reads);
+    LeaseKey key = LeaseKey.of("acct", "forms-update-alone");
+    UUID first = UUID.randomUUID();
+    var firstGrant = (AcquireStatements.Granted) acquires.acquire(key, first, "first", TTL);
+
+    long drawn = lastFence();
+    assertThat(updateAlone(runner, acquires, key, UUID.randomUUID())).isEmpty();
+    assertThat(lastFence()).as("a taken row draws no fence").isEqualTo(drawn);
+
+    releases.release(new FencingToken(key, firstGrant.fence(), first), Optional.empty());
+    UUID second = UUID.randomUUID();
+    List<Object> granted = updateAlone(runner, acquires, key, second);
+    assertThat(granted).hasSize(3);
+    long fence = ((Number) granted.get(0)).longValue();
+    assertThat(fence).isGreaterThan(firstGrant.fence());
+    assertThat(granted.get(2)).as("released, not taken over").isEqualTo(false);
+    List<Object> row =
+        Sql.query(
+                db.dataSource(),
+                "SELECT run_id, fence, holder, acquired_at, expires_at, released_at, took_over"
+                    + " FROM leasehold_lease WHERE account_id = ? AND session_id = ?",
+                key.accountId(),
+                key.sessionId())
+            .get(0);
+    assertThat(row.get(0)).isEqualTo(second);
+    assertThat(row.get(1)).isEqualTo(fence);
+    assertThat(row.get(2)).isEqualTo("update-alone");
+    assertThat(instant(row.get(3))).isEqualTo(instant(granted.get(1)));
+    assertThat(instant(row.get(4))).isEqualTo(instant(granted.get(1)).plus(TTL));
+    assertThat(row.get(5)).isNull();
+    assertThat(row.get(6)).isEqualTo(false);
+  }
+
+  /** Runs {@link AcquireStatements#grantIfFree}: its row's columns if it granted, none if not. */
+  private static List<Object> updateAlone(
+      StatementRunner runner, AcquireStatements acquires, LeaseKey key, UUID runId) {
+    return runner.execute(
+        acquires.grantIfFree,
+        () -> "update alone",
+        ps ->
+            AcquireStatements.bindGrantIfFree(
+                ps, key, runId, "update-alone", TTL.toNanos() / 1000, 0),
+        (rs, opened) ->
+            rs.next() ? List.of(rs.getObject(1), rs.getObject(2), rs.getObject(3)) : List.of());
+  }
+
+  private static long lastFence() throws Exception {
+    return ((Number)
+            Sql.query(db.dataSource(), "SELECT last_value FROM leasehold_fence_seq").get(0).get(0))
+        .longValue();
+  }
+
+  @Test
+  void aKeyFoundTakenKeepsTheFullAcquireAndTheMapStaysBounded() {
+    AcquireForms forms = new AcquireForms(3);
+    LeaseKey a = LeaseKey.of("acct", "a");
+    LeaseKey b = LeaseKey.of("acct", "b");
+    assertThat(forms.updateAlone(a)).as("a key not met yet").isFalse();
+    forms.granted(a);
+    assertThat(forms.updateAlone(a)).isTrue();
+    forms.taken(a);
+    forms.granted(a);
+    assertThat(forms.updateAlone(a)).as("found taken once").isFalse();
+    forms.granted(b);
+    forms.granted(LeaseKey.of("acct", "c"));
+    assertThat(forms.size()).isEqualTo(3);
+    forms.granted(LeaseKey.of("acct", "d"));
+    assertThat(forms.size()).as("emptied at capacity, then the new key").isEqualTo(1);
+    assertThat(forms.updateAlone(b)).isFalse();
+    assertThat(forms.updateAlone(LeaseKey.of("acct", "d"))).isTrue();
+  }
+
   private static StatementSettings settings() {
     return new StatementSettings(
         LeaseSchema.defaults(), Duration.ofSeconds(1), Duration.ofSeconds(5), true);

@@ -104,6 +104,37 @@ public final class TestDataSources {
         });
   }
 
+  /**
+   * A data source that adds the text of every statement its connections prepare to {@code
+   * prepared}, in order, and passes everything to {@code dataSource}: what a store sent, for a test
+   * of which statement it chose.
+   *
+   * @param dataSource the real data source
+   * @param prepared receives each prepared statement's text; thread-safe if it is
+   * @return the data source
+   */
+  public static DataSource recording(DataSource dataSource, java.util.List<String> prepared) {
+    if (dataSource == null || prepared == null) {
+      throw new IllegalArgumentException("dataSource and prepared must not be null");
+    }
+    return dataSource(
+        (proxy, method, args) -> {
+          Object result = forward(method, dataSource, args);
+          if (!(result instanceof Connection c)) {
+            return result;
+          }
+          return connection(
+              (cproxy, cmethod, cargs) -> {
+                if (cmethod.getName().startsWith("prepare")
+                    && cargs != null
+                    && cargs[0] instanceof String sql) {
+                  prepared.add(sql);
+                }
+                return forward(cmethod, c, cargs);
+              });
+        });
+  }
+
   private static Connection failingConnection(
       Connection connection, String marker, BooleanSupplier failing) {
     return connection(

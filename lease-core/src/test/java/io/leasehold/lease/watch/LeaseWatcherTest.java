@@ -112,6 +112,24 @@ class LeaseWatcherTest {
   }
 
   @Test
+  void aStoreTakingOverItsOwnExpiredLeaseSaysTakenOver() throws Exception {
+    // The store was granted the key and never found it taken, so it sends the acquire's update
+    // alone for it; that answer, too, must tell a takeover from an acquire.
+    Lease first = acquire(store);
+    assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    assertThat(next(LeaseEvent.Kind.EXPIRED).status().owner().orElseThrow().runId())
+        .isEqualTo(first.runId());
+    Lease again = acquire(store);
+    LeaseEvent takenOver = next(LeaseEvent.Kind.TAKEN_OVER);
+    assertThat(takenOver.status().owner().orElseThrow().runId()).isEqualTo(again.runId());
+    again.release();
+    assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+    Lease third = acquire(store);
+    assertThat(next().kind()).as("after a release: acquired").isEqualTo(LeaseEvent.Kind.ACQUIRED);
+    assertThat(third.fence()).isGreaterThan(again.fence());
+  }
+
+  @Test
   void renewalsAreNoticedAtTheOldDeadline() throws Exception {
     Lease lease = acquire(store);
     assertThat(next().kind()).isEqualTo(LeaseEvent.Kind.ACQUIRED);
