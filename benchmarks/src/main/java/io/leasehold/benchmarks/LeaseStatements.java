@@ -27,7 +27,8 @@ record LeaseStatements(
     String publish,
     String sessionTimeouts,
     String acquireOnCitus,
-    String releaseOnCitus) {
+    String releaseOnCitus,
+    String grantIfFree) {
   private static final String PACKAGE = "io.leasehold.lease.";
 
   /** The statements of a store on a shared pool that does not publish. */
@@ -96,7 +97,8 @@ record LeaseStatements(
           publish,
           sessionTimeouts,
           field(acquires, "acquireOnCitus"),
-          field(releases, "releaseOnCitus"));
+          field(releases, "releaseOnCitus"),
+          field(acquires, "grantIfFree"));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(
           "could not read the store's statements from " + PACKAGE + "*Statement(s)", e);

@@ -34,6 +34,10 @@ final class StatementsGroup extends BenchGroup {
         statement("once per connection", sql.sessionTimeouts());
       }
       statement("acquire (a refusal is this statement alone)", sql.acquire());
+      statement(
+          "acquire on one PostgreSQL, of a key the store was granted and never found taken: the"
+              + " update alone (no row: the acquire above follows, and that key keeps it)",
+          sql.grantIfFree());
       statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
       statement("release (its commit does not wait for the WAL flush)", sql.release());
       if (dedicated) {

@@ -9,13 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * never found taken, the full acquire, which also answers a refusal with the holder's row, for
  * every other key.
  *
- * <p>The full acquire costs a granted attempt 11% more server instructions than the update alone
- * (the holder's part of its plan is started even when it is not run), but answers a refusal in one
- * round trip; the update alone answers a refusal with nothing, and the full acquire then has to be
- * sent after it. So a key that some other run has held, even once, keeps the full acquire, and a
- * key this store has not met yet (a new session, most often) gets it too. The choice never changes
- * an answer: both texts grant under the same condition with the same fence rule, and a key the
- * update alone did not grant goes on to the full acquire at once.
+ * <p>With the full acquire an acquire and release cost the server a quarter more instructions than
+ * with the update alone (the holder's part of its plan is started even when it is not run), but it
+ * answers a refusal in one round trip; the update alone answers a refusal with nothing, and the
+ * full acquire then has to be sent after it. So a key that some other run has held, even once,
+ * keeps the full acquire, and a key this store has not met yet (a new session, most often) gets it
+ * too. The choice never changes an answer: both texts grant under the same condition with the same
+ * fence rule, and a key the update alone did not grant goes on to the full acquire at once.
  *
  * <p>The map is bounded: when it reaches its capacity it is emptied and filled again from the keys
  * acquired after that, so a store that serves more keys than that only loses some of the saving.

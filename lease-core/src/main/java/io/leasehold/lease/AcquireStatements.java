@@ -99,11 +99,12 @@ final class AcquireStatements {
   /**
    * {@link #acquire}'s update alone, for one PostgreSQL and a key this store has been granted and
    * never found taken ({@link AcquireForms}): the same {@code UPDATE}, condition and fence rule,
-   * without the holder's part, which costs a granted acquire 11% of its server instructions
-   * (docs/performance.md, "Instructions per attempt"). Its first six parameters are {@link
-   * #acquire}'s ({@link #bindGrantIfFree}). Returns the fence (column 1), start (column 2) and, for
-   * a publishing store, whether the grant was a takeover (column 3) if it granted; no row
-   * otherwise, and then {@link #acquire} is sent: the key is taken, or has no row.
+   * without the holder's part, whose plan is started on every acquire, granted or not: an acquire
+   * and release cost a backend a fifth fewer instructions with this text (docs/performance.md,
+   * "Instructions per attempt"). Its first six parameters are {@link #acquire}'s ({@link
+   * #bindGrantIfFree}). Returns the fence (column 1), start (column 2) and, for a publishing store,
+   * whether the grant was a takeover (column 3) if it granted; no row otherwise, and then {@link
+   * #acquire} is sent: the key is taken, or has no row.
    */
   final String grantIfFree;
 
