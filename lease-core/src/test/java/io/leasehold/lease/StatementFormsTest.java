@@ -48,12 +48,9 @@ class StatementFormsTest {
   @ParameterizedTest(name = "sent as on Citus: {0}")
   @ValueSource(booleans = {false, true})
   void grantRefuseReleaseAndGrantAgain(boolean asOnCitus) throws Exception {
-    StatementSettings settings = settings();
-    StatementRunner runner = new StatementRunner(db.dataSource(), settings, asOnCitus);
-    ReadStatements reads = new ReadStatements(runner, settings, Duration.ZERO);
-    AcquireStatements acquires =
-        new AcquireStatements(runner, settings, reads, false, Duration.ZERO);
-    ReleaseStatements releases = new ReleaseStatements(runner, settings, reads);
+    Statements statements = statements(asOnCitus, false);
+    AcquireStatements acquires = statements.acquires();
+    ReleaseStatements releases = statements.releases();
     LeaseKey key = LeaseKey.of("acct", "forms-" + asOnCitus);
 
     // The key's first acquire inserts its row; from then on the acquire statement answers.
@@ -100,12 +97,10 @@ class StatementFormsTest {
 
   @Test
   void theUpdateAloneGrantsAFreeRowOnlyAndDrawsNoFenceOtherwise() throws Exception {
-    StatementSettings settings = settings();
-    StatementRunner runner = new StatementRunner(db.dataSource(), settings, false);
-    ReadStatements reads = new ReadStatements(runner, settings, Duration.ZERO);
-    AcquireStatements acquires =
-        new AcquireStatements(runner, settings, reads, true, Duration.ZERO);
-    ReleaseStatements releases = new ReleaseStatements(runner, settings, reads);
+    Statements statements = statements(false, true);
+    StatementRunner runner = statements.runner();
+    AcquireStatements acquires = statements.acquires();
+    ReleaseStatements releases = statements.releases();
     LeaseKey key = LeaseKey.of("acct", "forms-update-alone");
     UUID first = UUID.randomUUID();
     var firstGrant = (AcquireStatements.Granted) acquires.acquire(key, first, "first", TTL);
@@ -175,6 +170,20 @@ class StatementFormsTest {
     assertThat(forms.size()).as("emptied at capacity, then the new key").isEqualTo(1);
     assertThat(forms.updateAlone(b)).isFalse();
     assertThat(forms.updateAlone(LeaseKey.of("acct", "d"))).isTrue();
+  }
+
+  /** The statements of a store on the test database, sent as to Citus or to one PostgreSQL. */
+  private record Statements(
+      StatementRunner runner, AcquireStatements acquires, ReleaseStatements releases) {}
+
+  private static Statements statements(boolean asOnCitus, boolean publishing) {
+    StatementSettings settings = settings();
+    StatementRunner runner = new StatementRunner(db.dataSource(), settings, asOnCitus);
+    ReadStatements reads = new ReadStatements(runner, settings, Duration.ZERO);
+    return new Statements(
+        runner,
+        new AcquireStatements(runner, settings, reads, publishing, Duration.ZERO),
+        new ReleaseStatements(runner, settings, reads));
   }
 
   private static StatementSettings settings() {
