@@ -254,12 +254,22 @@ final class AcquireStatements {
   Answer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
     if (runner.knownPlain() && forms.updateAlone(key)) {
-      Granted granted =
-          runner.execute(
-              grantIfFree,
-              () -> "acquire " + key,
-              ps -> bindGrantIfFree(ps, key, runId, holder, ttlMicros, takeoverDelayMicros),
-              (rs, opened) -> rs.next() ? granted(rs, 1, 2, 3, ttlMicros) : null);
+      Granted granted;
+      try {
+        granted =
+            runner.execute(
+                grantIfFree,
+                () -> "acquire " + key,
+                ps -> bindGrantIfFree(ps, key, runId, holder, ttlMicros, takeoverDelayMicros),
+                (rs, opened) -> rs.next() ? granted(rs, 1, 2, 3, ttlMicros) : null);
+      } catch (LeaseStoreException e) {
+        if (StatementRunner.isLockTimeout(e)) {
+          // A contender held the row past the lock timeout: it was taking the key, which the
+          // caller answers Busy. Found taken, as a refusal would have shown.
+          forms.taken(key);
+        }
+        throw e;
+      }
       if (granted != null) {
         return granted;
       }

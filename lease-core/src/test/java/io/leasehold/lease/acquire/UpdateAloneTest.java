@@ -8,10 +8,12 @@ import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.lease.support.LockWaits;
 import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -125,6 +127,28 @@ class UpdateAloneTest {
       mine.release();
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
       assertThat(acquiresSent()).containsExactly("full");
+    }
+  }
+
+  @Test
+  void aLockWaitPastTheLockTimeoutIsBusyAndTheKeyKeepsTheFullAcquire() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "update-alone-locked");
+    try (LeaseStore store =
+        LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
+            .accessPolicy(AccessPolicy.allowAll())
+            .ttl(Duration.ofSeconds(30))
+            .lockTimeout(Duration.ofMillis(200))
+            .build()) {
+      ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
+      acquiresSent();
+      // Another connection holds the free row locked, as a contender taking the key does.
+      try (Connection locker = LockWaits.lockRow(db, key)) {
+        assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+        assertThat(acquiresSent()).containsExactly("update alone");
+        locker.rollback();
+      }
+      ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
+      assertThat(acquiresSent()).as("found taken: the full acquire").containsExactly("full");
     }
   }
 
