@@ -334,6 +334,56 @@ class UpdateAloneSemanticsRedTeam50Test {
   }
 
   @Test
+  void theUpdateAlonesConnectionKilledWhileItWaitsGrantsNothingUnknown() throws Exception {
+    for (boolean killWaiter : new boolean[] {true, false}) {
+      LeaseKey key = LeaseKey.of("acct", "rt50-killed-" + killWaiter);
+      try (LeaseStore a =
+          LeaseStore.builder(db.dataSource())
+              .accessPolicy(AccessPolicy.allowAll())
+              .ttl(Duration.ofSeconds(30))
+              .lockTimeout(Duration.ofSeconds(3))
+              .defaultHolder("a")
+              .build()) {
+        prime(a, key);
+        UUID before = (UUID) row(key).get(0);
+        Object outcome;
+        try (Connection locker = LockWaits.lockRow(db, key)) {
+          long lockerPid = LockWaits.lockHolderId(locker);
+          var future =
+              java.util.concurrent.CompletableFuture.supplyAsync(() -> a.tryAcquire(key, "acct"));
+          LockWaits.awaitABackendBlockedBy(db, lockerPid, "update alone");
+          String victim =
+              killWaiter
+                  ? "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                      + " WHERE ?::int = ANY (pg_blocking_pids(pid))"
+                  : "SELECT pg_terminate_backend(?::int)";
+          assertThat(Sql.query(db.dataSource(), victim, lockerPid)).hasSize(1);
+          try {
+            outcome = future.get(15, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException e) {
+            outcome = e.getCause();
+          }
+        }
+        List<Object> after = row(key);
+        System.out.printf(
+            "RT50 killed %s: outcome %s; row run %s (before %s)%n",
+            killWaiter ? "the waiting acquire" : "the lock holder", outcome, after.get(0), before);
+        if (outcome instanceof AcquireResult.Acquired acquired) {
+          assertLeaseMatchesRow(acquired.lease());
+          acquired.lease().release();
+        } else {
+          assertThat(after.get(0)).as("no grant the caller does not know of").isEqualTo(before);
+          assertThat(outcome)
+              .isInstanceOfAny(
+                  AcquireResult.Busy.class, io.leasehold.lease.LeaseStoreException.class);
+        }
+        // The store still serves the key.
+        granted(a, key).release();
+      }
+    }
+  }
+
+  @Test
   void tooLateOnTheUpdateAloneReleasesTheRunItWasGranted() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rt50-toolate");
     AtomicLong now = new AtomicLong(1_000_000_000L);
