@@ -9,12 +9,12 @@ import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseOwner;
-import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
+import io.leasehold.testkit.ChildJvm;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,8 +26,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -108,8 +106,6 @@ class UpdateAloneRaceRedTeam50Test {
     return s;
   }
 
-  private record Grant(LeaseKey key, UUID run, long fence, String holder) {}
-
   @Test
   void storesRacingOnKeysTheyAllRememberKeepOneOwnerAndRisingFences() throws Exception {
     List<LeaseKey> keys = new ArrayList<>();
@@ -121,7 +117,7 @@ class UpdateAloneRaceRedTeam50Test {
     keys.add(LeaseKey.of("ü-acct-" + "x".repeat(100), "sess-ü-€-" + "y".repeat(110)));
     Map<LeaseKey, AtomicLong> grantedFloor = new ConcurrentHashMap<>();
     keys.forEach(k -> grantedFloor.put(k, new AtomicLong()));
-    List<Grant> grants = new CopyOnWriteArrayList<>();
+    List<RaceRounds.Grant> grants = new CopyOnWriteArrayList<>();
     List<String> problems = new CopyOnWriteArrayList<>();
     AtomicInteger busy = new AtomicInteger();
     Map<String, AtomicInteger> busyStates = new ConcurrentHashMap<>();
@@ -141,13 +137,13 @@ class UpdateAloneRaceRedTeam50Test {
               s.acquire(AcquireRequest.of(k, k.accountId()), Duration.ofSeconds(5))
                   .acquiredLease()
                   .orElseThrow();
-          grants.add(new Grant(k, l.runId(), l.fence(), l.holder()));
+          grants.add(new RaceRounds.Grant(k, l.runId(), l.fence(), l.holder()));
           grantedFloor.get(k).accumulateAndGet(l.fence(), Math::max);
           l.release();
         }
       }
       sent.clear();
-      race(stores, keys, grantedFloor, grants, problems, busy, busyStates);
+      RaceRounds.race(stores, keys, grantedFloor, grants, problems, busy, busyStates);
       sent.stream()
           .map(
               sql ->
@@ -171,80 +167,43 @@ class UpdateAloneRaceRedTeam50Test {
     checkHistory(grants, Set.of("s3-own-delayed", "s4-shared-delayed"));
   }
 
-  private static void race(
-      List<LeaseStore> stores,
-      List<LeaseKey> keys,
-      Map<LeaseKey, AtomicLong> grantedFloor,
-      List<Grant> grants,
-      List<String> problems,
-      AtomicInteger busy,
-      Map<String, AtomicInteger> busyStates)
-      throws InterruptedException {
-    int threads = 8;
-    int rounds = 60;
-    CountDownLatch start = new CountDownLatch(1);
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      Thread w =
-          new Thread(
-              () -> {
-                ThreadLocalRandom rnd = ThreadLocalRandom.current();
-                try {
-                  start.await();
-                  for (int i = 0; i < rounds; i++) {
-                    LeaseStore s = stores.get(rnd.nextInt(stores.size()));
-                    LeaseKey k = keys.get(rnd.nextInt(keys.size()));
-                    long floor = grantedFloor.get(k).get();
-                    AcquireRequest req =
-                        AcquireRequest.of(k, k.accountId())
-                            .oneShot(Duration.ofMillis(1 + rnd.nextInt(40)));
-                    AcquireResult r = s.tryAcquire(req);
-                    if (r instanceof AcquireResult.Acquired a) {
-                      Lease l = a.lease();
-                      grants.add(new Grant(k, l.runId(), l.fence(), l.holder()));
-                      grantedFloor.get(k).accumulateAndGet(l.fence(), Math::max);
-                      if (l.fence() <= floor) {
-                        problems.add("grant fence " + l.fence() + " <= earlier grant " + floor);
-                      }
-                      int action = rnd.nextInt(3);
-                      if (action == 0) {
-                        l.release();
-                      } else if (action == 1) {
-                        Instant until = l.acquiredAt().plusMillis(rnd.nextInt(30));
-                        l.releaseHolding(until.isAfter(l.expiresAt()) ? l.expiresAt() : until);
-                      } // else: left to expire
-                    } else if (r instanceof AcquireResult.Busy b) {
-                      busy.incrementAndGet();
-                      LeaseStatus st = b.status();
-                      busyStates
-                          .computeIfAbsent(st.state().name(), x -> new AtomicInteger())
-                          .incrementAndGet();
-                      LeaseOwner o = st.owner().orElse(null);
-                      if (o == null) {
-                        problems.add("Busy without an owner: " + st);
-                      } else if (o.fence() < floor) {
-                        problems.add(
-                            "Busy names a stale owner: fence " + o.fence() + " < granted " + floor);
-                      }
-                    } else {
-                      problems.add("unexpected answer " + r);
-                    }
-                  }
-                } catch (Throwable e) {
-                  problems.add("exception: " + e);
-                }
-              });
-      workers.add(w);
-      w.start();
-    }
-    start.countDown();
-    for (Thread w : workers) {
-      w.join();
+  @Test
+  void twoProcessesRacingWithFreshStoresKeepOneOwnerAndRisingFences() throws Exception {
+    LeaseKey base = LeaseKey.of("xacct", "rt50-xproc");
+    List<LeaseKey> keys = CrossProcessRaceMain.keys(base.accountId(), base.sessionId(), 3);
+    List<HikariDataSource> pools =
+        List.of(db.database().newPool(8), db.database().newPool(3), db.database().newPool(3));
+    closeables.addAll(pools);
+    try (ChildJvm child = LeaseDatabase.child(db, CrossProcessRaceMain.class, base, "3", "6")) {
+      child.awaitLine("READY", 60);
+      child.send("GO");
+      List<RaceRounds.Grant> grants = new CopyOnWriteArrayList<>();
+      List<String> problems = new CopyOnWriteArrayList<>();
+      CrossProcessRaceMain.epochs(pools, "parent", keys, 6, grants, problems);
+      String childGrants = child.awaitLine("GRANTS ", 300);
+      String result = child.awaitLine("RESULT ", 60);
+      System.out.println(
+          "RT50 two processes: parent grants "
+              + grants.size()
+              + ", problems "
+              + problems
+              + "; child "
+              + result);
+      for (String g : childGrants.substring("GRANTS ".length()).split(",")) {
+        if (!g.isEmpty()) {
+          String[] p = g.split(":");
+          grants.add(
+              new RaceRounds.Grant(null, UUID.fromString(p[0]), Long.parseLong(p[1]), "child"));
+        }
+      }
+      assertThat(problems).isEmpty();
+      assertThat(result.split(" ", 4)[2]).as("child problems: %s", result).isEqualTo("0");
+      checkHistory(grants, Set.of());
     }
   }
 
   /** C1 and C3 on every grant the database recorded; every client grant is one of them. */
-  private static void checkHistory(List<Grant> clientGrants, Set<String> delayedHolders)
+  private static void checkHistory(List<RaceRounds.Grant> clientGrants, Set<String> delayedHolders)
       throws Exception {
     List<List<Object>> rows =
         Sql.query(
@@ -308,7 +267,7 @@ class UpdateAloneRaceRedTeam50Test {
         }
       }
     }
-    for (Grant g : clientGrants) {
+    for (RaceRounds.Grant g : clientGrants) {
       Long f = dbGrants.get(g.run());
       if (f == null || f != g.fence()) {
         violations.add("client grant not in the table: " + g + " db fence " + f);
@@ -336,11 +295,11 @@ class UpdateAloneRaceRedTeam50Test {
       }
     }
     sent.clear();
-    List<Grant> grants = new CopyOnWriteArrayList<>();
+    List<RaceRounds.Grant> grants = new CopyOnWriteArrayList<>();
     for (int i : new int[] {0, 1, 95, 96, 97, 4_095, 4_096, 4_199}) {
       LeaseKey k = keys.get(i);
       Lease theirs = b.tryAcquire(k, "cyc").acquiredLease().orElseThrow();
-      grants.add(new Grant(k, theirs.runId(), theirs.fence(), "b"));
+      grants.add(new RaceRounds.Grant(k, theirs.runId(), theirs.fence(), "b"));
       AcquireResult r = a.tryAcquire(k, "cyc");
       assertThat(r).as("key %d held by b", i).isInstanceOf(AcquireResult.Busy.class);
       LeaseOwner o = ((AcquireResult.Busy) r).status().owner().orElseThrow();
@@ -348,7 +307,7 @@ class UpdateAloneRaceRedTeam50Test {
       assertThat(o.fence()).isEqualTo(theirs.fence());
       theirs.release();
       Lease mine = a.tryAcquire(k, "cyc").acquiredLease().orElseThrow();
-      grants.add(new Grant(k, mine.runId(), mine.fence(), "a-recorded"));
+      grants.add(new RaceRounds.Grant(k, mine.runId(), mine.fence(), "a-recorded"));
       assertThat(mine.fence()).isGreaterThan(theirs.fence());
       mine.release();
     }
