@@ -384,6 +384,85 @@ class UpdateAloneSemanticsRedTeam50Test {
   }
 
   @Test
+  void aStoreAskingAgainForAKeyItHoldsIsBusyWithItsOwnRun() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rt50-own-live");
+    try (LeaseStore a = store("a")) {
+      prime(a, key);
+      Lease mine = granted(a, key);
+      long drawn = lastFence();
+      AcquireResult again = a.tryAcquire(AcquireRequest.of(key, "acct").withHolder("second"));
+      assertThat(again)
+          .as("no second run while the first is live")
+          .isInstanceOfSatisfying(
+              AcquireResult.Busy.class,
+              busy ->
+                  assertThat(busy.status().owner().orElseThrow().runId()).isEqualTo(mine.runId()));
+      assertThat(lastFence()).isEqualTo(drawn);
+      assertLeaseMatchesRow(mine);
+      mine.release();
+    }
+  }
+
+  @Test
+  void aRememberedKeyAfterTheSequenceIsSetBackStillRisesAboveItsRow() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rt50-setback");
+    try (LeaseStore a = store("a")) {
+      for (int i = 0; i < 5; i++) {
+        prime(a, key);
+      }
+      long rowFence = ((Number) row(key).get(1)).longValue();
+      // Back to the fence floor (the sweep's, which a store checks), below this key's row.
+      db.database()
+          .execute(
+              "SELECT setval('leasehold_fence_seq', GREATEST(1, (SELECT COALESCE(max(fence), 1)"
+                  + " FROM leasehold_lease_fence_floor)))");
+      try {
+        assertThat(lastFence()).isLessThan(rowFence);
+        Lease next = granted(a, key);
+        assertThat(next.fence()).isGreaterThan(rowFence);
+        assertLeaseMatchesRow(next);
+        try (LeaseStore b = store("b")) {
+          assertThat(b.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+        }
+        next.release();
+      } finally {
+        db.database()
+            .execute(
+                "SELECT setval('leasehold_fence_seq', (SELECT max(fence) FROM leasehold_lease))");
+      }
+    }
+  }
+
+  @Test
+  void aRowDeletedWhileTheUpdateAloneWaitsForItIsGrantedByANewRowWithAHigherFence()
+      throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rt50-deleted-while-waiting");
+    try (LeaseStore a = store("a")) {
+      prime(a, key);
+      long old = ((Number) row(key).get(1)).longValue();
+      AcquireResult r;
+      try (Connection deleter = LockWaits.lockRow(db, key)) {
+        var future =
+            java.util.concurrent.CompletableFuture.supplyAsync(() -> a.tryAcquire(key, "acct"));
+        LockWaits.awaitABackendBlockedBy(db, LockWaits.lockHolderId(deleter), "update alone");
+        Sql.update(
+            deleter,
+            "DELETE FROM leasehold_lease WHERE account_id = ? AND session_id = ?",
+            key.accountId(),
+            key.sessionId());
+        deleter.commit();
+        r = future.get(10, TimeUnit.SECONDS);
+      }
+      System.out.println("RT50 deleted while waiting: " + r);
+      assertThat(r).isInstanceOf(AcquireResult.Acquired.class);
+      Lease l = ((AcquireResult.Acquired) r).lease();
+      assertThat(l.fence()).isGreaterThan(old);
+      assertLeaseMatchesRow(l);
+      l.release();
+    }
+  }
+
+  @Test
   void tooLateOnTheUpdateAloneReleasesTheRunItWasGranted() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rt50-toolate");
     AtomicLong now = new AtomicLong(1_000_000_000L);
