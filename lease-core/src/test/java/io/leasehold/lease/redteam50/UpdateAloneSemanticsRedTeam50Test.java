@@ -38,6 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class UpdateAloneSemanticsRedTeam50Test {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
+  private final List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private static LeaseStore store(String holder) {
     return LeaseStore.builder(db.dataSource())
         .accessPolicy(AccessPolicy.allowAll().withAdministrators(Set.of("ops")))
@@ -253,7 +255,7 @@ class UpdateAloneSemanticsRedTeam50Test {
     for (boolean dedicated : new boolean[] {false, true}) {
       try (var pool = db.database().newPool(4);
           LeaseStore a =
-              LeaseStore.builder(pool)
+              LeaseStore.builder(io.leasehold.testing.TestDataSources.recording(pool, sent))
                   .accessPolicy(AccessPolicy.allowAll())
                   .ttl(Duration.ofSeconds(5))
                   .lockTimeout(Duration.ofMillis(200))
@@ -261,17 +263,31 @@ class UpdateAloneSemanticsRedTeam50Test {
                   .defaultHolder("a")
                   .build()) {
         prime(a, key);
+        sent.clear();
         try (Connection locker = LockWaits.lockRow(db, key)) {
           long t0 = System.nanoTime();
           AcquireResult r = a.tryAcquire(key, "acct");
           long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
           System.out.printf(
-              "RT50 locked free row dedicated=%s: %s after %d ms%n",
-              dedicated, r.getClass().getSimpleName(), ms);
+              "RT50 locked free row dedicated=%s: %s after %d ms; statements %s%n",
+              dedicated,
+              r,
+              ms,
+              sent.stream()
+                  .map(
+                      q ->
+                          q.contains("INSERT INTO")
+                              ? "insert"
+                              : !q.contains("SET run_id")
+                                  ? "other"
+                                  : q.contains("UNION ALL") ? "full" : "update alone")
+                  .toList());
           assertThat(r).isInstanceOf(AcquireResult.Busy.class);
           locker.rollback();
         }
+        sent.clear();
         granted(a, key).release();
+        System.out.println("RT50 after the lock timeout the next grant sent " + sent);
       }
     }
   }
