@@ -479,6 +479,60 @@ class UpdateAloneSemanticsRedTeam50Test {
   }
 
   @Test
+  void oneAcquireIsOneReportedAttemptWhicheverStatementsItSent() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rt50-listener");
+    List<String> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.leasehold.lease.LeaseStoreListener listener =
+        new io.leasehold.lease.LeaseStoreListener() {
+          @Override
+          public void started(Operation operation) {
+            reported.add("start " + operation);
+          }
+
+          @Override
+          public void acquireEnded(AcquireOutcome outcome, Duration latency) {
+            reported.add("end " + outcome);
+          }
+
+          @Override
+          public void releaseEnded(ReleaseOutcome outcome, Duration latency) {
+            reported.add("release " + outcome);
+          }
+        };
+    try (LeaseStore a = store("a");
+        LeaseStore b = store("b")) {
+      prime(a, key);
+      Lease theirs = granted(b, key);
+      a.addListener(listener);
+      // Update alone refused, then the full acquire: one attempt, Busy.
+      assertThat(a.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+      assertThat(reported).containsExactly("start ACQUIRE", "end BUSY");
+      reported.clear();
+      theirs.release();
+      Lease mine = granted(a, key);
+      assertThat(reported).containsExactly("start ACQUIRE", "end ACQUIRED");
+      reported.clear();
+      mine.release();
+      reported.clear();
+      // A remembered, free key locked by a contender past the lock timeout: one attempt, Busy.
+      try (LeaseStore c =
+          LeaseStore.builder(db.dataSource())
+              .accessPolicy(AccessPolicy.allowAll())
+              .ttl(Duration.ofSeconds(5))
+              .lockTimeout(Duration.ofMillis(100))
+              .build()) {
+        prime(c, key);
+        c.addListener(listener);
+        try (Connection locker = LockWaits.lockRow(db, key)) {
+          assertThat(c.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
+          locker.rollback();
+        }
+        assertThat(reported).containsExactly("start ACQUIRE", "end BUSY");
+      }
+    }
+  }
+
+  @Test
   void tooLateOnTheUpdateAloneReleasesTheRunItWasGranted() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "rt50-toolate");
     AtomicLong now = new AtomicLong(1_000_000_000L);
