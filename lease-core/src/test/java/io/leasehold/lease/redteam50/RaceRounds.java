@@ -25,6 +25,17 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RaceRounds {
   private RaceRounds() {}
 
+  /** Which acquire a prepared statement is: "insert", "full", "update alone", or "other". */
+  static String form(String sql) {
+    if (sql.contains("INSERT INTO")) {
+      return "insert";
+    }
+    if (!sql.contains("SET run_id")) {
+      return "other";
+    }
+    return sql.contains("UNION ALL") ? "full" : "update alone";
+  }
+
   /** A grant as the client saw it. */
   record Grant(LeaseKey key, UUID run, long fence, String holder) {}
 

@@ -148,14 +148,8 @@ class UpdateAloneRaceRedTeam50Test {
       int grantsBefore = grants.size();
       RaceRounds.race(stores, keys, grantedFloor, grants, problems, busy, busyStates);
       sent.stream()
-          .map(
-              sql ->
-                  sql.contains("INSERT INTO")
-                      ? "insert"
-                      : !sql.contains("SET run_id")
-                          ? ""
-                          : sql.contains("UNION ALL") ? "full" : "update alone")
-          .filter(f -> !f.isEmpty())
+          .map(RaceRounds::form)
+          .filter(f -> !f.equals("other"))
           .forEach(f -> formCounts.merge(f, 1L, Long::sum));
       extraDraws.addAndGet(lastValue() - drawnBefore - (grants.size() - grantsBefore));
       for (LeaseStore s : stores) {

@@ -270,18 +270,7 @@ class UpdateAloneSemanticsRedTeam50Test {
           long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
           System.out.printf(
               "RT50 locked free row dedicated=%s: %s after %d ms; statements %s%n",
-              dedicated,
-              r,
-              ms,
-              sent.stream()
-                  .map(
-                      q ->
-                          q.contains("INSERT INTO")
-                              ? "insert"
-                              : !q.contains("SET run_id")
-                                  ? "other"
-                                  : q.contains("UNION ALL") ? "full" : "update alone")
-                  .toList());
+              dedicated, r, ms, sent.stream().map(RaceRounds::form).toList());
           assertThat(r).isInstanceOf(AcquireResult.Busy.class);
           locker.rollback();
         }
