@@ -1,4 +1,4 @@
-package io.leasehold.lease.redteam50;
+package io.leasehold.lease.updatealone;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * Child process of {@code UpdateAloneRaceRedTeam50Test}: epochs of fresh stores, each granted every
- * key once, racing on the keys with the parent. Arguments: JDBC URL, user, password, account,
- * session prefix, keys, epochs. Waits for "GO", then prints {@code RESULT <grants> <problems>
- * <first problem>} and {@code GRANTS run:fence,...}.
+ * Child process of {@code UpdateAloneRaceTest}: epochs of fresh stores, each granted every key
+ * once, racing on the keys with the parent. Arguments: JDBC URL, user, password, account, session
+ * prefix, keys, epochs. Waits for "GO", then prints {@code RESULT <grants> <problems> <first
+ * problem>} and {@code GRANTS run:fence,...}.
  */
 public final class CrossProcessRaceMain {
   private CrossProcessRaceMain() {}

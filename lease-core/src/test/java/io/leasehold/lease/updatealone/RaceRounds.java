@@ -1,4 +1,4 @@
-package io.leasehold.lease.redteam50;
+package io.leasehold.lease.updatealone;
 
 import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AcquireRequest;

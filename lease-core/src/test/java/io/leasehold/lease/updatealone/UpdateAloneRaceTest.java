@@ -1,4 +1,4 @@
-package io.leasehold.lease.redteam50;
+package io.leasehold.lease.updatealone;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseOwner;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDataSources;
 import io.leasehold.testing.TestDatabaseExtension;
@@ -34,13 +35,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Red team for issue 50: many stores (each with its own memory of keys, on a shared pool and on
- * dedicated pools, one with a takeover delay) and many threads race on keys every store was granted
- * before, with short one-shot leases that expire, releases and holds. Every change of the lease
- * table is recorded by a trigger with the row before and after, so single ownership (C1) and rising
- * fences (C3) are checked on what the database did, and every answer is checked against it.
+ * Many stores (each with its own memory of keys, on a shared pool and on dedicated pools, one with
+ * a takeover delay) and many threads race on keys every store was granted before, with short
+ * one-shot leases that expire, releases and holds. Every change of the lease table is recorded by a
+ * trigger with the row before and after, so single ownership (C1) and rising fences (C3) are
+ * checked on what the database did, and every answer is checked against it.
  */
-class UpdateAloneRaceRedTeam50Test {
+@SingleServerOnly(
+    "a Citus coordinator always gets the full acquire; UpdateAloneTest's note in docs/scale-out.md")
+class UpdateAloneRaceTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private static final Duration DELAY = Duration.ofMillis(30);
@@ -52,31 +55,31 @@ class UpdateAloneRaceRedTeam50Test {
   void history() {
     db.database()
         .execute(
-            "CREATE TABLE IF NOT EXISTS rt50_history (id bigserial PRIMARY KEY, op text,"
+            "CREATE TABLE IF NOT EXISTS lh_history (id bigserial PRIMARY KEY, op text,"
                 + " account_id text, session_id text, old_run uuid, old_fence bigint,"
                 + " old_expires timestamptz, old_released timestamptz, new_run uuid, new_fence"
                 + " bigint, new_holder text, new_acquired timestamptz, new_expires timestamptz,"
                 + " new_released timestamptz, new_took_over boolean)");
-    db.database().execute("TRUNCATE rt50_history");
+    db.database().execute("TRUNCATE lh_history");
     db.database()
         .execute(
-            "CREATE OR REPLACE FUNCTION rt50_record() RETURNS trigger LANGUAGE plpgsql AS $$"
-                + " BEGIN IF TG_OP = 'INSERT' THEN INSERT INTO rt50_history (op, account_id,"
+            "CREATE OR REPLACE FUNCTION lh_record() RETURNS trigger LANGUAGE plpgsql AS $$"
+                + " BEGIN IF TG_OP = 'INSERT' THEN INSERT INTO lh_history (op, account_id,"
                 + " session_id, new_run, new_fence, new_holder, new_acquired, new_expires,"
                 + " new_released, new_took_over) VALUES ('I', NEW.account_id, NEW.session_id,"
                 + " NEW.run_id, NEW.fence, NEW.holder, NEW.acquired_at, NEW.expires_at,"
-                + " NEW.released_at, NEW.took_over); ELSE INSERT INTO rt50_history (op,"
+                + " NEW.released_at, NEW.took_over); ELSE INSERT INTO lh_history (op,"
                 + " account_id, session_id, old_run, old_fence, old_expires, old_released,"
                 + " new_run, new_fence, new_holder, new_acquired, new_expires, new_released,"
                 + " new_took_over) VALUES ('U', NEW.account_id, NEW.session_id, OLD.run_id,"
                 + " OLD.fence, OLD.expires_at, OLD.released_at, NEW.run_id, NEW.fence,"
                 + " NEW.holder, NEW.acquired_at, NEW.expires_at, NEW.released_at,"
                 + " NEW.took_over); END IF; RETURN NULL; END $$");
-    db.database().execute("DROP TRIGGER IF EXISTS rt50_history_trg ON leasehold_lease");
+    db.database().execute("DROP TRIGGER IF EXISTS lh_history_trg ON leasehold_lease");
     db.database()
         .execute(
-            "CREATE TRIGGER rt50_history_trg AFTER INSERT OR UPDATE ON leasehold_lease"
-                + " FOR EACH ROW EXECUTE FUNCTION rt50_record()");
+            "CREATE TRIGGER lh_history_trg AFTER INSERT OR UPDATE ON leasehold_lease"
+                + " FOR EACH ROW EXECUTE FUNCTION lh_record()");
   }
 
   @AfterEach
@@ -84,7 +87,7 @@ class UpdateAloneRaceRedTeam50Test {
     for (AutoCloseable c : closeables) {
       c.close();
     }
-    db.database().execute("DROP TRIGGER IF EXISTS rt50_history_trg ON leasehold_lease");
+    db.database().execute("DROP TRIGGER IF EXISTS lh_history_trg ON leasehold_lease");
   }
 
   private LeaseStore store(String name, boolean ownPool, boolean delayed, boolean recorded) {
@@ -110,10 +113,10 @@ class UpdateAloneRaceRedTeam50Test {
   void storesRacingOnKeysTheyAllRememberKeepOneOwnerAndRisingFences() throws Exception {
     List<LeaseKey> keys = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      keys.add(LeaseKey.of("acct", "rt50-race-" + i));
+      keys.add(LeaseKey.of("acct", "ua-race-" + i));
     }
     // Same account, other sessions; and a long unicode key.
-    keys.add(LeaseKey.of("acct", "rt50-race-0 "));
+    keys.add(LeaseKey.of("acct", "ua-race-0 "));
     keys.add(LeaseKey.of("ü-acct-" + "x".repeat(100), "sess-ü-€-" + "y".repeat(110)));
     Map<LeaseKey, AtomicLong> grantedFloor = new ConcurrentHashMap<>();
     keys.forEach(k -> grantedFloor.put(k, new AtomicLong()));
@@ -157,10 +160,11 @@ class UpdateAloneRaceRedTeam50Test {
       }
     }
     System.out.printf(
-        "RT50 race: grants=%d busy=%d states=%s s0 forms=%s problems=%d%n",
+        "update alone: race: grants=%d busy=%d states=%s s0 forms=%s problems=%d%n",
         grants.size(), busy.get(), busyStates, formCounts, problems.size());
-    problems.stream().limit(20).forEach(p -> System.out.println("RT50 problem: " + p));
-    System.out.println("RT50 race: fences drawn beyond one per grant: " + extraDraws.get());
+    problems.stream().limit(20).forEach(p -> System.out.println("update alone: problem: " + p));
+    System.out.println(
+        "update alone: race: fences drawn beyond one per grant: " + extraDraws.get());
     assertThat(problems).isEmpty();
     assertThat(formCounts.getOrDefault("update alone", 0L)).as("the fast path ran").isPositive();
     checkHistory(grants, Set.of("s3-own-delayed", "s4-shared-delayed"));
@@ -168,7 +172,7 @@ class UpdateAloneRaceRedTeam50Test {
 
   @Test
   void twoProcessesRacingWithFreshStoresKeepOneOwnerAndRisingFences() throws Exception {
-    LeaseKey base = LeaseKey.of("xacct", "rt50-xproc");
+    LeaseKey base = LeaseKey.of("xacct", "ua-xproc");
     List<LeaseKey> keys = CrossProcessRaceMain.keys(base.accountId(), base.sessionId(), 3);
     List<HikariDataSource> pools =
         List.of(db.database().newPool(8), db.database().newPool(3), db.database().newPool(3));
@@ -182,7 +186,7 @@ class UpdateAloneRaceRedTeam50Test {
       String childGrants = child.awaitLine("GRANTS ", 300);
       String result = child.awaitLine("RESULT ", 60);
       System.out.println(
-          "RT50 two processes: parent grants "
+          "update alone: two processes: parent grants "
               + grants.size()
               + ", problems "
               + problems
@@ -215,7 +219,7 @@ class UpdateAloneRaceRedTeam50Test {
             db.dataSource(),
             "SELECT id, op, account_id, session_id, old_run, old_fence, old_expires, old_released,"
                 + " new_run, new_fence, new_holder, new_acquired, new_took_over"
-                + " FROM rt50_history WHERE op = 'I' OR old_run <> new_run ORDER BY id");
+                + " FROM lh_history WHERE op = 'I' OR old_run <> new_run ORDER BY id");
     List<String> violations = new ArrayList<>();
     Map<String, Long> lastFence = new HashMap<>();
     Map<UUID, Long> dbGrants = new HashMap<>();
@@ -279,9 +283,9 @@ class UpdateAloneRaceRedTeam50Test {
       }
     }
     System.out.printf(
-        "RT50 history: db grants=%d client grants=%d violations=%d%n",
+        "update alone: history: db grants=%d client grants=%d violations=%d%n",
         rows.size(), clientGrants.size(), violations.size());
-    violations.stream().limit(20).forEach(v -> System.out.println("RT50 violation: " + v));
+    violations.stream().limit(20).forEach(v -> System.out.println("update alone: violation: " + v));
     assertThat(violations).isEmpty();
   }
 
@@ -316,7 +320,7 @@ class UpdateAloneRaceRedTeam50Test {
       assertThat(mine.fence()).isGreaterThan(theirs.fence());
       mine.release();
     }
-    System.out.println("RT50 cycle statements sent by a after the cycle: " + sent.size());
+    System.out.println("update alone: cycle statements sent by a after the cycle: " + sent.size());
     checkHistory(grants, Set.of());
   }
 }

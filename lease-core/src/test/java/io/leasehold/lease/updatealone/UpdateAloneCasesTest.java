@@ -1,4 +1,4 @@
-package io.leasehold.lease.redteam50;
+package io.leasehold.lease.updatealone;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +14,7 @@ import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.LeaseWatcher;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.LockWaits;
+import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDatabaseExtension;
 import java.sql.Connection;
@@ -31,11 +32,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Red team for issue 50: a key a store was granted before (so it gets the update alone) must get
- * the same answers as the full acquire under holds, takeover delays, sweeps, row locks, per-request
- * TTLs and holders, TooLate, and live-status events.
+ * A key a store was granted before (so it gets the update alone) must get the same answers as the
+ * full acquire under holds, takeover delays, sweeps, row locks, per-request TTLs and holders,
+ * TooLate, and live-status events.
  */
-class UpdateAloneSemanticsRedTeam50Test {
+@SingleServerOnly(
+    "a Citus coordinator always gets the full acquire; UpdateAloneTest's note in docs/scale-out.md")
+class UpdateAloneCasesTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private final List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -107,7 +110,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aHoldOnARememberedKeyIsRefusedByEveryStoreThatRemembersIt() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-hold");
+    LeaseKey key = LeaseKey.of("acct", "ua-hold");
     try (LeaseStore a = store("a");
         LeaseStore b = store("b")) {
       prime(a, key);
@@ -134,7 +137,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aTakeoverDelayIsKeptForARememberedKeyThatExpired() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-delay");
+    LeaseKey key = LeaseKey.of("acct", "ua-delay");
     try (LeaseStore a =
         LeaseStore.builder(db.dataSource())
             .accessPolicy(AccessPolicy.allowAll())
@@ -167,7 +170,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void perRequestTtlAndHolderReachTheRowOnTheUpdateAlone() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-ttl");
+    LeaseKey key = LeaseKey.of("acct", "ua-ttl");
     try (LeaseStore a = store("default-holder")) {
       prime(a, key);
       Lease oneShot =
@@ -190,7 +193,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aRememberedKeyTheSweepDeletedIsGrantedAboveItsLastFence() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-swept");
+    LeaseKey key = LeaseKey.of("acct", "ua-swept");
     try (LeaseStore a = store("a")) {
       long last = LeaseDatabase.sweptAfterLeases(db, a, key, 3);
       assertThat(
@@ -215,7 +218,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aRememberedKeyTakenByAnotherStoreWhileIdleIsBusyWithThatHolder() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-idle-taken");
+    LeaseKey key = LeaseKey.of("acct", "ua-idle-taken");
     try (LeaseStore a = store("a");
         LeaseStore b = store("b")) {
       prime(a, key);
@@ -251,7 +254,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aFreeRememberedRowLockedByAnotherConnectionIsBusyNotAnError() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-locked");
+    LeaseKey key = LeaseKey.of("acct", "ua-locked");
     for (boolean dedicated : new boolean[] {false, true}) {
       try (var pool = db.database().newPool(4);
           LeaseStore a =
@@ -269,14 +272,14 @@ class UpdateAloneSemanticsRedTeam50Test {
           AcquireResult r = a.tryAcquire(key, "acct");
           long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
           System.out.printf(
-              "RT50 locked free row dedicated=%s: %s after %d ms; statements %s%n",
+              "update alone: locked free row dedicated=%s: %s after %d ms; statements %s%n",
               dedicated, r, ms, sent.stream().map(RaceRounds::form).toList());
           assertThat(r).isInstanceOf(AcquireResult.Busy.class);
           locker.rollback();
         }
         sent.clear();
         granted(a, key).release();
-        System.out.println("RT50 after the lock timeout the next grant sent " + sent);
+        System.out.println("update alone: after the lock timeout the next grant sent " + sent);
       }
     }
   }
@@ -286,10 +289,10 @@ class UpdateAloneSemanticsRedTeam50Test {
       throws Exception {
     // The same race for a store that remembers the key (update alone first) and for one that
     // never saw it (full acquire only): the answers and the fences drawn must agree.
-    long rememberedDraws = contenderRace(LeaseKey.of("acct", "rt50-contender-remembered"), true);
-    long fullDraws = contenderRace(LeaseKey.of("acct", "rt50-contender-full"), false);
+    long rememberedDraws = contenderRace(LeaseKey.of("acct", "ua-contender-remembered"), true);
+    long fullDraws = contenderRace(LeaseKey.of("acct", "ua-contender-full"), false);
     System.out.printf(
-        "RT50 contender: fences drawn by the refused acquire: remembered=%d full=%d%n",
+        "update alone: contender: fences drawn by the refused acquire: remembered=%d full=%d%n",
         rememberedDraws, fullDraws);
     assertThat(rememberedDraws)
         .as("fences a refusal draws with the update alone vs the full acquire")
@@ -341,7 +344,7 @@ class UpdateAloneSemanticsRedTeam50Test {
   @Test
   void theUpdateAlonesConnectionKilledWhileItWaitsGrantsNothingUnknown() throws Exception {
     for (boolean killWaiter : new boolean[] {true, false}) {
-      LeaseKey key = LeaseKey.of("acct", "rt50-killed-" + killWaiter);
+      LeaseKey key = LeaseKey.of("acct", "ua-killed-" + killWaiter);
       try (LeaseStore a =
           LeaseStore.builder(db.dataSource())
               .accessPolicy(AccessPolicy.allowAll())
@@ -371,7 +374,7 @@ class UpdateAloneSemanticsRedTeam50Test {
         }
         List<Object> after = row(key);
         System.out.printf(
-            "RT50 killed %s: outcome %s; row run %s (before %s)%n",
+            "update alone: killed %s: outcome %s; row run %s (before %s)%n",
             killWaiter ? "the waiting acquire" : "the lock holder", outcome, after.get(0), before);
         if (outcome instanceof AcquireResult.Acquired acquired) {
           assertLeaseMatchesRow(acquired.lease());
@@ -390,7 +393,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aStoreAskingAgainForAKeyItHoldsIsBusyWithItsOwnRun() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-own-live");
+    LeaseKey key = LeaseKey.of("acct", "ua-own-live");
     try (LeaseStore a = store("a")) {
       prime(a, key);
       Lease mine = granted(a, key);
@@ -410,7 +413,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void aRememberedKeyAfterTheSequenceIsSetBackStillRisesAboveItsRow() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-setback");
+    LeaseKey key = LeaseKey.of("acct", "ua-setback");
     try (LeaseStore a = store("a")) {
       for (int i = 0; i < 5; i++) {
         prime(a, key);
@@ -441,7 +444,7 @@ class UpdateAloneSemanticsRedTeam50Test {
   @Test
   void aRowDeletedWhileTheUpdateAloneWaitsForItIsGrantedByANewRowWithAHigherFence()
       throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-deleted-while-waiting");
+    LeaseKey key = LeaseKey.of("acct", "ua-deleted-while-waiting");
     try (LeaseStore a = store("a")) {
       prime(a, key);
       long old = ((Number) row(key).get(1)).longValue();
@@ -458,7 +461,7 @@ class UpdateAloneSemanticsRedTeam50Test {
         deleter.commit();
         r = future.get(10, TimeUnit.SECONDS);
       }
-      System.out.println("RT50 deleted while waiting: " + r);
+      System.out.println("update alone: deleted while waiting: " + r);
       assertThat(r).isInstanceOf(AcquireResult.Acquired.class);
       Lease l = ((AcquireResult.Acquired) r).lease();
       assertThat(l.fence()).isGreaterThan(old);
@@ -469,7 +472,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void oneAcquireIsOneReportedAttemptWhicheverStatementsItSent() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-listener");
+    LeaseKey key = LeaseKey.of("acct", "ua-listener");
     List<String> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
     io.leasehold.lease.LeaseStoreListener listener =
         new io.leasehold.lease.LeaseStoreListener() {
@@ -523,7 +526,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void tooLateOnTheUpdateAloneReleasesTheRunItWasGranted() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-toolate");
+    LeaseKey key = LeaseKey.of("acct", "ua-toolate");
     AtomicLong now = new AtomicLong(1_000_000_000L);
     // Every reading is a minute after the previous: a grant always arrives past its deadline.
     try (LeaseStore a =
@@ -546,7 +549,7 @@ class UpdateAloneSemanticsRedTeam50Test {
 
   @Test
   void eventsOnTheUpdateAloneSayAcquiredOrTakenOverAsTheRowWas() throws Exception {
-    LeaseKey key = LeaseKey.of("acct", "rt50-events");
+    LeaseKey key = LeaseKey.of("acct", "ua-events");
     BlockingQueue<LeaseEvent> events = new LinkedBlockingQueue<>();
     try (LeaseStore a =
             LeaseStore.builder(db.dataSource())
