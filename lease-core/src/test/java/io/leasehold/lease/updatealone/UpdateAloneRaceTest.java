@@ -126,7 +126,7 @@ class UpdateAloneRaceTest {
     Map<String, AtomicInteger> busyStates = new ConcurrentHashMap<>();
     Map<String, Long> formCounts = new HashMap<>();
     AtomicLong extraDraws = new AtomicLong();
-    for (int epoch = 0; epoch < 8; epoch++) {
+    for (int epoch = 0; epoch < 4; epoch++) {
       // Fresh stores each epoch: every store remembers every key as its own, never found taken.
       List<LeaseStore> stores =
           List.of(
@@ -177,12 +177,12 @@ class UpdateAloneRaceTest {
     List<HikariDataSource> pools =
         List.of(db.database().newPool(8), db.database().newPool(3), db.database().newPool(3));
     closeables.addAll(pools);
-    try (ChildJvm child = LeaseDatabase.child(db, CrossProcessRaceMain.class, base, "3", "6")) {
+    try (ChildJvm child = LeaseDatabase.child(db, CrossProcessRaceMain.class, base, "3", "4")) {
       child.awaitLine("READY", 60);
       child.send("GO");
       List<RaceRounds.Grant> grants = new CopyOnWriteArrayList<>();
       List<String> problems = new CopyOnWriteArrayList<>();
-      CrossProcessRaceMain.epochs(pools, "parent", keys, 6, grants, problems);
+      CrossProcessRaceMain.epochs(pools, "parent", keys, 4, grants, problems);
       String childGrants = child.awaitLine("GRANTS ", 300);
       String result = child.awaitLine("RESULT ", 60);
       System.out.println(
