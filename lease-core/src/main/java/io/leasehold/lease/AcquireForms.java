@@ -4,18 +4,24 @@ import io.leasehold.fencing.LeaseKey;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which of the two acquire texts a key gets on one PostgreSQL ({@link AcquireStatements}): the
- * update alone ({@link AcquireStatements#grantIfFree}) for a key this store has been granted and
- * never found taken, the full acquire, which also answers a refusal with the holder's row, for
- * every other key.
+ * Which acquire a key gets on one PostgreSQL ({@link AcquireStatements}), from what this store saw
+ * of it before: the update alone ({@link AcquireStatements#grantIfFree}) for a key it has been
+ * granted and never found taken since, a read of the key's row first ({@link
+ * ReadStatements#statusIfRow}) for a key it found taken, and the full acquire, which also answers a
+ * refusal with the holder's row, for a key it has not met yet.
  *
- * <p>With the full acquire an acquire and release cost the server a quarter more instructions than
- * with the update alone (the holder's part of its plan is started even when it is not run), but it
- * answers a refusal in one round trip; the update alone answers a refusal with nothing, and the
- * full acquire then has to be sent after it. So a key that some other run has held, even once,
- * keeps the full acquire, and a key this store has not met yet (a new session, most often) gets it
- * too. The choice never changes an answer: both texts grant under the same condition with the same
- * fence rule, and a key the update alone did not grant goes on to the full acquire at once.
+ * <p>The full acquire answers either way in one round trip, but its plan is started whole on every
+ * acquire: an acquire and release cost the server a quarter more instructions than with the update
+ * alone, and a refusal 2.1 times as many as the read alone (docs/performance.md, "Instructions per
+ * attempt"). So a key this store keeps getting gets the update alone (a refusal by it costs a
+ * second round trip, the full acquire), and a key it keeps finding taken gets the read, which
+ * answers Busy with the holder's row in one round trip while the key is held (CONTRACT C18); only a
+ * key the read finds free goes on to the full acquire, one more round trip. The full acquire's
+ * answer then moves the key: refused, it stays with the read; granted twice in a row after the
+ * read, it gets the update alone again (once is what a contended key does all the time: its holder
+ * lets it go, and the store wins it once). The choice never changes who is granted: every grant
+ * comes from an update under the same condition with the same fence rule, and a key answered Busy
+ * by the read was held or draining in the read's snapshot, a moment inside the call.
  *
  * <p>The map is bounded: when it reaches its capacity it is emptied and filled again from the keys
  * acquired after that, so a store that serves more keys than that only loses some of the saving.
@@ -25,8 +31,25 @@ final class AcquireForms {
   /** Keys remembered; an entry holds the caller's key (at most two 128-character strings). */
   static final int CAPACITY = 4096;
 
-  /** Per key: true once the key was found taken, false while it has only been granted. */
-  private final ConcurrentHashMap<LeaseKey, Boolean> seenTaken = new ConcurrentHashMap<>();
+  /** What an acquire of a key sends first. */
+  enum Form {
+    /** The full acquire: a key this store has not met yet. */
+    FULL,
+    /** The update alone: a key granted here and not found taken since. */
+    UPDATE_ALONE,
+    /** The key's row, then the full acquire if the row shows it free: a key found taken. */
+    READ_FIRST
+  }
+
+  /** What the store saw of a key last. */
+  private enum Seen {
+    GRANTED,
+    TAKEN,
+    /** Found taken, and then granted once after the read found it free. */
+    GRANTED_AFTER_TAKEN
+  }
+
+  private final ConcurrentHashMap<LeaseKey, Seen> seen = new ConcurrentHashMap<>();
 
   private final int capacity;
 
@@ -34,35 +57,39 @@ final class AcquireForms {
     this.capacity = capacity;
   }
 
-  /** Whether the key gets the update alone: it was granted here and never found taken. */
-  boolean updateAlone(LeaseKey key) {
-    return Boolean.FALSE.equals(seenTaken.get(key));
+  /** What the key's acquire sends first. */
+  Form formOf(LeaseKey key) {
+    Seen last = seen.get(key);
+    if (last == null) {
+      return Form.FULL;
+    }
+    return last == Seen.GRANTED ? Form.UPDATE_ALONE : Form.READ_FIRST;
   }
 
   /** The key was granted by the full acquire or the first-acquire insert. */
   void granted(LeaseKey key) {
-    if (!seenTaken.containsKey(key)) {
+    if (seen.get(key) != Seen.GRANTED) {
       makeRoom();
-      seenTaken.putIfAbsent(key, Boolean.FALSE);
+      seen.compute(key, (k, last) -> last == Seen.TAKEN ? Seen.GRANTED_AFTER_TAKEN : Seen.GRANTED);
     }
   }
 
-  /** The key was found taken: it keeps the full acquire from now on. */
+  /** The key was found taken: its row is read first from now on. */
   void taken(LeaseKey key) {
-    if (!Boolean.TRUE.equals(seenTaken.get(key))) {
+    if (seen.get(key) != Seen.TAKEN) {
       makeRoom();
-      seenTaken.put(key, Boolean.TRUE);
+      seen.put(key, Seen.TAKEN);
     }
   }
 
   /** How many keys are remembered now. */
   int size() {
-    return seenTaken.size();
+    return seen.size();
   }
 
   private void makeRoom() {
-    if (seenTaken.size() >= capacity) {
-      seenTaken.clear();
+    if (seen.size() >= capacity) {
+      seen.clear();
     }
   }
 }

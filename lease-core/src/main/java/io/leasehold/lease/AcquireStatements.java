@@ -244,16 +244,18 @@ final class AcquireStatements {
   record Refused(LeaseStatus seen) implements Answer {}
 
   /**
-   * Runs the acquire for a new run: {@link #grantIfFree} for a key {@link AcquireForms} gives it
-   * to, and {@link #acquire} for every other key or when that did not grant, then {@link
-   * #acquireNew} if the key has no row yet.
+   * Runs the acquire for a new run, in the form {@link AcquireForms} gives the key: {@link
+   * #grantIfFree} first, or the key's row first ({@link ReadStatements#row}, answered Busy if it
+   * shows the key held or draining), or neither; then {@link #acquire} if the key is still to be
+   * decided, and {@link #acquireNew} if it has no row yet.
    *
    * @throws LeaseStoreException if it fails, including a lock wait past the lock timeout (which the
    *     caller turns into Busy)
    */
   Answer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
-    if (runner.knownPlain() && forms.updateAlone(key)) {
+    AcquireForms.Form form = runner.knownPlain() ? forms.formOf(key) : AcquireForms.Form.FULL;
+    if (form == AcquireForms.Form.UPDATE_ALONE) {
       Granted granted;
       try {
         granted =
@@ -274,6 +276,15 @@ final class AcquireStatements {
         return granted;
       }
       forms.taken(key);
+    } else if (form == AcquireForms.Form.READ_FIRST) {
+      // Held or draining in the read's snapshot: the full acquire would refuse it on the same
+      // row (the update's condition is this status's FREE, ReadStatements#statusOf), and answer
+      // this very status. Free, or no row: only the update can grant it.
+      LeaseStatus seen = reads.statusIfRow(key);
+      if (seen != null && seen.state() != LeaseStatus.State.FREE) {
+        forms.taken(key);
+        return new Refused(seen);
+      }
     }
     Answer answer = acquireWithHolder(key, runId, holder, ttlMicros);
     if (answer instanceof Granted) {

@@ -29,6 +29,15 @@ final class ReadStatements {
   final String status;
 
   /**
+   * A key's row alone, for an acquire of a key the store found taken before ({@link AcquireForms}):
+   * {@link #status}'s columns without the join that returns the clock for a key with no row, which
+   * this read does not need (no row: the full acquire is sent, and inserts the key). A primary-key
+   * probe and one row out, no lock: the least a refusal that answers with the holder reads.
+   * Parameters: account, session. No row: the key has none.
+   */
+  final String row;
+
+  /**
    * The live leases, for an operator's listing ({@link LeaseAdmin#heldLeases}): rows neither
    * released nor expired by database time, soonest expiry first. A scan of the whole table (there
    * is no index on expiry, and the acquire path should not pay for one): an occasional query, not a
@@ -69,6 +78,13 @@ final class ReadStatements {
             + "LEFT JOIN "
             + t
             + " AS l ON l.account_id = ? AND l.session_id = ?";
+    row =
+        begin
+            + "SELECT "
+            + OWNER_COLUMNS
+            + " FROM "
+            + t
+            + " AS l WHERE l.account_id = ? AND l.session_id = ?";
     held =
         begin
             + "SELECT "
@@ -103,6 +119,16 @@ final class ReadStatements {
           }
           return statusOf(key, OWNER.read(rs), now);
         });
+  }
+
+  /** The key's status by the database clock, from its row ({@link #row}); null if it has none. */
+  LeaseStatus statusIfRow(LeaseKey key) {
+    return runner.execute(
+        row,
+        () -> "read status of " + key,
+        ps -> StatementRunner.bindKey(ps, 1, key),
+        (rs, opened) ->
+            rs.next() ? statusOf(key, OWNER.read(rs), StatementRunner.instant(rs, NOW)) : null);
   }
 
   /** At most {@code limit} live leases of the table, soonest expiry first. */

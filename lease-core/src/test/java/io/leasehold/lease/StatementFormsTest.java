@@ -153,23 +153,31 @@ class StatementFormsTest {
   }
 
   @Test
-  void aKeyFoundTakenKeepsTheFullAcquireAndTheMapStaysBounded() {
+  void aKeyFoundTakenIsReadFirstUntilGrantedTwiceInARowAndTheMapStaysBounded() {
     AcquireForms forms = new AcquireForms(3);
     LeaseKey a = LeaseKey.of("acct", "a");
     LeaseKey b = LeaseKey.of("acct", "b");
-    assertThat(forms.updateAlone(a)).as("a key not met yet").isFalse();
+    assertThat(forms.formOf(a)).as("a key not met yet").isEqualTo(AcquireForms.Form.FULL);
     forms.granted(a);
-    assertThat(forms.updateAlone(a)).isTrue();
+    assertThat(forms.formOf(a)).isEqualTo(AcquireForms.Form.UPDATE_ALONE);
+    forms.taken(a);
+    assertThat(forms.formOf(a)).as("found taken").isEqualTo(AcquireForms.Form.READ_FIRST);
+    forms.granted(a);
+    assertThat(forms.formOf(a)).as("granted once since").isEqualTo(AcquireForms.Form.READ_FIRST);
     forms.taken(a);
     forms.granted(a);
-    assertThat(forms.updateAlone(a)).as("found taken once").isFalse();
+    assertThat(forms.formOf(a)).as("taken in between").isEqualTo(AcquireForms.Form.READ_FIRST);
+    forms.granted(a);
+    assertThat(forms.formOf(a))
+        .as("granted twice in a row")
+        .isEqualTo(AcquireForms.Form.UPDATE_ALONE);
     forms.granted(b);
     forms.granted(LeaseKey.of("acct", "c"));
     assertThat(forms.size()).isEqualTo(3);
     forms.granted(LeaseKey.of("acct", "d"));
     assertThat(forms.size()).as("emptied at capacity, then the new key").isEqualTo(1);
-    assertThat(forms.updateAlone(b)).isFalse();
-    assertThat(forms.updateAlone(LeaseKey.of("acct", "d"))).isTrue();
+    assertThat(forms.formOf(b)).isEqualTo(AcquireForms.Form.FULL);
+    assertThat(forms.formOf(LeaseKey.of("acct", "d"))).isEqualTo(AcquireForms.Form.UPDATE_ALONE);
   }
 
   /** The statements of a store on the test database, sent as to Citus or to one PostgreSQL. */

@@ -6,6 +6,7 @@ import io.leasehold.fencing.LeaseKey;
 import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
+import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.LockWaits;
@@ -22,14 +23,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * On one PostgreSQL a key the store has been granted and never found taken gets the acquire's
- * update alone, without the holder's part; every other key gets the full acquire, which answers a
- * refusal with the holder's row in one round trip. The choice never changes an answer: a key the
- * update alone does not grant goes on to the full acquire, and is answered Busy with its holder
- * (CONTRACT C18), without a fence drawn.
+ * On one PostgreSQL a key the store has been granted and not found taken since gets the acquire's
+ * update alone, without the holder's part; a key it found taken gets a read of its row first, which
+ * answers Busy with the holder's row alone while the key is held; a key it has not met gets the
+ * full acquire, which answers either way in one round trip. The choice never changes an answer: a
+ * key the update alone does not grant, or the read finds free, goes on to the full acquire, and a
+ * refusal is Busy with its holder (CONTRACT C18), without a fence drawn.
  */
 @SingleServerOnly("a Citus coordinator always gets the full acquire (it refuses the update alone)")
-class UpdateAloneTest {
+class AcquireFormsTest {
   @RegisterExtension static final TestDatabaseExtension db = LeaseDatabase.extension();
 
   private final List<String> sent = new CopyOnWriteArrayList<>();
@@ -56,9 +58,12 @@ class UpdateAloneTest {
                 sql ->
                     sql.contains("INSERT INTO")
                         ? "insert"
-                        : !sql.contains("SET run_id")
-                            ? ""
-                            : sql.contains("UNION ALL") ? "full" : "update alone")
+                        : sql.contains("SET run_id")
+                            ? sql.contains("UNION ALL") ? "full" : "update alone"
+                            : sql.contains("SELECT statement_timestamp(), l.run_id")
+                                    && !sql.contains("JOIN")
+                                ? "read"
+                                : "")
             .filter(form -> !form.isEmpty())
             .toList();
     sent.clear();
@@ -89,15 +94,10 @@ class UpdateAloneTest {
   }
 
   @Test
-  void aKeyTakenSinceIsBusyWithItsHolderAndKeepsTheFullAcquire() throws Exception {
+  void aKeyTakenSinceIsBusyWithItsHolderFromItsRowAloneUntilGrantedTwiceInARow() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "update-alone-taken");
     try (LeaseStore store = recordedStore();
-        LeaseStore other =
-            LeaseStore.builder(db.dataSource())
-                .accessPolicy(AccessPolicy.allowAll())
-                .ttl(Duration.ofSeconds(30))
-                .defaultHolder("other")
-                .build()) {
+        LeaseStore other = otherStore(Duration.ZERO)) {
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
       Lease theirs = ((AcquireResult.Acquired) other.tryAcquire(key, "acct")).lease();
       acquiresSent();
@@ -105,29 +105,102 @@ class UpdateAloneTest {
 
       AcquireResult refused = store.tryAcquire(key, "acct");
       assertThat(acquiresSent()).containsExactly("update alone", "full");
-      assertThat(refused)
-          .isInstanceOfSatisfying(
-              AcquireResult.Busy.class,
-              busy -> {
-                var owner = busy.status().owner().orElseThrow();
-                assertThat(owner.holder()).isEqualTo("other");
-                assertThat(owner.runId()).isEqualTo(theirs.runId());
-                assertThat(owner.fence()).isEqualTo(theirs.fence());
-              });
+      assertHeldBy(refused, theirs);
       assertThat(fencesDrawn()).as("a refusal draws no fence").isEqualTo(drawn);
 
-      // Found taken once: the full acquire from now on, refused in one statement...
-      assertThat(store.tryAcquire(key, "acct")).isInstanceOf(AcquireResult.Busy.class);
-      assertThat(acquiresSent()).containsExactly("full");
-      // ...and granted by it too, with the fence above the holder's.
+      // Found taken: the key's row is read first, and answers Busy alone...
+      AcquireResult readRefusal = store.tryAcquire(key, "acct");
+      assertThat(acquiresSent()).containsExactly("read");
+      assertHeldBy(readRefusal, theirs);
+      assertThat(fencesDrawn()).as("a refusal draws no fence").isEqualTo(drawn);
+      // ...while a key the read finds free goes on to the full acquire, which grants it with the
+      // fence above the holder's.
       theirs.release();
       Lease mine = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
-      assertThat(acquiresSent()).containsExactly("full");
+      assertThat(acquiresSent()).containsExactly("read", "full");
       assertThat(mine.fence()).isGreaterThan(theirs.fence());
       mine.release();
+      // Granted twice in a row after the read: the update alone again.
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
-      assertThat(acquiresSent()).containsExactly("full");
+      assertThat(acquiresSent()).containsExactly("read", "full");
+      ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
+      assertThat(acquiresSent()).containsExactly("update alone");
     }
+  }
+
+  @Test
+  void theReadAnswersAsTheFullAcquireDoesForAHeldAndADrainingKey() throws Exception {
+    Duration delay = Duration.ofMinutes(5);
+    LeaseKey held = LeaseKey.of("acct", "read-first-held");
+    LeaseKey expired = LeaseKey.of("acct", "read-first-expired");
+    LeaseKey holding = LeaseKey.of("acct", "read-first-holding");
+    try (LeaseStore other = otherStore(delay);
+        LeaseStore reader = readingStore(delay)) {
+      Lease theirs = ((AcquireResult.Acquired) other.tryAcquire(held, "acct")).lease();
+      Lease ended = ((AcquireResult.Acquired) other.tryAcquire(expired, "acct")).lease();
+      // Expired without a release, and still within the takeover delay: draining.
+      Sql.update(
+          db.dataSource(),
+          "UPDATE leasehold_lease SET expires_at = statement_timestamp() - interval '1 second'"
+              + " WHERE account_id = ? AND session_id = ?",
+          expired.accountId(),
+          expired.sessionId());
+      Lease kept = ((AcquireResult.Acquired) other.tryAcquire(holding, "acct")).lease();
+      kept.releaseHolding(kept.expiresAt());
+      for (LeaseKey key : List.of(held, expired, holding)) {
+        // The first refusal finds the key taken (the full acquire); the next is the read's.
+        AcquireResult byFull = reader.tryAcquire(key, "acct");
+        assertThat(acquiresSent()).containsExactly("full");
+        AcquireResult byRead = reader.tryAcquire(key, "acct");
+        assertThat(acquiresSent()).containsExactly("read");
+        assertThat(byFull).isInstanceOf(AcquireResult.Busy.class);
+        assertThat(byRead).isInstanceOf(AcquireResult.Busy.class);
+        var full = ((AcquireResult.Busy) byFull).status();
+        var read = ((AcquireResult.Busy) byRead).status();
+        assertThat(read.state()).as(key.sessionId()).isEqualTo(full.state());
+        assertThat(read.owner()).as(key.sessionId()).isEqualTo(full.owner());
+        assertThat(read.acquirableAt()).as(key.sessionId()).isEqualTo(full.acquirableAt());
+      }
+      assertThat(((AcquireResult.Busy) reader.tryAcquire(held, "acct")).status().state())
+          .isEqualTo(LeaseStatus.State.HELD);
+      assertThat(((AcquireResult.Busy) reader.tryAcquire(expired, "acct")).status().state())
+          .isEqualTo(LeaseStatus.State.DRAINING);
+      assertThat(((AcquireResult.Busy) reader.tryAcquire(holding, "acct")).status().state())
+          .isEqualTo(LeaseStatus.State.DRAINING);
+      theirs.release();
+      ended.release();
+    }
+  }
+
+  private LeaseStore readingStore(Duration takeoverDelay) {
+    return LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofSeconds(30))
+        .takeoverDelay(takeoverDelay)
+        .defaultHolder("reader")
+        .build();
+  }
+
+  private static LeaseStore otherStore(Duration takeoverDelay) {
+    return LeaseStore.builder(db.dataSource())
+        .accessPolicy(AccessPolicy.allowAll())
+        .ttl(Duration.ofSeconds(30))
+        .takeoverDelay(takeoverDelay)
+        .defaultHolder("other")
+        .build();
+  }
+
+  private static void assertHeldBy(AcquireResult result, Lease theirs) {
+    assertThat(result)
+        .isInstanceOfSatisfying(
+            AcquireResult.Busy.class,
+            busy -> {
+              assertThat(busy.status().state()).isEqualTo(LeaseStatus.State.HELD);
+              var owner = busy.status().owner().orElseThrow();
+              assertThat(owner.holder()).isEqualTo("other");
+              assertThat(owner.runId()).isEqualTo(theirs.runId());
+              assertThat(owner.fence()).isEqualTo(theirs.fence());
+            });
   }
 
   @Test
@@ -148,7 +221,9 @@ class UpdateAloneTest {
         locker.rollback();
       }
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
-      assertThat(acquiresSent()).as("found taken: the full acquire").containsExactly("full");
+      assertThat(acquiresSent())
+          .as("found taken: the row first, free, then the full acquire")
+          .containsExactly("read", "full");
     }
   }
 
