@@ -8,6 +8,7 @@ import io.leasehold.lease.AcquireResult;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.LeaseStoreBuilder;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.LockWaits;
 import io.leasehold.testing.SingleServerOnly;
@@ -18,6 +19,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,10 +45,16 @@ class AcquireFormsTest {
 
   /** A store whose statements are recorded in {@link #sent}. */
   private LeaseStore recordedStore() {
-    return LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
-        .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofSeconds(30))
-        .defaultHolder("recorded")
+    return recordedStore(builder -> builder);
+  }
+
+  /** A store whose statements are recorded in {@link #sent}, with {@code more} options. */
+  private LeaseStore recordedStore(UnaryOperator<LeaseStoreBuilder> more) {
+    return more.apply(
+            LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
+                .accessPolicy(AccessPolicy.allowAll())
+                .ttl(Duration.ofSeconds(30))
+                .defaultHolder("recorded"))
         .build();
   }
 
@@ -135,7 +143,7 @@ class AcquireFormsTest {
     LeaseKey expired = LeaseKey.of("acct", "read-first-expired");
     LeaseKey holding = LeaseKey.of("acct", "read-first-holding");
     try (LeaseStore other = otherStore(delay);
-        LeaseStore reader = readingStore(delay)) {
+        LeaseStore reader = recordedStore(b -> b.takeoverDelay(delay))) {
       Lease theirs = ((AcquireResult.Acquired) other.tryAcquire(held, "acct")).lease();
       Lease ended = ((AcquireResult.Acquired) other.tryAcquire(expired, "acct")).lease();
       // Expired without a release, and still within the takeover delay: draining.
@@ -172,15 +180,6 @@ class AcquireFormsTest {
     }
   }
 
-  private LeaseStore readingStore(Duration takeoverDelay) {
-    return LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
-        .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofSeconds(30))
-        .takeoverDelay(takeoverDelay)
-        .defaultHolder("reader")
-        .build();
-  }
-
   private static LeaseStore otherStore(Duration takeoverDelay) {
     return LeaseStore.builder(db.dataSource())
         .accessPolicy(AccessPolicy.allowAll())
@@ -206,12 +205,7 @@ class AcquireFormsTest {
   @Test
   void aLockWaitPastTheLockTimeoutIsBusyAndTheKeyKeepsTheFullAcquire() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "update-alone-locked");
-    try (LeaseStore store =
-        LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(30))
-            .lockTimeout(Duration.ofMillis(200))
-            .build()) {
+    try (LeaseStore store = recordedStore(b -> b.lockTimeout(Duration.ofMillis(200)))) {
       ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease().release();
       acquiresSent();
       // Another connection holds the free row locked, as a contender taking the key does.
@@ -230,11 +224,7 @@ class AcquireFormsTest {
   @Test
   void aKeyItsOwnStoreLetExpireIsTakenOverByTheUpdateAlone() throws Exception {
     LeaseKey key = LeaseKey.of("acct", "update-alone-expired");
-    try (LeaseStore store =
-        LeaseStore.builder(TestDataSources.recording(db.dataSource(), sent))
-            .accessPolicy(AccessPolicy.allowAll())
-            .ttl(Duration.ofSeconds(30))
-            .build()) {
+    try (LeaseStore store = recordedStore()) {
       Lease first = ((AcquireResult.Acquired) store.tryAcquire(key, "acct")).lease();
       // The lease ends without a release: its row's expiry moved into the past, as a run that
       // stopped renewing leaves it once its TTL has passed.
