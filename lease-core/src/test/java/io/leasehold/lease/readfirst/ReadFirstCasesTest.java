@@ -757,4 +757,73 @@ class ReadFirstCasesTest {
       assertThat(a.lease().fence()).isGreaterThan(held.fence());
     }
   }
+
+  private List<String> forms() {
+    List<String> f = new ArrayList<>();
+    for (String sql : sent) {
+      if (isRead(sql)) {
+        f.add("read");
+      } else if (sql.contains("INSERT INTO")) {
+        f.add("insert");
+      } else if (sql.contains("SET run_id")) {
+        f.add(sql.contains("UNION ALL") ? "full" : "update alone");
+      }
+    }
+    sent.clear();
+    return f;
+  }
+
+  /** The statement counts lease-store.md gives under C18, step by step. */
+  @Test
+  void theStatementsEachAskTakesAreTheOnesTheDocsCount() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rf-counts");
+    LeaseStore other = store("other");
+    LeaseStore s = recorded("s", Duration.ZERO);
+    Lease mine = granted(ask(s, key), "new key");
+    List<String> newKey = forms();
+    mine.release();
+    Lease again = granted(ask(s, key), "own key");
+    assertThat(forms())
+        .as("a key it was granted: the UPDATE alone")
+        .containsExactly("update alone");
+    again.release();
+    Lease theirs = granted(ask(other, key), "other");
+    busy(ask(s, key), "first refusal of its own key");
+    assertThat(forms())
+        .as("first refusal of its own key: two")
+        .containsExactly("update alone", "full");
+    busy(ask(s, key), "refusal of a key found taken");
+    assertThat(forms()).as("a refusal: the read alone").containsExactly("read");
+    theirs.release();
+    Lease g1 = granted(ask(s, key), "grant after the read");
+    assertThat(forms())
+        .as("a grant of a key taken a moment ago: two")
+        .containsExactly("read", "full");
+    g1.release();
+    Lease g2 = granted(ask(s, key), "second grant");
+    List<String> second = forms();
+    g2.release();
+    Lease g3 = granted(ask(s, key), "third grant");
+    List<String> third = forms();
+    g3.release();
+    System.out.println(
+        "read first: counts: new key " + newKey + ", second grant " + second + ", third " + third);
+    assertThat(second).as("second grant after the read").containsExactly("read", "full");
+    assertThat(third)
+        .as("after two grants in a row that followed a read")
+        .containsExactly("update alone");
+    // An UPDATE alone that waits past lockTimeout: Busy, and the key counts as found taken.
+    try (Connection lock = LockWaits.lockRow(db, key)) {
+      AcquireResult.Busy b = busy(ask(s, key), "locked past lockTimeout");
+      assertThat(b.status().owner().orElseThrow().runId()).isEqualTo(g3.runId());
+      lock.rollback();
+    }
+    forms();
+    Lease h = granted(ask(other, key), "other again");
+    busy(ask(s, key), "held");
+    assertThat(forms())
+        .as("after a lock timeout the key counts as found taken")
+        .containsExactly("read");
+    h.release();
+  }
 }

@@ -332,4 +332,38 @@ class ReadFirstEdgesTest {
     assertThat(busy.acquirableAt()).isEqualTo(status.acquirableAt());
     assertThat(busy.remaining()).isPositive();
   }
+
+  /**
+   * A caller allowed to acquire but not to read the status gets from the read the same Busy as from
+   * the full acquire: the read reveals nothing the full acquire does not.
+   */
+  @Test
+  void aCallerWithoutReadStatusSeesTheSameBusyEitherWay() throws Exception {
+    LeaseKey key = LeaseKey.of("acct", "rf-no-status");
+    AccessPolicy noStatus =
+        new io.leasehold.lease.support.OperationPolicy(
+            op -> op != AccessPolicy.Operation.READ_STATUS);
+    LeaseStore holder = store("holder", db.dataSource());
+    Lease held = ReadFirstCasesTest.granted(ask(holder, key), "holder");
+    java.util.function.Supplier<LeaseStore> limited =
+        () -> {
+          LeaseStore s =
+              LeaseStore.builder(db.dataSource())
+                  .accessPolicy(noStatus)
+                  .ttl(Duration.ofSeconds(5))
+                  .build();
+          closeables.add(0, s);
+          return s;
+        };
+    LeaseStore reader = limited.get();
+    LeaseStatus first = ReadFirstCasesTest.busy(ask(reader, key), "full acquire").status();
+    LeaseStatus viaRead = ReadFirstCasesTest.busy(ask(reader, key), "read").status();
+    LeaseStatus viaFull = ReadFirstCasesTest.busy(ask(limited.get(), key), "full").status();
+    System.out.println("read first: no READ_STATUS: read " + viaRead + " / full " + viaFull);
+    assertThat(viaRead.owner()).isEqualTo(viaFull.owner()).isEqualTo(first.owner());
+    assertThat(viaRead.state()).isEqualTo(viaFull.state());
+    org.junit.jupiter.api.Assertions.assertThrows(
+        io.leasehold.lease.AccessDeniedException.class, () -> reader.status(key, "acct"));
+    held.release();
+  }
 }
