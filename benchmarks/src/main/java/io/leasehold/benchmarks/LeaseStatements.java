@@ -28,7 +28,8 @@ record LeaseStatements(
     String sessionTimeouts,
     String acquireOnCitus,
     String releaseOnCitus,
-    String grantIfFree) {
+    String grantIfFree,
+    String readFirst) {
   private static final String PACKAGE = "io.leasehold.lease.";
 
   /** The statements of a store on a shared pool that does not publish. */
@@ -98,7 +99,8 @@ record LeaseStatements(
           sessionTimeouts,
           field(acquires, "acquireOnCitus"),
           field(releases, "releaseOnCitus"),
-          field(acquires, "grantIfFree"));
+          field(acquires, "grantIfFree"),
+          field(reads, "row"));
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(
           "could not read the store's statements from " + PACKAGE + "*Statement(s)", e);

@@ -33,11 +33,18 @@ final class StatementsGroup extends BenchGroup {
       if (dedicated) {
         statement("once per connection", sql.sessionTimeouts());
       }
-      statement("acquire (a refusal is this statement alone)", sql.acquire());
       statement(
-          "acquire on one PostgreSQL, of a key the store was granted and never found taken: the"
-              + " update alone (no row: the acquire above follows, and that key keeps it)",
+          "acquire (a key the store has not met yet; a refusal is this statement alone)",
+          sql.acquire());
+      statement(
+          "acquire on one PostgreSQL, of a key the store was granted and has not found taken since:"
+              + " the update alone (no row: the acquire above follows, and the key counts as taken)",
           sql.grantIfFree());
+      statement(
+          "acquire on one PostgreSQL, of a key the store found taken: the key's row first, the"
+              + " answer (Busy) while it shows the key held or draining; otherwise the first acquire above"
+              + " follows",
+          sql.readFirst());
       statement("acquire, a key's first (only when acquire found no row)", sql.acquireNew());
       statement("release (its commit does not wait for the WAL flush)", sql.release());
       if (dedicated) {

@@ -28,7 +28,11 @@ public interface AccessPolicy {
     RENEW(false),
     /** Release a lease by its token ({@link LeaseStore#release}). */
     RELEASE(false),
-    /** Read the session's status with its owner's run id, fence and holder. */
+    /**
+     * Read the session's status with its owner's run id, fence and holder. A caller allowed {@link
+     * #ACQUIRE} sees the same in the {@link AcquireResult.Busy} of a held key (CONTRACT C18), so
+     * refusing this operation alone does not hide them (docs/security.md).
+     */
     READ_STATUS(false),
     /** Administrative: end whichever run holds the session ({@link LeaseAdmin#forceRelease}). */
     FORCE_RELEASE(true),
