@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The full acquire answers either way in one round trip, but its plan is started whole on every
  * acquire: an acquire and release cost the server a quarter more instructions than with the update
- * alone, and a refusal 2.1 times as many as the read alone (docs/performance.md, "Instructions per
+ * alone, and a refusal 2.7 times as many as the read alone (docs/performance.md, "Instructions per
  * attempt"). So a key this store keeps getting gets the update alone (a refusal by it costs a
  * second round trip, the full acquire), and a key it keeps finding taken gets the read, which
  * answers Busy with the holder's row in one round trip while the key is held (CONTRACT C18); only a
