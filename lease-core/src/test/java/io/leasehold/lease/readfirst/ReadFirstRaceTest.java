@@ -182,7 +182,7 @@ class ReadFirstRaceTest {
       ReadFirstRounds.primeTaken(store("eblocker", false, false, false), stores, keys);
       AtomicBoolean stop = new AtomicBoolean();
       Thread editor = editor(keys, stop, edits, problems);
-      ReadFirstRounds.race(stores, keys, 6, 60, grants, refusals, problems);
+      ReadFirstRounds.race(stores, keys, 6, 60, grants, refusals, problems, true);
       stop.set(true);
       editor.join();
       for (LeaseStore s : stores) {
@@ -201,8 +201,8 @@ class ReadFirstRaceTest {
 
   /**
    * Edits rows behind the stores' backs: ends a live lease early (expiry moved), marks it released,
-   * holds it, deletes the row (as a sweep would, the sequence being past its fence), raises its
-   * fence together with the sequence.
+   * holds it, deletes the row, live or not (more than a sweep ever does), raises its fence together
+   * with the sequence.
    */
   private static Thread editor(
       List<LeaseKey> keys, AtomicBoolean stop, AtomicInteger edits, List<String> problems) {
