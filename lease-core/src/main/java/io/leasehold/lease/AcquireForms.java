@@ -4,11 +4,11 @@ import io.leasehold.fencing.LeaseKey;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which acquire a key gets on one PostgreSQL ({@link AcquireStatements}), from what this store saw
- * of it before: the update alone ({@link AcquireStatements#grantIfFree}) for a key it has been
- * granted and never found taken since, a read of the key's row first ({@link
- * ReadStatements#statusIfRow}) for a key it found taken, and the full acquire, which also answers a
- * refusal with the holder's row, for a key it has not met yet.
+ * Which acquire a key gets ({@link AcquireStatements}), from what this store saw of it before: the
+ * update alone ({@link AcquireStatements#grantIfFree}) for a key it has been granted and never
+ * found taken since, a read of the key's row first ({@link ReadStatements#statusIfRow}) for a key
+ * it found taken, and the full acquire, which also answers a refusal with the holder's row, for a
+ * key it has not met yet.
  *
  * <p>The full acquire answers either way in one round trip, but its plan is started whole on every
  * acquire: an acquire and release cost the server a quarter more instructions than with the update
@@ -22,6 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * lets it go, and the store wins it once). The choice never changes who is granted: every grant
  * comes from an update under the same condition with the same fence rule, and a key answered Busy
  * by the read was held or draining in the read's snapshot, a moment inside the call.
+ *
+ * <p>A Citus coordinator gets the read and the full acquire, never the update alone, which has no
+ * Citus form; there the read also spares a refusal the fence that the full acquire's Citus form
+ * draws on every call.
  *
  * <p>The map is bounded: when it reaches its capacity it is emptied and filled again from the keys
  * acquired after that, so a store that serves more keys than that only loses some of the saving.

@@ -254,7 +254,11 @@ final class AcquireStatements {
    */
   Answer acquire(LeaseKey key, UUID runId, String holder, Duration leaseTtl) {
     long ttlMicros = StatementRunner.micros(leaseTtl);
-    AcquireForms.Form form = runner.knownPlain() ? forms.formOf(key) : AcquireForms.Form.FULL;
+    AcquireForms.Form form = forms.formOf(key);
+    if (form == AcquireForms.Form.UPDATE_ALONE && !runner.knownPlain()) {
+      // The update alone has no Citus form; the read has one text for both (a router query).
+      form = AcquireForms.Form.FULL;
+    }
     if (form == AcquireForms.Form.UPDATE_ALONE) {
       Granted granted;
       try {
