@@ -1,12 +1,9 @@
 package io.leasehold.lease.readfirst;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.LeaseStore;
-import java.time.Duration;
-import java.util.ArrayList;
+import io.leasehold.lease.support.RaceParts;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
@@ -20,42 +17,16 @@ import java.util.stream.Collectors;
 public final class ReadFirstRaceMain {
   private ReadFirstRaceMain() {}
 
-  static List<LeaseKey> keys(String account, String prefix, int n) {
-    List<LeaseKey> keys = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      keys.add(LeaseKey.of(account, prefix + "-" + i));
-    }
-    return keys;
-  }
-
-  static LeaseStore store(javax.sql.DataSource ds, String holder, boolean dedicated) {
-    return LeaseStore.builder(ds)
-        .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofSeconds(2))
-        .defaultHolder(holder)
-        .dedicatedPool(dedicated)
-        .build();
-  }
-
-  static HikariDataSource pool(String url, String user, String password, int size) {
-    HikariConfig c = new HikariConfig();
-    c.setJdbcUrl(url);
-    c.setUsername(user);
-    c.setPassword(password);
-    c.setMaximumPoolSize(size);
-    return new HikariDataSource(c);
-  }
-
   public static void main(String[] args) throws Exception {
-    try (HikariDataSource shared = pool(args[0], args[1], args[2], 6);
-        HikariDataSource own = pool(args[0], args[1], args[2], 3)) {
-      List<LeaseKey> keys = keys(args[3], args[4], Integer.parseInt(args[5]));
+    try (HikariDataSource shared = RaceParts.pool(args[0], args[1], args[2], 6);
+        HikariDataSource own = RaceParts.pool(args[0], args[1], args[2], 3)) {
+      List<LeaseKey> keys = RaceParts.keys(args[3], args[4], Integer.parseInt(args[5]));
       List<LeaseStore> stores =
           List.of(
-              store(shared, "child-shared-a", false),
-              store(shared, "child-shared-b", false),
-              store(own, "child-own", true));
-      try (LeaseStore blocker = store(shared, "child-blocker", false)) {
+              RaceParts.store(shared, "child-shared-a", false),
+              RaceParts.store(shared, "child-shared-b", false),
+              RaceParts.store(own, "child-own", true));
+      try (LeaseStore blocker = RaceParts.store(shared, "child-blocker", false)) {
         ReadFirstRounds.primeTaken(blocker, stores, keys);
       }
       System.out.println("READY");

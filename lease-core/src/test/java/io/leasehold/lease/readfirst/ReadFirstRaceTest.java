@@ -9,6 +9,7 @@ import io.leasehold.lease.LeaseStatus;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
 import io.leasehold.lease.support.LockWaits;
+import io.leasehold.lease.support.RaceParts;
 import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDataSources;
@@ -53,32 +54,7 @@ class ReadFirstRaceTest {
 
   @BeforeEach
   void history() {
-    db.database()
-        .execute(
-            "CREATE TABLE IF NOT EXISTS rf_history (id bigserial PRIMARY KEY, op text,"
-                + " account_id text, session_id text, old_run uuid, old_fence bigint,"
-                + " old_expires timestamptz, old_released timestamptz, new_run uuid, new_fence"
-                + " bigint, new_holder text, new_acquired timestamptz, new_expires timestamptz,"
-                + " new_released timestamptz)");
-    db.database().execute("TRUNCATE rf_history");
-    db.database()
-        .execute(
-            "CREATE OR REPLACE FUNCTION rf_record() RETURNS trigger LANGUAGE plpgsql AS $$"
-                + " BEGIN IF TG_OP = 'INSERT' THEN INSERT INTO rf_history (op, account_id,"
-                + " session_id, new_run, new_fence, new_holder, new_acquired, new_expires,"
-                + " new_released) VALUES ('I', NEW.account_id, NEW.session_id, NEW.run_id,"
-                + " NEW.fence, NEW.holder, NEW.acquired_at, NEW.expires_at, NEW.released_at);"
-                + " ELSE INSERT INTO rf_history (op, account_id, session_id, old_run, old_fence,"
-                + " old_expires, old_released, new_run, new_fence, new_holder, new_acquired,"
-                + " new_expires, new_released) VALUES ('U', NEW.account_id, NEW.session_id,"
-                + " OLD.run_id, OLD.fence, OLD.expires_at, OLD.released_at, NEW.run_id,"
-                + " NEW.fence, NEW.holder, NEW.acquired_at, NEW.expires_at, NEW.released_at);"
-                + " END IF; RETURN NULL; END $$");
-    db.database().execute("DROP TRIGGER IF EXISTS rf_history_trg ON leasehold_lease");
-    db.database()
-        .execute(
-            "CREATE TRIGGER rf_history_trg AFTER INSERT OR UPDATE ON leasehold_lease"
-                + " FOR EACH ROW EXECUTE FUNCTION rf_record()");
+    RaceParts.installHistory(db, "rf");
   }
 
   @AfterEach
@@ -86,7 +62,7 @@ class ReadFirstRaceTest {
     for (AutoCloseable c : closeables) {
       c.close();
     }
-    db.database().execute("DROP TRIGGER IF EXISTS rf_history_trg ON leasehold_lease");
+    RaceParts.dropHistoryTrigger(db, "rf");
   }
 
   private LeaseStore store(String name, boolean ownPool, boolean delayed, boolean recorded) {
@@ -116,7 +92,7 @@ class ReadFirstRaceTest {
 
   @Test
   void storesThatFoundEveryKeyTakenRaceWithOneOwnerAndRisingFences() throws Exception {
-    List<LeaseKey> keys = ReadFirstRaceMain.keys("racct", "rf-race", 3);
+    List<LeaseKey> keys = RaceParts.keys("racct", "rf-race", 3);
     List<ReadFirstRounds.Grant> grants = new CopyOnWriteArrayList<>();
     List<ReadFirstRounds.Refusal> refusals = new CopyOnWriteArrayList<>();
     List<String> problems = new CopyOnWriteArrayList<>();
@@ -168,7 +144,7 @@ class ReadFirstRaceTest {
 
   @Test
   void storesThatFoundEveryKeyTakenRaceWhileRowsAreEditedBehindTheirBacks() throws Exception {
-    List<LeaseKey> keys = ReadFirstRaceMain.keys("eacct", "rf-edit", 3);
+    List<LeaseKey> keys = RaceParts.keys("eacct", "rf-edit", 3);
     List<ReadFirstRounds.Grant> grants = new CopyOnWriteArrayList<>();
     List<ReadFirstRounds.Refusal> refusals = new CopyOnWriteArrayList<>();
     List<String> problems = new CopyOnWriteArrayList<>();
@@ -271,7 +247,7 @@ class ReadFirstRaceTest {
 
   @Test
   void twoProcessesWhoseStoresFoundEveryKeyTakenKeepOneOwnerAndRisingFences() throws Exception {
-    List<LeaseKey> keys = ReadFirstRaceMain.keys("xacct", "rf-xproc", 2);
+    List<LeaseKey> keys = RaceParts.keys("xacct", "rf-xproc", 2);
     List<LeaseStore> stores =
         List.of(
             store("parent-shared", false, false, false), store("parent-own", true, false, false));

@@ -1,12 +1,11 @@
 package io.leasehold.lease.updatealone;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.leasehold.fencing.LeaseKey;
-import io.leasehold.lease.AccessPolicy;
 import io.leasehold.lease.AcquireRequest;
 import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseStore;
+import io.leasehold.lease.support.RaceParts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,23 +25,6 @@ import java.util.stream.Collectors;
 public final class CrossProcessRaceMain {
   private CrossProcessRaceMain() {}
 
-  static List<LeaseKey> keys(String account, String prefix, int n) {
-    List<LeaseKey> keys = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      keys.add(LeaseKey.of(account, prefix + "-" + i));
-    }
-    return keys;
-  }
-
-  static LeaseStore store(javax.sql.DataSource ds, String holder, boolean dedicated) {
-    return LeaseStore.builder(ds)
-        .accessPolicy(AccessPolicy.allowAll())
-        .ttl(Duration.ofSeconds(2))
-        .defaultHolder(holder)
-        .dedicatedPool(dedicated)
-        .build();
-  }
-
   /** Runs {@code epochs} epochs of fresh stores on {@code pools} (the first shared by two). */
   static void epochs(
       List<HikariDataSource> pools,
@@ -56,10 +38,10 @@ public final class CrossProcessRaceMain {
     keys.forEach(k -> floor.put(k, new AtomicLong()));
     for (int e = 0; e < epochs; e++) {
       List<LeaseStore> stores = new ArrayList<>();
-      stores.add(store(pools.get(0), name + "-shared-a", false));
-      stores.add(store(pools.get(0), name + "-shared-b", false));
+      stores.add(RaceParts.store(pools.get(0), name + "-shared-a", false));
+      stores.add(RaceParts.store(pools.get(0), name + "-shared-b", false));
       for (int p = 1; p < pools.size(); p++) {
-        stores.add(store(pools.get(p), name + "-own-" + p, true));
+        stores.add(RaceParts.store(pools.get(p), name + "-own-" + p, true));
       }
       try {
         for (LeaseStore s : stores) {
@@ -80,23 +62,14 @@ public final class CrossProcessRaceMain {
     }
   }
 
-  static HikariDataSource pool(String url, String user, String password, int size) {
-    HikariConfig c = new HikariConfig();
-    c.setJdbcUrl(url);
-    c.setUsername(user);
-    c.setPassword(password);
-    c.setMaximumPoolSize(size);
-    return new HikariDataSource(c);
-  }
-
   public static void main(String[] args) throws Exception {
     List<HikariDataSource> pools =
         List.of(
-            pool(args[0], args[1], args[2], 8),
-            pool(args[0], args[1], args[2], 3),
-            pool(args[0], args[1], args[2], 3));
+            RaceParts.pool(args[0], args[1], args[2], 8),
+            RaceParts.pool(args[0], args[1], args[2], 3),
+            RaceParts.pool(args[0], args[1], args[2], 3));
     try {
-      List<LeaseKey> keys = keys(args[3], args[4], Integer.parseInt(args[5]));
+      List<LeaseKey> keys = RaceParts.keys(args[3], args[4], Integer.parseInt(args[5]));
       System.out.println("READY");
       System.out.flush();
       String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();

@@ -11,6 +11,7 @@ import io.leasehold.lease.Lease;
 import io.leasehold.lease.LeaseOwner;
 import io.leasehold.lease.LeaseStore;
 import io.leasehold.lease.support.LeaseDatabase;
+import io.leasehold.lease.support.RaceParts;
 import io.leasehold.testing.SingleServerOnly;
 import io.leasehold.testing.Sql;
 import io.leasehold.testing.TestDataSources;
@@ -53,33 +54,7 @@ class UpdateAloneRaceTest {
 
   @BeforeEach
   void history() {
-    db.database()
-        .execute(
-            "CREATE TABLE IF NOT EXISTS lh_history (id bigserial PRIMARY KEY, op text,"
-                + " account_id text, session_id text, old_run uuid, old_fence bigint,"
-                + " old_expires timestamptz, old_released timestamptz, new_run uuid, new_fence"
-                + " bigint, new_holder text, new_acquired timestamptz, new_expires timestamptz,"
-                + " new_released timestamptz, new_took_over boolean)");
-    db.database().execute("TRUNCATE lh_history");
-    db.database()
-        .execute(
-            "CREATE OR REPLACE FUNCTION lh_record() RETURNS trigger LANGUAGE plpgsql AS $$"
-                + " BEGIN IF TG_OP = 'INSERT' THEN INSERT INTO lh_history (op, account_id,"
-                + " session_id, new_run, new_fence, new_holder, new_acquired, new_expires,"
-                + " new_released, new_took_over) VALUES ('I', NEW.account_id, NEW.session_id,"
-                + " NEW.run_id, NEW.fence, NEW.holder, NEW.acquired_at, NEW.expires_at,"
-                + " NEW.released_at, NEW.took_over); ELSE INSERT INTO lh_history (op,"
-                + " account_id, session_id, old_run, old_fence, old_expires, old_released,"
-                + " new_run, new_fence, new_holder, new_acquired, new_expires, new_released,"
-                + " new_took_over) VALUES ('U', NEW.account_id, NEW.session_id, OLD.run_id,"
-                + " OLD.fence, OLD.expires_at, OLD.released_at, NEW.run_id, NEW.fence,"
-                + " NEW.holder, NEW.acquired_at, NEW.expires_at, NEW.released_at,"
-                + " NEW.took_over); END IF; RETURN NULL; END $$");
-    db.database().execute("DROP TRIGGER IF EXISTS lh_history_trg ON leasehold_lease");
-    db.database()
-        .execute(
-            "CREATE TRIGGER lh_history_trg AFTER INSERT OR UPDATE ON leasehold_lease"
-                + " FOR EACH ROW EXECUTE FUNCTION lh_record()");
+    RaceParts.installHistory(db, "lh");
   }
 
   @AfterEach
@@ -87,7 +62,7 @@ class UpdateAloneRaceTest {
     for (AutoCloseable c : closeables) {
       c.close();
     }
-    db.database().execute("DROP TRIGGER IF EXISTS lh_history_trg ON leasehold_lease");
+    RaceParts.dropHistoryTrigger(db, "lh");
   }
 
   private LeaseStore store(String name, boolean ownPool, boolean delayed, boolean recorded) {
@@ -173,7 +148,7 @@ class UpdateAloneRaceTest {
   @Test
   void twoProcessesRacingWithFreshStoresKeepOneOwnerAndRisingFences() throws Exception {
     LeaseKey base = LeaseKey.of("xacct", "ua-xproc");
-    List<LeaseKey> keys = CrossProcessRaceMain.keys(base.accountId(), base.sessionId(), 3);
+    List<LeaseKey> keys = RaceParts.keys(base.accountId(), base.sessionId(), 3);
     List<HikariDataSource> pools =
         List.of(db.database().newPool(8), db.database().newPool(3), db.database().newPool(3));
     closeables.addAll(pools);
